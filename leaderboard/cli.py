@@ -1,0 +1,247 @@
+"""Command line: `python -m leaderboard COMMAND ...`.
+
+Exit codes: 0 success, 2 bad input (specific messages on stderr), 1 internal failure.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+
+from tqdm import tqdm
+
+import stats
+from leaderboard.board import Leaderboard
+from leaderboard.demo import build_demo_store
+from leaderboard.store import LocalStore
+from leaderboard.submission import SubmissionError, TaskReference, parse_submission
+from leaderboard.tasks import DEFAULT_TASKS_FILE, load_benchmark
+from leaderboard.tournament import summarize
+from leaderboard.views import leaderboard_table
+
+EXIT_BAD_INPUT, EXIT_INTERNAL = 2, 1
+PREVIEW_DEFAULTS = {"model_type": "pretrained", "parameters": 1.0, "input_length": 2048,
+                    "precision": "bfloat16", "link_to_model": "https://example.com/preview-only"}
+
+
+class BadInput(Exception):
+    pass
+
+
+class Bar:
+    """A tqdm progress bar behind the engine's progress(fraction, message) callback."""
+
+    def __init__(self, description: str):
+        self.bar = tqdm(total=1000, desc=description, file=sys.stderr, leave=False,
+                        disable=not sys.stderr.isatty(), bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+
+    def __call__(self, fraction: float, message: str) -> None:
+        self.bar.n = int(1000 * min(max(fraction, 0.0), 1.0))
+        self.bar.set_postfix_str(message[:50])
+
+    def close(self):
+        self.bar.close()
+
+
+def _open_board(args, must_exist: bool = True) -> Leaderboard:
+    store = LocalStore(args.store)
+    if must_exist and not store.exists():
+        raise BadInput(f"no leaderboard store at {args.store} (expected a folder with data/); "
+                       f"create one with: python -m leaderboard demo --store {args.store}")
+    bar = Bar("loading the store")
+    try:
+        board = Leaderboard(store, load_benchmark(args.tasks), progress=bar)
+    finally:
+        bar.close()
+    for problem in board.load_problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    return board
+
+
+def _form(args, for_publication: bool) -> dict:
+    given = {"team_name": args.team, "model_name": args.model, "model_type": args.type,
+             "parameters": args.params, "input_length": args.input_length, "precision": args.precision,
+             "link_to_model": args.link, "description": args.description or ""}
+    missing = [k for k, v in given.items() if v is None]
+    if for_publication and missing:
+        flags = {"model_type": "--type", "parameters": "--params", "input_length": "--input-length",
+                 "precision": "--precision", "link_to_model": "--link"}
+        raise BadInput("publish needs " + ", ".join(flags[k] for k in missing))
+    return {k: PREVIEW_DEFAULTS[k] if v is None else v for k, v in given.items()}
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+
+
+def cmd_validate(args) -> None:
+    benchmark = load_benchmark(args.tasks)
+    references = _open_board(args).references() if args.store else None
+    parsed = parse_submission(args.file, benchmark, references)
+    _print_warnings(parsed.warnings)
+    n = sum(TaskReference.of(s).n_samples for s in parsed.tasks.values())
+    print(f"{args.file}: valid, {len(parsed.tasks)} tasks, {n} samples")
+
+
+def cmd_duel(args) -> None:
+    benchmark = load_benchmark(args.tasks)
+    a = parse_submission(args.a, benchmark)
+    b = parse_submission(args.b, benchmark, {t: TaskReference.of(s) for t, s in a.tasks.items()})
+    ra, rb = summarize(a, benchmark), summarize(b, benchmark)
+    out = {}
+    for task in benchmark.tasks:
+        r = stats.duel(task.metric, ra.aggregates[task.id], ra.summaries[task.id],
+                       rb.aggregates[task.id], rb.summaries[task.id])
+        out[task.id] = {"significant": bool(r.significant), "p_value": float(r.p_value), "delta": float(r.delta)}
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        for task_id, r in out.items():
+            print(f"{task_id:45s} {'WON ' if r['significant'] else '-   '} p={r['p_value']:.4f} delta={r['delta']:+.4f}")
+        print(f"A wins {sum(r['significant'] for r in out.values())} of {len(out)} tasks")
+
+
+def _print_table(table, fmt: str) -> None:
+    if fmt == "csv":
+        table.to_csv(sys.stdout, index=False)
+    elif fmt == "json":
+        print(table.to_json(orient="records", indent=1, force_ascii=False))
+    else:
+        print(table.drop(columns=["Description", "Link"]).to_string(index=False))
+
+
+def cmd_presubmit(args, publish: bool = False) -> None:
+    board = _open_board(args, must_exist=False)  # publishing into a new folder creates the store
+    bar = Bar("pre-submission")
+    try:
+        preview = board.presubmit(args.file, _form(args, publish), progress=bar)
+        if publish:
+            board.publish(preview, progress=bar)
+    finally:
+        bar.close()
+    _print_warnings(preview.warnings)
+    row = preview.table.loc[preview.submission_id]
+    categories = {c: round(100 * row[c], 2) for c in board.benchmark.categories}
+    tasks = {t: round(100 * row[t], 2) for t in board.benchmark.task_ids}
+    if args.json:
+        print(json.dumps({"submission_id": preview.submission_id, "published": publish, "rank": preview.rank,
+                          "of": len(preview.table), "overall": round(100 * row["overall"], 2),
+                          "categories": categories, "tasks": tasks,
+                          "opponents": len(preview.opponents), "warnings": preview.warnings},
+                         indent=1, ensure_ascii=False))
+        return
+    verb = "published as" if publish else "would rank"
+    print(f"{preview.model.title}: {verb} {preview.submission_id if publish else ''}".rstrip())
+    print(f"rank {preview.rank} of {len(preview.table)}, overall win score {100 * row['overall']:.2f}% "
+          f"({len(preview.opponents)} opponents)")
+    for c, v in categories.items():
+        print(f"  {c:32s} {v:6.2f}%")
+    print()
+    _print_table(leaderboard_table(board, None, preview=preview if not publish else None), "text")
+
+
+def cmd_table(args) -> None:
+    board = _open_board(args)
+    try:
+        table = leaderboard_table(board, args.category)
+    except ValueError as e:
+        raise BadInput(str(e)) from None
+    _print_table(table, args.format)
+
+
+def cmd_rebuild(args) -> None:
+    board = _open_board(args)
+    bar = Bar("rebuild")
+    try:
+        dueled = board.rebuild(progress=bar)
+    finally:
+        bar.close()
+    print(f"rebuilt {args.store}: {len(board.models)} models, {dueled} missing model pairs dueled")
+
+
+def cmd_demo(args) -> None:
+    if LocalStore(args.store).submission_ids():
+        raise BadInput(f"{args.store} already holds submissions; demo builds a new store")
+    bar = Bar("building the demo store")
+    try:
+        board = build_demo_store(args.store, args.models, args.seed, load_benchmark(args.tasks), progress=bar)
+    finally:
+        bar.close()
+    print(f"demo store at {args.store}: {len(board.models)} models")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m leaderboard", description="Duel-scoring leaderboard")
+    parser.add_argument("--tasks", default=DEFAULT_TASKS_FILE, help="tasks metadata file (default: %(default)s)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def store_arg(p, required=True):
+        p.add_argument("--store", required=required, help="leaderboard store folder")
+
+    p = sub.add_parser("validate", help="check a submission file")
+    p.add_argument("file")
+    store_arg(p, required=False)
+    p.set_defaults(run=cmd_validate)
+
+    p = sub.add_parser("duel", help="is A significantly better than B, task by task")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_duel)
+
+    for name, publish in (("presubmit", False), ("publish", True)):
+        p = sub.add_parser(name, help="preview the ranking (writes nothing)" if not publish
+                           else "publish a submission")
+        p.add_argument("file")
+        store_arg(p)
+        p.add_argument("--team", required=True)
+        p.add_argument("--model", required=True)
+        p.add_argument("--type", help="chat, pretrained or ensemble")
+        p.add_argument("--params", help="parameters in billions")
+        p.add_argument("--input-length", help="input length in tokens")
+        p.add_argument("--precision")
+        p.add_argument("--link", help="http(s) link to the model")
+        p.add_argument("--description")
+        p.add_argument("--json", action="store_true")
+        p.set_defaults(run=lambda a, publish=publish: cmd_presubmit(a, publish))
+
+    p = sub.add_parser("table", help="print the leaderboard")
+    store_arg(p)
+    p.add_argument("--category", default=None)
+    p.add_argument("--format", choices=["text", "csv", "json"], default="text")
+    p.set_defaults(run=cmd_table)
+
+    p = sub.add_parser("rebuild", help="run every missing duel")
+    store_arg(p)
+    p.set_defaults(run=cmd_rebuild)
+
+    p = sub.add_parser("demo", help="build a demo store")
+    store_arg(p)
+    p.add_argument("--models", type=int, default=40)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except SubmissionError as e:
+        for problem in e.problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BadInput as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # noqa: BLE001 - the last line of defence: one line, not a traceback
+        if os.environ.get("LEADERBOARD_DEBUG"):
+            traceback.print_exc()
+        print(f"internal error: {type(e).__name__}: {e} (set LEADERBOARD_DEBUG=1 for details)", file=sys.stderr)
+        return EXIT_INTERNAL
+    return 0

@@ -1,0 +1,110 @@
+"""Deterministic, realistic demo submissions in the reference file format.
+
+Models differ by a latent ability (correlated with their size) and a per-category
+specialisation; items differ by a difficulty shared by every model, so results are
+correlated across models as on a real benchmark and many models are close competitors.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from leaderboard.tasks import Benchmark, Task
+from stats import ClassProbs
+
+TEAMS = ["CzechAI", "Brno NLP", "Vltava Labs", "Morava ML", "Prague LLM", "Krkonose", "Sumava AI",
+         "Ostrava DS", "Plzen Lab", "Olomouc NLP"]
+FAMILIES = ["Lipa", "Orel", "Sokol", "Dub", "Jezek", "Rys", "Vlk", "Buk", "Kos", "Los", "Tis", "Jerab"]
+SIZES = [0.5, 1.0, 1.5, 2.0, 3.0, 7.0, 8.0, 9.0, 12.0, 14.0, 24.0, 27.0, 32.0, 70.0]
+INPUT_LENGTHS = [2048, 4096, 8192, 32768, 131072]
+FIRST_TIMESTAMP = 1735689600  # 2025-01-01, then one submission every three days
+
+
+def _rng(*keys: int | str) -> np.random.Generator:
+    return np.random.default_rng([k if isinstance(k, int) else zlib.crc32(k.encode()) for k in keys])
+
+
+def task_design(task: Task, seed: int) -> dict:
+    """The shared, model-independent side of a task: sizes, difficulties, gold labels."""
+    rng = _rng(seed, task.id)
+    n = int(rng.integers(200, 2500))
+    design = {"n": n, "difficulty": rng.normal(0.0, 1.0, n), "doc_ids": np.arange(n)}
+    if task.metric.sample_kind == "gold_probs":
+        k = int(rng.integers(2, 6))
+        design.update(k=k, gold=rng.integers(0, k, n))
+    if task.metric.sample_kind == "loglik_words":
+        design.update(words=5 + rng.poisson(60, n), base_nll=rng.uniform(2.8, 4.0))
+    return design
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _samples(task: Task, design: dict, skill: float, rng: np.random.Generator) -> tuple[list, object]:
+    """(per-sample values as the file holds them, the same as the metric's sample array)."""
+    n, difficulty = design["n"], design["difficulty"]
+    kind = task.metric.sample_kind
+    if kind == "binary":
+        shift = 0.8 if task.metric_name == "exact_match" else 0.0
+        p = _sigmoid(1.6 * (skill - difficulty - shift) + rng.normal(0, 0.8, n))
+        correct = (rng.random(n) < p).astype(int)
+        return correct.tolist(), correct
+    if kind == "gold_probs":
+        k, gold = design["k"], design["gold"]
+        logits = rng.normal(0.0, 1.0, (n, k))
+        logits[np.arange(n), gold] += 2.5 * _sigmoid(skill - difficulty) + 0.1
+        probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        probs = np.round(probs, 5)
+        return [[int(g), p] for g, p in zip(gold, probs.tolist())], ClassProbs(gold, probs)
+    if kind == "loglik_words":
+        words = design["words"]
+        nll = design["base_nll"] + 0.3 * difficulty - 0.12 * skill + rng.normal(0, 0.05, n)
+        loglik = np.round(-words * nll, 4)
+        return [[ll, int(w)] for ll, w in zip(loglik.tolist(), words)], np.column_stack([loglik, words])
+    score = np.round(_sigmoid(skill - difficulty + rng.normal(0, 0.5, n)), 4)  # unit_interval
+    return score.tolist(), score
+
+
+def demo_model(benchmark: Benchmark, index: int, seed: int = 0,
+               designs: dict | None = None) -> tuple[dict, dict, int]:
+    """The `index`-th demo model: (form fields for `validate_metadata`, file document, timestamp)."""
+    rng = _rng(seed, index, "model")
+    size = SIZES[int(rng.integers(len(SIZES)))]
+    ability = 0.45 * np.log2(size) - 1.0 + rng.normal(0, 0.45)
+    team = TEAMS[int(rng.integers(len(TEAMS)))]
+    model = f"{FAMILIES[index % len(FAMILIES)]}-{size:g}B-v{index // len(FAMILIES) + 1}"
+    form = {"team_name": team, "model_name": model,
+            "model_type": ["chat", "pretrained", "chat", "ensemble"][int(rng.integers(4)) if size > 1 else 1],
+            "parameters": size, "input_length": INPUT_LENGTHS[int(rng.integers(len(INPUT_LENGTHS)))],
+            "precision": ["bfloat16", "bfloat16", "float16", "float32", "8bit", "4bit"][int(rng.integers(6))],
+            "link_to_model": f"https://huggingface.co/{team.replace(' ', '-')}/{model}",
+            "description": f"Demo model {index}: a synthetic {size:g}B model."}
+    specialisation = {c: rng.normal(0, 0.25) for c in benchmark.categories}
+    designs = designs or {t.id: task_design(t, seed) for t in benchmark.tasks}
+    predictions, results = {}, {}
+    for task in benchmark.tasks:
+        values, samples = _samples(task, designs[task.id], ability + specialisation[task.category], rng)
+        results[task.id] = {task.metric_name: task.metric.aggregate(samples), "alias": task.short_name}
+        predictions[task.id] = [{task.metric_name: v, "doc_id": i} for i, v in enumerate(values)]
+    document = {"predictions": predictions, "results": results,
+                "metadata": {"model_name": f"{team}/{model}", "max_length": form["input_length"], "n-shot": 0}}
+    return form, document, FIRST_TIMESTAMP + 3 * 86400 * index
+
+
+
+def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchmark | None = None,
+                     progress=None):
+    """Publish `n_models` demo models into the store at `root` through the normal
+    pre-submission and publication path. Returns the Leaderboard."""
+    from leaderboard.board import Leaderboard
+    from leaderboard.store import LocalStore, dump_json
+    board = Leaderboard(LocalStore(root), benchmark)
+    designs = {t.id: task_design(t, seed) for t in board.benchmark.tasks}
+    for i in range(n_models):
+        if progress:
+            progress(i / n_models, f"demo model {i + 1} of {n_models}")
+        form, document, submitted_at = demo_model(board.benchmark, i, seed, designs)
+        board.publish(board.presubmit(dump_json(document), form), submitted_at=submitted_at)
+    return board

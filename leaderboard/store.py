@@ -1,0 +1,162 @@
+"""Where published results live: a local folder in the reference dataset's layout.
+
+    data/<submission_id>.json            the full submission + "submission_metadata"
+    tournament.json                      {A_id: {B_id: {task: {"significant", "p_value", "delta"}}}}
+    submission_id_to_model_title.json    {submission_id: "team/model"}
+    .cache/<submission_id>.npz           per-model arrays for the duel engine; rebuildable from data/
+
+A copy of the real dataset opens unchanged. Publication is all-or-nothing: the
+submission file is renamed into `data/` last, and a model counts as published only
+when its file is there, so duels written before a crash belong to no model and are
+ignored.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from leaderboard.submission import TaskReference
+from leaderboard.tournament import ModelResults
+
+TOURNAMENT_FILE = "tournament.json"
+TITLES_FILE = "submission_id_to_model_title.json"
+CACHE_VERSION = 1
+
+
+@dataclass
+class PublishedModel:
+    submission_id: str
+    metadata: dict  # the file's "submission_metadata"
+    results: ModelResults
+    references: dict[str, TaskReference]
+
+    @property
+    def title(self) -> str:
+        return f"{self.metadata.get('team_name', '?')}/{self.metadata.get('model_name', '?')}"
+
+    @property
+    def submitted(self) -> float:
+        return float(self.metadata.get("submission_timestamp") or 0)
+
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def _write_atomically(path: Path, write) -> None:
+    """Write to a temporary file beside `path` and rename it over `path`: readers see
+    the old file or the new one, never a part. `write` takes the open binary file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def dump_json(obj) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class LocalStore:
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self.data_dir = self.root / "data"
+        self.cache_dir = self.root / ".cache"
+
+    def __repr__(self) -> str:
+        return f"LocalStore({str(self.root)!r})"
+
+    def exists(self) -> bool:
+        return self.data_dir.is_dir()
+
+    # --- reading -----------------------------------------------------------------------
+
+    def submission_ids(self) -> list[str]:
+        if not self.data_dir.is_dir():
+            return []
+        return sorted(p.stem for p in self.data_dir.glob("*.json") if not p.name.startswith("."))
+
+    def read_document(self, submission_id: str) -> bytes:
+        return (self.data_dir / f"{submission_id}.json").read_bytes()
+
+    def read_tournament(self) -> dict:
+        path = self.root / TOURNAMENT_FILE
+        return json.loads(path.read_bytes()) if path.exists() else {}
+
+    def revision(self) -> tuple:
+        """Changes whenever a publication, removal or rebuild lands."""
+        path = self.root / TOURNAMENT_FILE
+        return tuple(self.submission_ids()), path.stat().st_mtime_ns if path.exists() else 0
+
+    def _stamp(self, submission_id: str) -> list[int]:
+        st = (self.data_dir / f"{submission_id}.json").stat()
+        return [st.st_size, st.st_mtime_ns]
+
+    # --- writing -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self):
+        """Exclusive across processes (the app and the command line) while publishing."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / ".lock", "w") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    def write_tournament(self, tournament: dict, titles: dict) -> None:
+        _write_atomically(self.root / TOURNAMENT_FILE, lambda f: f.write(dump_json(tournament)))
+        _write_atomically(self.root / TITLES_FILE, lambda f: f.write(dump_json(titles)))
+
+    def publish(self, submission_id: str, document: dict, tournament: dict, titles: dict) -> None:
+        """Duels first, the submission file last: its rename is the commit point."""
+        self.write_tournament(tournament, titles)
+        _write_atomically(self.data_dir / f"{submission_id}.json", lambda f: f.write(dump_json(document)))
+
+    # --- the per-model cache -------------------------------------------------------------
+
+    def load_cached(self, submission_id: str) -> PublishedModel | None:
+        path = self.cache_dir / f"{submission_id}.npz"
+        try:
+            with np.load(path) as z:
+                info = json.loads(str(z["info"]))
+                if info["version"] != CACHE_VERSION or info["stamp"] != self._stamp(submission_id):
+                    return None
+                summaries = {t: z[f"summary/{t}"] for t in info["aggregates"]}
+                references = {t: TaskReference(r["n"], z[f"doc_ids/{t}"] if r["doc_ids"] else None,
+                                               z[f"gold/{t}"] if r["n_classes"] else None, r["n_classes"])
+                              for t, r in info["references"].items()}
+        except (OSError, KeyError, ValueError):
+            return None
+        return PublishedModel(submission_id, info["metadata"], ModelResults(info["aggregates"], summaries),
+                              references)
+
+    def save_cached(self, model: PublishedModel) -> None:
+        arrays = {f"summary/{t}": s for t, s in model.results.summaries.items()}
+        refs = {}
+        for t, r in model.references.items():
+            refs[t] = {"n": r.n_samples, "doc_ids": r.doc_ids is not None, "n_classes": r.n_classes}
+            if r.doc_ids is not None:
+                arrays[f"doc_ids/{t}"] = r.doc_ids
+            if r.gold is not None:
+                arrays[f"gold/{t}"] = r.gold
+        info = {"version": CACHE_VERSION, "stamp": self._stamp(model.submission_id), "metadata": model.metadata,
+                "aggregates": model.results.aggregates, "references": refs}
+        _write_atomically(self.cache_dir / f"{model.submission_id}.npz",
+                          lambda f: np.savez(f, info=np.array(json.dumps(info)), **arrays))

@@ -1,0 +1,58 @@
+"""The benchmark's tasks and categories, read from `data/tasks_metadata.json`."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from stats import METRICS, Metric
+
+DEFAULT_TASKS_FILE = Path(__file__).resolve().parent.parent / "data" / "tasks_metadata.json"
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    abbreviation: str
+    short_name: str
+    name: str
+    category: str
+    metric_name: str
+    dataset_url: str
+
+    @property
+    def metric(self) -> Metric:
+        return METRICS[self.metric_name]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    name: str
+    categories: tuple[str, ...]
+    tasks: tuple[Task, ...]
+
+    @property
+    def task_ids(self) -> list[str]:
+        return [t.id for t in self.tasks]
+
+    def task(self, task_id: str) -> Task:
+        return self._by_id[task_id]
+
+    def tasks_in(self, category: str) -> list[Task]:
+        return [t for t in self.tasks if t.category == category]
+
+    def __post_init__(self):
+        object.__setattr__(self, "_by_id", {t.id: t for t in self.tasks})
+
+
+def load_benchmark(path: str | Path = DEFAULT_TASKS_FILE) -> Benchmark:
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    tasks = tuple(Task(t["id"], t["abbreviation"], t["short_name"], t["name"], t["category"],
+                       t["metric"], t["dataset_url"]) for t in raw["tasks"])
+    categories = tuple(raw["categories"])
+    for t in tasks:
+        if t.metric_name not in METRICS:
+            raise ValueError(f"{path}: task {t.id} uses unknown metric {t.metric_name!r}")
+        if t.category not in categories:
+            raise ValueError(f"{path}: task {t.id} has unknown category {t.category!r}")
+    return Benchmark(raw["benchmark"], categories, tasks)

@@ -1,0 +1,88 @@
+"""Shared fixtures: small and full benchmarks, demo files and demo stores on disk."""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from leaderboard.demo import build_demo_store, demo_model, task_design
+from leaderboard.store import dump_json
+from leaderboard.tasks import load_benchmark
+
+SMALL_TASKS = {
+    "benchmark": "Mini",
+    "categories": ["Knowledge", "Language", "Summaries"],
+    "tasks": [
+        {"id": "t_acc", "abbreviation": "ACC", "short_name": "Acc", "name": "Accuracy task",
+         "category": "Knowledge", "metric": "acc", "dataset_url": "https://example.com/acc"},
+        {"id": "t_em", "abbreviation": "EM", "short_name": "EM", "name": "Exact match task",
+         "category": "Knowledge", "metric": "exact_match", "dataset_url": "https://example.com/em"},
+        {"id": "t_auc", "abbreviation": "AUC", "short_name": "AUC", "name": "Classification task",
+         "category": "Language", "metric": "avg_mcauroc", "dataset_url": "https://example.com/auc"},
+        {"id": "t_ppl", "abbreviation": "PPL", "short_name": "PPL", "name": "Perplexity task",
+         "category": "Language", "metric": "word_perplexity", "dataset_url": "https://example.com/ppl"},
+        {"id": "t_rouge", "abbreviation": "RG", "short_name": "Rouge", "name": "Summary task",
+         "category": "Summaries", "metric": "rouge_raw_r2_mid_f", "dataset_url": "https://example.com/rg"},
+    ],
+}
+
+
+@pytest.fixture(scope="session")
+def small_tasks_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("tasks") / "mini_tasks.json"
+    path.write_text(json.dumps(SMALL_TASKS))
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_benchmark(small_tasks_file):
+    return load_benchmark(small_tasks_file)
+
+
+@pytest.fixture(scope="session")
+def benchmark():
+    return load_benchmark()
+
+
+@pytest.fixture(scope="session")
+def small_documents(small_benchmark):
+    """(form, document, timestamp) of 8 demo models on the small benchmark."""
+    designs = {t.id: task_design(t, 0) for t in small_benchmark.tasks}
+    return [demo_model(small_benchmark, i, 0, designs) for i in range(8)]
+
+
+@pytest.fixture(scope="session")
+def full_store_template(tmp_path_factory, benchmark):
+    """A demo store of 5 models on the full 50-task benchmark (copy it before changing it)."""
+    root = tmp_path_factory.mktemp("full") / "store"
+    build_demo_store(root, 5, seed=0, benchmark=benchmark)
+    return root
+
+
+@pytest.fixture
+def full_store(tmp_path, full_store_template) -> Path:
+    root = tmp_path / "store"
+    shutil.copytree(full_store_template, root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def new_model_file(tmp_path_factory, benchmark) -> Path:
+    """A valid 50-task submission file of a model not in the full store."""
+    form, document, _ = demo_model(benchmark, 7, seed=0)
+    path = tmp_path_factory.mktemp("files") / "new_model.json"
+    path.write_bytes(dump_json(document))
+    return path
+
+
+def tree_digest(root: Path) -> str:
+    """A hash of every file's path and bytes under root (the lock file excepted)."""
+    h = hashlib.sha256()
+    for p in sorted(Path(root).rglob("*")):
+        if p.is_file() and p.name != ".lock":
+            h.update(str(p.relative_to(root)).encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()

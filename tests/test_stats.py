@@ -1,0 +1,312 @@
+"""The duel tests against independent computations, on seeded synthetic data."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+from sklearn.metrics import roc_auc_score, roc_curve
+
+import stats
+from stats import METRICS, ClassProbs, duel
+from stats import duel_tests as dt
+from stats.metrics import REFERENCE_AUROC
+
+ACC = METRICS["acc"]
+PPL = METRICS["word_perplexity"]
+ROUGE = METRICS["rouge_raw_r2_mid_f"]
+AUROC = METRICS["avg_mcauroc"]
+
+
+def binary_models(rng, n, accuracies):
+    return (rng.random((len(accuracies), n)) < np.asarray(accuracies)[:, None]).astype(float)
+
+
+def perplexity_samples(rng, n, nll):
+    words = rng.integers(5, 80, n).astype(float)
+    return np.column_stack([-words * (nll + rng.normal(0, 0.3, n)), words])
+
+
+def classifier(rng, gold, k, skill):
+    logits = rng.normal(0, 1, (len(gold), k))
+    logits[np.arange(len(gold)), gold] += skill
+    return np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+
+
+def duel_one_vs_many(metric, a, bs, seed=7):
+    sa = metric.summarize(a, seed)
+    sb = np.stack([metric.summarize(b, seed) for b in bs])
+    return duel(metric, metric.aggregate(a), sa[None], np.array([metric.aggregate(b) for b in bs]), sb)
+
+
+# --- paired t-test ------------------------------------------------------------------------
+
+def test_ttest_matches_scipy_pair_by_pair():
+    rng = np.random.default_rng(1)
+    a = binary_models(rng, 400, [0.62])[0]
+    bs = binary_models(rng, 400, [0.50, 0.55, 0.58, 0.60, 0.61, 0.70])
+    result = duel_one_vs_many(ACC, a, bs)
+    for b, p, d in zip(bs, result.p_value, result.delta):
+        if a.mean() < b.mean():
+            assert p == 1.0
+        else:
+            two_sided = sps.ttest_rel(a, b).pvalue
+            assert p == pytest.approx(two_sided / 2, rel=1e-10)  # the reference's "half the two-sided p"
+        assert d == pytest.approx(a.mean() - b.mean())
+    assert result.significant.tolist() == (result.p_value <= 0.05).tolist()
+
+
+def test_ttest_always_better_by_a_constant_is_significant():
+    a, b = np.ones(50), np.zeros(50)
+    result = duel(ACC, 1.0, a[None], 0.0, b[None])
+    assert result.significant[0] and result.p_value[0] == 0.0
+
+
+# --- paired bootstrap -----------------------------------------------------------------------
+
+def slow_bootstrap_p(a, b, statistic, seed, higher_is_better, n_resamples=1000):
+    """The reference rule written plainly: resample indices, recompute both statistics."""
+    n = len(a)
+    idx = (np.random.default_rng(seed).integers(0, n, size=n_resamples * n).reshape(n_resamples, n))
+    sign = 1 if higher_is_better else -1
+    observed = sign * (statistic(a) - statistic(b))
+    if observed < 0:
+        return 1.0
+    exceed = 0
+    for r in range(n_resamples):
+        exceed += sign * (statistic(a[idx[r]]) - statistic(b[idx[r]])) > 2 * observed
+    return exceed / n_resamples
+
+
+def ppl(s):
+    return np.exp(-s[:, 0].sum() / s[:, 1].sum())
+
+
+@pytest.mark.parametrize("nlls", [[3.0, 3.02, 3.05, 3.1, 2.9]])
+def test_perplexity_bootstrap_matches_slow_implementation(nlls):
+    rng = np.random.default_rng(2)
+    a = perplexity_samples(rng, 150, 3.0)
+    bs = [perplexity_samples(rng, 150, x) for x in nlls]
+    result = duel_one_vs_many(PPL, a, bs, seed=11)
+    for b, p, d in zip(bs, result.p_value, result.delta):
+        assert p == pytest.approx(slow_bootstrap_p(a, b, ppl, 11, higher_is_better=False), abs=1e-12)
+        assert d == pytest.approx(ppl(b) - ppl(a))  # lower perplexity is better
+    assert 0 < result.p_value.min() < result.p_value.max() <= 1
+
+
+def test_rouge_bootstrap_matches_slow_implementation():
+    rng = np.random.default_rng(3)
+    a = np.clip(rng.normal(0.30, 0.1, 120), 0, 1)
+    bs = [np.clip(a + rng.normal(shift, 0.08, 120), 0, 1) for shift in (-0.03, -0.01, 0.0, 0.02)]
+    result = duel_one_vs_many(ROUGE, a, bs, seed=5)
+    for b, p in zip(bs, result.p_value):
+        assert p == pytest.approx(slow_bootstrap_p(a, b, np.mean, 5, higher_is_better=True), abs=1e-12)
+
+
+# --- Bayesian AUROC -------------------------------------------------------------------------
+
+def test_roc_points_match_scikit_learn():
+    rng = np.random.default_rng(4)
+    for n in (30, 200, 1000):
+        positive = rng.random(n) < 0.3
+        score = np.round(rng.random(n) + positive * 0.3, 2)  # rounding makes ties
+        fpr, tp, fn = dt.roc_points(positive, score)
+        sk_fpr, sk_tpr, _ = roc_curve(positive, score)
+        np.testing.assert_allclose(fpr, sk_fpr)
+        np.testing.assert_allclose(tp / (tp + fn), sk_tpr)
+        assert dt.trapezoid_weights(fpr) @ (tp / (tp + fn)) == pytest.approx(roc_auc_score(positive, score))
+
+
+def test_aggregate_is_mean_one_vs_rest_auroc_of_scikit_learn():
+    rng = np.random.default_rng(5)
+    gold = rng.integers(0, 4, 500)
+    probs = np.round(classifier(rng, gold, 4, 1.0), 3)
+    expected = np.mean([roc_auc_score(gold == c, probs[:, c]) for c in range(4)])
+    assert AUROC.aggregate(ClassProbs(gold, probs)) == pytest.approx(expected)
+
+
+def slow_posterior_draws(gold, probs, rng, n_draws):
+    """The reference's sampling, plainly: per class, per draw, one Beta per ROC point."""
+    per_class = []
+    for c in range(probs.shape[1]):
+        positive = gold == c
+        fpr, tpr, _ = roc_curve(positive, probs[:, c])
+        tp = np.round(tpr * positive.sum())
+        fn = positive.sum() - tp
+        draws = [np.trapezoid(rng.beta(tp + 1, fn + 1), fpr) for _ in range(n_draws)]
+        per_class.append(draws)
+    return np.mean(per_class, axis=0)
+
+
+def test_posterior_moments_match_slow_sampling():
+    rng = np.random.default_rng(6)
+    gold = rng.integers(0, 3, 300)
+    probs = classifier(rng, gold, 3, 1.2)
+    mean, var = dt.auc_posterior_moments(gold, probs)
+    draws = slow_posterior_draws(gold, probs, np.random.default_rng(0), 3000)
+    assert mean == pytest.approx(draws.mean(), abs=4 * draws.std() / np.sqrt(3000))
+    assert var == pytest.approx(draws.var(), rel=0.1)  # sampling error of a variance from 3000 draws: ~2.6%
+
+
+def test_monte_carlo_p_is_share_of_pairs():
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(0.80, 0.01, (3, 200)), rng.normal(0.81, 0.01, (3, 200))
+    brute = [np.mean(np.less_equal.outer(x, y)) for x, y in zip(a, b)]
+    np.testing.assert_allclose(dt.bayes_auroc_monte_carlo(a, b), brute)
+
+
+def test_closed_form_agrees_with_seeded_monte_carlo():
+    """P(AUC_A <= AUC_B) in closed form vs the reference's Monte-Carlo estimate."""
+    rng = np.random.default_rng(8)
+    gold = rng.integers(0, 3, 400)
+    a = classifier(rng, gold, 3, 1.3)
+    n_draws = 4000
+    draws_a = dt.auc_posterior_draws(gold, a, seed=1, n_draws=n_draws)
+    for skill in (1.0, 1.15, 1.25, 1.3, 1.4):
+        b = classifier(rng, gold, 3, skill)
+        closed = dt.bayes_auroc_normal(dt.auc_posterior_moments(gold, a), dt.auc_posterior_moments(gold, b))
+        mc = dt.bayes_auroc_monte_carlo(draws_a, dt.auc_posterior_draws(gold, b, seed=2, n_draws=n_draws))
+        # standard error of the all-pairs estimate is below sqrt(p(1-p)/S) * sqrt(2)
+        se = np.sqrt(2 * max(closed * (1 - closed), 1e-4) / n_draws)
+        assert abs(closed - mc) < 4 * se + 0.005, (skill, closed, mc)
+
+
+def slow_delong_variance(gold, pa, pb, c):
+    """DeLong's variance of AUC_a - AUC_b for class c, with explicit pairwise kernels."""
+    pos, neg = np.flatnonzero(gold == c), np.flatnonzero(gold != c)
+
+    def kernels(p):
+        diff = p[pos, c][:, None] - p[neg, c][None, :]
+        return (diff > 0) + 0.5 * (diff == 0)
+
+    ka, kb = kernels(pa), kernels(pb)
+    v10 = ka.mean(1) - kb.mean(1)  # per positive
+    v01 = ka.mean(0) - kb.mean(0)  # per negative
+    return v10.var(ddof=1) / len(pos) + v01.var(ddof=1) / len(neg)
+
+
+def test_paired_auroc_variance_is_delong_for_two_classes():
+    rng = np.random.default_rng(9)
+    gold = rng.integers(0, 2, 250)
+    pa = np.round(classifier(rng, gold, 2, 1.2), 2)
+    pb = np.round(classifier(rng, gold, 2, 1.0), 2)
+    psi_a, psi_b = dt.auroc_influence(gold, pa), dt.auroc_influence(gold, pb)
+    # with two classes both one-vs-rest curves carry the same information
+    var = np.sum((psi_a - psi_b) ** 2)
+    expected = np.mean([slow_delong_variance(gold, pa, pb, c) for c in (0, 1)])
+    assert var == pytest.approx(expected, rel=1e-9)
+
+
+def test_paired_auroc_agrees_with_seeded_bayesian_bootstrap():
+    """Closed form vs the Monte-Carlo posterior of AUC_A - AUC_B (Dirichlet weights)."""
+    rng = np.random.default_rng(10)
+    gold = rng.integers(0, 3, 300)
+    a = classifier(rng, gold, 3, 1.3)
+    n_draws = 4000
+    for skill in (1.0, 1.15, 1.25, 1.3):
+        b = classifier(rng, gold, 3, skill)
+        delta = dt.one_vs_rest_auroc(gold, a) - dt.one_vs_rest_auroc(gold, b)
+        closed = dt.paired_auroc(dt.auroc_influence(gold, a), dt.auroc_influence(gold, b), delta)
+        draws = dt.auroc_difference_draws(gold, a, b, seed=3, n_draws=n_draws)
+        assert draws.mean() == pytest.approx(delta, abs=4 * draws.std() / np.sqrt(n_draws))
+        mc = np.mean(draws <= 0)
+        se = np.sqrt(max(closed * (1 - closed), 1e-3) / n_draws)
+        assert abs(closed - mc) < 4 * se + 0.01, (skill, closed, mc)
+
+
+def test_auroc_duel_in_engine_uses_paired_test():
+    rng = np.random.default_rng(9)
+    gold = rng.integers(0, 2, 300)
+    a = ClassProbs(gold, classifier(rng, gold, 2, 1.5))
+    bs = [ClassProbs(gold, classifier(rng, gold, 2, s)) for s in (0.8, 1.2, 1.5, 2.0)]
+    result = duel_one_vs_many(AUROC, a, bs)
+    for b, p, d in zip(bs, result.p_value, result.delta):
+        assert d == pytest.approx(AUROC.aggregate(a) - AUROC.aggregate(b))
+        if d < 0:
+            assert p == 1.0
+        else:
+            sd = np.sqrt(np.mean([slow_delong_variance(gold, a.probs, b.probs, c) for c in (0, 1)]))
+            assert p == pytest.approx(sps.norm.sf(d / sd), rel=1e-6)
+
+
+# --- properties every test must have ----------------------------------------------------------
+
+def samples_of(metric, rng, n=300):
+    if metric.sample_kind == "binary":
+        return binary_models(rng, n, [0.6])[0]
+    if metric.sample_kind == "loglik_words":
+        return perplexity_samples(rng, n, 3.0)
+    if metric.sample_kind == "unit_interval":
+        return rng.random(n)
+    gold = np.arange(n) % 3
+    return ClassProbs(gold, classifier(rng, gold, 3, 1.0))
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_identical_results_are_never_significant(name):
+    metric = METRICS[name]
+    s = samples_of(metric, np.random.default_rng(10))
+    summary = metric.summarize(s, 3)
+    result = duel(metric, metric.aggregate(s), summary[None], metric.aggregate(s), summary[None])
+    assert result.p_value[0] == 1.0 and not result.significant[0]
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_p_values_are_reproducible(name):
+    metric = METRICS[name]
+    s = samples_of(metric, np.random.default_rng(11))
+    np.testing.assert_array_equal(metric.summarize(s, 42), metric.summarize(s, 42))
+
+
+def test_monte_carlo_draws_are_reproducible():
+    gold = np.arange(100) % 2
+    probs = classifier(np.random.default_rng(0), gold, 2, 1.0)
+    np.testing.assert_array_equal(dt.auc_posterior_draws(gold, probs, 3), dt.auc_posterior_draws(gold, probs, 3))
+
+
+def false_positive_rate(metric, draw_pair, n_pairs, seed=12):
+    rng = np.random.default_rng(seed)
+    wins = 0
+    for k in range(n_pairs):
+        a, b = draw_pair(rng)
+        r = duel(metric, metric.aggregate(a), metric.summarize(a, k)[None],
+                 metric.aggregate(b), metric.summarize(b, k)[None])
+        wins += bool(r.significant[0])
+    return wins / n_pairs
+
+
+def test_false_positive_rate_of_ttest_is_near_alpha():
+    rate = false_positive_rate(ACC, lambda rng: binary_models(rng, 300, [0.6, 0.6]), 1000)
+    assert 0.03 <= rate <= 0.07  # alpha = 0.05; 3.2 standard errors either side
+
+
+def test_false_positive_rate_of_bootstrap_is_near_alpha():
+    rate = false_positive_rate(PPL, lambda rng: (perplexity_samples(rng, 200, 3.0),
+                                                 perplexity_samples(rng, 200, 3.0)), 600)
+    assert 0.025 <= rate <= 0.075
+
+
+def same_classifiers(rng):
+    gold = np.arange(300) % 3
+    return (ClassProbs(gold, classifier(rng, gold, 3, 1.0)), ClassProbs(gold, classifier(rng, gold, 3, 1.0)))
+
+
+def test_false_positive_rate_of_auroc_test_is_near_alpha():
+    assert 0.025 <= false_positive_rate(AUROC, same_classifiers, 800) <= 0.075
+
+
+def test_reference_auroc_test_is_liberal():
+    """Why the engine does not use the reference's test: independent Beta draws per
+    ROC point shrink the posterior, so equal models 'win' far more often than alpha."""
+    assert false_positive_rate(REFERENCE_AUROC, same_classifiers, 300) > 0.25
+
+
+def test_registering_a_metric_is_one_entry():
+    judge = stats.register(stats.Metric("judge_score_test", "unit_interval", True, lambda s: float(np.mean(s)),
+                                        lambda s, seed: np.asarray(s, float), dt.paired_ttest, "paired t-test"))
+    try:
+        rng = np.random.default_rng(13)
+        a, b = rng.random(200) * 0.5 + 0.4, rng.random(200) * 0.5
+        r = duel(judge, a.mean(), a[None], b.mean(), b[None])
+        assert r.significant[0] and r.delta[0] == pytest.approx(a.mean() - b.mean())
+    finally:
+        del stats.METRICS["judge_score_test"], stats.METRIC_ALIASES["judge_score_test"]
