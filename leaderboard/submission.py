@@ -218,9 +218,10 @@ def _parse_task(task: Task, items) -> TaskSamples:
         if not (isinstance(d, int) and not isinstance(d, bool)):
             raise _SampleProblem(i, f"doc_id must be an integer, got {json.dumps(d)}")
     ids = np.asarray(doc_ids, dtype=np.int64)
-    _, first_index, counts = np.unique(ids, return_index=True, return_counts=True)
-    if (counts > 1).any():
-        raise _SampleProblem(int(first_index[counts > 1].max()), "repeats a doc_id of an earlier sample")
+    order = np.argsort(ids, kind="stable")
+    repeats = order[1:][ids[order][1:] == ids[order][:-1]]
+    if repeats.size:
+        raise _SampleProblem(int(repeats.min()), "repeats a doc_id of an earlier sample")
     return TaskSamples(samples, ids)
 
 

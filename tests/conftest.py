@@ -43,7 +43,7 @@ def small_benchmark(small_tasks_file):
 
 
 @pytest.fixture(scope="session")
-def benchmark():
+def full_benchmark():
     return load_benchmark()
 
 
@@ -55,10 +55,10 @@ def small_documents(small_benchmark):
 
 
 @pytest.fixture(scope="session")
-def full_store_template(tmp_path_factory, benchmark):
+def full_store_template(tmp_path_factory, full_benchmark):
     """A demo store of 5 models on the full 50-task benchmark (copy it before changing it)."""
     root = tmp_path_factory.mktemp("full") / "store"
-    build_demo_store(root, 5, seed=0, benchmark=benchmark)
+    build_demo_store(root, 5, seed=0, benchmark=full_benchmark)
     return root
 
 
@@ -70,9 +70,9 @@ def full_store(tmp_path, full_store_template) -> Path:
 
 
 @pytest.fixture(scope="session")
-def new_model_file(tmp_path_factory, benchmark) -> Path:
+def new_model_file(tmp_path_factory, full_benchmark) -> Path:
     """A valid 50-task submission file of a model not in the full store."""
-    form, document, _ = demo_model(benchmark, 7, seed=0)
+    form, document, _ = demo_model(full_benchmark, 7, seed=0)
     path = tmp_path_factory.mktemp("files") / "new_model.json"
     path.write_bytes(dump_json(document))
     return path

@@ -1,0 +1,207 @@
+"""Tournament, scores and the local store through the Leaderboard API, on real files."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import tree_digest
+from leaderboard import ranking
+from leaderboard.board import Leaderboard
+from leaderboard.store import TOURNAMENT_FILE, LocalStore, dump_json
+from leaderboard.tasks import Benchmark, Task
+from leaderboard.tournament import Tournament
+from stats import DuelResult
+
+
+def publish_all(board, documents):
+    for form, document, ts in documents:
+        board.publish(board.presubmit(dump_json(document), form), submitted_at=ts)
+
+
+@pytest.fixture
+def small_store(tmp_path, small_benchmark, small_documents):
+    board = Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
+    publish_all(board, small_documents[:5])
+    return board
+
+
+# --- scores against hand-computed examples ------------------------------------------------
+
+def tiny_benchmark():
+    tasks = (Task("t1", "T1", "T1", "Task 1", "A", "acc", ""), Task("t2", "T2", "T2", "Task 2", "A", "acc", ""),
+             Task("t3", "T3", "T3", "Task 3", "B", "acc", ""))
+    return Benchmark("Tiny", ("A", "B"), tasks)
+
+
+def test_win_scores_category_and_overall_by_hand():
+    bench = tiny_benchmark()
+    tour = Tournament(bench.task_ids, ["x", "y", "z"])
+    wins = {  # (task, a, b): significant
+        ("t1", "x", "y"): True, ("t1", "x", "z"): True, ("t1", "y", "x"): False, ("t1", "y", "z"): True,
+        ("t1", "z", "x"): False, ("t1", "z", "y"): False,
+        ("t2", "x", "y"): False, ("t2", "x", "z"): True, ("t2", "y", "x"): False, ("t2", "y", "z"): False,
+        ("t2", "z", "x"): False, ("t2", "z", "y"): False,
+        ("t3", "x", "y"): False, ("t3", "x", "z"): False, ("t3", "y", "x"): True, ("t3", "y", "z"): True,
+        ("t3", "z", "x"): False, ("t3", "z", "y"): False,
+    }
+    for (task, a, b), won in wins.items():
+        tour.record(bench.task_ids.index(task), tour.index(a), np.array([tour.index(b)]),
+                    DuelResult(np.array([0.01 if won else 0.5]), np.array([0.1])))
+    table = ranking.scores_table(tour, bench)
+    # x: t1 2/2, t2 1/2, t3 0/2 -> A = (1 + .5)/2 = .75, B = 0, overall .375
+    # y: t1 1/2, t2 0/2, t3 2/2 -> A = .25, B = 1, overall .625
+    # z: all 0
+    assert table.loc["x", ["t1", "t2", "t3", "A", "B", "overall"]].tolist() == [1.0, 0.5, 0.0, 0.75, 0.0, 0.375]
+    assert table.loc["y", ["A", "B", "overall"]].tolist() == [0.25, 1.0, 0.625]
+    assert table.loc["z", "overall"] == 0.0
+    ranked = ranking.ranked(table, pd.Series({"x": 1.0, "y": 2.0, "z": 3.0}))
+    assert list(ranked.index) == ["y", "x", "z"] and ranked["rank"].tolist() == [1, 2, 3]
+
+
+def test_ties_share_a_rank():
+    scores = pd.Series({"a": 0.5, "b": 0.7, "c": 0.5, "d": 0.1 + 0.2, "e": 0.3, "f": np.nan})
+    assert ranking.competition_rank(scores).to_dict() == {"a": 2, "b": 1, "c": 2, "d": 4, "e": 4, "f": 6}
+
+
+def test_tournament_json_round_trip_and_old_bare_bool_entries(small_benchmark):
+    data = {"a": {"b": {"t_acc": True, "t_em": {"significant": False, "p_value": 0.3}}},
+            "b": {"a": {"t_acc": {"significant": False, "p_value": 1.0, "delta": -0.1}}},
+            "gone": {"a": {"t_acc": True}}}
+    tour = Tournament.from_json(data, small_benchmark.task_ids, ["a", "b"])
+    out = tour.to_json()
+    assert out["a"]["b"]["t_acc"] == {"significant": True, "p_value": None, "delta": None}
+    assert out["a"]["b"]["t_em"]["p_value"] == 0.3
+    assert "gone" not in out
+    assert Tournament.from_json(out, small_benchmark.task_ids, ["a", "b"]).to_json() == out
+
+
+# --- publication, incremental duels, rebuild ----------------------------------------------
+
+def test_publishing_runs_only_the_new_models_duels(small_store, small_documents):
+    before = small_store.tournament
+    old_ids = list(before.model_ids)
+    form, document, ts = small_documents[5]
+    sid = small_store.publish(small_store.presubmit(dump_json(document), form), submitted_at=ts)
+    after = small_store.tournament.subset(old_ids)
+    for name in ("fought", "significant", "p_value", "delta"):
+        np.testing.assert_array_equal(getattr(after, name), getattr(before.subset(old_ids), name))
+    for other in old_ids:
+        assert small_store.tournament.has_dueled(sid, other)
+    stored = json.loads((small_store.store.root / TOURNAMENT_FILE).read_text())
+    assert set(stored[sid]) == set(old_ids)
+    assert all(set(stored[o][sid]) == set(small_store.benchmark.task_ids) for o in old_ids)
+
+
+def test_scores_are_win_shares_of_stored_duels(small_store):
+    stored = json.loads((small_store.store.root / TOURNAMENT_FILE).read_text())
+    table = small_store.ranked()
+    for sid, row in stored.items():
+        for task in small_store.benchmark.task_ids:
+            won = [entry[task]["significant"] for entry in row.values()]
+            assert table.loc[sid, task] == pytest.approx(sum(won) / len(won))
+
+
+def test_rebuild_from_scratch_reproduces_every_duel(small_store):
+    root = small_store.store.root
+    original = (root / TOURNAMENT_FILE).read_bytes()
+    assert small_store.rebuild() == 0  # nothing missing
+    (root / TOURNAMENT_FILE).unlink()
+    board = Leaderboard(LocalStore(root), small_store.benchmark)
+    assert board.rebuild() == 10  # model pairs: the k-th model duels the k-1 earlier ones
+    assert json.loads((root / TOURNAMENT_FILE).read_bytes()) == json.loads(original)
+
+
+def test_new_model_duels_only_the_top_models(small_store, small_documents, monkeypatch):
+    monkeypatch.setattr(ranking, "TOP_OPPONENTS", 2)
+    top2 = list(small_store.ranked().index[:2])
+    form, document, _ = small_documents[6]
+    preview = small_store.presubmit(dump_json(document), form)
+    assert preview.opponents == top2
+    assert sorted(preview.tournament.opponents(preview.submission_id)) == sorted(top2)
+
+
+def test_presubmission_writes_nothing_and_shows_rank_changes(small_store, small_documents):
+    root = small_store.store.root
+    before = tree_digest(root)
+    form, document, _ = small_documents[7]
+    preview = small_store.presubmit(dump_json(document), form)
+    assert tree_digest(root) == before
+    table = preview.table
+    assert preview.submission_id in table.index and len(table) == 6
+    assert np.isnan(table.loc[preview.submission_id, "previous_rank"])
+    incumbents = table.drop(index=preview.submission_id)
+    assert (incumbents["rank_change"] == incumbents["previous_rank"] - incumbents["rank"]).all()
+
+
+def test_publishing_a_stale_preview_duels_models_published_since(small_store, small_documents):
+    form6, doc6, ts6 = small_documents[6]
+    form7, doc7, ts7 = small_documents[7]
+    preview = small_store.presubmit(dump_json(doc6), form6)
+    other = small_store.publish(small_store.presubmit(dump_json(doc7), form7), submitted_at=ts7)
+    sid = small_store.publish(preview, submitted_at=ts6)
+    assert small_store.tournament.has_dueled(sid, other)
+    assert len(small_store.tournament.opponents(sid)) == 6
+
+
+def test_crash_before_the_commit_point_publishes_nothing(small_store, small_documents, monkeypatch):
+    root = small_store.store.root
+    ranked_before = small_store.ranked().copy()
+    form, document, _ = small_documents[5]
+    preview = small_store.presubmit(dump_json(document), form)
+    real_replace = os.replace
+
+    def crash_on_submission_file(src, dst):
+        if "/data/" in str(dst):
+            raise OSError("disk full")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", crash_on_submission_file)
+    with pytest.raises(OSError):
+        small_store.publish(preview)
+    monkeypatch.undo()
+    reopened = Leaderboard(LocalStore(root), small_store.benchmark)
+    assert preview.submission_id not in reopened.models
+    pd.testing.assert_frame_equal(reopened.ranked(), ranked_before)
+    assert not [p for p in (root / "data").iterdir() if p.name.endswith(".tmp")]
+    reopened.rebuild()  # drops the orphan duels
+    assert preview.submission_id not in json.loads((root / TOURNAMENT_FILE).read_text())
+
+
+def test_cache_is_rebuildable_from_data(small_store):
+    root = small_store.store.root
+    ranked = small_store.ranked()
+    shutil.rmtree(root / ".cache")
+    board = Leaderboard(LocalStore(root), small_store.benchmark)
+    pd.testing.assert_frame_equal(board.ranked(), ranked)
+    for sid, model in small_store.models.items():
+        for task, summary in model.results.summaries.items():
+            np.testing.assert_array_equal(board.models[sid].results.summaries[task], summary)
+    (root / ".cache" / f"{sid}.npz").write_bytes(b"garbage")
+    assert Leaderboard(LocalStore(root), small_store.benchmark).models[sid].results.aggregates == \
+        model.results.aggregates
+
+
+def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):
+    """A store written by the reference: bare-bool duels, extra fields, old rouge spelling."""
+    root = tmp_path / "ref"
+    board = Leaderboard(LocalStore(root), small_benchmark)
+    publish_all(board, small_documents[:3])
+    for path in (root / "data").glob("*.json"):
+        doc = json.loads(path.read_text())
+        for sample in doc["predictions"]["t_rouge"]:
+            sample["rouge_raw_r2_mid_f_without_bootstrap"] = sample.pop("rouge_raw_r2_mid_f")
+        path.write_text(json.dumps(doc))
+    tour = json.loads((root / TOURNAMENT_FILE).read_text())
+    for row in tour.values():
+        for entry in row.values():
+            entry["t_acc"] = entry["t_acc"]["significant"]
+    (root / TOURNAMENT_FILE).write_text(json.dumps(tour))
+    shutil.rmtree(root / ".cache")
+    reopened = Leaderboard(LocalStore(root), small_benchmark)
+    assert set(reopened.models) == set(board.models)
+    pd.testing.assert_frame_equal(reopened.ranked(), board.ranked())
