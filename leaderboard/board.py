@@ -6,8 +6,10 @@ publication and rebuilds take the lock.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
+from pathlib import Path
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -189,3 +191,17 @@ class Leaderboard:
             self.store.write_tournament(tournament.to_json(), self.titles())
             self._set_state(self.models, tournament, self.store.revision())
             return dueled
+
+
+DEMO_STORE = Path(__file__).resolve().parent.parent / "demo_store"
+DEMO_MODELS = 40
+
+
+def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
+    """The store named by LEADERBOARD_STORE, or the local demo store (built on first use)."""
+    configured = os.environ.get("LEADERBOARD_STORE")
+    store = LocalStore(configured or DEMO_STORE)
+    if not configured and not store.submission_ids():
+        from leaderboard.demo import build_demo_store
+        return build_demo_store(store.root, DEMO_MODELS, progress=progress)
+    return Leaderboard(store, progress=progress)

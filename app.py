@@ -1,0 +1,161 @@
+"""The web app: Gradio components wired to `leaderboard` functions, nothing more.
+
+    python app.py      # serves on GRADIO_SERVER_PORT (default 7860)
+"""
+from __future__ import annotations
+
+import logging
+import os
+
+import gradio as gr
+
+import content
+from leaderboard import views
+from leaderboard.board import Preview, open_configured_board
+from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
+
+log = logging.getLogger("leaderboard.app")
+READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true", "yes")
+OVERALL = "Overall"
+VALUE_CHOICES = [("Win score (%)", views.WIN_SCORE), ("Metric value", views.METRIC_VALUE)]
+
+
+def build_app(board) -> gr.Blocks:
+    categories = [OVERALL, *board.benchmark.categories]
+
+    def model_choices():
+        return [(m.title, sid) for sid, m in sorted(board.models.items(), key=lambda kv: kv[1].title.lower())]
+
+    def render_board(category, values, search, types, min_params, max_params):
+        board.refresh()
+        table = views.leaderboard_table(board, category, values)
+        shown = views.filter_table(table, search, types, min_params, max_params)
+        display = views.with_model_links(shown)
+        score = views.score_columns(board, category)[0][1]
+        return (gr.Dataframe(value=display, datatype=views.column_types(display)),
+                views.category_legend(board, category), views.score_scatter(shown, score),
+                views.export_table(shown, "csv"), views.export_table(shown, "json"))
+
+    def render_model(submission_id, category):
+        if not submission_id or submission_id not in board.models:
+            return "Pick a model.", None, None, None
+        duels = views.duel_table(board, submission_id, category)
+        return (views.model_card(board, submission_id), views.category_bars(board, submission_id),
+                views.duel_grid(duels), views.export_table(duels, "csv", "duels"))
+
+    def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
+                  progress=gr.Progress()):
+        hidden = gr.update(visible=False)
+        if not file:
+            return "⚠️ Choose a results file first.", None, None, None, hidden, hidden
+        form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
+                    input_length=input_length, precision=precision, description=description, link_to_model=link)
+        try:
+            preview = board.presubmit(file, form, progress=lambda f, m: progress(f, desc=m))
+        except SubmissionError as e:
+            return views.problems_markdown(e.problems), None, None, None, hidden, hidden
+        table = views.with_model_links(views.preview_table(board, preview))
+        duels = views.duel_table(board, preview.submission_id, None, preview.tournament,
+                                 {**board.models, preview.submission_id: preview.model})
+        return (views.preview_summary(board, preview), gr.Dataframe(value=table, datatype=views.column_types(table)),
+                views.duel_grid(duels), preview, gr.update(visible=not READ_ONLY), hidden)
+
+    def publish(preview: Preview | None, progress=gr.Progress()):
+        if preview is None or READ_ONLY:
+            return "Nothing to publish: pre-submit a file first.", None, gr.update(visible=False), gr.update()
+        try:
+            sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
+        except SubmissionError as e:
+            return views.problems_markdown(e.problems), None, gr.update(visible=False), gr.update()
+        return (f"✅ Published **{views.escape_markdown(preview.model.title)}** as `{sid}`, rank "
+                f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
+                gr.update(choices=model_choices(), value=sid))
+
+    with gr.Blocks(title=content.TITLE) as app:
+        gr.Markdown(content.INTRO)
+        with gr.Tabs():
+            with gr.Tab("Leaderboard", id="leaderboard"):
+                with gr.Row():
+                    category = gr.Dropdown(categories, value=OVERALL, label="Category", elem_id="category")
+                    values = gr.Radio(VALUE_CHOICES, value=views.WIN_SCORE, label="Show")
+                    search = gr.Textbox(label="Search model or team", elem_id="search")
+                with gr.Row():
+                    types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type")
+                    min_params = gr.Number(label="Min parameters (B)", value=None)
+                    max_params = gr.Number(label="Max parameters (B)", value=None)
+                table = gr.Dataframe(label="Ranking", interactive=False, max_height=700, elem_id="board",
+                                     pinned_columns=2, wrap=True)
+                with gr.Row():
+                    csv_button = gr.DownloadButton("Download CSV", size="sm")
+                    json_button = gr.DownloadButton("Download JSON", size="sm")
+                legend = gr.Markdown()
+                scatter = gr.Plot(label="Score against model size")
+            with gr.Tab("Model details", id="details"):
+                with gr.Row():
+                    model_pick = gr.Dropdown(model_choices(), label="Model", elem_id="model-pick")
+                    detail_category = gr.Dropdown(categories, value=OVERALL, label="Category")
+                card = gr.Markdown()
+                bars = gr.Plot(label="Win score per category")
+                duel_view = gr.Dataframe(label="Duels (won / lost / n.s. = not significant)", interactive=False,
+                                         elem_id="duels", max_height=600)
+                duel_csv = gr.DownloadButton("Download duels CSV", size="sm")
+            with gr.Tab("Submission", id="submission"):
+                gr.Markdown(content.SUBMISSION_HELP + (f"\n> {content.READ_ONLY}" if READ_ONLY else ""))
+                with gr.Row():
+                    team = gr.Textbox(label="Team name", elem_id="team")
+                    model = gr.Textbox(label="Model name", elem_id="model")
+                    model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained")
+                with gr.Row():
+                    params = gr.Number(label="Parameters (billions)", value=None, elem_id="params")
+                    input_length = gr.Number(label="Input length (tokens)", value=None, precision=0,
+                                             elem_id="input-length")
+                    precision = gr.Dropdown(list(PRECISIONS), label="Precision", value="bfloat16")
+                link = gr.Textbox(label="Link to model (http or https)", elem_id="link")
+                description = gr.Textbox(label="Description (optional)", lines=2)
+                file = gr.File(label="Results file (JSON)", file_types=[".json"], type="filepath", elem_id="file")
+                presubmit_button = gr.Button("Pre-submit", variant="primary", elem_id="presubmit")
+                status = gr.Markdown(elem_id="status")
+                preview_state = gr.State(None)
+                with gr.Group(visible=False) as publish_row:
+                    publish_button = gr.Button("Publish…", variant="primary", elem_id="publish")
+                with gr.Group(visible=False) as confirm_box:
+                    gr.Markdown(content.CONFIRM)
+                    with gr.Row():
+                        confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
+                        cancel_button = gr.Button("Cancel", elem_id="cancel")
+                preview_table = gr.Dataframe(label="The leaderboard with your model", interactive=False,
+                                             elem_id="preview", max_height=600)
+                preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500)
+            with gr.Tab("About", id="about"):
+                gr.Markdown(content.ABOUT)
+
+        board_inputs = [category, values, search, types, min_params, max_params]
+        board_outputs = [table, legend, scatter, csv_button, json_button]
+        for control in board_inputs:
+            control.change(render_board, board_inputs, board_outputs, queue=False)
+        app.load(render_board, board_inputs, board_outputs)
+        details_outputs = [card, bars, duel_view, duel_csv]
+        for control in (model_pick, detail_category):
+            control.change(render_model, [model_pick, detail_category], details_outputs)
+
+        presubmit_button.click(
+            presubmit, [team, model, model_type, params, input_length, precision, description, link, file],
+            [status, preview_table, preview_duels, preview_state, publish_row, confirm_box], concurrency_limit=2)
+        publish_button.click(lambda: (gr.update(visible=False), gr.update(visible=True)), None,
+                             [publish_row, confirm_box])
+        cancel_button.click(lambda: ("Pre-submission discarded.", None, None, None, gr.update(visible=False)),
+                            None, [status, preview_table, preview_duels, preview_state, confirm_box])
+        confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
+                             concurrency_limit=1).then(render_board, board_inputs, board_outputs)
+    return app
+
+
+def main():
+    logging.basicConfig(level=logging.INFO)
+    board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
+    app = build_app(board)
+    app.queue(default_concurrency_limit=8).launch(max_file_size="200mb", theme=gr.themes.Soft())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""The command line as a user runs it: real processes, real files, exit codes."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import tree_digest
+
+ROOT = Path(__file__).resolve().parent.parent
+FORM = ["--team", "CLI Team", "--model", "cli-model", "--type", "chat", "--params", "7", "--input-length",
+        "4096", "--precision", "bfloat16", "--link", "https://example.com/cli"]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "leaderboard", *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_validate(new_model_file, full_store, tmp_path):
+    ok = run("validate", new_model_file, "--store", full_store)
+    assert ok.returncode == 0 and "valid, 50 tasks" in ok.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"predictions": {}}')
+    result = run("validate", bad)
+    assert result.returncode == 2
+    assert "error: missing tasks (50 of 50)" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_duel_json_contract(full_store):
+    a, b = sorted((full_store / "data").glob("*.json"))[:2]
+    result = run("duel", a, b, "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert len(out) == 50
+    for entry in out.values():
+        assert set(entry) == {"significant", "p_value", "delta"}
+        assert isinstance(entry["significant"], bool) and 0 <= entry["p_value"] <= 1
+        assert entry["significant"] == (entry["p_value"] <= 0.05)
+    same = json.loads(run("duel", a, a, "--json").stdout)
+    assert not any(e["significant"] for e in same.values())  # identical models never win
+
+
+def test_presubmit_previews_and_writes_nothing_then_publish(new_model_file, full_store):
+    before = tree_digest(full_store)
+    result = run("presubmit", new_model_file, "--store", full_store, "--team", "CLI Team", "--model", "cli-model",
+                 "--json")
+    assert result.returncode == 0, result.stderr
+    preview = json.loads(result.stdout)
+    assert preview["published"] is False and preview["of"] == 6 and 1 <= preview["rank"] <= 6
+    assert len(preview["categories"]) == 9 and len(preview["tasks"]) == 50
+    assert tree_digest(full_store) == before
+
+    missing = run("publish", new_model_file, "--store", full_store, "--team", "CLI Team", "--model", "cli-model")
+    assert missing.returncode == 2 and "publish needs --type, --params" in missing.stderr
+    published = run("publish", new_model_file, "--store", full_store, *FORM, "--json")
+    assert published.returncode == 0, published.stderr
+    sid = json.loads(published.stdout)["submission_id"]
+    assert (full_store / "data" / f"{sid}.json").exists()
+    stored = json.loads((full_store / "data" / f"{sid}.json").read_text())["submission_metadata"]
+    assert stored["team_name"] == "CLI Team" and stored["submission_id"] == sid
+
+    table = json.loads(run("table", "--store", full_store, "--format", "json").stdout)
+    assert len(table) == 6 and "CLI Team / cli-model" in [row["Model"] for row in table]
+    assert [row["Rank"] for row in table] == sorted(row["Rank"] for row in table)
+    assert run("publish", new_model_file, "--store", full_store, *FORM).returncode == 2  # already published
+
+
+def test_table_formats_and_category(full_store):
+    csv = run("table", "--store", full_store, "--category", "NER", "--format", "csv")
+    assert csv.returncode == 0
+    header = csv.stdout.splitlines()[0].split(",")
+    assert header[:2] == ["Rank", "Model"] and header[-3:] == ["NER", "CNEC", "CCDNER"]
+    assert len(csv.stdout.splitlines()) == 6
+    bad = run("table", "--store", full_store, "--category", "Poetry")
+    assert bad.returncode == 2 and "unknown category 'Poetry'" in bad.stderr
+
+
+def test_rebuild_and_demo(tmp_path, full_store):
+    (full_store / "tournament.json").unlink()
+    result = run("rebuild", "--store", full_store)
+    assert result.returncode == 0 and "10 missing model pairs dueled" in result.stdout
+    demo = run("demo", "--store", tmp_path / "demo", "--models", "3", "--seed", "5")
+    assert demo.returncode == 0 and "3 models" in demo.stdout
+    assert len(list((tmp_path / "demo" / "data").glob("*.json"))) == 3
+    again = run("demo", "--store", tmp_path / "demo", "--models", "3")
+    assert again.returncode == 2 and "already holds submissions" in again.stderr
+
+
+def test_missing_store(tmp_path):
+    result = run("table", "--store", tmp_path / "nowhere")
+    assert result.returncode == 2 and "no leaderboard store at" in result.stderr
