@@ -81,8 +81,8 @@ def build_app(board) -> gr.Blocks:
                     search = gr.Textbox(label="Search model or team", elem_id="search")
                 with gr.Row():
                     types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type")
-                    min_params = gr.Number(label="Min parameters (B)", value=None)
-                    max_params = gr.Number(label="Max parameters (B)", value=None)
+                    min_params = gr.Number(label="Min parameters (B)", value=0, minimum=0)
+                    max_params = gr.Number(label="Max parameters (B), 0 = no limit", value=0, minimum=0)
                 table = gr.Dataframe(label="Ranking", interactive=False, max_height=700, elem_id="board",
                                      pinned_columns=2, wrap=True)
                 with gr.Row():

@@ -3,7 +3,7 @@
 TITLE = "BenCzechMark duel leaderboard"
 
 INTRO = """
-# 🇨🇿 BenCzechMark duel leaderboard
+# BenCzechMark duel leaderboard
 Models are ranked by **duels**: on each of the 50 tasks a model is tested against the top
 50 published models, and its **Win Score** is the share of duels it won with a
 statistically significant result (one-tailed, α = 0.05). Scores are in percent.

@@ -108,7 +108,7 @@ def with_model_links(table: pd.DataFrame) -> pd.DataFrame:
 def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
                  min_params: float | None = None, max_params: float | None = None) -> pd.DataFrame:
     """Rows whose model or team contains `search` (case-insensitive), of the given types
-    and parameter range; ranks are kept as on the full board."""
+    and parameter range (max 0 or None: no upper limit); ranks are kept as on the full board."""
     keep = pd.Series(True, index=table.index)
     if search and search.strip():
         keep &= table["Model"].str.contains(search.strip(), case=False, regex=False)
@@ -116,7 +116,7 @@ def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
         keep &= table["Type"].isin(model_types)
     if min_params is not None:
         keep &= table["Parameters (B)"] >= min_params
-    if max_params is not None:
+    if max_params:  # 0 or empty: no upper limit
         keep &= table["Parameters (B)"] <= max_params
     return table[keep]
 
