@@ -136,7 +136,7 @@ def build_app(board) -> gr.Blocks:
         app.load(render_board, board_inputs, board_outputs)
         details_outputs = [card, bars, duel_view, duel_csv]
         for control in (model_pick, detail_category):
-            control.change(render_model, [model_pick, detail_category], details_outputs)
+            control.change(render_model, [model_pick, detail_category], details_outputs, queue=False)
 
         presubmit_button.click(
             presubmit, [team, model, model_type, params, input_length, precision, description, link, file],

@@ -84,7 +84,7 @@ BAD_DOCUMENTS = {
     "missing task": (_drop_task, f"missing tasks (1 of 50): {AUC_TASK}"),
     "extra task": (_extra_task, "not part of BenCzechMark: benczechmark_summarization"),
     "acc not 0/1": (lambda d: set_value(d, ACC_TASK, 10, 0.5), f"task {ACC_TASK}, sample 10 (doc_id 10): acc must be 0 or 1, got 0.5"),
-    "acc a string": (lambda d: set_value(d, ACC_TASK, 11, "1"), f"sample 11 (doc_id 11): acc must be 0 or 1, got \"1\""),
+    "acc a string": (lambda d: set_value(d, ACC_TASK, 11, "1"), "sample 11 (doc_id 11): acc must be 0 or 1, got \"1\""),
     "NaN": (lambda d: set_value(d, EM_TASK, 12, float("nan")), f"task {EM_TASK}, sample 12 (doc_id 12): exact_match the value is NaN or infinite"),
     "infinite loglik": (lambda d: set_value(d, PPL_TASK, 3, [float("-inf"), 10]), f"task {PPL_TASK}, sample 3 (doc_id 3): word_perplexity the loglikelihood or number_of_words is NaN or infinite"),
     "zero words": (lambda d: set_value(d, PPL_TASK, 4, [-10.0, 0]), "number_of_words must be a positive integer, got 0"),
