@@ -175,11 +175,12 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
     models = models or board.models
     tasks = [t for t in board.benchmark.tasks if category in (None, "", "Overall") or t.category == category]
     a = tour.index(submission_id)
+    task_index = {task_id: t for t, task_id in enumerate(tour.task_ids)}
     rows = []
     for opponent in tour.opponents(submission_id):
         b = tour.index(opponent)
         for task in tasks:
-            t = tour.task_ids.index(task.id)
+            t = task_index[task.id]
             won, lost = tour.significant[t, a, b], tour.significant[t, b, a]
             rows.append({"Competitor": models[opponent].title, "competitor_id": opponent, "Task": task.abbreviation,
                          "task_id": task.id, "Result": WON if won else LOST if lost else NOT_SIGNIFICANT,

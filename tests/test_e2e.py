@@ -9,7 +9,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import urllib.request
+import threading
 from pathlib import Path
 
 import pytest
@@ -27,19 +27,27 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for(url: str, process, seconds: float = 120.0) -> None:
-    import time as _time  # polling a starting server; not a timing assertion
-    deadline = _time.monotonic() + seconds
-    while _time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the app exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            _time.sleep(0.3)
-    raise RuntimeError("the app did not start")
+def start_app(env: dict, log_path: Path, seconds: float = 180.0) -> subprocess.Popen:
+    """Start app.py and return once it says it is serving (no polling): its output is
+    copied to log_path by a thread, which signals the "Running on" line."""
+    process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    serving = threading.Event()
+
+    def copy_output():
+        with open(log_path, "w") as log:
+            for line in process.stdout:
+                log.write(line)
+                log.flush()
+                if "Running on local URL" in line:
+                    serving.set()
+        serving.set()  # the app exited: stop waiting
+
+    threading.Thread(target=copy_output, daemon=True).start()
+    if not serving.wait(seconds) or process.poll() is not None:
+        process.kill()
+        raise RuntimeError(f"the app did not start; see {log_path}")
+    return process
 
 
 @pytest.fixture(scope="module")
@@ -49,12 +57,9 @@ def app_url(tmp_path_factory, full_store_template):
     port = free_port()
     env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
            "GRADIO_ANALYTICS_ENABLED": "False"}
-    log = open(tmp_path_factory.mktemp("log") / "app.log", "w")
-    process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/"
+    process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
     try:
-        wait_for(url, process)
-        yield url, store
+        yield f"http://127.0.0.1:{port}/", store
     finally:
         process.terminate()
         process.wait(timeout=30)
