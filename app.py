@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 
@@ -18,6 +19,18 @@ log = logging.getLogger("leaderboard.app")
 READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true", "yes")
 OVERALL = "Overall"
 VALUE_CHOICES = [("Win score (%)", views.WIN_SCORE), ("Metric value", views.METRIC_VALUE)]
+# Gradio's Dataframe sets a header's title to its own text; this puts the task's full name
+# there instead (and again whenever Gradio re-renders a header).
+HEADER_TITLES_JS = """() => {
+  const titles = %s;
+  const label = () => document.querySelectorAll("th.header-cell").forEach((th) => {
+    const title = titles[th.querySelector("span.header")?.textContent.trim()];
+    if (title && th.title !== title) th.title = title;
+  });
+  new MutationObserver(label).observe(document.body, {subtree: true, childList: true,
+                                                      attributes: true, attributeFilter: ["title"]});
+  label();
+}"""
 
 
 def build_app(board) -> gr.Blocks:
@@ -32,7 +45,7 @@ def build_app(board) -> gr.Blocks:
         shown = views.filter_table(table, search, types, min_params, max_params)
         display = views.with_model_links(shown)
         score = views.score_columns(board, category)[0][1]
-        return (gr.Dataframe(value=display, datatype=views.column_types(display)),
+        return (gr.Dataframe(value=views.emphasised(display, score), datatype=views.column_types(display)),
                 views.category_legend(board, category), views.score_scatter(shown, score),
                 views.export_table(shown, "csv"), views.export_table(shown, "json"))
 
@@ -47,18 +60,21 @@ def build_app(board) -> gr.Blocks:
                   progress=gr.Progress()):
         hidden = gr.update(visible=False)
         if not file:
-            return "⚠️ Choose a results file first.", None, None, None, hidden, hidden
+            return "**Choose a results file first.**", hidden, hidden, None, hidden, hidden
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
         try:
             preview = board.presubmit(file, form, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
-            return views.problems_markdown(e.problems), None, None, None, hidden, hidden
+            return views.problems_markdown(e.problems), hidden, hidden, None, hidden, hidden
         table = views.with_model_links(views.preview_table(board, preview))
         duels = views.duel_table(board, preview.submission_id, None, preview.tournament,
                                  {**board.models, preview.submission_id: preview.model})
-        return (views.preview_summary(board, preview), gr.Dataframe(value=table, datatype=views.column_types(table)),
-                views.duel_grid(duels), preview, gr.update(visible=not READ_ONLY), hidden)
+        return (views.preview_summary(board, preview),
+                gr.Dataframe(value=views.emphasised(table, "Overall", preview.submission_id),
+                             datatype=views.column_types(table), visible=True),
+                gr.Dataframe(value=views.duel_grid(duels), visible=True), preview,
+                gr.update(visible=not READ_ONLY), hidden)
 
     def publish(preview: Preview | None, progress=gr.Progress()):
         if preview is None or READ_ONLY:
@@ -67,7 +83,7 @@ def build_app(board) -> gr.Blocks:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
             return views.problems_markdown(e.problems), None, gr.update(visible=False), gr.update()
-        return (f"✅ Published **{views.escape_markdown(preview.model.title)}** as `{sid}`, rank "
+        return (f"Published **{views.escape_markdown(preview.model.title)}** as `{sid}`, rank "
                 f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
                 gr.update(choices=model_choices(), value=sid))
 
@@ -92,7 +108,9 @@ def build_app(board) -> gr.Blocks:
                 scatter = gr.Plot(label="Score against model size")
             with gr.Tab("Model details", id="details"):
                 with gr.Row():
-                    model_pick = gr.Dropdown(model_choices(), label="Model", elem_id="model-pick")
+                    top = board.ranked().index
+                    model_pick = gr.Dropdown(model_choices(), value=top[0] if len(top) else None, label="Model",
+                                             elem_id="model-pick")
                     detail_category = gr.Dropdown(categories, value=OVERALL, label="Category")
                 card = gr.Markdown()
                 bars = gr.Plot(label="Win score per category")
@@ -124,8 +142,9 @@ def build_app(board) -> gr.Blocks:
                         confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
                         cancel_button = gr.Button("Cancel", elem_id="cancel")
                 preview_table = gr.Dataframe(label="The leaderboard with your model", interactive=False,
-                                             elem_id="preview", max_height=600)
-                preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500)
+                                             elem_id="preview", max_height=600, visible=False, pinned_columns=3)
+                preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
+                                             visible=False)
             with gr.Tab("About", id="about"):
                 gr.Markdown(content.ABOUT)
 
@@ -137,13 +156,15 @@ def build_app(board) -> gr.Blocks:
         details_outputs = [card, bars, duel_view, duel_csv]
         for control in (model_pick, detail_category):
             control.change(render_model, [model_pick, detail_category], details_outputs, queue=False)
+        app.load(render_model, [model_pick, detail_category], details_outputs)
 
         presubmit_button.click(
             presubmit, [team, model, model_type, params, input_length, precision, description, link, file],
             [status, preview_table, preview_duels, preview_state, publish_row, confirm_box], concurrency_limit=2)
         publish_button.click(lambda: (gr.update(visible=False), gr.update(visible=True)), None,
                              [publish_row, confirm_box])
-        cancel_button.click(lambda: ("Pre-submission discarded.", None, None, None, gr.update(visible=False)),
+        cancel_button.click(lambda: ("Pre-submission discarded.", gr.update(visible=False), gr.update(visible=False),
+                                     None, gr.update(visible=False)),
                             None, [status, preview_table, preview_duels, preview_state, confirm_box])
         confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
                              concurrency_limit=1).then(render_board, board_inputs, board_outputs)
@@ -154,7 +175,8 @@ def main():
     logging.basicConfig(level=logging.INFO)
     board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
     app = build_app(board)
-    app.queue(default_concurrency_limit=8).launch(max_file_size="200mb", theme=gr.themes.Soft())
+    app.queue(default_concurrency_limit=8).launch(max_file_size="200mb", theme=gr.themes.Soft(),
+                                                  js=HEADER_TITLES_JS % json.dumps(views.header_titles(board)))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ def model_info(models: dict[str, PublishedModel], ids) -> pd.DataFrame:
     rows = []
     for sid in ids:
         m = models[sid].metadata
-        rows.append({"Model": f"{m.get('team_name', '?')} / {m.get('model_name', '?')}",
+        rows.append({"Model": models[sid].title,
                      **{label: m.get(key) for key, label in META_COLUMNS.items()},
                      "Submitted": _submitted(m.get("submission_timestamp")),
                      "Link": m.get("link_to_model", "")})
@@ -99,10 +99,22 @@ def markdown_link(text, url) -> str:
 
 
 def with_model_links(table: pd.DataFrame) -> pd.DataFrame:
-    """The Model column as escaped markdown links (for gr.Dataframe's markdown datatype)."""
-    out = table.drop(columns=["Link"]).copy()
+    """The table for the screen: the Model column as escaped markdown links (for
+    gr.Dataframe's markdown datatype); descriptions stay in exports and model details."""
+    out = table.drop(columns=["Link", "Description"]).copy()
     out["Model"] = [markdown_link(m, link) for m, link in zip(table["Model"], table["Link"])]
     return out
+
+
+def emphasised(table: pd.DataFrame, score_column: str, highlight: str | None = None):
+    """Styler for gr.Dataframe: the ranking's score column in bold, the row of submission
+    id `highlight` (a pre-submitted model) shaded."""
+    style = table.style.set_properties(subset=[score_column], **{"font-weight": "bold"})
+    if highlight in table.index:
+        style = style.apply(lambda row: ["background-color: #fff3c4" if row.name == highlight else ""] * len(row),
+                            axis=1)
+    scores = [c for c in table.select_dtypes("float").columns if c != "Parameters (B)"]
+    return style.format(precision=2, subset=scores)
 
 
 def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
@@ -156,7 +168,8 @@ def category_bars(board: Leaderboard, submission_id: str) -> go.Figure:
     row = board.ranked().loc[submission_id]
     categories = list(board.benchmark.categories)
     fig = go.Figure(go.Bar(x=[row[c] * 100 for c in categories], y=categories, orientation="h",
-                           marker_color="#4C78A8", text=[f"{row[c] * 100:.1f}" for c in categories]))
+                           marker_color="#4C78A8", text=[f"{row[c] * 100:.1f}" for c in categories],
+                           textposition="outside", cliponaxis=False))
     fig.update_layout(xaxis={"title": "Win score (%)", "range": [0, 100]}, yaxis={"autorange": "reversed"},
                       margin={"l": 10, "r": 20, "t": 30, "b": 40}, height=360, template="plotly_white",
                       title=html.escape(board.models[submission_id].title))
@@ -198,7 +211,6 @@ def duel_grid(duels: pd.DataFrame) -> pd.io.formats.style.Styler | pd.DataFrame:
                                  f" · Δ={r['delta']:+.3g}", axis=1)
     grid = duels.assign(cell=cell).pivot(index="Competitor", columns="Task", values="cell")
     grid = grid[list(dict.fromkeys(duels["Task"]))].reset_index()
-    grid["Competitor"] = grid["Competitor"].map(escape_markdown)
     colours = {WON: "background-color: #c8e6c9", LOST: "background-color: #ffcdd2",
                NOT_SIGNIFICANT: "background-color: #eeeeee"}
     return grid.style.map(lambda v: next((c for k, c in colours.items() if str(v).startswith(k)), ""),
@@ -206,13 +218,20 @@ def duel_grid(duels: pd.DataFrame) -> pd.io.formats.style.Styler | pd.DataFrame:
 
 
 def _p(p) -> str:
-    return "–" if p is None or np.isnan(p) else f"{p:.3g}"
+    if p is None or np.isnan(p):
+        return "–"
+    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
 
 
 def column_types(table: pd.DataFrame) -> list[str]:
     """gr.Dataframe datatypes: markdown for the model links, numbers for numbers."""
     return ["markdown" if c == "Model" else "number" if pd.api.types.is_numeric_dtype(table[c]) else "str"
             for c in table.columns]
+
+
+def header_titles(board: Leaderboard) -> dict[str, str]:
+    """Hover text for task columns: abbreviation -> full task name and metric."""
+    return {t.abbreviation: f"{t.name} ({t.metric_name})" for t in board.benchmark.tasks}
 
 
 def category_legend(board: Leaderboard, category: str | None) -> str:
@@ -230,7 +249,7 @@ def model_card(board: Leaderboard, submission_id: str) -> str:
     row = board.ranked().loc[submission_id]
     lines = [f"### {markdown_link(board.models[submission_id].title, m.get('link_to_model'))}",
              f"Rank **{int(row['rank'])}** of {len(board.models)} · overall win score **{row['overall'] * 100:.2f}%**",
-             "", "| | |", "| --- | --- |"]
+             "", "| Field | Value |", "| --- | --- |"]
     for key, label in {**META_COLUMNS, "submission_id": "Submission id"}.items():
         lines.append(f"| {label} | {escape_markdown(m.get(key, ''))} |")
     lines.append(f"| Submitted | {_submitted(m.get('submission_timestamp'))} |")
@@ -238,7 +257,7 @@ def model_card(board: Leaderboard, submission_id: str) -> str:
 
 
 def problems_markdown(problems: list[str]) -> str:
-    return "❌ **The submission was not accepted:**\n\n" + "\n".join(f"- {escape_markdown(p)}" for p in problems)
+    return "**The submission was not accepted:**\n\n" + "\n".join(f"- {escape_markdown(p)}" for p in problems)
 
 
 def preview_table(board: Leaderboard, preview: Preview) -> pd.DataFrame:
@@ -259,5 +278,5 @@ def preview_summary(board: Leaderboard, preview: Preview) -> str:
              "", "| Category | Win score |", "| --- | --- |"]
     lines += [f"| {c} | {row[c] * 100:.2f}% |" for c in board.benchmark.categories]
     if preview.warnings:
-        lines += ["", "⚠️ Warnings:", *[f"- {escape_markdown(w)}" for w in preview.warnings]]
+        lines += ["", "**Warnings:**", *[f"- {escape_markdown(w)}" for w in preview.warnings]]
     return "\n".join(lines)

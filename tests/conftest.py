@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from leaderboard.demo import build_demo_store, demo_model, task_design
-from leaderboard.store import dump_json
+from leaderboard.board import Leaderboard
+from leaderboard.store import LocalStore, dump_json
 from leaderboard.tasks import load_benchmark
 
 SMALL_TASKS = {
@@ -52,6 +53,19 @@ def small_documents(small_benchmark):
     """(form, document, timestamp) of 8 demo models on the small benchmark."""
     designs = {t.id: task_design(t, 0) for t in small_benchmark.tasks}
     return [demo_model(small_benchmark, i, 0, designs) for i in range(8)]
+
+
+def publish_all(board, documents):
+    for form, document, ts in documents:
+        board.publish(board.presubmit(dump_json(document), form), submitted_at=ts)
+
+
+@pytest.fixture
+def small_store(tmp_path, small_benchmark, small_documents):
+    """A Leaderboard of the first 5 small demo models in a fresh local store."""
+    board = Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
+    publish_all(board, small_documents[:5])
+    return board
 
 
 @pytest.fixture(scope="session")

@@ -63,7 +63,7 @@ def test_presubmit_previews_and_writes_nothing_then_publish(new_model_file, full
     assert stored["team_name"] == "CLI Team" and stored["submission_id"] == sid
 
     table = json.loads(run("table", "--store", full_store, "--format", "json").stdout)
-    assert len(table) == 6 and "CLI Team / cli-model" in [row["Model"] for row in table]
+    assert len(table) == 6 and "CLI Team/cli-model" in [row["Model"] for row in table]
     assert [row["Rank"] for row in table] == sorted(row["Rank"] for row in table)
     assert run("publish", new_model_file, "--store", full_store, *FORM).returncode == 2  # already published
 

@@ -17,17 +17,7 @@ from leaderboard.tasks import Benchmark, Task
 from leaderboard.tournament import Tournament
 from stats import DuelResult
 
-
-def publish_all(board, documents):
-    for form, document, ts in documents:
-        board.publish(board.presubmit(dump_json(document), form), submitted_at=ts)
-
-
-@pytest.fixture
-def small_store(tmp_path, small_benchmark, small_documents):
-    board = Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
-    publish_all(board, small_documents[:5])
-    return board
+from conftest import publish_all
 
 
 # --- scores against hand-computed examples ------------------------------------------------
