@@ -39,15 +39,38 @@ def build_app(board) -> gr.Blocks:
     def model_choices():
         return [(m.title, sid) for sid, m in sorted(board.models.items(), key=lambda kv: kv[1].title.lower())]
 
-    def render_board(category, values, search, types, min_params, max_params):
+    def current_view(category, values, search, types, min_params, max_params):
         board.refresh()
         table = views.leaderboard_table(board, category, values)
-        shown = views.filter_table(table, search, types, min_params, max_params)
+        return views.filter_table(table, search, types, min_params, max_params), views.score_columns(board, category)
+
+    def board_view(*view):
+        """(styled table, its datatypes, legend, CSV path, JSON path) of the view."""
+        shown, score_columns = current_view(*view)
         display = views.with_model_links(shown)
-        score = views.score_columns(board, category)[0][1]
-        return (gr.Dataframe(value=views.emphasised(display, score), datatype=views.column_types(display)),
-                views.category_legend(board, category), views.score_scatter(shown, score),
-                views.export_table(shown, "csv"), views.export_table(shown, "json"))
+        return (views.emphasised(display, score_columns[0][1]), views.column_types(display),
+                views.category_legend(board, view[0]), views.export_table(shown, "csv"),
+                views.export_table(shown, "json"))
+
+    def render_board(*view):
+        styled, datatypes, *rest = board_view(*view)
+        return gr.Dataframe(value=styled, datatype=datatypes), *rest
+
+    def render_plot(plot_open, *view):
+        if not plot_open:  # plotly is the slowest thing to draw: only when it is shown
+            return gr.skip()
+        shown, score_columns = current_view(*view)
+        return views.score_scatter(shown, score_columns[0][1])
+
+    default_view = (OVERALL, views.WIN_SCORE, "", [], 0, 0)
+    first_table, first_types, first_legend, first_csv, first_json = board_view(*default_view)
+    first_revision = board.revision
+
+    def refresh_board(*view):
+        """On page load: the page was built with the board as it was at start-up."""
+        if board.refresh() or board.revision != first_revision or tuple(view) != default_view:
+            return render_board(*view)
+        return (gr.skip(),) * 4
 
     def render_model(submission_id, category):
         if not submission_id or submission_id not in board.models:
@@ -92,21 +115,23 @@ def build_app(board) -> gr.Blocks:
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):
                 with gr.Row():
-                    category = gr.Dropdown(categories, value=OVERALL, label="Category", elem_id="category")
-                    values = gr.Radio(VALUE_CHOICES, value=views.WIN_SCORE, label="Show")
+                    category = gr.Dropdown(categories, value=default_view[0], label="Category", elem_id="category")
+                    values = gr.Radio(VALUE_CHOICES, value=default_view[1], label="Show")
                     search = gr.Textbox(label="Search model or team", elem_id="search")
                 with gr.Row():
                     types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type")
                     min_params = gr.Number(label="Min parameters (B)", value=0, minimum=0)
                     max_params = gr.Number(label="Max parameters (B), 0 = no limit", value=0, minimum=0)
-                table = gr.Dataframe(label="Ranking", interactive=False, max_height=700, elem_id="board",
-                                     pinned_columns=2, wrap=True)
+                table = gr.Dataframe(first_table, datatype=first_types, label="Ranking", interactive=False,
+                                     max_height=700, elem_id="board", pinned_columns=2, wrap=True)
                 with gr.Row():
-                    csv_button = gr.DownloadButton("Download CSV", size="sm")
-                    json_button = gr.DownloadButton("Download JSON", size="sm")
-                legend = gr.Markdown()
-                scatter = gr.Plot(label="Score against model size")
-            with gr.Tab("Model details", id="details"):
+                    csv_button = gr.DownloadButton("Download CSV", value=first_csv, size="sm")
+                    json_button = gr.DownloadButton("Download JSON", value=first_json, size="sm")
+                legend = gr.Markdown(first_legend)
+                plot_open = gr.State(False)
+                with gr.Accordion("Plot: score against model size", open=False) as plot_box:
+                    scatter = gr.Plot(show_label=False, elem_id="scatter")
+            with gr.Tab("Model details", id="details") as details_tab:
                 with gr.Row():
                     top = board.ranked().index
                     model_pick = gr.Dropdown(model_choices(), value=top[0] if len(top) else None, label="Model",
@@ -149,14 +174,20 @@ def build_app(board) -> gr.Blocks:
                 gr.Markdown(content.ABOUT)
 
         board_inputs = [category, values, search, types, min_params, max_params]
-        board_outputs = [table, legend, scatter, csv_button, json_button]
+        board_outputs = [table, legend, csv_button, json_button]
         for control in board_inputs:
             control.change(render_board, board_inputs, board_outputs, queue=False)
-        app.load(render_board, board_inputs, board_outputs)
+            control.change(render_plot, [plot_open, *board_inputs], scatter, queue=False)
+        app.load(refresh_board, board_inputs, board_outputs, queue=False)
+        plot_box.expand(lambda: True, None, plot_open).then(render_plot, [plot_open, *board_inputs], scatter,
+                                                           queue=False)
+        plot_box.collapse(lambda: False, None, plot_open)
         details_outputs = [card, bars, duel_view, duel_csv]
         for control in (model_pick, detail_category):
             control.change(render_model, [model_pick, detail_category], details_outputs, queue=False)
-        app.load(render_model, [model_pick, detail_category], details_outputs)
+        # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
+        # the heaviest thing on the page.
+        details_tab.select(render_model, [model_pick, detail_category], details_outputs, queue=False)
 
         presubmit_button.click(
             presubmit, [team, model, model_type, params, input_length, precision, description, link, file],

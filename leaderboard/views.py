@@ -114,7 +114,7 @@ def emphasised(table: pd.DataFrame, score_column: str, highlight: str | None = N
         style = style.apply(lambda row: ["background-color: #fff3c4" if row.name == highlight else ""] * len(row),
                             axis=1)
     scores = [c for c in table.select_dtypes("float").columns if c != "Parameters (B)"]
-    return style.format(precision=2, subset=scores)
+    return style.format(precision=2, subset=scores).format("{:g}", subset=["Parameters (B)"])
 
 
 def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
