@@ -6,6 +6,7 @@ publication and rebuilds take the lock.
 """
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -15,11 +16,14 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from leaderboard import ranking
-from leaderboard.store import LocalStore, PublishedModel
+from leaderboard.snapshot import snapshot_parquet
+from leaderboard.store import LocalStore, Publication, PublishedModel, StoreConflict, StoreError
 from leaderboard.submission import (ParsedSubmission, SubmissionError, SubmissionMetadata, TaskReference,
                                     parse_submission, submission_id, validate_metadata)
 from leaderboard.tasks import Benchmark, load_benchmark
 from leaderboard.tournament import Progress, Tournament, no_progress, play, summarize
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -52,27 +56,31 @@ class Leaderboard:
 
     def load(self, progress: Progress = no_progress) -> None:
         """Read the store; per-model arrays come from the cache or, on a miss, the file."""
+        revision = self.store.revision(fresh=True)
         ids = self.store.submission_ids()
+        known = getattr(self, "models", {})  # a submission's file never changes: reuse what is loaded
         models, problems = {}, []
         for k, sid in enumerate(ids):
             progress(k / max(len(ids), 1), f"loading {sid}")
             try:
-                models[sid] = self.store.load_cached(sid) or self._model_from_file(sid)
+                models[sid] = known.get(sid) or self.store.load_cached(sid) or self._model_from_file(sid)
             except SubmissionError as e:
                 problems.append(f"data/{sid}.json is skipped: {e.problems[0]}")
         tournament = Tournament.from_json(self.store.read_tournament(), self.benchmark.task_ids, list(models))
-        self._set_state(models, tournament, self.store.revision())
+        self._set_state(models, tournament, revision)
         self.load_problems = problems
 
     def _set_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision) -> None:
         self.models, self.tournament, self.revision = models, tournament, revision
         self._ranked = ranking.ranked(ranking.scores_table(tournament, self.benchmark), self.submitted)
 
-    def refresh(self) -> bool:
-        """Reload when the store changed under us (another process published)."""
-        if self.store.revision() == self.revision:
+    def refresh(self, fresh: bool = False) -> bool:
+        """Reload when the store changed under us (another process or replica published).
+        fresh=True asks a remote store now instead of using its last polled revision."""
+        if self.store.revision(fresh=fresh) == self.revision:
             return False
-        self.load()
+        with self._lock:
+            self.load()
         return True
 
     def _model_from_file(self, sid: str) -> PublishedModel:
@@ -148,60 +156,163 @@ class Leaderboard:
 
     def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None) -> str:
         """Store the previewed model; duels against models published since the preview
-        are run first. Returns the submission id."""
-        with self._lock, self.store.lock():
-            self.refresh()
-            sid = preview.submission_id
-            if sid in self.models:
-                raise SubmissionError(f"{preview.model.title} is already published ({sid})")
-            progress(0.2, "running missing duels")
-            opponents = list(self._ranked.index[:ranking.TOP_OPPONENTS])
-            tournament = self.tournament.copy()
-            results = {sid: preview.model.results, **{o: self.models[o].results for o in opponents}}
-            play(self.benchmark, tournament, sid, results, opponents, reuse=preview.tournament)
-            metadata = self._stored_metadata(preview.metadata, preview.parsed, sid,
-                                             time.time() if submitted_at is None else submitted_at)
-            model = PublishedModel(sid, metadata, preview.model.results, preview.model.references)
-            models = {**self.models, sid: model}
-            progress(0.6, "writing")
-            document = {**preview.parsed.document, "submission_metadata": metadata}
-            self.store.publish(sid, document, tournament.to_json(), {s: m.title for s, m in models.items()})
-            self.store.save_cached(model)
-            self._set_state(models, tournament, self.store.revision())
-            progress(1.0, "published")
-            return sid
+        are run first. The write is checked against the revision the duels were computed
+        on; if another publication landed meanwhile, refresh, duel it, and try again.
+        Returns the submission id."""
+        sid = preview.submission_id
+        reuse = preview.tournament
+        for attempt in range(PUBLISH_ATTEMPTS):
+            with self._lock, self.store.lock():
+                self.refresh(fresh=True)
+                if sid in self.models:
+                    raise SubmissionError(f"{preview.model.title} is already published ({sid})")
+                progress(0.2, "running missing duels")
+                opponents = list(self._ranked.index[:ranking.TOP_OPPONENTS])
+                tournament = self.tournament.copy()
+                results = {sid: preview.model.results, **{o: self.models[o].results for o in opponents}}
+                play(self.benchmark, tournament, sid, results, opponents, reuse=reuse)
+                metadata = self._stored_metadata(preview.metadata, preview.parsed, sid,
+                                                 time.time() if submitted_at is None else submitted_at)
+                model = PublishedModel(sid, metadata, preview.model.results, preview.model.references)
+                models = {**self.models, sid: model}
+                progress(0.6, "writing")
+                document = {**preview.parsed.document, "submission_metadata": metadata}
+                publication = Publication(sid, document, tournament.to_json(), _titles(models),
+                                          self._snapshot(models, tournament), model)
+                try:
+                    revision = self.store.publish(publication, parent=self.revision)
+                except StoreConflict:
+                    log.info("publishing %s: the store moved on (attempt %d), refreshing", sid, attempt + 1)
+                    reuse = tournament
+                    continue
+                except StoreError as e:
+                    raise SubmissionError(f"publishing failed, nothing was published: {e}") from None
+                self._set_state(models, tournament, revision)
+                progress(1.0, "published")
+                return sid
+        raise SubmissionError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
+                              f"nothing was published, please try again")
+
+    def _snapshot(self, models: dict, tournament: Tournament) -> bytes:
+        submitted = pd.Series({sid: m.submitted for sid, m in models.items()}, dtype=float)
+        return snapshot_parquet(models, ranking.ranked(ranking.scores_table(tournament, self.benchmark), submitted),
+                                self.benchmark)
+
+    def _write_tournament(self, tournament: Tournament, message: str) -> None:
+        try:
+            revision = self.store.write_tournament(tournament.to_json(), self.titles(),
+                                                   self._snapshot(self.models, tournament), parent=self.revision,
+                                                   message=message)
+        except (StoreConflict, StoreError) as e:
+            raise SubmissionError(f"writing the duels failed, nothing was written: {e}") from None
+        self._set_state(self.models, tournament, revision)
 
     def rebuild(self, progress: Progress = no_progress) -> int:
         """Replay the submissions in time order, each dueling the top models of its
-        day; run only the duels that are missing. Returns how many opponents were dueled."""
+        day; run only the duels that are missing (duels of removed models are dropped
+        on loading). Returns how many opponents were dueled."""
         with self._lock, self.store.lock():
-            self.refresh()
-            order = sorted(self.models.values(), key=lambda m: (m.submitted, m.submission_id))
-            ids = [m.submission_id for m in order]
+            self.refresh(fresh=True)
             tournament = self.tournament.copy()
-            results = {sid: m.results for sid, m in self.models.items()}
-            submitted = self.submitted
             dueled = 0
-            for k in range(1, len(ids)):
-                progress(k / len(ids), f"duels of {ids[k]}")
-                earlier = ids[:k]
-                table = ranking.scores_table(tournament.subset(earlier), self.benchmark)
-                opponents = ranking.top_ids(table, submitted[earlier])
-                dueled += play(self.benchmark, tournament, ids[k], results, opponents)
-            self.store.write_tournament(tournament.to_json(), self.titles())
-            self._set_state(self.models, tournament, self.store.revision())
+            for k, (sid, opponents) in enumerate(self._expected_opponents(tournament)):
+                progress(k / len(self.models), f"duels of {sid}")
+                results = {s: self.models[s].results for s in (sid, *opponents)}
+                dueled += play(self.benchmark, tournament, sid, results, opponents)
+            self._write_tournament(tournament, "Rebuild the duels")
             return dueled
 
+    def _expected_opponents(self, tournament: Tournament):
+        """(model, the top models of its day) in time order, as the replay defines them.
+        Scores of the earlier models come from `tournament`, which the caller may fill
+        as it goes (rebuild) so that later days see the duels run for earlier ones."""
+        order = sorted(self.models.values(), key=lambda m: (m.submitted, m.submission_id))
+        ids = [m.submission_id for m in order]
+        submitted = self.submitted
+        for k in range(1, len(ids)):
+            earlier = ids[:k]
+            table = ranking.scores_table(tournament.subset(earlier), self.benchmark)
+            yield ids[k], ranking.top_ids(table, submitted[earlier])
 
+    def remove(self, submission_id: str, reason: str) -> None:
+        """Take a model and its duels off the board, in one write."""
+        if not reason.strip():
+            raise SubmissionError("give a reason for the removal")
+        with self._lock, self.store.lock():
+            self.refresh(fresh=True)
+            if submission_id not in self.models:
+                raise SubmissionError(f"no published model {submission_id!r}")
+            models = {s: m for s, m in self.models.items() if s != submission_id}
+            tournament = self.tournament.subset(list(models))
+            try:
+                revision = self.store.remove(submission_id, tournament.to_json(), _titles(models),
+                                             self._snapshot(models, tournament), reason, parent=self.revision)
+            except (StoreConflict, StoreError) as e:
+                raise SubmissionError(f"removing failed, nothing was changed: {e}") from None
+            self._set_state(models, tournament, revision)
+
+    def check(self) -> list[str]:
+        """Integrity report: files that fail validation, duels that are missing (by the
+        replay rule) and duels of models that are not published. Empty when all is well."""
+        self.refresh(fresh=True)
+        problems = list(self.load_problems)
+        for sid, opponents in self._expected_opponents(self.tournament):
+            missing = [o for o in opponents if not self.tournament.has_dueled(sid, o)]
+            if missing:
+                problems.append(f"{sid}: {len(missing)} missing duels (with {', '.join(missing[:3])}"
+                                f"{', ...' if len(missing) > 3 else ''}); run rebuild")
+        raw = self.store.read_tournament()
+        orphans = sorted({a for a in raw if a not in self.models} |
+                         {b for row in raw.values() for b in row if b not in self.models})
+        if orphans:
+            problems.append(f"duels of {len(orphans)} unpublished models ({', '.join(orphans[:3])}"
+                            f"{', ...' if len(orphans) > 3 else ''}); run rebuild to drop them")
+        return problems
+
+    def watch(self, seconds: float) -> threading.Thread:
+        """Poll the store every `seconds` and reload when another replica published."""
+        def loop():
+            while True:
+                time.sleep(seconds)
+                try:
+                    if self.refresh(fresh=True):
+                        log.info("the store changed: reloaded, %d models", len(self.models))
+                except Exception as e:  # noqa: BLE001 - a failed poll must not stop polling
+                    log.warning("polling the store failed: %s", e)
+
+        thread = threading.Thread(target=loop, name="leaderboard-poll", daemon=True)
+        thread.start()
+        return thread
+
+
+def _titles(models: dict) -> dict:
+    return {s: m.title for s, m in models.items()}
+
+
+PUBLISH_ATTEMPTS = 5
 DEMO_STORE = Path(__file__).resolve().parent.parent / "demo_store"
 DEMO_MODELS = 40
 
 
+def open_configured_store():
+    """A HubStore for LEADERBOARD_REPO (with HF_TOKEN), else a LocalStore for
+    LEADERBOARD_STORE, else None (the demo store)."""
+    repo = os.environ.get("LEADERBOARD_REPO")
+    if repo:
+        from leaderboard.hub_store import HubStore
+        return HubStore(repo, token=os.environ.get("HF_TOKEN") or None)
+    folder = os.environ.get("LEADERBOARD_STORE")
+    return LocalStore(folder) if folder else None
+
+
 def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
-    """The store named by LEADERBOARD_STORE, or the local demo store (built on first use)."""
-    configured = os.environ.get("LEADERBOARD_STORE")
-    store = LocalStore(configured or DEMO_STORE)
-    if not configured and not store.submission_ids():
+    """The configured store (see open_configured_store), or the local demo store (built on
+    first use)."""
+    configured = open_configured_store()
+    if configured is not None:
+        return Leaderboard(configured, progress=progress)
+    store = LocalStore(DEMO_STORE)
+    if not store.submission_ids():
         from leaderboard.demo import build_demo_store
         return build_demo_store(store.root, DEMO_MODELS, progress=progress)
     return Leaderboard(store, progress=progress)

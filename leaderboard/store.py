@@ -1,22 +1,27 @@
-"""Where published results live: a local folder in the reference dataset's layout.
+"""Where published results live, in the reference dataset's layout (plus two extras):
 
     data/<submission_id>.json            the full submission + "submission_metadata"
     tournament.json                      {A_id: {B_id: {task: {"significant", "p_value", "delta"}}}}
     submission_id_to_model_title.json    {submission_id: "team/model"}
     .cache/<submission_id>.npz           per-model arrays for the duel engine; rebuildable from data/
+    leaderboard.parquet (+ README.md)    the public ranking snapshot, for `datasets.load_dataset`
 
-A copy of the real dataset opens unchanged. Publication is all-or-nothing: the
-submission file is renamed into `data/` last, and a model counts as published only
-when its file is there, so duels written before a crash belong to no model and are
-ignored.
+`LocalStore` keeps it in a folder, `HubStore` (hub_store.py) in a Hugging Face dataset
+repo; both have the same methods. A copy of the real dataset opens unchanged.
+Publication is all-or-nothing and checked against the revision the duels were computed
+on (`parent`): if the store moved since, `StoreConflict` is raised and nothing is written.
+Locally the submission file is renamed into `data/` last, and a model counts as
+published only when its file is there, so duels written before a crash are ignored.
 """
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import os
 import tempfile
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +32,28 @@ from leaderboard.tournament import ModelResults
 
 TOURNAMENT_FILE = "tournament.json"
 TITLES_FILE = "submission_id_to_model_title.json"
+SNAPSHOT_FILE = "leaderboard.parquet"
 CACHE_VERSION = 1
+
+
+class StoreConflict(Exception):
+    """The store changed since the revision a write was computed on; nothing was written."""
+
+
+class StoreError(Exception):
+    """The store could not be read or written (network, permissions); nothing was written."""
+
+
+@dataclass
+class Publication:
+    """Everything one publication writes, in one commit."""
+
+    submission_id: str
+    document: dict
+    tournament: dict
+    titles: dict
+    snapshot: bytes  # leaderboard.parquet
+    model: "PublishedModel"
 
 
 @dataclass
@@ -72,6 +98,40 @@ def dump_json(obj) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def encode_cached(model: PublishedModel, stamp) -> bytes:
+    """The model's arrays as .npz bytes; `stamp` identifies the data file they came from."""
+    arrays = {f"summary/{t}": s for t, s in model.results.summaries.items()}
+    refs = {}
+    for t, r in model.references.items():
+        refs[t] = {"n": r.n_samples, "doc_ids": r.doc_ids is not None, "n_classes": r.n_classes}
+        if r.doc_ids is not None:
+            arrays[f"doc_ids/{t}"] = r.doc_ids
+        if r.gold is not None:
+            arrays[f"gold/{t}"] = r.gold
+    info = {"version": CACHE_VERSION, "stamp": stamp, "metadata": model.metadata,
+            "aggregates": model.results.aggregates, "references": refs}
+    buffer = io.BytesIO()
+    np.savez(buffer, info=np.array(json.dumps(info)), **arrays)
+    return buffer.getvalue()
+
+
+def decode_cached(source, submission_id: str, stamp) -> PublishedModel | None:
+    """The model from `encode_cached` output (bytes or a path), or None when it is stale,
+    of another version or unreadable."""
+    try:
+        with np.load(io.BytesIO(source) if isinstance(source, bytes) else source) as z:
+            info = json.loads(str(z["info"]))
+            if info["version"] != CACHE_VERSION or info["stamp"] != stamp:
+                return None
+            summaries = {t: z[f"summary/{t}"] for t in info["aggregates"]}
+            references = {t: TaskReference(r["n"], z[f"doc_ids/{t}"] if r["doc_ids"] else None,
+                                           z[f"gold/{t}"] if r["n_classes"] else None, r["n_classes"])
+                          for t, r in info["references"].items()}
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+    return PublishedModel(submission_id, info["metadata"], ModelResults(info["aggregates"], summaries), references)
+
+
 class LocalStore:
     def __init__(self, root: str | Path):
         self.root = Path(root)
@@ -98,8 +158,8 @@ class LocalStore:
         path = self.root / TOURNAMENT_FILE
         return json.loads(path.read_bytes()) if path.exists() else {}
 
-    def revision(self) -> tuple:
-        """Changes whenever a publication, removal or rebuild lands."""
+    def revision(self, fresh: bool = False) -> tuple:
+        """Changes whenever a publication, removal or rebuild lands (always read afresh)."""
         path = self.root / TOURNAMENT_FILE
         return tuple(self.submission_ids()), path.stat().st_mtime_ns if path.exists() else 0
 
@@ -120,43 +180,49 @@ class LocalStore:
             finally:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
-    def write_tournament(self, tournament: dict, titles: dict) -> None:
+    def _check_parent(self, parent) -> None:
+        if parent is not None and self.revision() != parent:
+            raise StoreConflict(f"{self.root} changed since revision {parent}")
+
+    def write_tournament(self, tournament: dict, titles: dict, snapshot: bytes, parent=None,
+                         message: str = "") -> tuple:
+        """Replace the duels (a rebuild); call under lock(). Returns the new revision."""
+        self._check_parent(parent)
         _write_atomically(self.root / TOURNAMENT_FILE, lambda f: f.write(dump_json(tournament)))
         _write_atomically(self.root / TITLES_FILE, lambda f: f.write(dump_json(titles)))
+        _write_atomically(self.root / SNAPSHOT_FILE, lambda f: f.write(snapshot))
+        return self.revision()
 
-    def publish(self, submission_id: str, document: dict, tournament: dict, titles: dict) -> None:
-        """Duels first, the submission file last: its rename is the commit point."""
-        self.write_tournament(tournament, titles)
-        _write_atomically(self.data_dir / f"{submission_id}.json", lambda f: f.write(dump_json(document)))
+    def publish(self, publication: Publication, parent=None) -> tuple:
+        """Duels first, the submission file last: its rename is the commit point. Call
+        under lock(). Returns the new revision."""
+        self._check_parent(parent)
+        self.write_tournament(publication.tournament, publication.titles, publication.snapshot)
+        _write_atomically(self.data_dir / f"{publication.submission_id}.json",
+                          lambda f: f.write(dump_json(publication.document)))
+        self.save_cached(publication.model)
+        return self.revision()
+
+    def remove(self, submission_id: str, tournament: dict, titles: dict, snapshot: bytes, reason: str,
+               parent=None) -> tuple:
+        """Take a model off the board: its file goes first, so a crash leaves only orphan
+        duels (ignored). Call under lock(). Returns the new revision."""
+        self._check_parent(parent)
+        (self.data_dir / f"{submission_id}.json").unlink()
+        (self.cache_dir / f"{submission_id}.npz").unlink(missing_ok=True)
+        self.write_tournament(tournament, titles, snapshot)
+        return self.revision()
 
     # --- the per-model cache -------------------------------------------------------------
 
     def load_cached(self, submission_id: str) -> PublishedModel | None:
         path = self.cache_dir / f"{submission_id}.npz"
         try:
-            with np.load(path) as z:
-                info = json.loads(str(z["info"]))
-                if info["version"] != CACHE_VERSION or info["stamp"] != self._stamp(submission_id):
-                    return None
-                summaries = {t: z[f"summary/{t}"] for t in info["aggregates"]}
-                references = {t: TaskReference(r["n"], z[f"doc_ids/{t}"] if r["doc_ids"] else None,
-                                               z[f"gold/{t}"] if r["n_classes"] else None, r["n_classes"])
-                              for t, r in info["references"].items()}
-        except (OSError, KeyError, ValueError):
+            stamp = self._stamp(submission_id)
+        except OSError:
             return None
-        return PublishedModel(submission_id, info["metadata"], ModelResults(info["aggregates"], summaries),
-                              references)
+        return decode_cached(path, submission_id, stamp) if path.exists() else None
 
     def save_cached(self, model: PublishedModel) -> None:
-        arrays = {f"summary/{t}": s for t, s in model.results.summaries.items()}
-        refs = {}
-        for t, r in model.references.items():
-            refs[t] = {"n": r.n_samples, "doc_ids": r.doc_ids is not None, "n_classes": r.n_classes}
-            if r.doc_ids is not None:
-                arrays[f"doc_ids/{t}"] = r.doc_ids
-            if r.gold is not None:
-                arrays[f"gold/{t}"] = r.gold
-        info = {"version": CACHE_VERSION, "stamp": self._stamp(model.submission_id), "metadata": model.metadata,
-                "aggregates": model.results.aggregates, "references": refs}
-        _write_atomically(self.cache_dir / f"{model.submission_id}.npz",
-                          lambda f: np.savez(f, info=np.array(json.dumps(info)), **arrays))
+        data = encode_cached(model, self._stamp(model.submission_id))
+        _write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))

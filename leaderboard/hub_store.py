@@ -1,0 +1,182 @@
+"""The store in a Hugging Face dataset repo (same layout and methods as `LocalStore`).
+
+Every read happens at one commit (`revision`), so a reader never mixes two
+publications. Every write is one commit made with `parent_commit` = the revision the
+caller computed on: the Hub refuses it (HTTP 412) if another replica committed first,
+which becomes `StoreConflict`, and the caller refreshes and tries again.
+
+Per-model arrays are read from `.cache/<id>.npz` (committed with each publication) or,
+for submissions without one (a copy of the reference dataset), built once from the JSON
+and kept in a local cache folder; either way they are checked against the git blob id
+of the submission file they came from. The token is given to `huggingface_hub` only; it
+is never logged and never part of an error message.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, hf_hub_download
+from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+from huggingface_hub.hf_api import RepoFile
+
+from leaderboard.snapshot import dataset_card
+from leaderboard.store import (SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, Publication, PublishedModel,
+                               StoreConflict, StoreError, _write_atomically, decode_cached, dump_json,
+                               encode_cached)
+
+CARD_FILE = "README.md"
+
+
+def git_blob_id(data: bytes) -> str:
+    """The id git (and the Hub) gives a file with these bytes."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def default_cache_dir(repo_id: str) -> Path:
+    home = Path(os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface")
+    return home / "leaderboard" / repo_id.replace("/", "__")
+
+
+class HubStore:
+    def __init__(self, repo_id: str, token: str | None = None, endpoint: str | None = None,
+                 cache_dir: str | Path | None = None, benchmark_name: str = "BenCzechMark"):
+        self.repo_id, self.benchmark_name = repo_id, benchmark_name
+        self.api = HfApi(endpoint=endpoint, token=token)
+        self.cache_dir = Path(cache_dir or default_cache_dir(repo_id))
+        self._write_lock = threading.Lock()
+        self._sha: str | None = None
+        self._files: dict[str, str] = {}  # path -> git blob id at self._sha
+
+    def __repr__(self) -> str:  # no token here: reprs end up in logs
+        return f"HubStore({self.repo_id!r} at {self.api.endpoint})"
+
+    # --- reading, all at self._sha -------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _hub_errors(self, doing: str):
+        try:
+            yield
+        except RepositoryNotFoundError:
+            raise StoreError(f"{doing}: dataset repo {self.repo_id} not found at {self.api.endpoint} "
+                             f"(create it on the Hub first, or check LEADERBOARD_REPO and HF_TOKEN)") from None
+        except HfHubHTTPError as e:
+            status = e.response.status_code if e.response is not None else "?"
+            if status in (409, 412):
+                raise StoreConflict(f"{doing}: {self.repo_id} has a newer commit than {self._sha}") from None
+            hint = " (HF_TOKEN must be a token with write access)" if status in (401, 403) else ""
+            raise StoreError(f"{doing}: the Hub answered HTTP {status}{hint}") from None
+        except OSError as e:  # network errors (httpx errors are OSErrors here too)
+            raise StoreError(f"{doing}: cannot reach {self.api.endpoint} ({type(e).__name__})") from None
+
+    def _sync(self, sha: str | None = None) -> None:
+        with self._hub_errors("reading the leaderboard repo"):
+            sha = sha or self.api.repo_info(self.repo_id, repo_type="dataset").sha
+            if sha != self._sha:
+                tree = self.api.list_repo_tree(self.repo_id, repo_type="dataset", revision=sha, recursive=True)
+                self._files = {e.path: e.blob_id for e in tree if isinstance(e, RepoFile)}
+                self._sha = sha
+
+    def exists(self) -> bool:
+        try:
+            self._sync()
+        except StoreError:
+            return False
+        return True
+
+    def revision(self, fresh: bool = False) -> str:
+        """The commit every read refers to; fresh=True asks the Hub for the newest one."""
+        if fresh or self._sha is None:
+            self._sync()
+        return self._sha
+
+    def _read(self, path: str) -> bytes:
+        self.revision()
+        with self._hub_errors(f"downloading {path}"):
+            local = hf_hub_download(self.repo_id, path, repo_type="dataset", revision=self._sha,
+                                    endpoint=self.api.endpoint, token=self.api.token)
+        return Path(local).read_bytes()
+
+    def submission_ids(self) -> list[str]:
+        self.revision()
+        return sorted(p[len("data/"):-len(".json")] for p in self._files
+                      if p.startswith("data/") and p.endswith(".json") and p.count("/") == 1)
+
+    def read_document(self, submission_id: str) -> bytes:
+        return self._read(f"data/{submission_id}.json")
+
+    def read_tournament(self) -> dict:
+        self.revision()
+        return json.loads(self._read(TOURNAMENT_FILE)) if TOURNAMENT_FILE in self._files else {}
+
+    # --- the per-model cache ---------------------------------------------------------------
+
+    def load_cached(self, submission_id: str) -> PublishedModel | None:
+        stamp = self._files.get(f"data/{submission_id}.json")
+        local = self.cache_dir / f"{submission_id}.npz"
+        model = decode_cached(local, submission_id, stamp) if local.exists() else None
+        if model is None and f".cache/{submission_id}.npz" in self._files:
+            data = self._read(f".cache/{submission_id}.npz")
+            model = decode_cached(data, submission_id, stamp)
+            if model is not None:
+                _write_atomically(local, lambda f: f.write(data))
+        return model
+
+    def save_cached(self, model: PublishedModel, stamp: str | None = None) -> None:
+        """Keep the arrays locally (publications also commit them to the repo)."""
+        stamp = stamp or self._files[f"data/{model.submission_id}.json"]
+        data = encode_cached(model, stamp)
+        _write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
+
+    # --- writing: one commit each, on top of `parent` ----------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self):
+        """Within this process; between replicas `parent_commit` keeps writes consistent."""
+        with self._write_lock:
+            yield
+
+    def _commit(self, operations: list, message: str, parent: str | None) -> str:
+        self.revision()
+        if CARD_FILE not in self._files:
+            operations.append(CommitOperationAdd(CARD_FILE, dataset_card(self.benchmark_name)))
+        with self._hub_errors("committing to the leaderboard repo"):
+            info = self.api.create_commit(self.repo_id, operations, commit_message=message, repo_type="dataset",
+                                          parent_commit=parent or self._sha)
+        self._sync(info.oid)
+        return info.oid
+
+    @staticmethod
+    def _board_files(tournament: dict, titles: dict, snapshot: bytes) -> list:
+        return [CommitOperationAdd(TOURNAMENT_FILE, dump_json(tournament)),
+                CommitOperationAdd(TITLES_FILE, dump_json(titles)),
+                CommitOperationAdd(SNAPSHOT_FILE, snapshot)]
+
+    def publish(self, publication: Publication, parent: str | None = None) -> str:
+        sid = publication.submission_id
+        document = dump_json(publication.document)
+        stamp = git_blob_id(document)
+        cached = encode_cached(publication.model, stamp)
+        operations = [CommitOperationAdd(f"data/{sid}.json", document),
+                      CommitOperationAdd(f".cache/{sid}.npz", cached),
+                      *self._board_files(publication.tournament, publication.titles, publication.snapshot)]
+        revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent)
+        self.save_cached(publication.model, stamp)
+        return revision
+
+    def write_tournament(self, tournament: dict, titles: dict, snapshot: bytes, parent: str | None = None,
+                         message: str = "Update the duels") -> str:
+        return self._commit(self._board_files(tournament, titles, snapshot), message, parent)
+
+    def remove(self, submission_id: str, tournament: dict, titles: dict, snapshot: bytes, reason: str,
+               parent: str | None = None) -> str:
+        self.revision()
+        operations = [CommitOperationDelete(f"data/{submission_id}.json")]
+        if f".cache/{submission_id}.npz" in self._files:
+            operations.append(CommitOperationDelete(f".cache/{submission_id}.npz"))
+        operations += self._board_files(tournament, titles, snapshot)
+        return self._commit(operations, f"Remove {submission_id}: {reason}", parent)

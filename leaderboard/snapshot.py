@@ -1,0 +1,52 @@
+"""The public snapshot: the ranking as one Parquet table, written with every publication so
+that `datasets.load_dataset("<repo>")` returns it (the dataset card points at it)."""
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from leaderboard.tasks import Benchmark
+
+METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
+                   "link_to_model", "description", "submission_timestamp"]
+
+
+def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
+    """One row per model, best first: ids, metadata, rank, overall, category and task win
+    scores (fractions in [0, 1])."""
+    meta = pd.DataFrame([{field: models[sid].metadata.get(field) for field in METADATA_FIELDS}
+                         for sid in ranked.index])
+    scores = ranked.reset_index(drop=True)
+    table = pd.concat([pd.DataFrame({"submission_id": list(ranked.index),
+                                     "title": [models[sid].title for sid in ranked.index]}),
+                       meta, scores], axis=1)
+    table["parameters"] = pd.to_numeric(table["parameters"], errors="coerce")
+    table["input_length"] = pd.to_numeric(table["input_length"], errors="coerce").astype("Int64")
+    table["submission_timestamp"] = pd.to_numeric(table["submission_timestamp"], errors="coerce")
+    for column in ("team_name", "model_name", "model_type", "precision", "link_to_model", "description"):
+        table[column] = table[column].astype("string")
+    return table
+
+
+def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark) -> bytes:
+    buffer = io.BytesIO()
+    snapshot_table(models, ranked, benchmark).to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def dataset_card(benchmark_name: str) -> bytes:
+    """README.md whose `configs` make load_dataset read only the snapshot (the repo also
+    holds the raw submissions as JSON)."""
+    return f"""---
+configs:
+- config_name: default
+  data_files: leaderboard.parquet
+---
+# {benchmark_name} duel leaderboard
+
+`leaderboard.parquet` is the current ranking, one row per published model: ids, metadata,
+rank, overall win score, one column per category and per task (win scores as fractions).
+It is rewritten by every publication. Raw per-sample submissions are in `data/`, all
+duels (p-values, deltas) in `tournament.json`.
+""".encode()

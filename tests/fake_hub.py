@@ -1,0 +1,306 @@
+"""A local stand-in for the Hugging Face Hub: the HTTP endpoints the real `huggingface_hub`
+client (and `datasets`) call for dataset repos, served over real git repositories on disk.
+
+    hub = FakeHub(tmp_path / "hub", token="hf_test"); hub.start()
+    hub.create_repo("owner/name")                  # one commit holding .gitattributes
+    os.environ["HF_ENDPOINT"] = hub.url
+
+Commits follow the Hub's rules: `parentCommit` must be the branch head (else HTTP 412),
+and the branch moves by compare-and-swap (`git update-ref NEW OLD`), so a commit lands
+whole or not at all. `fail_next_commits` makes the next commits fail with HTTP 500 before
+anything is written. Writes need `Authorization: Bearer <token>`; reads are public.
+"""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "hub", "GIT_AUTHOR_EMAIL": "hub@localhost", "GIT_COMMITTER_NAME": "hub",
+           "GIT_COMMITTER_EMAIL": "hub@localhost"}
+REPO = r"(?P<repo>[^/]+/[^/]+)"
+REV = r"(?P<rev>[^/]+)"
+
+
+class HubError(Exception):
+    def __init__(self, status: int, message: str, code: str | None = None):
+        super().__init__(message)
+        self.status, self.message, self.code = status, message, code
+
+
+class GitRepo:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def git(self, *args, input: bytes | None = None, env: dict | None = None) -> bytes:
+        out = subprocess.run(["git", "--git-dir", str(self.path), *args], input=input, capture_output=True,
+                             env={**os.environ, **GIT_ENV, **(env or {})})
+        if out.returncode:
+            raise subprocess.CalledProcessError(out.returncode, args, out.stdout, out.stderr)
+        return out.stdout
+
+    def resolve(self, rev: str) -> str:
+        try:
+            return self.git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}").decode().strip()
+        except subprocess.CalledProcessError:
+            raise HubError(404, f"Invalid rev id: {rev}", "RevisionNotFound")
+
+    def entries(self, sha: str, path: str = "", recursive: bool = True) -> list[dict]:
+        """Files and folders under `path` at commit `sha`, as the Hub's tree API lists them."""
+        args = ["ls-tree", "-l", "-z"] + (["-r", "-t"] if recursive else [])
+        target = f"{sha}:{path}" if path else sha
+        try:
+            raw = self.git(*args, target)
+        except subprocess.CalledProcessError:
+            raise HubError(404, f"Entry not found: {path}", "EntryNotFound")
+        out = []
+        for line in filter(None, raw.decode().split("\0")):
+            meta, name = line.split("\t", 1)
+            _, kind, oid, size = meta.split()
+            full = f"{path}/{name}" if path else name
+            out.append({"type": "directory", "oid": oid, "size": 0, "path": full} if kind == "tree" else
+                       {"type": "file", "oid": oid, "size": int(size), "path": full})
+        return out
+
+    def blob(self, sha: str, path: str) -> tuple[str, bytes]:
+        try:
+            oid = self.git("rev-parse", f"{sha}:{path}").decode().strip()
+            return oid, self.git("cat-file", "blob", oid)
+        except subprocess.CalledProcessError:
+            raise HubError(404, f"Entry not found: {path}", "EntryNotFound")
+
+    def commit(self, parent: str, adds: dict[str, bytes], deletes: list[str], message: str) -> str:
+        """A commit on top of `parent`; raises HubError(412) if main moved meanwhile."""
+        index = self.path / f"index-{threading.get_ident()}"
+        env = {"GIT_INDEX_FILE": str(index)}
+        try:
+            self.git("read-tree", parent, env=env)
+            existing = self.git("ls-files", "-z", env=env).decode().split("\0")
+            gone = [p for p in existing if p and any(p == d or p.startswith(d.rstrip("/") + "/") for d in deletes)]
+            for d in deletes:
+                if d not in gone and not any(p.startswith(d.rstrip("/") + "/") for p in gone):
+                    raise HubError(404, f"A file with this name doesn't exist: {d}", "EntryNotFound")
+            info = [f"0 {'0' * 40}\t{p}" for p in gone]  # mode 0 removes the entry
+            for path, content in adds.items():
+                oid = self.git("hash-object", "-w", "--stdin", input=content).decode().strip()
+                info.append(f"100644 {oid}\t{path}")
+            if info:
+                self.git("update-index", "--add", "--index-info", input="\n".join(info).encode() + b"\n", env=env)
+            tree = self.git("write-tree", env=env).decode().strip()
+            new = self.git("commit-tree", tree, "-p", parent, "-m", message).decode().strip()
+            try:
+                self.git("update-ref", "refs/heads/main", new, parent)
+            except subprocess.CalledProcessError:
+                raise HubError(412, "A commit has happened since. Please refresh and try again.")
+            return new
+        finally:
+            index.unlink(missing_ok=True)
+
+
+class FakeHub:
+    def __init__(self, root: Path, token: str = "hf_test_token"):
+        self.root, self.token = Path(root), token
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.fail_next_commits = 0
+        self.commits = 0  # successful commits, all repos
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def repo(self, repo_id: str) -> GitRepo:
+        path = self.root / f"{repo_id}.git"
+        if not path.is_dir():
+            raise HubError(404, f"Repository not found: {repo_id}", "RepoNotFound")
+        return GitRepo(path)
+
+    def create_repo(self, repo_id: str, files: dict[str, bytes] | None = None) -> str:
+        """A new dataset repo whose first commit holds .gitattributes (as on the Hub) and `files`."""
+        path = self.root / f"{repo_id}.git"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["git", "init", "--bare", "-q", "-b", "main", str(path)], check=True)
+        repo = GitRepo(path)
+        empty = repo.git("mktree", input=b"").decode().strip()
+        root = repo.git("commit-tree", empty, "-m", "initial commit").decode().strip()
+        repo.git("update-ref", "refs/heads/main", root)
+        return repo.commit(root, {".gitattributes": b"*.parquet filter=lfs diff=lfs merge=lfs -text\n",
+                                  **(files or {})}, [], "Initial files")
+
+    def head(self, repo_id: str) -> str:
+        return self.repo(repo_id).resolve("main")
+
+    def read(self, repo_id: str, path: str, rev: str = "main") -> bytes:
+        repo = self.repo(repo_id)
+        return repo.blob(repo.resolve(rev), path)[1]
+
+    def files(self, repo_id: str, rev: str = "main") -> list[str]:
+        repo = self.repo(repo_id)
+        return sorted(e["path"] for e in repo.entries(repo.resolve(rev)) if e["type"] == "file")
+
+    # --- the server ------------------------------------------------------------------------
+
+    def start(self) -> "FakeHub":
+        hub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_GET(self):
+                hub._dispatch(self, "GET")
+
+            def do_HEAD(self):
+                hub._dispatch(self, "HEAD")
+
+            def do_POST(self):
+                hub._dispatch(self, "POST")
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server:
+            self._server.shutdown()
+            self._server.server_close()
+
+    ROUTES = [
+        ("GET", rf"/api/datasets/{REPO}(?:/revision/{REV})?", "_info"),
+        ("GET", rf"/api/datasets/{REPO}/tree/{REV}(?:/(?P<path>.*))?", "_tree"),
+        ("POST", rf"/api/datasets/{REPO}/paths-info/{REV}", "_paths_info"),
+        ("POST", rf"/api/datasets/{REPO}/preupload/{REV}", "_preupload"),
+        ("POST", rf"/api/datasets/{REPO}/commit/{REV}", "_commit"),
+        ("POST", r"/api/validate-yaml", "_validate_yaml"),
+        ("GET", rf"/datasets/{REPO}/resolve/{REV}/(?P<path>.+)", "_resolve"),
+        ("HEAD", rf"/datasets/{REPO}/resolve/{REV}/(?P<path>.+)", "_resolve"),
+    ]
+
+    def _dispatch(self, request: BaseHTTPRequestHandler, method: str) -> None:
+        url = urlparse(request.path)
+        body = request.rfile.read(int(request.headers.get("Content-Length") or 0)) if method == "POST" else b""
+        try:
+            for route_method, pattern, handler in self.ROUTES:
+                match = re.fullmatch(pattern, url.path)
+                if route_method == method and match:
+                    args = {k: unquote(v) for k, v in match.groupdict().items() if v is not None}
+                    status, headers, payload = getattr(self, handler)(request, body, parse_qs(url.query), **args)
+                    break
+            else:
+                raise HubError(404, f"no route {method} {url.path}")
+        except Exception as e:  # noqa: BLE001 - every failure becomes an HTTP error, as on the Hub
+            if not isinstance(e, HubError):
+                e = HubError(500, f"{type(e).__name__}: {e}")
+            status, payload = e.status, json.dumps({"error": e.message}).encode()
+            headers = {"Content-Type": "application/json", **({"X-Error-Code": e.code} if e.code else {}),
+                       "X-Error-Message": e.message}
+        request.send_response(status)
+        for key, value in headers.items():
+            request.send_header(key, value)
+        request.send_header("Content-Length", str(len(payload)))
+        request.end_headers()
+        if method != "HEAD":
+            request.wfile.write(payload)
+
+    @staticmethod
+    def _json(obj, status: int = 200):
+        return status, {"Content-Type": "application/json"}, json.dumps(obj).encode()
+
+    def _info(self, request, body, query, repo, rev="main"):
+        git = self.repo(repo)
+        sha = git.resolve(rev)
+        siblings = [{"rfilename": e["path"]} for e in git.entries(sha) if e["type"] == "file"]
+        return self._json({"_id": repo, "id": repo, "author": repo.split("/")[0], "sha": sha, "private": False,
+                           "disabled": False, "gated": False, "downloads": 0, "likes": 0, "tags": [],
+                           "lastModified": "2026-01-01T00:00:00.000Z", "siblings": siblings})
+
+    def _tree(self, request, body, query, repo, rev, path=""):
+        git = self.repo(repo)
+        recursive = query.get("recursive", ["false"])[0].lower() in ("1", "true")
+        return self._json(git.entries(git.resolve(rev), path.strip("/"), recursive))
+
+    def _paths_info(self, request, body, query, repo, rev):
+        git = self.repo(repo)
+        sha = git.resolve(rev)
+        if request.headers.get("Content-Type", "").startswith("application/json"):
+            paths = json.loads(body).get("paths", [])
+        else:
+            paths = parse_qs(body.decode()).get("paths", [])
+        found = []
+        for path in paths:
+            parent, _, _ = path.strip("/").rpartition("/")
+            try:
+                found += [e for e in git.entries(sha, parent, recursive=False) if e["path"] == path.strip("/")]
+            except HubError:
+                pass
+        return self._json(found)
+
+    def _check_token(self, request):
+        if request.headers.get("Authorization") != f"Bearer {self.token}":
+            raise HubError(401, "Invalid credentials in Authorization header")
+
+    def _preupload(self, request, body, query, repo, rev):
+        self._check_token(request)
+        git = self.repo(repo)
+        sha = git.resolve(rev)
+        files = []
+        for f in json.loads(body)["files"]:
+            try:
+                oid = git.blob(sha, f["path"])[0]
+            except HubError:
+                oid = None
+            files.append({"path": f["path"], "uploadMode": "regular", "shouldIgnore": False, "oid": oid})
+        return self._json({"files": files, "commitOid": sha})
+
+    def _validate_yaml(self, request, body, query):
+        return self._json({"errors": [], "warnings": []})
+
+    def _commit(self, request, body, query, repo, rev):
+        self._check_token(request)
+        git = self.repo(repo)
+        lines = [json.loads(line) for line in body.decode().splitlines() if line.strip()]
+        header = next(item["value"] for item in lines if item["key"] == "header")
+        adds, deletes = {}, []
+        for item in lines:
+            if item["key"] == "file":
+                adds[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
+            elif item["key"] in ("deletedFile", "deletedFolder"):
+                deletes.append(item["value"]["path"])
+            elif item["key"] != "header":
+                raise HubError(400, f"unsupported commit operation {item['key']}")
+        with self._lock:
+            if self.fail_next_commits:
+                self.fail_next_commits -= 1
+                raise HubError(500, "Internal Error (injected)")
+            head = git.resolve(rev)
+            parent = header.get("parentCommit")
+            if parent and parent != head:
+                raise HubError(412, "A commit has happened since. Please refresh and try again.")
+            new = git.commit(head, adds, deletes, header.get("summary") or "commit")
+            self.commits += 1
+        return self._json({"success": True, "commitOid": new, "commitUrl": f"{self.url}/datasets/{repo}/commit/{new}",
+                           "hookOutput": ""})
+
+    def _resolve(self, request, body, query, repo, rev, path):
+        git = self.repo(repo)
+        sha = git.resolve(rev)
+        oid, content = git.blob(sha, path)
+        headers = {"X-Repo-Commit": sha, "ETag": f'"{oid}"', "Content-Type": "application/octet-stream",
+                   "Accept-Ranges": "bytes"}
+        ranged = re.fullmatch(r"bytes=(\d+)-(\d*)", request.headers.get("Range", ""))
+        if ranged:
+            start = int(ranged[1])
+            end = int(ranged[2]) if ranged[2] else len(content) - 1
+            headers["Content-Range"] = f"bytes {start}-{min(end, len(content) - 1)}/{len(content)}"
+            return 206, headers, content[start:end + 1]
+        return 200, headers, content  # for HEAD only Content-Length is sent
