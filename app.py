@@ -13,6 +13,8 @@ import gradio as gr
 import content
 from leaderboard import views
 from leaderboard.board import Preview, open_configured_board
+from leaderboard.hub_store import HubStore
+from leaderboard.store import StoreError
 from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
 
 log = logging.getLogger("leaderboard.app")
@@ -203,8 +205,13 @@ def build_app(board) -> gr.Blocks:
 
 
 def main():
-    logging.basicConfig(level=logging.INFO)
-    board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
+    logging.basicConfig(level=os.environ.get("LEADERBOARD_LOG_LEVEL", "INFO").upper())
+    try:
+        board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
+    except StoreError as e:
+        raise SystemExit(f"cannot open the leaderboard: {e}")
+    if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
+        board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))
     app = build_app(board)
     app.queue(default_concurrency_limit=8).launch(max_file_size="200mb", theme=gr.themes.Soft(),
                                                   js=HEADER_TITLES_JS % json.dumps(views.header_titles(board)))

@@ -71,8 +71,10 @@ class Leaderboard:
         self.load_problems = problems
 
     def _set_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision) -> None:
-        self.models, self.tournament, self.revision = models, tournament, revision
-        self._ranked = ranking.ranked(ranking.scores_table(tournament, self.benchmark), self.submitted)
+        submitted = pd.Series({sid: m.submitted for sid, m in models.items()}, dtype=float)
+        ranked = ranking.ranked(ranking.scores_table(tournament, self.benchmark), submitted)
+        # Readers run in other threads: the state changes in one assignment.
+        self.models, self.tournament, self.revision, self._ranked = models, tournament, revision, ranked
 
     def refresh(self, fresh: bool = False) -> bool:
         """Reload when the store changed under us (another process or replica published).

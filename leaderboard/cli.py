@@ -13,9 +13,10 @@ import traceback
 from tqdm import tqdm
 
 import stats
-from leaderboard.board import Leaderboard
+from leaderboard.board import Leaderboard, open_configured_store
 from leaderboard.demo import build_demo_store
-from leaderboard.store import LocalStore
+from leaderboard.hub_store import HubStore
+from leaderboard.store import LocalStore, StoreConflict, StoreError
 from leaderboard.submission import SubmissionError, TaskReference, parse_submission
 from leaderboard.tasks import DEFAULT_TASKS_FILE, load_benchmark
 from leaderboard.tournament import summarize
@@ -45,11 +46,25 @@ class Bar:
         self.bar.close()
 
 
+def _store(args):
+    """--repo (a Hub dataset repo, token from HF_TOKEN), --store (a folder), or the
+    LEADERBOARD_REPO / LEADERBOARD_STORE environment variables, in that order."""
+    if getattr(args, "repo", None):
+        return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None)
+    if getattr(args, "store", None):
+        return LocalStore(args.store)
+    store = open_configured_store()
+    if store is None:
+        raise BadInput("name the leaderboard: --store FOLDER or --repo OWNER/NAME "
+                       "(or set LEADERBOARD_STORE / LEADERBOARD_REPO)")
+    return store
+
+
 def _open_board(args, must_exist: bool = True) -> Leaderboard:
-    store = LocalStore(args.store)
+    store = _store(args)
     if must_exist and not store.exists():
-        raise BadInput(f"no leaderboard store at {args.store} (expected a folder with data/); "
-                       f"create one with: python -m leaderboard demo --store {args.store}")
+        raise BadInput(f"no leaderboard store at {store} (expected a folder with data/ or a dataset repo); "
+                       f"create a local one with: python -m leaderboard demo --store FOLDER")
     bar = Bar("loading the store")
     try:
         board = Leaderboard(store, load_benchmark(args.tasks), progress=bar)
@@ -159,7 +174,25 @@ def cmd_rebuild(args) -> None:
         dueled = board.rebuild(progress=bar)
     finally:
         bar.close()
-    print(f"rebuilt {args.store}: {len(board.models)} models, {dueled} missing model pairs dueled")
+    print(f"rebuilt {board.store}: {len(board.models)} models, {dueled} missing model pairs dueled")
+
+
+def cmd_remove(args) -> None:
+    board = _open_board(args)
+    title = board.models[args.submission_id].title if args.submission_id in board.models else args.submission_id
+    board.remove(args.submission_id, args.reason)
+    print(f"removed {title} ({args.submission_id}) from {board.store}: {len(board.models)} models left")
+
+
+def cmd_check(args) -> None:
+    board = _open_board(args)
+    problems = board.check()
+    for problem in problems:
+        print(f"problem: {problem}")
+    print(f"{board.store}: {len(board.models)} models, "
+          f"{'no problems' if not problems else f'{len(problems)} problems'}")
+    if problems:
+        raise SystemExit(EXIT_BAD_INPUT)
 
 
 def cmd_demo(args) -> None:
@@ -179,7 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def store_arg(p, required=True):
-        p.add_argument("--store", required=required, help="leaderboard store folder")
+        where = p.add_mutually_exclusive_group(required=False)
+        where.add_argument("--store", help="leaderboard store folder (or set LEADERBOARD_STORE)")
+        if required:
+            where.add_argument("--repo", help="Hugging Face dataset repo OWNER/NAME; token from HF_TOKEN "
+                                              "(or set LEADERBOARD_REPO)")
 
     p = sub.add_parser("validate", help="check a submission file")
     p.add_argument("file")
@@ -218,8 +255,18 @@ def build_parser() -> argparse.ArgumentParser:
     store_arg(p)
     p.set_defaults(run=cmd_rebuild)
 
-    p = sub.add_parser("demo", help="build a demo store")
+    p = sub.add_parser("remove", help="take a model and its duels off the board (one commit)")
+    p.add_argument("submission_id")
+    p.add_argument("--reason", required=True, help="why; recorded in the commit message")
     store_arg(p)
+    p.set_defaults(run=cmd_remove)
+
+    p = sub.add_parser("check", help="integrity report: missing or orphan duels, invalid files")
+    store_arg(p)
+    p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("demo", help="build a demo store")
+    p.add_argument("--store", required=True, help="leaderboard store folder")
     p.add_argument("--models", type=int, default=40)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=cmd_demo)
@@ -230,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.run(args)
+    except (StoreError, StoreConflict) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except SubmissionError as e:
         for problem in e.problems:
             print(f"error: {problem}", file=sys.stderr)

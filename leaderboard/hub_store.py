@@ -5,7 +5,7 @@ publications. Every write is one commit made with `parent_commit` = the revision
 caller computed on: the Hub refuses it (HTTP 412) if another replica committed first,
 which becomes `StoreConflict`, and the caller refreshes and tries again.
 
-Per-model arrays are read from `.cache/<id>.npz` (committed with each publication) or,
+Per-model arrays are read from `arrays/<id>.npz` (committed with each publication) or,
 for submissions without one (a copy of the reference dataset), built once from the JSON
 and kept in a local cache folder; either way they are checked against the git blob id
 of the submission file they came from. The token is given to `huggingface_hub` only; it
@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, hf_hub_download
-from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+from huggingface_hub.errors import HfHubHTTPError, HTTPError, RepositoryNotFoundError  # HTTPError: the client's transport
 from huggingface_hub.hf_api import RepoFile
 
 from leaderboard.snapshot import dataset_card
@@ -30,6 +30,7 @@ from leaderboard.store import (SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, Publ
                                encode_cached)
 
 CARD_FILE = "README.md"
+ARRAYS_DIR = "arrays"  # the Hub refuses paths under .cache/, the local folder's name
 
 
 def git_blob_id(data: bytes) -> str:
@@ -70,7 +71,7 @@ class HubStore:
                 raise StoreConflict(f"{doing}: {self.repo_id} has a newer commit than {self._sha}") from None
             hint = " (HF_TOKEN must be a token with write access)" if status in (401, 403) else ""
             raise StoreError(f"{doing}: the Hub answered HTTP {status}{hint}") from None
-        except OSError as e:  # network errors (httpx errors are OSErrors here too)
+        except (OSError, HTTPError) as e:  # the network: refused, timed out, reset
             raise StoreError(f"{doing}: cannot reach {self.api.endpoint} ({type(e).__name__})") from None
 
     def _sync(self, sha: str | None = None) -> None:
@@ -119,8 +120,8 @@ class HubStore:
         stamp = self._files.get(f"data/{submission_id}.json")
         local = self.cache_dir / f"{submission_id}.npz"
         model = decode_cached(local, submission_id, stamp) if local.exists() else None
-        if model is None and f".cache/{submission_id}.npz" in self._files:
-            data = self._read(f".cache/{submission_id}.npz")
+        if model is None and f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
+            data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
             model = decode_cached(data, submission_id, stamp)
             if model is not None:
                 _write_atomically(local, lambda f: f.write(data))
@@ -162,7 +163,7 @@ class HubStore:
         stamp = git_blob_id(document)
         cached = encode_cached(publication.model, stamp)
         operations = [CommitOperationAdd(f"data/{sid}.json", document),
-                      CommitOperationAdd(f".cache/{sid}.npz", cached),
+                      CommitOperationAdd(f"{ARRAYS_DIR}/{sid}.npz", cached),
                       *self._board_files(publication.tournament, publication.titles, publication.snapshot)]
         revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent)
         self.save_cached(publication.model, stamp)
@@ -176,7 +177,7 @@ class HubStore:
                parent: str | None = None) -> str:
         self.revision()
         operations = [CommitOperationDelete(f"data/{submission_id}.json")]
-        if f".cache/{submission_id}.npz" in self._files:
-            operations.append(CommitOperationDelete(f".cache/{submission_id}.npz"))
+        if f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
+            operations.append(CommitOperationDelete(f"{ARRAYS_DIR}/{submission_id}.npz"))
         operations += self._board_files(tournament, titles, snapshot)
         return self._commit(operations, f"Remove {submission_id}: {reason}", parent)

@@ -4,6 +4,7 @@
     tournament.json                      {A_id: {B_id: {task: {"significant", "p_value", "delta"}}}}
     submission_id_to_model_title.json    {submission_id: "team/model"}
     .cache/<submission_id>.npz           per-model arrays for the duel engine; rebuildable from data/
+                                         (in a Hub repo: arrays/<submission_id>.npz)
     leaderboard.parquet (+ README.md)    the public ranking snapshot, for `datasets.load_dataset`
 
 `LocalStore` keeps it in a folder, `HubStore` (hub_store.py) in a Hugging Face dataset

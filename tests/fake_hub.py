@@ -109,6 +109,7 @@ class FakeHub:
         self.root.mkdir(parents=True, exist_ok=True)
         self.fail_next_commits = 0
         self.commits = 0  # successful commits, all repos
+        self.rejected = 0  # commits refused because their parent was not the head
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
 
@@ -285,6 +286,7 @@ class FakeHub:
             head = git.resolve(rev)
             parent = header.get("parentCommit")
             if parent and parent != head:
+                self.rejected += 1
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
             new = git.commit(head, adds, deletes, header.get("summary") or "commit")
             self.commits += 1

@@ -92,3 +92,33 @@ def test_rebuild_and_demo(tmp_path, full_store):
 def test_missing_store(tmp_path):
     result = run("table", "--store", tmp_path / "nowhere")
     assert result.returncode == 2 and "no leaderboard store at" in result.stderr
+
+
+def test_check_remove_and_rebuild(full_store):
+    ok = run("check", "--store", full_store)
+    assert ok.returncode == 0 and "5 models, no problems" in ok.stdout, ok.stderr
+    sid = sorted(p.stem for p in (full_store / "data").glob("*.json"))[0]
+    no_reason = run("remove", sid, "--store", full_store, "--reason", " ")
+    assert no_reason.returncode == 2 and "give a reason" in no_reason.stderr
+    assert run("remove", "no-such-model", "--store", full_store, "--reason", "x").returncode == 2
+    removed = run("remove", sid, "--store", full_store, "--reason", "duplicate")
+    assert removed.returncode == 0 and "4 models left" in removed.stdout, removed.stderr
+    assert not (full_store / "data" / f"{sid}.json").exists()
+    assert sid not in json.loads((full_store / "tournament.json").read_text())
+    tour = json.loads((full_store / "tournament.json").read_text())
+    a = next(iter(tour))
+    tour[a].pop(next(iter(tour[a])))  # lose a duel
+    (full_store / "tournament.json").write_text(json.dumps(tour))
+    damaged = run("check", "--store", full_store)
+    assert damaged.returncode == 2 and "missing duels" in damaged.stdout
+    assert run("rebuild", "--store", full_store).returncode == 0
+    assert run("check", "--store", full_store).returncode == 0
+
+
+def test_a_missing_hub_repo_is_a_clear_error(tmp_path):
+    import os
+    env = {**os.environ, "HF_ENDPOINT": "http://127.0.0.1:9", "HF_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "leaderboard", "check", "--repo", "nobody/nothing"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "error:" in result.stderr
