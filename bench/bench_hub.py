@@ -40,11 +40,11 @@ def repo_files(store: Path) -> dict[str, bytes]:
     """The local store's files as the Hub store commits them."""
     from leaderboard.board import Leaderboard
     from leaderboard.hub_store import ARRAYS_DIR, git_blob_id
-    from leaderboard.snapshot import dataset_card
+    from leaderboard.snapshot import dataset_card, snapshot_parquet
     from leaderboard.store import SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, encode_cached
     board = Leaderboard(LocalStore(store))
     files = {TOURNAMENT_FILE: (store / TOURNAMENT_FILE).read_bytes(), TITLES_FILE: (store / TITLES_FILE).read_bytes(),
-             SNAPSHOT_FILE: board._snapshot(board.models, board.tournament),
+             SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), board.benchmark),
              "README.md": dataset_card(board.benchmark.name)}
     for sid, model in board.models.items():
         document = (store / "data" / f"{sid}.json").read_bytes()

@@ -49,6 +49,7 @@ class Leaderboard:
         self.store = store
         self.benchmark = benchmark or load_benchmark()
         self.load_problems: list[str] = []
+        self.models: dict[str, PublishedModel] = {}
         self._lock = threading.RLock()
         self.load(progress)
 
@@ -58,7 +59,7 @@ class Leaderboard:
         """Read the store; per-model arrays come from the cache or, on a miss, the file."""
         revision = self.store.revision(fresh=True)
         ids = self.store.submission_ids()
-        known = getattr(self, "models", {})  # a submission's file never changes: reuse what is loaded
+        known = self.models  # a submission's file never changes: reuse what is loaded
         models, problems = {}, []
         for k, sid in enumerate(ids):
             progress(k / max(len(ids), 1), f"loading {sid}")
@@ -70,9 +71,12 @@ class Leaderboard:
         self._set_state(models, tournament, revision)
         self.load_problems = problems
 
-    def _set_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision) -> None:
-        submitted = pd.Series({sid: m.submitted for sid, m in models.items()}, dtype=float)
-        ranked = ranking.ranked(ranking.scores_table(tournament, self.benchmark), submitted)
+    def _rank(self, models: dict[str, PublishedModel], tournament: Tournament) -> pd.DataFrame:
+        return ranking.ranked(ranking.scores_table(tournament, self.benchmark), _submitted(models))
+
+    def _set_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision,
+                   ranked: pd.DataFrame | None = None) -> None:
+        ranked = self._rank(models, tournament) if ranked is None else ranked
         # Readers run in other threads: the state changes in one assignment.
         self.models, self.tournament, self.revision, self._ranked = models, tournament, revision, ranked
 
@@ -96,14 +100,14 @@ class Leaderboard:
 
     @property
     def submitted(self) -> pd.Series:
-        return pd.Series({sid: m.submitted for sid, m in self.models.items()}, dtype=float)
+        return _submitted(self.models)
 
     def ranked(self) -> pd.DataFrame:
         """Scores of every published model, best first, with `rank` (ties share a rank)."""
         return self._ranked
 
     def titles(self) -> dict[str, str]:
-        return {sid: m.title for sid, m in self.models.items()}
+        return _titles(self.models)
 
     def references(self) -> dict[str, TaskReference]:
         """Per task, what a new submission must match: taken from the earliest model."""
@@ -144,8 +148,7 @@ class Leaderboard:
         results = {sid: model.results, **{o: models[o].results for o in opponents}}
         play(self.benchmark, preview_tournament, sid, results, opponents)
         progress(0.9, "ranking")
-        submitted = pd.concat([self.submitted, pd.Series({sid: model.submitted})])
-        table = ranking.ranked(ranking.scores_table(preview_tournament, self.benchmark), submitted)
+        table = self._rank({**models, sid: model}, preview_tournament)
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
         return Preview(sid, metadata, model, parsed, preview_tournament, table, opponents, parsed.warnings)
@@ -179,8 +182,9 @@ class Leaderboard:
                 models = {**self.models, sid: model}
                 progress(0.6, "writing")
                 document = {**preview.parsed.document, "submission_metadata": metadata}
+                ranked = self._rank(models, tournament)
                 publication = Publication(sid, document, tournament.to_json(), _titles(models),
-                                          self._snapshot(models, tournament), model)
+                                          snapshot_parquet(models, ranked, self.benchmark), model)
                 try:
                     revision = self.store.publish(publication, parent=self.revision)
                 except StoreConflict:
@@ -189,25 +193,12 @@ class Leaderboard:
                     continue
                 except StoreError as e:
                     raise SubmissionError(f"publishing failed, nothing was published: {e}") from None
-                self._set_state(models, tournament, revision)
+                self._set_state(models, tournament, revision, ranked)
                 progress(1.0, "published")
                 return sid
         raise SubmissionError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
                               f"nothing was published, please try again")
 
-    def _snapshot(self, models: dict, tournament: Tournament) -> bytes:
-        submitted = pd.Series({sid: m.submitted for sid, m in models.items()}, dtype=float)
-        return snapshot_parquet(models, ranking.ranked(ranking.scores_table(tournament, self.benchmark), submitted),
-                                self.benchmark)
-
-    def _write_tournament(self, tournament: Tournament, message: str) -> None:
-        try:
-            revision = self.store.write_tournament(tournament.to_json(), self.titles(),
-                                                   self._snapshot(self.models, tournament), parent=self.revision,
-                                                   message=message)
-        except (StoreConflict, StoreError) as e:
-            raise SubmissionError(f"writing the duels failed, nothing was written: {e}") from None
-        self._set_state(self.models, tournament, revision)
 
     def rebuild(self, progress: Progress = no_progress) -> int:
         """Replay the submissions in time order, each dueling the top models of its
@@ -221,7 +212,14 @@ class Leaderboard:
                 progress(k / len(self.models), f"duels of {sid}")
                 results = {s: self.models[s].results for s in (sid, *opponents)}
                 dueled += play(self.benchmark, tournament, sid, results, opponents)
-            self._write_tournament(tournament, "Rebuild the duels")
+            ranked = self._rank(self.models, tournament)
+            try:
+                revision = self.store.write_tournament(tournament.to_json(), self.titles(),
+                                                       snapshot_parquet(self.models, ranked, self.benchmark),
+                                                       parent=self.revision, message="Rebuild the duels")
+            except (StoreConflict, StoreError) as e:
+                raise SubmissionError(f"writing the duels failed, nothing was written: {e}") from None
+            self._set_state(self.models, tournament, revision, ranked)
             return dueled
 
     def _expected_opponents(self, tournament: Tournament):
@@ -246,12 +244,14 @@ class Leaderboard:
                 raise SubmissionError(f"no published model {submission_id!r}")
             models = {s: m for s, m in self.models.items() if s != submission_id}
             tournament = self.tournament.subset(list(models))
+            ranked = self._rank(models, tournament)
             try:
                 revision = self.store.remove(submission_id, tournament.to_json(), _titles(models),
-                                             self._snapshot(models, tournament), reason, parent=self.revision)
+                                             snapshot_parquet(models, ranked, self.benchmark), reason,
+                                             parent=self.revision)
             except (StoreConflict, StoreError) as e:
                 raise SubmissionError(f"removing failed, nothing was changed: {e}") from None
-            self._set_state(models, tournament, revision)
+            self._set_state(models, tournament, revision, ranked)
 
     def check(self) -> list[str]:
         """Integrity report: files that fail validation, duels that are missing (by the
@@ -271,14 +271,17 @@ class Leaderboard:
                             f"{', ...' if len(orphans) > 3 else ''}); run rebuild to drop them")
         return problems
 
-    def watch(self, seconds: float) -> threading.Thread:
-        """Poll the store every `seconds` and reload when another replica published."""
+    def watch(self, seconds: float, on_reload=None) -> threading.Thread:
+        """Poll the store every `seconds` and reload when another replica published;
+        `on_reload()` is called after each reload."""
         def loop():
             while True:
                 time.sleep(seconds)
                 try:
                     if self.refresh(fresh=True):
                         log.info("the store changed: reloaded, %d models", len(self.models))
+                        if on_reload is not None:
+                            on_reload()
                 except Exception as e:  # noqa: BLE001 - a failed poll must not stop polling
                     log.warning("polling the store failed: %s", e)
 
@@ -289,6 +292,10 @@ class Leaderboard:
 
 def _titles(models: dict) -> dict:
     return {s: m.title for s, m in models.items()}
+
+
+def _submitted(models: dict) -> pd.Series:
+    return pd.Series({s: m.submitted for s, m in models.items()}, dtype=float)
 
 
 PUBLISH_ATTEMPTS = 5

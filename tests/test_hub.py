@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
 
@@ -161,11 +160,10 @@ def test_a_replica_picks_up_another_replicas_publication(hub, tmp_path, small_be
     a = replica(hub, tmp_path, small_benchmark, "a")
     publish_all(a, small_documents[:2])
     b = replica(hub, tmp_path, small_benchmark, "b")
-    b.watch(0.1)
+    reloaded = threading.Event()
+    b.watch(0.1, on_reload=reloaded.set)
     sid = a.publish(preview(a, small_documents[2]))
-    deadline = time.monotonic() + 30
-    while sid not in b.models and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert reloaded.wait(timeout=60)  # a limit for a hung poller, not a speed expectation
     assert sid in b.models
     pd.testing.assert_frame_equal(b.ranked(), a.ranked())
 
