@@ -46,33 +46,34 @@ def build_app(board) -> gr.Blocks:
         table = views.leaderboard_table(board, category, values)
         return views.filter_table(table, search, types, min_params, max_params), views.score_columns(board, category)
 
-    def board_view(*view):
-        """(styled table, its datatypes, legend, CSV path, JSON path) of the view."""
+    def board_view(plot_open, *view):
+        """(styled table, its datatypes, legend, CSV path, JSON path, plot) of the view;
+        the plot only when it is open (plotly is the slowest thing to draw)."""
         shown, score_columns = current_view(*view)
         display = views.with_model_links(shown)
-        return (views.emphasised(display, score_columns[0][1]), views.column_types(display),
+        score = score_columns[0][1]
+        return (views.emphasised(display, score), views.column_types(display),
                 views.category_legend(board, view[0]), views.export_table(shown, "csv"),
-                views.export_table(shown, "json"))
+                views.export_table(shown, "json"), views.score_scatter(shown, score) if plot_open else gr.skip())
 
-    def render_board(*view):
-        styled, datatypes, *rest = board_view(*view)
+    def render_board(plot_open, *view):
+        styled, datatypes, *rest = board_view(plot_open, *view)
         return gr.Dataframe(value=styled, datatype=datatypes), *rest
 
-    def render_plot(plot_open, *view):
-        if not plot_open:  # plotly is the slowest thing to draw: only when it is shown
-            return gr.skip()
+    def render_plot(*view):
         shown, score_columns = current_view(*view)
         return views.score_scatter(shown, score_columns[0][1])
 
     default_view = (OVERALL, views.WIN_SCORE, "", [], 0, 0)
-    first_table, first_types, first_legend, first_csv, first_json = board_view(*default_view)
+    first_table, first_types, first_legend, first_csv, first_json, _ = board_view(False, *default_view)
     first_revision = board.revision
 
-    def refresh_board(*view):
+    def refresh_board(plot_open, *view):
         """On page load: the page was built with the board as it was at start-up."""
-        if board.refresh() or board.revision != first_revision or tuple(view) != default_view:
-            return render_board(*view)
-        return (gr.skip(),) * 4
+        board.refresh()
+        if board.revision != first_revision or tuple(view) != default_view:
+            return render_board(plot_open, *view)
+        return (gr.skip(),) * 5
 
     def render_model(submission_id, category):
         if not submission_id or submission_id not in board.models:
@@ -176,13 +177,11 @@ def build_app(board) -> gr.Blocks:
                 gr.Markdown(content.ABOUT)
 
         board_inputs = [category, values, search, types, min_params, max_params]
-        board_outputs = [table, legend, csv_button, json_button]
+        board_outputs = [table, legend, csv_button, json_button, scatter]
         for control in board_inputs:
-            control.change(render_board, board_inputs, board_outputs, queue=False)
-            control.change(render_plot, [plot_open, *board_inputs], scatter, queue=False)
-        app.load(refresh_board, board_inputs, board_outputs, queue=False)
-        plot_box.expand(lambda: True, None, plot_open).then(render_plot, [plot_open, *board_inputs], scatter,
-                                                           queue=False)
+            control.change(render_board, [plot_open, *board_inputs], board_outputs, queue=False)
+        app.load(refresh_board, [plot_open, *board_inputs], board_outputs, queue=False)
+        plot_box.expand(lambda: True, None, plot_open).then(render_plot, board_inputs, scatter, queue=False)
         plot_box.collapse(lambda: False, None, plot_open)
         details_outputs = [card, bars, duel_view, duel_csv]
         for control in (model_pick, detail_category):
@@ -200,7 +199,7 @@ def build_app(board) -> gr.Blocks:
                                      None, gr.update(visible=False)),
                             None, [status, preview_table, preview_duels, preview_state, confirm_box])
         confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
-                             concurrency_limit=1).then(render_board, board_inputs, board_outputs)
+                             concurrency_limit=1).then(render_board, [plot_open, *board_inputs], board_outputs)
     return app
 
 
