@@ -6,6 +6,7 @@ publication and rebuilds take the lock.
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -18,8 +19,9 @@ import pandas as pd
 from leaderboard import ranking
 from leaderboard.snapshot import snapshot_parquet
 from leaderboard.store import LocalStore, Publication, PublishedModel, StoreConflict, StoreError
-from leaderboard.submission import (ParsedSubmission, SubmissionError, SubmissionMetadata, TaskReference,
-                                    parse_submission, submission_id, validate_metadata)
+from leaderboard.store import dump_json
+from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, parse_submission,
+                                    submission_id, title_key, validate_metadata)
 from leaderboard.tasks import Benchmark, load_benchmark
 from leaderboard.tournament import Progress, Tournament, no_progress, play, summarize
 
@@ -33,7 +35,9 @@ class Preview:
     submission_id: str
     metadata: SubmissionMetadata
     model: PublishedModel
-    parsed: ParsedSubmission
+    document: bytes  # the submitted file as compact JSON (a few MB; its parsed form is ~10x that)
+    predictions_sha256: str
+    results_sha256: str
     tournament: Tournament  # the current duels plus the new model's
     table: pd.DataFrame  # ranked, with `previous_rank` and `rank_change` (positive = moved up)
     opponents: list[str]
@@ -57,6 +61,10 @@ class Leaderboard:
 
     def load(self, progress: Progress = no_progress) -> None:
         """Read the store; per-model arrays come from the cache or, on a miss, the file."""
+        with self.store.lock(shared=True):  # a local writer's files are applied all at once, never seen half-way
+            self._load(progress)
+
+    def _load(self, progress: Progress) -> None:
         revision = self.store.revision(fresh=True)
         ids = self.store.submission_ids()
         known = self.models  # a submission's file never changes: reuse what is loaded
@@ -91,7 +99,7 @@ class Leaderboard:
 
     def _model_from_file(self, sid: str) -> PublishedModel:
         document = self.store.read_document(sid)
-        parsed = parse_submission(document, self.benchmark)
+        parsed = parse_submission(document, self.benchmark, require_doc_ids=False)
         metadata = parsed.document.get("submission_metadata") or {}
         model = PublishedModel(sid, metadata, summarize(parsed, self.benchmark),
                                {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
@@ -134,14 +142,12 @@ class Leaderboard:
             raise SubmissionError(problems)
         sid = submission_id(metadata, parsed)
         models, tournament, ranked_now = self.models, self.tournament, self._ranked
-        for other in models.values():
-            if other.submission_id == sid or other.metadata.get("model_predictions_sha256") == parsed.predictions_sha256:
-                raise SubmissionError(f"these predictions are already published as {other.title} "
-                                      f"({other.submission_id})")
+        _refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
         progress(0.3, "summarizing the samples")
         model = PublishedModel(sid, {}, summarize(parsed, self.benchmark),
                                {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
-        model.metadata = self._stored_metadata(metadata, parsed, sid, time.time())
+        shas = parsed.predictions_sha256, parsed.results_sha256
+        model.metadata = self._stored_metadata(metadata, *shas, sid, time.time())
         progress(0.5, "running the duels")
         opponents = list(ranked_now.index[:ranking.TOP_OPPONENTS])
         preview_tournament = tournament.copy()
@@ -151,13 +157,14 @@ class Leaderboard:
         table = self._rank({**models, sid: model}, preview_tournament)
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
-        return Preview(sid, metadata, model, parsed, preview_tournament, table, opponents, parsed.warnings)
+        return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
+                       parsed.warnings)
 
     @staticmethod
-    def _stored_metadata(metadata: SubmissionMetadata, parsed: ParsedSubmission, sid: str, now: float) -> dict:
+    def _stored_metadata(metadata: SubmissionMetadata, predictions_sha256: str, results_sha256: str, sid: str,
+                         now: float) -> dict:
         return {**metadata.to_dict(), "submission_id": sid, "submission_timestamp": now,
-                "model_predictions_sha256": parsed.predictions_sha256,
-                "model_results_sha256": parsed.results_sha256}
+                "model_predictions_sha256": predictions_sha256, "model_results_sha256": results_sha256}
 
     def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None) -> str:
         """Store the previewed model; duels against models published since the preview
@@ -168,20 +175,19 @@ class Leaderboard:
         reuse = preview.tournament
         for attempt in range(PUBLISH_ATTEMPTS):
             with self._lock, self.store.lock():
-                self.refresh(fresh=True)
-                if sid in self.models:
-                    raise SubmissionError(f"{preview.model.title} is already published ({sid})")
+                self.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
+                _refuse_duplicate(self.models, sid, preview.metadata.title, preview.predictions_sha256)
                 progress(0.2, "running missing duels")
                 opponents = list(self._ranked.index[:ranking.TOP_OPPONENTS])
                 tournament = self.tournament.copy()
                 results = {sid: preview.model.results, **{o: self.models[o].results for o in opponents}}
                 play(self.benchmark, tournament, sid, results, opponents, reuse=reuse)
-                metadata = self._stored_metadata(preview.metadata, preview.parsed, sid,
-                                                 time.time() if submitted_at is None else submitted_at)
+                metadata = self._stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
+                                                 sid, time.time() if submitted_at is None else submitted_at)
                 model = PublishedModel(sid, metadata, preview.model.results, preview.model.references)
                 models = {**self.models, sid: model}
                 progress(0.6, "writing")
-                document = {**preview.parsed.document, "submission_metadata": metadata}
+                document = {**json.loads(preview.document), "submission_metadata": metadata}
                 ranked = self._rank(models, tournament)
                 publication = Publication(sid, document, tournament.to_json(), _titles(models),
                                           snapshot_parquet(models, ranked, self.benchmark), model)
@@ -288,6 +294,18 @@ class Leaderboard:
         thread = threading.Thread(target=loop, name="leaderboard-poll", daemon=True)
         thread.start()
         return thread
+
+
+def _refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, predictions_sha256: str) -> None:
+    """A submission is new when its id, its predictions and its title (after Unicode
+    normalization, ignoring case) all differ from every published model's."""
+    key = title_key(title)
+    for other in models.values():
+        if other.submission_id == sid or other.metadata.get("model_predictions_sha256") == predictions_sha256:
+            raise SubmissionError(f"these predictions are already published as {other.title} ({other.submission_id})")
+        if title_key(other.title) == key:
+            raise SubmissionError(f"Model name: {other.title} is already published ({other.submission_id}); "
+                                  f"choose another team or model name")
 
 
 def _titles(models: dict) -> dict:

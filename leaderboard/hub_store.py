@@ -136,8 +136,12 @@ class HubStore:
     # --- writing: one commit each, on top of `parent` ----------------------------------------
 
     @contextlib.contextmanager
-    def lock(self):
-        """Within this process; between replicas `parent_commit` keeps writes consistent."""
+    def lock(self, shared: bool = False):
+        """Writers within this process; between replicas `parent_commit` keeps writes
+        consistent. Readers need no lock: every read is at one commit."""
+        if shared:
+            yield
+            return
         with self._write_lock:
             yield
 

@@ -11,8 +11,9 @@
 repo; both have the same methods. A copy of the real dataset opens unchanged.
 Publication is all-or-nothing and checked against the revision the duels were computed
 on (`parent`): if the store moved since, `StoreConflict` is raised and nothing is written.
-Locally the submission file is renamed into `data/` last, and a model counts as
-published only when its file is there, so duels written before a crash are ignored.
+Locally every write goes through a journal (`LocalStore._commit`): files are staged,
+then one rename of the journal commits them all, so a process killed at any moment
+leaves the store without the change or, once the journal is replayed, with all of it.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import io
 import json
 import os
 import tempfile
+import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,7 @@ from leaderboard.tournament import ModelResults
 TOURNAMENT_FILE = "tournament.json"
 TITLES_FILE = "submission_id_to_model_title.json"
 SNAPSHOT_FILE = "leaderboard.parquet"
+JOURNAL_FILE = ".journal.json"
 CACHE_VERSION = 1
 
 
@@ -77,9 +80,9 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
-def _write_atomically(path: Path, write) -> None:
-    """Write to a temporary file beside `path` and rename it over `path`: readers see
-    the old file or the new one, never a part. `write` takes the open binary file."""
+def _stage(path: Path, write) -> Path:
+    """Write a durable temporary file beside `path` (named `.<name>.<random>.tmp`) and
+    return its path. `write` takes the open binary file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -88,6 +91,18 @@ def _write_atomically(path: Path, write) -> None:
             write(f)
             f.flush()
             os.fsync(f.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _write_atomically(path: Path, write) -> None:
+    """Write to a temporary file beside `path` and rename it over `path`: readers see
+    the old file or the new one, never a part. `write` takes the open binary file."""
+    tmp = _stage(path, write)
+    try:
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -95,8 +110,17 @@ def _write_atomically(path: Path, write) -> None:
         raise
 
 
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def dump_json(obj) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    """Strict JSON (a NaN or infinity raises instead of writing what parsers refuse)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def encode_cached(model: PublishedModel, stamp) -> bytes:
@@ -138,6 +162,7 @@ class LocalStore:
         self.root = Path(root)
         self.data_dir = self.root / "data"
         self.cache_dir = self.root / ".cache"
+        self._held = threading.local()  # this thread's lock on the store, if any
 
     def __repr__(self) -> str:
         return f"LocalStore({str(self.root)!r})"
@@ -171,47 +196,108 @@ class LocalStore:
     # --- writing -----------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def lock(self):
-        """Exclusive across processes (the app and the command line) while publishing."""
+    def lock(self, shared: bool = False):
+        """Exclusive across processes (the app and the command line) while writing;
+        shared while reading, so a reader never sees half of a write being applied.
+        Re-entrant within a thread (a writer reloads under its own exclusive lock)."""
+        held = getattr(self._held, "mode", None)
+        if held == "exclusive" or (held == "shared" and shared) or (shared and not self.root.is_dir()):
+            yield
+            return
+        if shared and self._needs_recovery():
+            with self.lock():  # taking the exclusive lock recovers
+                pass
         self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "w") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+        with open(self.root / ".lock", "a") as f:
+            fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+            self._held.mode = "shared" if shared else "exclusive"
             try:
+                if not shared:
+                    self._recover()
                 yield
             finally:
+                self._held.mode = None
                 fcntl.flock(f, fcntl.LOCK_UN)
+
+    def _needs_recovery(self) -> bool:
+        """Whether a killed write left a journal to replay or temporaries to delete."""
+        return (self.root / JOURNAL_FILE).exists() or any(self._leftovers())
+
+    def _leftovers(self):
+        for folder in (self.root, self.data_dir, self.cache_dir):
+            if folder.is_dir():
+                yield from folder.glob(".*.tmp")
+
+    def _recover(self) -> None:
+        """Under the exclusive lock: replay a committed journal, then delete temporaries
+        (no writer is staging any while we hold the lock)."""
+        if (self.root / JOURNAL_FILE).exists():
+            self._apply_journal()
+        for leftover in self._leftovers():
+            leftover.unlink(missing_ok=True)
+
+    def _commit(self, writes: dict[str, bytes], deletes: tuple[str, ...] = ()) -> None:
+        """Write files (path relative to the root -> bytes) and delete files, all or none,
+        whenever the process dies. Each file is staged as a temporary; then the journal
+        naming them is renamed into place: the commit point. Applying the journal is
+        idempotent, so a write killed after the commit point is finished by `_recover`,
+        and one killed before it leaves only temporaries, which `_recover` deletes.
+        Call under lock()."""
+        staged = {}
+        try:
+            for relative, data in writes.items():
+                staged[relative] = str(_stage(self.root / relative, lambda f, d=data: f.write(d)).relative_to(self.root))
+            journal = dump_json({"writes": staged, "deletes": list(deletes)})
+            _write_atomically(self.root / JOURNAL_FILE, lambda f: f.write(journal))
+        except BaseException:
+            for tmp in staged.values():
+                (self.root / tmp).unlink(missing_ok=True)
+            raise
+        _fsync_folder(self.root)
+        self._apply_journal()
+
+    def _apply_journal(self) -> None:
+        journal = json.loads((self.root / JOURNAL_FILE).read_bytes())
+        for relative, tmp in journal["writes"].items():
+            if (self.root / tmp).exists():
+                os.replace(self.root / tmp, self.root / relative)
+        for relative in journal["deletes"]:
+            (self.root / relative).unlink(missing_ok=True)
+        for folder in {(self.root / p).parent for p in [*journal["writes"], *journal["deletes"]]}:
+            _fsync_folder(folder)
+        (self.root / JOURNAL_FILE).unlink()
 
     def _check_parent(self, parent) -> None:
         if parent is not None and self.revision() != parent:
             raise StoreConflict(f"{self.root} changed since revision {parent}")
 
+    @staticmethod
+    def _board_files(tournament: dict, titles: dict, snapshot: bytes) -> dict[str, bytes]:
+        return {TOURNAMENT_FILE: dump_json(tournament), TITLES_FILE: dump_json(titles), SNAPSHOT_FILE: snapshot}
+
     def write_tournament(self, tournament: dict, titles: dict, snapshot: bytes, parent=None,
                          message: str = "") -> tuple:
         """Replace the duels (a rebuild); call under lock(). Returns the new revision."""
         self._check_parent(parent)
-        _write_atomically(self.root / TOURNAMENT_FILE, lambda f: f.write(dump_json(tournament)))
-        _write_atomically(self.root / TITLES_FILE, lambda f: f.write(dump_json(titles)))
-        _write_atomically(self.root / SNAPSHOT_FILE, lambda f: f.write(snapshot))
+        self._commit(self._board_files(tournament, titles, snapshot))
         return self.revision()
 
     def publish(self, publication: Publication, parent=None) -> tuple:
-        """Duels first, the submission file last: its rename is the commit point. Call
-        under lock(). Returns the new revision."""
+        """The submission file, duels, titles and snapshot in one commit. Call under
+        lock(). Returns the new revision."""
         self._check_parent(parent)
-        self.write_tournament(publication.tournament, publication.titles, publication.snapshot)
-        _write_atomically(self.data_dir / f"{publication.submission_id}.json",
-                          lambda f: f.write(dump_json(publication.document)))
+        self._commit({**self._board_files(publication.tournament, publication.titles, publication.snapshot),
+                      f"data/{publication.submission_id}.json": dump_json(publication.document)})
         self.save_cached(publication.model)
         return self.revision()
 
     def remove(self, submission_id: str, tournament: dict, titles: dict, snapshot: bytes, reason: str,
                parent=None) -> tuple:
-        """Take a model off the board: its file goes first, so a crash leaves only orphan
-        duels (ignored). Call under lock(). Returns the new revision."""
+        """Take a model, its duels and its cache off the board in one commit. Call under
+        lock(). Returns the new revision."""
         self._check_parent(parent)
-        (self.data_dir / f"{submission_id}.json").unlink()
-        (self.cache_dir / f"{submission_id}.npz").unlink(missing_ok=True)
-        self.write_tournament(tournament, titles, snapshot)
+        self._commit(self._board_files(tournament, titles, snapshot),
+                     deletes=(f"data/{submission_id}.json", f".cache/{submission_id}.npz"))
         return self.revision()
 
     # --- the per-model cache -------------------------------------------------------------

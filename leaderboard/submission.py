@@ -6,10 +6,14 @@ nothing is half-accepted.
 """
 from __future__ import annotations
 
+import codecs
 import hashlib
 import json
 import math
+import os
 import re
+import stat
+import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -20,19 +24,31 @@ from leaderboard.tasks import Benchmark, Task
 from stats import METRIC_ALIASES, ClassProbs
 from stats.metrics import SAMPLE_KINDS
 
-MAX_FILE_BYTES = 200 * 1024 * 1024
+# Bounds checked before any parsing work is spent. Real files are about 5 MB with
+# ~100,000 samples; a file at these bounds parses in under 1 GB (bench/RESULTS.md).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_JSON_OBJECTS = 1_000_000  # counted as "{" bytes: an upper bound on samples
+MAX_JSON_VALUES = 8_000_000  # counted as "," bytes: an upper bound on numbers and strings
 MAX_PROBLEMS = 25
+MAX_PROBLEM_CHARS = 400
+PROBABILITY_SUM_TOLERANCE = 0.01  # class probabilities must sum to 1 within this
+MIN_LOGLIK_PER_WORD = -700.0  # exp(700) is near the largest float: a bound, not a real result
+MAX_WORDS = 10**9
 MODEL_TYPES = ("chat", "pretrained", "ensemble")
 PRECISIONS = ("float32", "float16", "bfloat16", "8bit", "4bit")
 MAX_NAME_LENGTH = 100
 MAX_DESCRIPTION_LENGTH = 2000
+MAX_LINK_LENGTH = 500
+MAX_PARAMETERS = 100_000.0  # billions
+MAX_INPUT_LENGTH = 100_000_000  # tokens
 
 
 class SubmissionError(ValueError):
     """Bad input: `problems` says, one line each, what is wrong and where."""
 
     def __init__(self, problems: list[str] | str):
-        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        problems = [problems] if isinstance(problems, str) else list(problems)
+        self.problems = [p if len(p) <= MAX_PROBLEM_CHARS else p[:MAX_PROBLEM_CHARS - 1] + "…" for p in problems]
         if len(self.problems) > MAX_PROBLEMS:
             more = len(self.problems) - MAX_PROBLEMS
             self.problems = self.problems[:MAX_PROBLEMS] + [f"... and {more} more problems"]
@@ -88,6 +104,9 @@ def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+_type_of = np.frompyfunc(type, 1, 1)
+
+
 def _numeric_array(values: list, ndim: int) -> np.ndarray | None:
     """values as a float array of `ndim` dimensions, or None if any value is not a number."""
     try:
@@ -95,6 +114,16 @@ def _numeric_array(values: list, ndim: int) -> np.ndarray | None:
     except (ValueError, TypeError):  # ragged nesting
         return None
     return arr.astype(float) if arr.dtype.kind in "iuf" and arr.ndim == ndim else None
+
+
+def _refuse_booleans(values: list, expect: str, shown: list | None = None) -> None:
+    """numpy reads JSON true/false as 1/0; a boolean is not a number here. `shown`: the
+    samples to quote in the message, when `values` are parts of them."""
+    is_bool = (_type_of(np.array(values, dtype=object)) == bool).reshape(len(values), -1).any(axis=1)
+    if is_bool.any():
+        i = _first(is_bool)
+        raise _SampleProblem(i, f"must be {expect}, got {json.dumps((shown or values)[i])[:60]} "
+                                f"(true/false are not numbers)")
 
 
 def _not_a(expect: str, values: list, is_valid) -> _SampleProblem:
@@ -112,6 +141,7 @@ def _numbers(values: list, expect: str) -> np.ndarray:
     arr = _numeric_array(values, 1)
     if arr is None:
         raise _not_a(expect, values, _is_number)
+    _refuse_booleans(values, expect)
     _check_finite(arr, "the value")
     return arr
 
@@ -137,14 +167,28 @@ def _is_number_pair(v) -> bool:
 
 
 def _parse_loglik_words(values: list) -> np.ndarray:
+    """Bounded so that every perplexity, of the task and of any bootstrap resample, is a
+    finite number: loglikelihood <= 0 and >= MIN_LOGLIK_PER_WORD per word."""
+    expect = SAMPLE_KINDS["loglik_words"]
     arr = _numeric_array(values, 2)
     if arr is None or arr.shape[1] != 2:
-        raise _not_a(SAMPLE_KINDS["loglik_words"], values, _is_number_pair)
+        raise _not_a(expect, values, _is_number_pair)
+    _refuse_booleans(values, expect)
     _check_finite(arr, "the loglikelihood or number_of_words")
-    words = arr[:, 1]
-    bad = (words <= 0) | (words != np.round(words))
+    loglik, words = arr[:, 0], arr[:, 1]
+    bad = (words <= 0) | (words != np.round(words)) | (words > MAX_WORDS)
     if bad.any():
-        raise _SampleProblem(_first(bad), f"number_of_words must be a positive integer, got {words[_first(bad)]:g}")
+        raise _SampleProblem(_first(bad), f"number_of_words must be a whole number from 1 to {MAX_WORDS:,}, "
+                                          f"got {words[_first(bad)]:g}")
+    bad = loglik > 0
+    if bad.any():
+        raise _SampleProblem(_first(bad), f"loglikelihood must be <= 0 (a log of a probability), "
+                                          f"got {loglik[_first(bad)]:g}")
+    bad = loglik < MIN_LOGLIK_PER_WORD * words
+    if bad.any():
+        i = _first(bad)
+        raise _SampleProblem(i, f"loglikelihood {loglik[i]:g} over {words[i]:g} words is below "
+                                f"{MIN_LOGLIK_PER_WORD:g} per word (a perplexity beyond e^700)")
     return arr
 
 
@@ -168,6 +212,8 @@ def _parse_gold_probs(values: list) -> ClassProbs:
     n_classes = probs.shape[1]
     if n_classes < 2:
         raise _SampleProblem(0, f"needs at least 2 class probabilities, got {n_classes}")
+    _refuse_booleans([v[0] for v in values], expect, values)
+    _refuse_booleans([v[1] for v in values], expect, values)
     _check_finite(gold, "the gold class")
     _check_finite(probs, "a probability")
     bad = gold != np.round(gold)
@@ -176,6 +222,12 @@ def _parse_gold_probs(values: list) -> ClassProbs:
     bad = ((probs < 0) | (probs > 1)).any(axis=1)
     if bad.any():
         raise _SampleProblem(_first(bad), f"has a probability outside [0, 1]: {probs[_first(bad)].tolist()}")
+    total = probs.sum(axis=1)
+    bad = np.abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE
+    if bad.any():
+        i = _first(bad)
+        raise _SampleProblem(i, f"class probabilities sum to {total[i]:.6g}, not 1 "
+                                f"(within {PROBABILITY_SUM_TOLERANCE:g}): {probs[i].tolist()[:10]}")
     gold = gold.astype(np.int64)
     bad = (gold < 0) | (gold >= n_classes)
     if bad.any():
@@ -196,7 +248,7 @@ def _metric_value(item, metric: str):
     raise KeyError(metric)
 
 
-def _parse_task(task: Task, items) -> TaskSamples:
+def _parse_task(task: Task, items, require_doc_ids: bool) -> TaskSamples:
     """Raises _SampleProblem for the first bad sample."""
     if not isinstance(items, list):
         raise _SampleProblem(-1, f"predictions must be a list of samples, got {type(items).__name__}")
@@ -212,11 +264,13 @@ def _parse_task(task: Task, items) -> TaskSamples:
             raise _SampleProblem(i, f"has no {task.metric_name!r} value") from None
         doc_ids.append(item.get("doc_id"))
     samples = _PARSERS[task.metric.sample_kind](values)
-    if all(d is None for d in doc_ids):
+    if all(d is None for d in doc_ids) and not require_doc_ids:
         return TaskSamples(samples, None)
     for i, d in enumerate(doc_ids):
         if not (isinstance(d, int) and not isinstance(d, bool)):
-            raise _SampleProblem(i, f"doc_id must be an integer, got {json.dumps(d)}")
+            raise _SampleProblem(i, f"doc_id must be an integer, got {json.dumps(d)}"
+                                    + (" (every sample needs its doc_id, so that samples are paired by it)"
+                                       if d is None else ""))
     ids = np.asarray(doc_ids, dtype=np.int64)
     order = np.argsort(ids, kind="stable")
     repeats = order[1:][ids[order][1:] == ids[order][:-1]]
@@ -228,7 +282,7 @@ def _parse_task(task: Task, items) -> TaskSamples:
 def _sample_label(items: list, index: int) -> str:
     item = items[index]
     doc_id = item.get("doc_id") if isinstance(item, dict) else None
-    return f"sample {index}" + (f" (doc_id {doc_id})" if isinstance(doc_id, int) else "")
+    return f"sample {index}" + (f" (doc_id {doc_id})" if type(doc_id) is int else "")
 
 
 def _canonical_sha256(obj) -> str:
@@ -236,21 +290,136 @@ def _canonical_sha256(obj) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _read_document(source: str | Path | bytes) -> dict:
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        try:
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise SubmissionError(f"the file is larger than {MAX_FILE_BYTES // 2**20} MB")
-            source = path.read_bytes()
-        except OSError as e:
-            raise SubmissionError(f"cannot read the file {path}: {e.strerror or e}") from None
+def _read_bytes(path: Path) -> bytes:
+    """A regular file's bytes, refused before reading when it is too large; special files
+    (FIFOs, devices such as /dev/zero) are refused without reading."""
     try:
-        document = json.loads(source)
-    except UnicodeDecodeError:
-        raise SubmissionError("the file is not UTF-8 text; expected a JSON submission file") from None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise SubmissionError(f"cannot read the file {path}: {e.strerror or e}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+        os.close(fd)
+        raise SubmissionError(f"{path} is not a regular file (a JSON file is expected)" if not stat.S_ISREG(st.st_mode)
+                              else f"the file is {st.st_size / 2**20:.0f} MB, larger than the limit of "
+                                   f"{MAX_FILE_BYTES // 2**20} MB")
+    with os.fdopen(fd, "rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise SubmissionError(f"the file is larger than the limit of {MAX_FILE_BYTES // 2**20} MB")
+    return data
+
+
+class _FlaggedDict(dict):
+    """A JSON object that repeated a key (the later value would silently win)."""
+
+    repeated: list[str]
+
+
+class _HugeInteger:
+    """Stands for an integer literal too long to convert (located later, then refused)."""
+
+
+class _JsonReader:
+    """json.loads with the JSON rules Python relaxes: NaN/Infinity, numbers overflowing to
+    infinity, integers beyond 64 bits and repeated keys are remembered while parsing, then
+    located by one walk of the document (only when one was seen)."""
+
+    def __init__(self):
+        self.suspicious = False
+
+    def _object(self, pairs):
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            self.suspicious = True
+            flagged = _FlaggedDict(obj)
+            seen = set()
+            flagged.repeated = [k for k, _ in pairs if k in seen or seen.add(k)]
+            return flagged
+        return obj
+
+    def _float(self, text):
+        value = float(text)
+        if not math.isfinite(value):
+            self.suspicious = True
+        return value
+
+    def _int(self, text):
+        if len(text) > 18:  # could exceed 64 bits; converting a huge digit string is also slow
+            self.suspicious = True
+            if len(text) > 40:
+                return _HugeInteger()  # never int() a 10^6-digit string
+        return int(text)
+
+    def _constant(self, name):
+        self.suspicious = True
+        return float(name.replace("Infinity", "inf"))
+
+    def loads(self, text: str):
+        return json.loads(text, object_pairs_hook=self._object, parse_float=self._float,
+                          parse_int=self._int, parse_constant=self._constant)
+
+
+def _describe_path(path: tuple) -> str:
+    """('predictions', task, 3, 'acc') -> "task <task>, sample 3 → 'acc'"."""
+    names = [f"item {p}" if isinstance(p, int) else repr(p) for p in path]
+    if len(path) >= 3 and path[0] == "predictions":
+        names = [f"task {path[1]}, sample {path[2]}", *names[3:]]
+    return " → ".join(names) or "the top level"
+
+
+def _first_invalid_value(document) -> str | None:
+    """Where the document breaks strict JSON rules, walking without recursion."""
+    stack = [((), document)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, _FlaggedDict):
+            return f"{_describe_path(path)} repeats the key {value.repeated[0]!r} (keys must be unique)"
+        if isinstance(value, float) and not math.isfinite(value):
+            return (f"{_describe_path(path)} is NaN or Infinity, or a number too large for a float "
+                    f"(JSON has no NaN or Infinity: write null or a finite number)")
+        if isinstance(value, _HugeInteger) or (isinstance(value, int) and not -2**63 <= value < 2**63):
+            return f"{_describe_path(path)} is an integer beyond 64 bits"
+        if isinstance(value, dict):
+            stack.extend(((*path, k), v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(value))))
+    return None
+
+
+def _decode(data: bytes) -> str:
+    encoding = json.detect_encoding(data)
+    if encoding not in ("utf-8", "utf-8-sig"):
+        raise SubmissionError(f"the file is {encoding.upper()} encoded; save it as UTF-8")
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as e:
+        raise SubmissionError(f"the file is not UTF-8 text (byte {e.start} is not valid UTF-8); "
+                              f"save it as UTF-8") from None
+
+
+def _read_document(source: str | Path | bytes) -> dict:
+    data = _read_bytes(Path(source)) if isinstance(source, (str, Path)) else bytes(source)
+    if len(data) > MAX_FILE_BYTES:
+        raise SubmissionError(f"the file is larger than the limit of {MAX_FILE_BYTES // 2**20} MB")
+    # Bounds on what parsing would build, counted before any object is made.
+    if data.count(b"{") > MAX_JSON_OBJECTS:
+        raise SubmissionError(f"the file holds more than {MAX_JSON_OBJECTS:,} JSON objects (samples); "
+                              f"the benchmark's tasks have far fewer")
+    if data.count(b",") > MAX_JSON_VALUES:
+        raise SubmissionError(f"the file holds more than {MAX_JSON_VALUES:,} JSON values; "
+                              f"the benchmark's tasks need far fewer")
+    reader = _JsonReader()
+    try:
+        document = reader.loads(_decode(data))
     except json.JSONDecodeError as e:
         raise SubmissionError(f"the file is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    except RecursionError:
+        raise SubmissionError("the file nests arrays or objects too deeply (a submission needs 4 levels)") from None
+    if reader.suspicious:
+        problem = _first_invalid_value(document)
+        if problem:
+            raise SubmissionError(f"the file is not strict JSON: {problem}")
     if not isinstance(document, dict):
         raise SubmissionError("the file must hold a JSON object with 'predictions' and 'results'")
     if not isinstance(document.get("predictions"), dict):
@@ -260,27 +429,35 @@ def _read_document(source: str | Path | bytes) -> dict:
     return document
 
 
+def _some(names: list[str], shown: int = 10) -> str:
+    return ", ".join(names[:shown]) + (f", ... ({len(names) - shown} more)" if len(names) > shown else "")
+
+
 def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
-                     references: dict[str, TaskReference] | None = None) -> ParsedSubmission:
+                     references: dict[str, TaskReference] | None = None,
+                     require_doc_ids: bool = True) -> ParsedSubmission:
     """Parse and validate a submission file against the benchmark and, when given, the
     per-task references of the published submissions (sample count, doc_id order, gold
-    labels, class count). Raises SubmissionError listing every problem found."""
+    labels, class count). Raises SubmissionError listing every problem found.
+
+    New files must give every sample its doc_id (the only way to tell that samples are in
+    the published order); require_doc_ids=False reads stored files of older layouts."""
     document = _read_document(source)
     predictions = document["predictions"]
     expected = set(benchmark.task_ids)
     problems = []
     missing = [t for t in benchmark.task_ids if t not in predictions]
-    extra = sorted(set(predictions) - expected)
+    extra = sorted(set(predictions) - expected) if len(predictions) < 10 * len(expected) else list(predictions)
     if missing:
-        problems.append(f"missing tasks ({len(missing)} of {len(expected)}): {', '.join(missing)}")
+        problems.append(f"missing tasks ({len(missing)} of {len(expected)}): {_some(missing)}")
     if extra:
-        problems.append(f"tasks that are not part of {benchmark.name}: {', '.join(extra)}")
+        problems.append(f"{len(extra):,} tasks that are not part of {benchmark.name}: {_some(extra)}")
     tasks = {}
     for task in benchmark.tasks:
         if task.id not in predictions:
             continue
         try:
-            tasks[task.id] = _parse_task(task, predictions[task.id])
+            tasks[task.id] = _parse_task(task, predictions[task.id], require_doc_ids)
         except _SampleProblem as p:
             problems.append(f"task {task.id}, {_sample_label(predictions[task.id], p.index)}: "
                             f"{task.metric_name} {p.what}" if p.index >= 0 else f"task {task.id}: {p.what}")
@@ -359,45 +536,88 @@ class SubmissionMetadata:
         return asdict(self)
 
 
-def _collapse(text) -> str:
-    return " ".join(str(text or "").split())
+# Invisible and direction-changing characters: control (Cc), format (Cf: zero-width
+# spaces and joiners, bidirectional overrides), surrogates (Cs), line/paragraph separators.
+_HIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+
+def normalize_name(text) -> str:
+    """A name as stored and compared: Unicode NFKC, whitespace runs collapsed to one space."""
+    return " ".join(unicodedata.normalize("NFKC", str(text or "")).split())
+
+
+def title_key(title: str) -> str:
+    """What two titles must differ in to be different models: NFKC, case-folded, hidden
+    characters removed (older stored titles may hold them)."""
+    return "".join(c for c in normalize_name(title).casefold() if unicodedata.category(c) not in _HIDDEN_CATEGORIES)
+
+
+def _hidden_character(text: str) -> str | None:
+    c = next((c for c in text if unicodedata.category(c) in _HIDDEN_CATEGORIES), None)
+    return None if c is None else f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
+
+
+def _is_web_address(text: str) -> bool:
+    try:
+        url = urlparse(text)
+    except ValueError:  # e.g. a malformed IPv6 host
+        return False
+    return (url.scheme in ("http", "https") and bool(url.netloc) and not _hidden_character(text)
+            and not any(c.isspace() for c in text))
+
+
+def _whole_number(value) -> int:
+    """An integer from a form value (int, integral float or digit string); else ValueError."""
+    if isinstance(value, bool):
+        raise ValueError
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError
+        return int(value)
+    return value if isinstance(value, int) else int(str(value).strip())
 
 
 def validate_metadata(team_name, model_name, model_type, parameters, input_length, precision,
                       link_to_model, description="") -> SubmissionMetadata:
-    """The reference's form rules; raises SubmissionError naming each bad field."""
+    """The reference's form rules plus length and range caps; raises SubmissionError
+    naming each bad field."""
     problems = []
-    team_name, model_name = _collapse(team_name), _collapse(model_name)
+    team_name, model_name = normalize_name(team_name), normalize_name(model_name)
     for label, value in (("Team name", team_name), ("Model name", model_name)):
+        hidden = _hidden_character(value)
         if not value:
             problems.append(f"{label}: required")
         elif len(value) > MAX_NAME_LENGTH:
-            problems.append(f"{label}: at most {MAX_NAME_LENGTH} characters")
+            problems.append(f"{label}: at most {MAX_NAME_LENGTH} characters, got {len(value)}")
+        elif hidden:
+            problems.append(f"{label}: invisible or text-direction characters are not allowed ({hidden})")
     if model_type not in MODEL_TYPES:
         problems.append(f"Model type: choose one of {', '.join(MODEL_TYPES)}")
     try:
         parameters = float(parameters)
-        if not (math.isfinite(parameters) and parameters > 0):
+        if not (math.isfinite(parameters) and 0 < parameters <= MAX_PARAMETERS):
             raise ValueError
-    except (TypeError, ValueError):
-        problems.append(f"Parameters: a number of billions greater than 0, got {parameters!r}")
+    except (TypeError, ValueError, OverflowError):
+        problems.append(f"Parameters: a number of billions greater than 0 and at most {MAX_PARAMETERS:,.0f}, "
+                        f"got {str(parameters)[:40]}")
+    given_length = input_length
     try:
-        if isinstance(input_length, float) and not input_length.is_integer():
+        input_length = _whole_number(given_length)
+        if not 0 < input_length <= MAX_INPUT_LENGTH:
             raise ValueError
-        input_length = int(str(input_length).strip()) if not isinstance(input_length, (int, float)) else int(input_length)
-        if input_length <= 0:
-            raise ValueError
-    except (TypeError, ValueError):
-        problems.append(f"Input length: a whole number of tokens greater than 0, got {input_length!r}")
+    except (TypeError, ValueError, OverflowError):
+        problems.append(f"Input length: a whole number of tokens from 1 to {MAX_INPUT_LENGTH:,}, "
+                        f"got {str(given_length)[:40]}")
     if precision not in PRECISIONS:
         problems.append(f"Precision: choose one of {', '.join(PRECISIONS)}")
     link_to_model = str(link_to_model or "").strip()
-    url = urlparse(link_to_model)
-    if url.scheme not in ("http", "https") or not url.netloc:
+    if len(link_to_model) > MAX_LINK_LENGTH:
+        problems.append(f"Link to model: at most {MAX_LINK_LENGTH} characters, got {len(link_to_model):,}")
+    elif not _is_web_address(link_to_model):
         problems.append("Link to model: an http:// or https:// address")
     description = str(description or "").strip()
     if len(description) > MAX_DESCRIPTION_LENGTH:
-        problems.append(f"Description: at most {MAX_DESCRIPTION_LENGTH} characters")
+        problems.append(f"Description: at most {MAX_DESCRIPTION_LENGTH} characters, got {len(description):,}")
     if problems:
         raise SubmissionError(problems)
     return SubmissionMetadata(team_name, model_name, model_type, parameters, input_length, precision,

@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 import stats
-from leaderboard.submission import ParsedSubmission
+from leaderboard.submission import ParsedSubmission, SubmissionError
 from leaderboard.tasks import Benchmark
 
 Progress = Callable[[float, str], None]
@@ -38,11 +38,20 @@ def task_seed(task_id: str) -> int:
 
 
 def summarize(parsed: ParsedSubmission, benchmark: Benchmark) -> ModelResults:
-    aggregates, summaries = {}, {}
+    """Each task's score and test summary; a task whose score or summary is not finite
+    (say, an AUROC task whose gold labels hold one class) is refused, naming the task."""
+    aggregates, summaries, problems = {}, {}, []
     for task in benchmark.tasks:
         samples = parsed.tasks[task.id].samples
-        aggregates[task.id] = task.metric.aggregate(samples)
-        summaries[task.id] = np.asarray(task.metric.summarize(samples, task_seed(task.id)), dtype=float)
+        with np.errstate(all="ignore"):
+            aggregates[task.id] = task.metric.aggregate(samples)
+            summaries[task.id] = np.asarray(task.metric.summarize(samples, task_seed(task.id)), dtype=float)
+        if not (np.isfinite(aggregates[task.id]) and np.isfinite(summaries[task.id]).all()):
+            problems.append(f"task {task.id}: the {task.metric_name} of these samples is not a finite number "
+                            f"({aggregates[task.id]}); for a classification task, gold labels must hold "
+                            f"at least two classes")
+    if problems:
+        raise SubmissionError(problems)
     return ModelResults(aggregates, summaries)
 
 

@@ -15,8 +15,13 @@ def duel(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b) -> Duel
     Rules on top of the metric's test: A is not tested when its aggregate is worse
     (p = 1, as the reference); identical results are never significant and a NaN
     p-value never counts as a win (the reference's NaN from a t-test on identical
-    vectors counted as significant).
+    vectors counted as significant). Non-finite aggregates or summaries are refused
+    (ValueError): a NaN would otherwise both win and lose.
     """
+    for name, value in (("aggregate", aggregate_a), ("aggregate", aggregate_b),
+                        ("summary", summary_a), ("summary", summary_b)):
+        if not np.isfinite(value).all():
+            raise ValueError(f"{metric.name}: a model's {name} is not finite; duels need finite inputs")
     delta = metric.sign * (np.asarray(aggregate_a, dtype=float) - np.asarray(aggregate_b, dtype=float))
     p_value = np.asarray(metric.test(summary_a, summary_b, delta), dtype=float)
     identical = np.all(np.asarray(summary_a) == np.asarray(summary_b), axis=-1)

@@ -12,7 +12,7 @@ import pytest
 from conftest import tree_digest
 from leaderboard import ranking
 from leaderboard.board import Leaderboard
-from leaderboard.store import TOURNAMENT_FILE, LocalStore, dump_json
+from leaderboard.store import JOURNAL_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
 from leaderboard.tasks import Benchmark, Task
 from leaderboard.tournament import Tournament
 from stats import DuelResult
@@ -138,28 +138,48 @@ def test_publishing_a_stale_preview_duels_models_published_since(small_store, sm
     assert len(small_store.tournament.opponents(sid)) == 6
 
 
-def test_crash_before_the_commit_point_publishes_nothing(small_store, small_documents, monkeypatch):
-    root = small_store.store.root
-    ranked_before = small_store.ranked().copy()
-    form, document, _ = small_documents[5]
-    preview = small_store.presubmit(dump_json(document), form)
+def _fail_replace_into(monkeypatch, target: str):
+    """os.replace raises (as on a dying disk) when it would write a path containing `target`."""
     real_replace = os.replace
 
-    def crash_on_submission_file(src, dst):
-        if "/data/" in str(dst):
-            raise OSError("disk full")
+    def replace(src, dst):
+        if target in str(dst):
+            raise OSError("disk failure")
         real_replace(src, dst)
+    monkeypatch.setattr(os, "replace", replace)
 
-    monkeypatch.setattr(os, "replace", crash_on_submission_file)
+
+def test_a_write_failing_before_the_commit_point_publishes_nothing(small_store, small_documents, monkeypatch):
+    root = small_store.store.root
+    ranked_before, files_before = small_store.ranked().copy(), tree_digest(root)
+    form, document, _ = small_documents[5]
+    preview = small_store.presubmit(dump_json(document), form)
+    _fail_replace_into(monkeypatch, JOURNAL_FILE)
     with pytest.raises(OSError):
         small_store.publish(preview)
     monkeypatch.undo()
     reopened = Leaderboard(LocalStore(root), small_store.benchmark)
     assert preview.submission_id not in reopened.models
     pd.testing.assert_frame_equal(reopened.ranked(), ranked_before)
-    assert not [p for p in (root / "data").iterdir() if p.name.endswith(".tmp")]
-    reopened.rebuild()  # drops the orphan duels
-    assert preview.submission_id not in json.loads((root / TOURNAMENT_FILE).read_text())
+    assert tree_digest(root) == files_before  # no temporaries left
+    assert reopened.check() == []
+
+
+def test_a_write_failing_after_the_commit_point_is_completed_on_the_next_load(small_store, small_documents,
+                                                                             monkeypatch):
+    root = small_store.store.root
+    form, document, _ = small_documents[5]
+    preview = small_store.presubmit(dump_json(document), form)
+    _fail_replace_into(monkeypatch, "/data/")
+    with pytest.raises(OSError):
+        small_store.publish(preview)
+    monkeypatch.undo()
+    assert (root / JOURNAL_FILE).exists()
+    reopened = Leaderboard(LocalStore(root), small_store.benchmark)
+    assert preview.submission_id in reopened.models
+    assert set(json.loads((root / TITLES_FILE).read_text())) == set(reopened.models)
+    assert not (root / JOURNAL_FILE).exists() and not list(root.rglob(".*.tmp"))
+    assert reopened.check() == []
 
 
 def test_cache_is_rebuildable_from_data(small_store):
