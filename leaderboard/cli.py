@@ -10,6 +10,7 @@ import os
 import sys
 import traceback
 
+import pandas as pd
 from tqdm import tqdm
 
 import stats
@@ -20,7 +21,7 @@ from leaderboard.store import LocalStore, StoreConflict, StoreError
 from leaderboard.submission import SubmissionError, TaskReference, parse_submission
 from leaderboard.tasks import DEFAULT_TASKS_FILE, load_benchmark
 from leaderboard.tournament import summarize
-from leaderboard.views import leaderboard_table
+from leaderboard.views import leaderboard_table, percent, spreadsheet_safe, terminal_safe
 
 EXIT_BAD_INPUT, EXIT_INTERNAL = 2, 1
 PREVIEW_DEFAULTS = {"model_type": "pretrained", "parameters": 1.0, "input_length": 2048,
@@ -71,7 +72,7 @@ def _open_board(args, must_exist: bool = True) -> Leaderboard:
     finally:
         bar.close()
     for problem in board.load_problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        _say(f"warning: {problem}", sys.stderr)
     return board
 
 
@@ -87,9 +88,14 @@ def _form(args, for_publication: bool) -> dict:
     return {k: PREVIEW_DEFAULTS[k] if v is None else v for k, v in given.items()}
 
 
+def _say(text, file=None) -> None:
+    """Print text that may hold user input (titles, names) without obeying its control characters."""
+    print(terminal_safe(text), file=file)
+
+
 def _print_warnings(warnings: list[str]) -> None:
     for w in warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        _say(f"warning: {w}", sys.stderr)
 
 
 def cmd_validate(args) -> None:
@@ -121,11 +127,12 @@ def cmd_duel(args) -> None:
 
 def _print_table(table, fmt: str) -> None:
     if fmt == "csv":
-        table.to_csv(sys.stdout, index=False)
+        spreadsheet_safe(table).to_csv(sys.stdout, index=False)
     elif fmt == "json":
-        print(table.to_json(orient="records", indent=1, force_ascii=False))
+        print(table.to_json(orient="records", indent=1, force_ascii=False))  # NaN (no duels yet) becomes null
     else:
-        print(table.drop(columns=["Description", "Link"]).to_string(index=False))
+        text = table.drop(columns=["Description", "Link"]).map(lambda v: terminal_safe(v) if isinstance(v, str) else v)
+        print(text.to_string(index=False, na_rep="–"))
 
 
 def cmd_presubmit(args, publish: bool = False) -> None:
@@ -139,21 +146,23 @@ def cmd_presubmit(args, publish: bool = False) -> None:
         bar.close()
     _print_warnings(preview.warnings)
     row = preview.table.loc[preview.submission_id]
-    categories = {c: round(100 * row[c], 2) for c in board.benchmark.categories}
-    tasks = {t: round(100 * row[t], 2) for t in board.benchmark.task_ids}
+
+    def score(column):  # None: no duels yet (the first model)
+        return None if pd.isna(row[column]) else round(100 * row[column], 2)
+    categories = {c: score(c) for c in board.benchmark.categories}
     if args.json:
         print(json.dumps({"submission_id": preview.submission_id, "published": publish, "rank": preview.rank,
-                          "of": len(preview.table), "overall": round(100 * row["overall"], 2),
-                          "categories": categories, "tasks": tasks,
+                          "of": len(preview.table), "overall": score("overall"), "categories": categories,
+                          "tasks": {t: score(t) for t in board.benchmark.task_ids},
                           "opponents": len(preview.opponents), "warnings": preview.warnings},
                          indent=1, ensure_ascii=False))
         return
     verb = "published as" if publish else "would rank"
-    print(f"{preview.model.title}: {verb} {preview.submission_id if publish else ''}".rstrip())
-    print(f"rank {preview.rank} of {len(preview.table)}, overall win score {100 * row['overall']:.2f}% "
+    _say(f"{preview.model.title}: {verb} {preview.submission_id if publish else ''}".rstrip())
+    print(f"rank {preview.rank} of {len(preview.table)}, overall win score {percent(row['overall'])} "
           f"({len(preview.opponents)} opponents)")
-    for c, v in categories.items():
-        print(f"  {c:32s} {v:6.2f}%")
+    for c in categories:
+        print(f"  {c:32s} {percent(row[c]):>12s}")
     print()
     _print_table(leaderboard_table(board, None, preview=preview if not publish else None), "text")
 
@@ -181,14 +190,14 @@ def cmd_remove(args) -> None:
     board = _open_board(args)
     title = board.models[args.submission_id].title if args.submission_id in board.models else args.submission_id
     board.remove(args.submission_id, args.reason)
-    print(f"removed {title} ({args.submission_id}) from {board.store}: {len(board.models)} models left")
+    _say(f"removed {title} ({args.submission_id}) from {board.store}: {len(board.models)} models left")
 
 
 def cmd_check(args) -> None:
     board = _open_board(args)
     problems = board.check()
     for problem in problems:
-        print(f"problem: {problem}")
+        _say(f"problem: {problem}")
     print(f"{board.store}: {len(board.models)} models, "
           f"{'no problems' if not problems else f'{len(problems)} problems'}")
     if problems:
@@ -256,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_rebuild)
 
     p = sub.add_parser("remove", help="take a model and its duels off the board (one commit)")
-    p.add_argument("submission_id")
+    p.add_argument("submission_id", nargs="?", help="the id (one starting with '-' is read as the id too)")
     p.add_argument("--reason", required=True, help="why; recorded in the commit message")
     store_arg(p)
     p.set_defaults(run=cmd_remove)
@@ -273,19 +282,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """argparse, except that `remove` takes an id starting with "-" (ids are made from
+    team names, which may start with one) without needing "--" before it."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if args.command == "remove" and args.submission_id is None and len(unknown) == 1:
+        args.submission_id = unknown[0]
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command == "remove" and args.submission_id is None:
+        parser.error("remove needs the submission id of the model")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _parse(argv)
     try:
         args.run(args)
     except (StoreError, StoreConflict) as e:
-        print(f"error: {e}", file=sys.stderr)
+        _say(f"error: {e}", sys.stderr)
         return EXIT_BAD_INPUT
     except SubmissionError as e:
         for problem in e.problems:
-            print(f"error: {problem}", file=sys.stderr)
+            _say(f"error: {problem}", sys.stderr)
         return EXIT_BAD_INPUT
     except BadInput as e:
-        print(f"error: {e}", file=sys.stderr)
+        _say(f"error: {e}", sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:
         return 0

@@ -43,6 +43,10 @@ def default_cache_dir(repo_id: str) -> Path:
     return home / "leaderboard" / repo_id.replace("/", "__")
 
 
+class StoreNotFound(StoreError):
+    """The dataset repo does not exist (as opposed to a Hub that cannot be reached)."""
+
+
 class HubStore:
     def __init__(self, repo_id: str, token: str | None = None, endpoint: str | None = None,
                  cache_dir: str | Path | None = None, benchmark_name: str = "BenCzechMark"):
@@ -63,7 +67,7 @@ class HubStore:
         try:
             yield
         except RepositoryNotFoundError:
-            raise StoreError(f"{doing}: dataset repo {self.repo_id} not found at {self.api.endpoint} "
+            raise StoreNotFound(f"{doing}: dataset repo {self.repo_id} not found at {self.api.endpoint} "
                              f"(create it on the Hub first, or check LEADERBOARD_REPO and HF_TOKEN)") from None
         except HfHubHTTPError as e:
             status = e.response.status_code if e.response is not None else "?"
@@ -83,9 +87,10 @@ class HubStore:
                 self._sha = sha
 
     def exists(self) -> bool:
+        """False when the repo does not exist; an unreachable Hub raises StoreError."""
         try:
             self._sync()
-        except StoreError:
+        except StoreNotFound:
             return False
         return True
 

@@ -593,13 +593,14 @@ def validate_metadata(team_name, model_name, model_type, parameters, input_lengt
             problems.append(f"{label}: invisible or text-direction characters are not allowed ({hidden})")
     if model_type not in MODEL_TYPES:
         problems.append(f"Model type: choose one of {', '.join(MODEL_TYPES)}")
+    given_parameters = parameters
     try:
-        parameters = float(parameters)
+        parameters = float(given_parameters)
         if not (math.isfinite(parameters) and 0 < parameters <= MAX_PARAMETERS):
             raise ValueError
     except (TypeError, ValueError, OverflowError):
         problems.append(f"Parameters: a number of billions greater than 0 and at most {MAX_PARAMETERS:,.0f}, "
-                        f"got {str(parameters)[:40]}")
+                        f"got {str(given_parameters)[:40]}")
     given_length = input_length
     try:
         input_length = _whole_number(given_length)

@@ -140,12 +140,28 @@ def _csv_safe(value):
     return value
 
 
+def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell that a spreadsheet would run as a formula quoted."""
+    return table.map(_csv_safe)
+
+
+def terminal_safe(text) -> str:
+    """Text for a terminal: control characters (escape sequences, bidirectional
+    overrides) shown as \\x1b-style escapes instead of being obeyed."""
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in str(text))
+
+
+def percent(fraction) -> str:
+    """A win score for a sentence: "63.50%", or "no duels yet" for a model without any."""
+    return "no duels yet" if fraction is None or np.isnan(fraction) else f"{fraction * 100:.2f}%"
+
+
 def export_table(table: pd.DataFrame, fmt: str, name: str = "leaderboard") -> str:
     """Write the table as CSV or JSON to a new temporary file; returns its path."""
     folder = Path(tempfile.mkdtemp(prefix="leaderboard-export-"))
     path = folder / f"{name}.{fmt}"
     if fmt == "csv":
-        table.map(_csv_safe).to_csv(path, index=False)
+        spreadsheet_safe(table).to_csv(path, index=False)
     else:
         path.write_text(table.to_json(orient="records", indent=1, force_ascii=False), encoding="utf-8")
     return str(path)
@@ -248,7 +264,7 @@ def model_card(board: Leaderboard, submission_id: str) -> str:
     m = board.models[submission_id].metadata
     row = board.ranked().loc[submission_id]
     lines = [f"### {markdown_link(board.models[submission_id].title, m.get('link_to_model'))}",
-             f"Rank **{int(row['rank'])}** of {len(board.models)} · overall win score **{row['overall'] * 100:.2f}%**",
+             f"Rank **{int(row['rank'])}** of {len(board.models)} · overall win score **{percent(row['overall'])}**",
              "", "| Field | Value |", "| --- | --- |"]
     for key, label in {**META_COLUMNS, "submission_id": "Submission id"}.items():
         lines.append(f"| {label} | {escape_markdown(m.get(key, ''))} |")
@@ -274,9 +290,9 @@ def preview_table(board: Leaderboard, preview: Preview) -> pd.DataFrame:
 def preview_summary(board: Leaderboard, preview: Preview) -> str:
     row = preview.table.loc[preview.submission_id]
     lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank}** of {len(preview.table)}",
-             f"Overall win score **{row['overall'] * 100:.2f}%** from duels with {len(preview.opponents)} models.",
+             f"Overall win score **{percent(row['overall'])}** from duels with {len(preview.opponents)} models.",
              "", "| Category | Win score |", "| --- | --- |"]
-    lines += [f"| {c} | {row[c] * 100:.2f}% |" for c in board.benchmark.categories]
+    lines += [f"| {c} | {percent(row[c])} |" for c in board.benchmark.categories]
     if preview.warnings:
         lines += ["", "**Warnings:**", *[f"- {escape_markdown(w)}" for w in preview.warnings]]
     return "\n".join(lines)

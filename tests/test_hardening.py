@@ -1,0 +1,272 @@
+"""A public leaderboard under attack or clumsy use: hostile metadata, look-alike names,
+killed processes mid-write, simultaneous duplicate publications, spreadsheet and
+terminal injection, an unreachable Hub, a board of one model."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import stats
+from conftest import publish_all, tree_digest
+from leaderboard.board import Leaderboard
+from leaderboard.cli import main
+from leaderboard.demo import demo_model
+from leaderboard.store import JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
+from leaderboard.submission import MAX_LINK_LENGTH
+
+ROOT = Path(__file__).resolve().parent.parent
+FORM = {"--team": "Tester", "--model": "Hostile-1", "--type": "chat", "--params": "7", "--input-length": "4096",
+        "--precision": "bfloat16", "--link": "https://example.com/m", "--description": ""}
+
+
+def form_args(**changes) -> list[str]:
+    form = {**FORM, **{f"--{k.replace('_', '-')}": v for k, v in changes.items()}}
+    return [x for kv in form.items() for x in kv]
+
+
+HOSTILE_METADATA = [
+    ({"team": ""}, "Team name: required"),
+    ({"team": " \t "}, "Team name: required"),
+    ({"team": "\u200b\u200b"}, "Team name: invisible or text-direction characters are not allowed (U+200B ZERO WIDTH SPACE)"),
+    ({"model": "Model\u202eevil"}, "Model name: invisible or text-direction characters are not allowed (U+202E RIGHT-TO-LEFT OVERRIDE)"),
+    ({"model": "Mo\u200ddel"}, "Model name: invisible or text-direction characters are not allowed (U+200D ZERO WIDTH JOINER)"),
+    ({"team": "red\x1b[31mteam"}, "Team name: invisible or text-direction characters are not allowed (U+001B"),
+    ({"team": "x" * 101}, "Team name: at most 100 characters, got 101"),
+    ({"model": "m" * 5000}, "Model name: at most 100 characters, got 5000"),
+    ({"type": "instruct"}, "Model type: choose one of chat, pretrained, ensemble"),
+    ({"params": "0"}, "Parameters: a number of billions greater than 0 and at most 100,000, got 0"),
+    ({"params": "-7"}, "Parameters: a number of billions greater than 0"),
+    ({"params": "nan"}, "Parameters: a number of billions greater than 0"),
+    ({"params": "inf"}, "Parameters: a number of billions greater than 0"),
+    ({"params": "1e30"}, "Parameters: a number of billions greater than 0 and at most 100,000, got 1e30"),
+    ({"params": "seven"}, "Parameters: a number of billions greater than 0"),
+    ({"input_length": "1e30"}, "Input length: a whole number of tokens from 1 to 100,000,000, got 1e30"),
+    ({"input_length": "12.5"}, "Input length: a whole number of tokens from 1 to 100,000,000, got 12.5"),
+    ({"input_length": "0"}, "Input length: a whole number of tokens from 1 to 100,000,000, got 0"),
+    ({"input_length": "9" * 50}, "Input length: a whole number of tokens from 1 to 100,000,000"),
+    ({"precision": "bfloat32"}, "Precision: choose one of float32, float16, bfloat16, 8bit, 4bit"),
+    ({"link": "javascript:alert(1)"}, "Link to model: an http:// or https:// address"),
+    ({"link": "ftp://example.com/m"}, "Link to model: an http:// or https:// address"),
+    ({"link": "https://"}, "Link to model: an http:// or https:// address"),
+    ({"link": "http://[::1"}, "Link to model: an http:// or https:// address"),
+    ({"link": "https://example.com/a b"}, "Link to model: an http:// or https:// address"),
+    ({"link": "https://example.com/" + "a" * 5_000_000}, f"Link to model: at most {MAX_LINK_LENGTH} characters, got 5,000,020"),
+    ({"description": "d" * 5_000_000}, "Description: at most 2000 characters, got 5,000,000"),
+]
+
+
+@pytest.mark.parametrize("changes, expected", HOSTILE_METADATA, ids=[str(i) for i in range(len(HOSTILE_METADATA))])
+def test_hostile_metadata_is_refused_by_field(changes, expected, new_model_file, full_store, capsys):
+    before = tree_digest(full_store)
+    assert main(["publish", str(new_model_file), "--store", str(full_store), *form_args(**changes)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err, err
+    assert all(len(line) < 600 for line in err.splitlines())
+    assert "\x1b" not in err  # escape sequences are shown, not obeyed
+    assert tree_digest(full_store) == before
+
+
+def published_title(store: Path) -> str:
+    return next(iter(json.loads((store / TITLES_FILE).read_text()).values()))
+
+
+@pytest.mark.parametrize("disguise", [
+    str.upper,                                                    # case
+    lambda t: t.replace("/", " /", 0).replace(t[0], chr(0xFF21 + ord(t[0].upper()) - ord("A")), 1),  # full-width letter
+    lambda t: t.replace(t.split("/")[1], "  " + t.split("/")[1] + "  "),  # spaces collapse
+])
+def test_a_look_alike_of_a_published_title_is_refused(disguise, new_model_file, full_store, capsys):
+    team, model = disguise(published_title(full_store)).split("/", 1)
+    before = tree_digest(full_store)
+    assert main(["publish", str(new_model_file), "--store", str(full_store), *form_args(team=team, model=model)]) == 2
+    assert "is already published" in capsys.readouterr().err
+    assert tree_digest(full_store) == before
+
+
+def test_names_are_stored_nfkc_normalized(new_model_file, full_store, capsys):
+    assert main(["publish", str(new_model_file), "--store", str(full_store),
+                 *form_args(team="\uff34\uff45\uff41\uff4d", model="ﬁne-model")]) == 0  # full-width "Team", the fi ligature
+    assert "Team/fine-model" in json.loads((full_store / TITLES_FILE).read_text()).values()
+
+
+# --- the duel engine refuses what validation should have stopped -------------------------
+
+def test_the_duel_engine_refuses_non_finite_inputs():
+    metric = stats.METRICS["word_perplexity"]
+    good = np.array([[1.0, 2.0, 3.0]])
+    for a_agg, a_sum in ((np.nan, good), (5.0, np.array([[1.0, np.inf, 3.0]]))):
+        with pytest.raises(ValueError, match="not finite"):
+            stats.duel(metric, a_agg, a_sum, np.array([4.0]), good)
+
+
+def test_stored_json_is_strict():
+    with pytest.raises(ValueError):
+        dump_json({"p_value": float("nan")})
+
+
+# --- crashes mid-write -------------------------------------------------------------------
+
+KILL_CHILD = textwrap.dedent("""
+    import json, sys
+    from leaderboard.board import Leaderboard
+    from leaderboard.store import LocalStore
+    from leaderboard.tasks import load_benchmark
+    root, tasks, action, argument = sys.argv[1:5]
+    board = Leaderboard(LocalStore(root), load_benchmark(tasks))
+    if action == "publish":
+        form, document = json.loads(open(argument).read())
+        preview = board.presubmit(json.dumps(document).encode(), form)
+        print("ready", flush=True)
+        board.publish(preview)
+    else:
+        print("ready", flush=True)
+        board.remove(argument, "kill test")
+    print("done", flush=True)
+""")
+
+
+def _store_invariants(root: Path, benchmark) -> Leaderboard:
+    """The store as a fresh process sees it, after its recovery: titles, snapshot and
+    duels describe exactly the published models, nothing is left half-written."""
+    board = Leaderboard(LocalStore(root), benchmark)
+    published = set(LocalStore(root).submission_ids())
+    assert set(board.models) == published
+    assert set(json.loads((root / TITLES_FILE).read_text())) == published
+    assert set(pd.read_parquet(root / SNAPSHOT_FILE)["submission_id"]) == published
+    assert set(json.loads((root / TOURNAMENT_FILE).read_text())) <= published
+    assert board.check() == []
+    assert not (root / JOURNAL_FILE).exists()
+    assert not [p for p in root.rglob("*.tmp")]
+    return board
+
+
+def test_random_kills_during_publish_and_remove_leave_the_store_consistent(tmp_path, small_benchmark,
+                                                                           small_tasks_file, small_documents):
+    """SIGKILL at a random moment of a publication or removal, LEADERBOARD_KILLS times
+    (30 by default): afterwards the store holds the change entirely or not at all."""
+    root = tmp_path / "store"
+    board = Leaderboard(LocalStore(root), small_benchmark)
+    publish_all(board, small_documents[:4])
+    kills = int(os.environ.get("LEADERBOARD_KILLS", "30"))
+    rng = np.random.default_rng(0)
+    designs = None
+    outcomes = {"publish": [0, 0], "remove": [0, 0]}  # [changed, unchanged]
+    duration = {"publish": 0.3, "remove": 0.2}  # refined by the runs that finish
+    for k in range(kills):
+        published = sorted(LocalStore(root).submission_ids())
+        action = "remove" if k % 3 == 2 and len(published) > 2 else "publish"
+        if action == "publish":
+            form, document, _ = demo_model(small_benchmark, 100 + k, 0, designs)
+            argument = tmp_path / f"model{k}.json"
+            argument.write_text(json.dumps([form, document]))
+        else:
+            argument = published[rng.integers(len(published))]
+        child = subprocess.Popen([sys.executable, "-c", KILL_CHILD, str(root), str(small_tasks_file), action,
+                                  str(argument)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        assert child.stdout.readline().strip() == "ready"
+        started = time.monotonic()
+        time.sleep(rng.uniform(0, duration[action]))
+        child.send_signal(signal.SIGKILL)
+        finished = child.stdout.read().strip() == "done"
+        child.wait()
+        if finished:
+            duration[action] = 1.2 * (time.monotonic() - started)
+        after = set(_store_invariants(root, small_benchmark).models)
+        changed = after != set(published)
+        outcomes[action][0 if changed else 1] += 1
+        assert after - set(published) == set() or len(after - set(published)) == 1
+    print(f"kills: {kills}; publish changed/unchanged {outcomes['publish']}, remove {outcomes['remove']}")
+    assert sum(outcomes["publish"]) + sum(outcomes["remove"]) == kills
+
+
+# --- simultaneous duplicates --------------------------------------------------------------
+
+def test_the_same_predictions_published_at_once_under_two_names_land_once(new_model_file, full_store):
+    """Two processes publish one file under two team names at the same moment: the
+    duplicate check runs under the publication lock, so exactly one lands."""
+    before = set(LocalStore(full_store).submission_ids())
+    runs = [subprocess.Popen([sys.executable, "-m", "leaderboard", "publish", str(new_model_file), "--store",
+                              str(full_store), *form_args(team=f"Team {k}")], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for k in range(2)]
+    results = [(r.wait(timeout=300), r.stderr.read()) for r in runs]
+    assert sorted(code for code, _ in results) == [0, 2], results
+    assert "these predictions are already published as Team" in next(err for code, err in results if code == 2)
+    assert len(set(LocalStore(full_store).submission_ids()) - before) == 1
+
+
+def test_one_title_published_at_once_with_two_files_lands_once(tmp_path, full_benchmark, full_store):
+    paths = []
+    for k in range(2):
+        _, document, _ = demo_model(full_benchmark, 20 + k, seed=0)
+        paths.append(tmp_path / f"m{k}.json")
+        paths[-1].write_bytes(dump_json(document))
+    runs = [subprocess.Popen([sys.executable, "-m", "leaderboard", "publish", str(p), "--store", str(full_store),
+                              *form_args(team="Same", model="Name")], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for p in paths]
+    results = [(r.wait(timeout=300), r.stderr.read()) for r in runs]
+    assert sorted(code for code, _ in results) == [0, 2], results
+    assert "Same/Name is already published" in next(err for code, err in results if code == 2)
+
+
+# --- what the command line prints -----------------------------------------------------------
+
+def _plant_title(store: Path, team: str) -> str:
+    """Give a stored submission a hostile team name, as an old or hand-edited file could."""
+    path = sorted((store / "data").glob("*.json"))[0]
+    document = json.loads(path.read_text())
+    document["submission_metadata"]["team_name"] = team
+    path.write_bytes(dump_json(document))
+    return path.stem
+
+
+def test_csv_neutralises_formulas_and_text_does_not_obey_escapes(full_store):
+    _plant_title(full_store, '=HYPERLINK("http://evil","x")')
+    csv = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(full_store), "--format", "csv"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert csv.returncode == 0, csv.stderr
+    assert "'=HYPERLINK" in csv.stdout and ",=HYPERLINK" not in csv.stdout
+    _plant_title(full_store, "bad\x1b[2J\x1b]0;owned\x07team")
+    text = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(full_store)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert text.returncode == 0 and "\x1b" not in text.stdout and "\\x1b[2J" in text.stdout
+
+
+def test_an_id_starting_with_a_dash_can_be_removed(new_model_file, full_store):
+    assert main(["publish", str(new_model_file), "--store", str(full_store), *form_args(team="-dash team")]) == 0
+    sid = next(s for s in LocalStore(full_store).submission_ids() if s.startswith("-"))
+    removed = subprocess.run([sys.executable, "-m", "leaderboard", "remove", sid, "--reason", "test", "--store",
+                              str(full_store)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert removed.returncode == 0, removed.stderr
+    assert sid not in LocalStore(full_store).submission_ids()
+
+
+def test_an_unreachable_hub_is_not_called_a_missing_store(tmp_path):
+    env = {**os.environ, "HF_ENDPOINT": "http://127.0.0.1:9", "HF_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--repo", "owner/board"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 2
+    assert "cannot reach http://127.0.0.1:9" in result.stderr and "no leaderboard store" not in result.stderr
+
+
+def test_a_board_of_one_model_shows_no_nan(tmp_path, new_model_file):
+    store = tmp_path / "store"
+    published = subprocess.run([sys.executable, "-m", "leaderboard", "publish", str(new_model_file), "--store",
+                                str(store), *form_args()], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert published.returncode == 0, published.stderr
+    assert "no duels yet" in published.stdout and "nan" not in published.stdout.lower()
+    table = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(store)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert table.returncode == 0 and "nan" not in table.stdout.lower() and "–" in table.stdout
+    as_json = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(store), "--format", "json"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert json.loads(as_json.stdout)[0]["Overall"] is None
