@@ -12,13 +12,17 @@ import gradio as gr
 
 import content
 from leaderboard import views
-from leaderboard.board import Preview, open_configured_board
+from leaderboard.board import open_configured_board
 from leaderboard.hub_store import HubStore
+from leaderboard.previews import PreviewShelf
 from leaderboard.store import StoreError
-from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
+from leaderboard.submission import MAX_FILE_BYTES, MODEL_TYPES, PRECISIONS, SubmissionError
 
 log = logging.getLogger("leaderboard.app")
 READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true", "yes")
+# Uploads and exports in Gradio's cache are deleted once they are this old (seconds),
+# checked every minute; a pre-submission waits at most as long for its confirmation.
+CACHE_SECONDS = 900
 OVERALL = "Overall"
 VALUE_CHOICES = [("Win score (%)", views.WIN_SCORE), ("Metric value", views.METRIC_VALUE)]
 # Gradio's Dataframe sets a header's title to its own text; this puts the task's full name
@@ -35,8 +39,9 @@ HEADER_TITLES_JS = """() => {
 }"""
 
 
-def build_app(board) -> gr.Blocks:
+def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
     categories = [OVERALL, *board.benchmark.categories]
+    previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
 
     def model_choices():
         return [(m.title, sid) for sid, m in sorted(board.models.items(), key=lambda kv: kv[1].title.lower())]
@@ -83,7 +88,7 @@ def build_app(board) -> gr.Blocks:
                 views.duel_grid(duels), views.export_table(duels, "csv", "duels"))
 
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
-                  progress=gr.Progress()):
+                  request: gr.Request, progress=gr.Progress()):
         hidden = gr.update(visible=False)
         if not file:
             return "**Choose a results file first.**", hidden, hidden, None, hidden, hidden
@@ -99,21 +104,25 @@ def build_app(board) -> gr.Blocks:
         return (views.preview_summary(board, preview),
                 gr.Dataframe(value=views.emphasised(table, "Overall", preview.submission_id),
                              datatype=views.column_types(table), visible=True),
-                gr.Dataframe(value=views.duel_grid(duels), visible=True), preview,
+                gr.Dataframe(value=views.duel_grid(duels), visible=True), previews.put(request.session_hash, preview),
                 gr.update(visible=not READ_ONLY), hidden)
 
-    def publish(preview: Preview | None, progress=gr.Progress()):
+    def publish(token: str | None, request: gr.Request, progress=gr.Progress()):
+        preview = previews.get(request.session_hash, token)
         if preview is None or READ_ONLY:
-            return "Nothing to publish: pre-submit a file first.", None, gr.update(visible=False), gr.update()
+            message = ("Nothing to publish: pre-submit a file first." if token is None or READ_ONLY else
+                       "This pre-submission has expired (they are kept for 15 minutes); pre-submit the file again.")
+            return message, None, gr.update(visible=False), gr.update()
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
             return views.problems_markdown(e.problems), None, gr.update(visible=False), gr.update()
+        previews.discard(request.session_hash, token)
         return (f"Published **{views.escape_markdown(preview.model.title)}** as `{sid}`, rank "
                 f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
                 gr.update(choices=model_choices(), value=sid))
 
-    with gr.Blocks(title=content.TITLE) as app:
+    with gr.Blocks(title=content.TITLE, delete_cache=(60, CACHE_SECONDS)) as app:
         gr.Markdown(content.INTRO)
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):
@@ -161,7 +170,7 @@ def build_app(board) -> gr.Blocks:
                 file = gr.File(label="Results file (JSON)", file_types=[".json"], type="filepath", elem_id="file")
                 presubmit_button = gr.Button("Pre-submit", variant="primary", elem_id="presubmit")
                 status = gr.Markdown(elem_id="status")
-                preview_state = gr.State(None)
+                preview_state = gr.State(None)  # a token of `previews`: the preview itself stays on the server
                 with gr.Group(visible=False) as publish_row:
                     publish_button = gr.Button("Publish…", variant="primary", elem_id="publish")
                 with gr.Group(visible=False) as confirm_box:
@@ -195,9 +204,11 @@ def build_app(board) -> gr.Blocks:
             [status, preview_table, preview_duels, preview_state, publish_row, confirm_box], concurrency_limit=2)
         publish_button.click(lambda: (gr.update(visible=False), gr.update(visible=True)), None,
                              [publish_row, confirm_box])
-        cancel_button.click(lambda: ("Pre-submission discarded.", gr.update(visible=False), gr.update(visible=False),
-                                     None, gr.update(visible=False)),
-                            None, [status, preview_table, preview_duels, preview_state, confirm_box])
+        def cancel(token, request: gr.Request):
+            previews.discard(request.session_hash, token)
+            return "Pre-submission discarded.", gr.update(visible=False), gr.update(visible=False), None, gr.update(visible=False)
+
+        cancel_button.click(cancel, preview_state, [status, preview_table, preview_duels, preview_state, confirm_box])
         confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
                              concurrency_limit=1).then(render_board, [plot_open, *board_inputs], board_outputs)
     return app
@@ -212,7 +223,7 @@ def main():
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))
     app = build_app(board)
-    app.queue(default_concurrency_limit=8).launch(max_file_size="200mb", theme=gr.themes.Soft(),
+    app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_FILE_BYTES, theme=gr.themes.Soft(),
                                                   js=HEADER_TITLES_JS % json.dumps(views.header_titles(board)))
 
 

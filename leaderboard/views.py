@@ -5,8 +5,11 @@ Shared by the command line and the web app; plain pandas, no UI code.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import html
+import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from urllib.parse import quote
@@ -156,14 +159,24 @@ def percent(fraction) -> str:
     return "no duels yet" if fraction is None or np.isnan(fraction) else f"{fraction * 100:.2f}%"
 
 
+EXPORTS = Path(tempfile.gettempdir()) / f"leaderboard-exports-{os.getpid()}"
+MAX_EXPORTS = 64
+
+
 def export_table(table: pd.DataFrame, fmt: str, name: str = "leaderboard") -> str:
-    """Write the table as CSV or JSON to a new temporary file; returns its path."""
-    folder = Path(tempfile.mkdtemp(prefix="leaderboard-export-"))
-    path = folder / f"{name}.{fmt}"
-    if fmt == "csv":
-        spreadsheet_safe(table).to_csv(path, index=False)
+    """Write the table as CSV or JSON and return its path. Files are named by their
+    content, so rendering a view again reuses its file, and only the newest MAX_EXPORTS
+    are kept (Gradio serves its own copy, deleted by the app's `delete_cache`)."""
+    data = (spreadsheet_safe(table).to_csv(index=False) if fmt == "csv"
+            else table.to_json(orient="records", indent=1, force_ascii=False)).encode("utf-8")
+    path = EXPORTS / hashlib.sha256(data).hexdigest()[:16] / f"{name}.{fmt}"
+    if path.exists():
+        os.utime(path.parent)  # newest again: not pruned below
     else:
-        path.write_text(table.to_json(orient="records", indent=1, force_ascii=False), encoding="utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    for old in sorted(EXPORTS.iterdir(), key=lambda p: p.stat().st_mtime)[:-MAX_EXPORTS]:
+        shutil.rmtree(old, ignore_errors=True)
     return str(path)
 
 

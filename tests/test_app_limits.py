@@ -1,0 +1,119 @@
+"""The web app against hostile uploads and many anonymous users, through its real HTTP
+API (gradio_client uploads the file exactly as the browser's upload does): every bad file
+of the corpus refused with its message and the store untouched; pre-submissions from 20
+sessions keep the server's memory bounded; unit tests of the pre-submission shelf."""
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from gradio_client import Client, handle_file
+
+from bad_files import CASE_NAMES, bad_files
+from conftest import tree_digest
+from leaderboard.demo import demo_model
+from leaderboard.previews import PreviewShelf
+from leaderboard.store import dump_json
+from test_e2e import free_port, start_app
+
+FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
+MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbounded previews took ~33 MB each
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, full_store_template):
+    store = tmp_path_factory.mktemp("limits") / "store"
+    shutil.copytree(full_store_template, store)
+    port = free_port()
+    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
+           "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio"))}
+    process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
+    try:
+        yield f"http://127.0.0.1:{port}/", store, process.pid
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def shown(markdown: str) -> str:
+    """What a reader sees of the app's markdown: escapes removed."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
+
+
+def presubmit(client: Client, path: Path) -> str:
+    status, *_ = client.predict(*FORM, handle_file(str(path)), api_name="/presubmit")
+    return status
+
+
+def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, tmp_path):
+    url, store, _ = server
+    client = Client(url, verbose=False)
+    corpus = bad_files(json.loads(new_model_file.read_text()))
+    before = tree_digest(store)
+    refused = 0
+    for case in CASE_NAMES:
+        content, expected = corpus[case]
+        path = tmp_path / "upload.json"
+        path.write_bytes(content)
+        try:
+            status = shown(presubmit(client, path))
+        except Exception as e:  # noqa: BLE001 - Gradio itself refuses uploads over max_file_size
+            assert case == "larger than the limit" and "maximum" in str(e).lower(), (case, e)
+            refused += 1
+            continue
+        assert "The submission was not accepted" in status and expected in status, (case, status)
+        assert "Traceback" not in status
+        refused += 1
+    assert refused == len(CASE_NAMES) >= 100
+    assert tree_digest(store) == before
+
+
+def test_twenty_sessions_presubmitting_keep_memory_bounded(server, full_benchmark, tmp_path):
+    """Each anonymous session pre-submits a different valid file; the server keeps at
+    most 8 previews (the oldest dropped), so its memory stops growing."""
+    url, store, pid = server
+    paths = []
+    for k in range(20):
+        _, document, _ = demo_model(full_benchmark, 30 + k, seed=0)
+        paths.append(tmp_path / f"m{k}.json")
+        paths[-1].write_bytes(dump_json(document))
+    first = Client(url, verbose=False)
+    assert "would rank" in presubmit(first, paths[0])
+    before = rss_mb(pid)
+    for path in paths[1:]:
+        assert "would rank" in presubmit(Client(url, verbose=False), path)
+    growth = rss_mb(pid) - before
+    print(f"server RSS {before:.0f} MB after one pre-submission, +{growth:.0f} MB after 19 more sessions")
+    assert growth < MEMORY_BOUND_MB
+    status, *_ = first.predict(None, api_name="/publish")  # the first session's preview was evicted
+    assert "expired" in status
+
+
+def rss_mb(pid: int) -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def test_the_shelf_bounds_time_sessions_and_total():
+    now = [0.0]
+    shelf = PreviewShelf(ttl=10, per_session=1, total=3, clock=lambda: now[0])
+    a1 = shelf.put("a", "a1")
+    a2 = shelf.put("a", "a2")
+    assert shelf.get("a", a1) is None and shelf.get("a", a2) == "a2"  # a session keeps its newest
+    assert shelf.get("b", a2) is None  # another session cannot take it
+    b, c = shelf.put("b", "b"), shelf.put("c", "c")
+    d = shelf.put("d", "d")
+    assert len(shelf) == 3 and shelf.get("a", a2) is None  # the oldest anywhere evicted
+    now[0] = 11
+    assert shelf.get("b", b) is None and len(shelf) == 0  # expired
+    shelf.discard("d", d)
+    e = shelf.put("e", "e")
+    shelf.discard("x", e)
+    assert shelf.get("e", e) == "e"
+    shelf.discard("e", e)
+    assert shelf.get("e", e) is None and c
