@@ -20,9 +20,9 @@ from leaderboard.submission import MAX_FILE_BYTES, MODEL_TYPES, PRECISIONS, Subm
 
 log = logging.getLogger("leaderboard.app")
 READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true", "yes")
-# Uploads and exports in Gradio's cache are deleted once they are this old (seconds),
-# checked every minute; a pre-submission waits at most as long for its confirmation.
-CACHE_SECONDS = 900
+# Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
+# a pre-submission waits at most as long for its confirmation.
+CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", "900"))
 OVERALL = "Overall"
 VALUE_CHOICES = [("Win score (%)", views.WIN_SCORE), ("Metric value", views.METRIC_VALUE)]
 # Gradio's Dataframe sets a header's title to its own text; this puts the task's full name
@@ -122,7 +122,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
                 gr.update(choices=model_choices(), value=sid))
 
-    with gr.Blocks(title=content.TITLE, delete_cache=(60, CACHE_SECONDS)) as app:
+    with gr.Blocks(title=content.TITLE, delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
         gr.Markdown(content.INTRO)
         with gr.Tabs():
             with gr.Tab("Leaderboard", id="leaderboard"):

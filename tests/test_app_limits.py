@@ -4,11 +4,13 @@ of the corpus refused with its message and the store untouched; pre-submissions 
 sessions keep the server's memory bounded; unit tests of the pre-submission shelf."""
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -25,19 +27,25 @@ FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com
 MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbounded previews took ~33 MB each
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, full_store_template):
+@contextlib.contextmanager
+def serve(tmp_path_factory, full_store_template, **env):
     store = tmp_path_factory.mktemp("limits") / "store"
     shutil.copytree(full_store_template, store)
     port = free_port()
     env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio"))}
+           "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio")), **env}
     process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
     try:
-        yield f"http://127.0.0.1:{port}/", store, process.pid
+        yield f"http://127.0.0.1:{port}/", store, process.pid, Path(env["GRADIO_TEMP_DIR"])
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, full_store_template):
+    with serve(tmp_path_factory, full_store_template) as running:
+        yield running
 
 
 def shown(markdown: str) -> str:
@@ -51,7 +59,7 @@ def presubmit(client: Client, path: Path) -> str:
 
 
 def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, tmp_path):
-    url, store, _ = server
+    url, store, _, _ = server
     client = Client(url, verbose=False)
     corpus = bad_files(json.loads(new_model_file.read_text()))
     before = tree_digest(store)
@@ -76,7 +84,7 @@ def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, tmp
 def test_twenty_sessions_presubmitting_keep_memory_bounded(server, full_benchmark, tmp_path):
     """Each anonymous session pre-submits a different valid file; the server keeps at
     most 8 previews (the oldest dropped), so its memory stops growing."""
-    url, store, pid = server
+    url, store, pid, _ = server
     paths = []
     for k in range(20):
         _, document, _ = demo_model(full_benchmark, 30 + k, seed=0)
@@ -90,8 +98,21 @@ def test_twenty_sessions_presubmitting_keep_memory_bounded(server, full_benchmar
     growth = rss_mb(pid) - before
     print(f"server RSS {before:.0f} MB after one pre-submission, +{growth:.0f} MB after 19 more sessions")
     assert growth < MEMORY_BOUND_MB
-    status, *_ = first.predict(None, api_name="/publish")  # the first session's preview was evicted
+    status, *_ = first.predict(api_name="/publish")  # the first session's preview was evicted
     assert "expired" in status
+
+
+def test_uploads_and_previews_are_deleted_when_old(tmp_path_factory, full_store_template, new_model_file):
+    """With LEADERBOARD_CACHE_SECONDS=3: an upload and its preview are gone a few seconds later."""
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_CACHE_SECONDS="3") as (url, _, _, cache):
+        client = Client(url, verbose=False)
+        assert "would rank" in presubmit(client, new_model_file)  # the preview's token stays in the session
+        uploads = lambda: list(cache.rglob(new_model_file.name))  # noqa: E731
+        assert uploads()
+        time.sleep(6)
+        assert uploads() == []
+        status, *_ = client.predict(api_name="/publish")
+        assert "expired" in status
 
 
 def rss_mb(pid: int) -> float:
