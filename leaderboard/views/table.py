@@ -251,7 +251,7 @@ def log_ticks(values) -> list[float]:
         return []
     low, high = np.floor(np.log10(positive.min())), np.ceil(np.log10(positive.max()))
     ticks = (np.array([1, 2, 5]) * 10.0 ** np.arange(low, high + 1)[:, None]).ravel()
-    return [float(f"{t:.3g}") for t in ticks if positive.min() / 2.5 <= t <= positive.max() * 2.5]
+    return [float(f"{t:.3g}") for t in ticks if positive.min() / 2 <= t <= positive.max() * 2]
 
 
 def score_scatter(table: pd.DataFrame, score_column: str) -> go.Figure:
