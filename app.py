@@ -62,21 +62,24 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
 RANK_WIDTH, MODEL_WIDTH = "60px", "220px"  # the pinned columns: Rank, and Model right of it
 RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns"]  # sort and values come with the table
 CSS = """
-#board .virtual-table-viewport th:nth-child(-n+2), #board .virtual-table-viewport td:nth-child(-n+2) {
+#board th:nth-child(-n+2), #board [role=gridcell]:nth-child(-n+2) {
   position: sticky; z-index: 3; background: var(--table-even-background-fill);
 }
-#board th:nth-child(1), #board td:nth-child(1) { left: 0; }
-#board th:nth-child(2), #board td:nth-child(2) { left: RANK_WIDTH; box-shadow: 2px 0 0 var(--border-color-primary); }
+#board th:nth-child(1), #board [role=gridcell]:nth-child(1) { left: 0; }
+#board th:nth-child(2), #board [role=gridcell]:nth-child(2) {
+  left: RANK_WIDTH; box-shadow: 2px 0 0 var(--border-color-primary);
+}
 #board th .header, #preview th .header { word-break: normal; overflow-wrap: normal; hyphens: none; }
-#duels td, #duels th { font-size: 12px; }
-#duels td .cell-wrap { padding: 2px 4px; line-height: 1.25; }
+#duels [role=gridcell], #duels th { font-size: 12px; }
 @media (max-width: 640px) {
   #intro p { display: none; }
   #intro h1 { font-size: 1.3em; margin: 0; }
   .tab-wrapper button { padding: 4px 5px !important; font-size: 13px !important; }
-  #board th:nth-child(2), #board td:nth-child(2) { width: 130px !important; min-width: 130px !important;
-                                                   max-width: 130px !important; }
+  #board th:nth-child(2), #board [role=gridcell]:nth-child(2) {
+    width: 130px !important; min-width: 130px !important; max-width: 130px !important;
+  }
   #board-controls { gap: 4px; }
+  #values .info-text { display: none; }
   #board-controls > div { min-width: 45% !important; }
 }
 """.replace("RANK_WIDTH", RANK_WIDTH)
@@ -250,9 +253,10 @@ def build_app(board) -> gr.Blocks:
                     model = gr.Textbox(label="Model name", elem_id="model")
                     model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained")
                 with gr.Row():
-                    params = gr.Number(label="Parameters (billions)", value=None, placeholder="e.g. 7",
+                    # minimum=0: without one Gradio shows an unset Number as 0
+                    params = gr.Number(label="Parameters (billions)", value=None, minimum=0, placeholder="e.g. 7",
                                        elem_id="params")
-                    input_length = gr.Number(label="Input length (tokens, a whole number)", value=None,
+                    input_length = gr.Number(label="Input length (tokens, a whole number)", value=None, minimum=0,
                                              placeholder="e.g. 4096", elem_id="input-length")
                     precision = gr.Dropdown(list(PRECISIONS), label="Precision", value="bfloat16")
                 link = gr.Textbox(label="Link to model (http or https)", elem_id="link")
