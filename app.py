@@ -39,21 +39,19 @@ PAGE_JS = """() => {
   label();
 }"""
 # After a pre-submission: scroll the preview table (rendered virtually, row by row) until
-# the new model's row (★) shows, then bring the result summary into view.
+# the new model's row (★) shows, and bring that row into the window's view.
 SCROLL_TO_NEW_ROW_JS = """async () => {
   const frame = () => new Promise((done) => requestAnimationFrame(done));
   const viewport = document.querySelector("#preview .virtual-table-viewport");
   for (let i = 0; viewport && i < 300; i++) {
-    const row = [...viewport.querySelectorAll("tr")].find((r) => r.textContent.includes("★"));
+    const row = [...viewport.querySelectorAll("[role=row]")].find((r) => r.textContent.includes("★"));
     if (row) {
-      viewport.scrollTop += row.getBoundingClientRect().top - viewport.getBoundingClientRect().top
-                            - viewport.clientHeight / 3;
+      row.scrollIntoView({block: "center", behavior: "instant"});
       break;
     }
-    if (viewport.querySelector("tbody tr")) viewport.scrollTop += viewport.clientHeight / 2;
+    if (viewport.querySelector("[role=gridcell]")) viewport.scrollTop += viewport.clientHeight / 2;
     await frame();
   }
-  document.getElementById("status")?.scrollIntoView({block: "start", behavior: "instant"});
 }"""
 SCROLL_TO_STATUS_JS = """(...inputs) => {
   document.getElementById("status")?.scrollIntoView({block: "start", behavior: "instant"});
@@ -136,7 +134,7 @@ def build_app(board) -> gr.Blocks:
         duels = details.duel_table(board, submission_id, category)
         return (choices, details.model_card(board, submission_id, category),
                 details.score_bars(board, submission_id, category), details.duel_summary(duels, category),
-                details.duel_grid(duels),
+                gr.Dataframe(value=details.duel_grid(duels), column_widths=details.grid_widths(duels)),
                 board_views.export_table(duels, "csv", board_views.export_name(
                     board.benchmark.name, board.models[submission_id].title, category, "duels")))
 
@@ -153,9 +151,10 @@ def build_app(board) -> gr.Blocks:
         model = view["model"] or (board.ranked().index[0] if len(board.models) else None)  # the board may have changed
         shown_details = (render_model(model, view["details_category"]) if view["tab"] == "details" else
                          (gr.Dropdown(choices=details.model_choices(board), value=model), *(gr.skip(),) * 5))
-        return (gr.Tabs(selected=view["tab"]), *[view[k] for k in RESTORED_KEYS],
+        return (gr.Tabs(selected=view["tab"]) if view["tab"] != default_view["tab"] else gr.skip(),
+                *[view[k] for k in RESTORED_KEYS],
                 *((gr.skip(),) * 10 if unchanged else board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
-                view["details_category"], *shown_details)
+                view["details_category"], *shown_details, None, None)
 
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
                   progress=gr.Progress()):
@@ -180,7 +179,8 @@ def build_app(board) -> gr.Blocks:
                 gr.Dataframe(value=board_views.emphasised(preview_display, board_views.score_columns(board, None)[0].header,
                                                           preview.submission_id),
                              datatype=board_views.column_types(preview_display), visible=True),
-                gr.Dataframe(value=details.duel_grid(duels), visible=True), preview,
+                gr.Dataframe(value=details.duel_grid(duels), column_widths=details.grid_widths(duels), visible=True),
+                preview,
                 gr.update(visible=not READ_ONLY), hidden)
 
     def publish(preview: Preview | None, progress=gr.Progress()):
@@ -253,7 +253,6 @@ def build_app(board) -> gr.Blocks:
                     model = gr.Textbox(label="Model name", elem_id="model")
                     model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained")
                 with gr.Row():
-                    # minimum=0: without one Gradio shows an unset Number as 0
                     params = gr.Number(label="Parameters (billions)", value=None, minimum=0, placeholder="e.g. 7",
                                        elem_id="params")
                     input_length = gr.Number(label="Input length (tokens, a whole number)", value=None, minimum=0,
@@ -285,11 +284,11 @@ def build_app(board) -> gr.Blocks:
         board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision]
         for control in board_inputs:
             control.input(board_view, [*board_inputs, plot_open], board_outputs, queue=False,
-                          js=share.query_writer(share.BOARD_KEYS))
+                          js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last")
         details_outputs = [model_pick, card, bars, summary, duel_view, duel_csv]
         app.load(restore_view, [plot_open],
                  [tabs, category, search, types, min_params, max_params, shown_meta, *board_outputs, detail_category,
-                  *details_outputs],
+                  *details_outputs, params, input_length],  # Gradio's Number mounts None as 0; reset
                  queue=False)
         board_tab.select(refresh_if_changed, [shown_revision, *board_inputs, plot_open], board_outputs,
                          queue=False, js=share.tab_writer("leaderboard"))

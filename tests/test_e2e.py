@@ -246,7 +246,7 @@ def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
     page.locator("#values").get_by_text("Metric value (per task)").click()
     type_into(page, "search", "v1")
-    page.wait_for_timeout(800)
+    page.wait_for_url(re.compile("search=v1"))
     assert "category=NER" in page.url and "values=metric" in page.url and "search=v1" in page.url
     page.locator("#copy-link").click()
     expect(page.locator("#link-box textarea, #link-box input").first).to_have_value(page.url)
@@ -280,7 +280,7 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     page.get_by_role("tab", name="Details").click()
     expect(rows(page, "duels")).to_have_count(4, timeout=30000)  # the top model against the other four
     text = " ".join(rows(page, "duels").all_inner_texts())
-    assert "p " in text and "Δ " in text and " pp" in text and any(v in text for v in ("won", "lost", "n.s."))
+    assert "p=" in text and "Δ " in text and " pp" in text and any(v in text for v in ("won", "lost", "n.s."))
     assert [c.split(".")[0] for c in column(page, 0, "duels")] == ["2", "3", "4", "5"]  # by rank
     expect(page.get_by_text("Rank 1 of 5")).to_be_visible()
     expect(page.locator("#duels-explained")).to_contain_text("p = 1: not tested")

@@ -129,7 +129,7 @@ def duel_grid(duels: pd.DataFrame):
         return pd.DataFrame({"Competitor": ["no duels yet"]})
     p = np.where(duels["Result"] == LOST, duels["p (competitor better)"], duels["p (this model better)"])
     cell = (duels["Result"] + "\nΔ " + duels["Δ"].map("{:+.2f}".format) + " " + duels["Δ unit"]
-            + "\np " + pd.Series(p, index=duels.index).map(_p))
+            + "\np=" + pd.Series(p, index=duels.index).map(_p))
     labels = duels["Rank"].astype(str) + ". " + duels["Competitor"]
     grid = (duels.assign(cell=cell, Competitor=labels)
             .pivot(index=["Rank", "Competitor"], columns="Task", values="cell")
@@ -139,6 +139,11 @@ def duel_grid(duels: pd.DataFrame):
                NOT_SIGNIFICANT: "background-color: #eeeeee"}
     return grid.style.map(lambda v: next((c for k, c in colours.items() if str(v).startswith(k)), ""),
                           subset=grid.columns[1:])
+
+
+def grid_widths(duels: pd.DataFrame) -> list[str]:
+    """Column widths of the duel grid: compact task cells, so that many tasks fit a screen."""
+    return ["190px", *["82px"] * duels["Task"].nunique()]
 
 
 def duel_summary(duels: pd.DataFrame, category: str | None = None) -> pd.DataFrame:
