@@ -83,7 +83,8 @@ def query_writer(keys: list[str], tab: str | None = None) -> str:
 
 
 def tab_writer(tab: str) -> str:
-    return f"() => window.writeViewQuery(['tab'], [{json.dumps(tab)}])"
+    """An event's `js=`: write the tab to the URL, pass the event's inputs on unchanged."""
+    return query_writer([], tab)
 
 
 # The "Copy link" button: the address (which holds the view) to the clipboard and into a box.
