@@ -1,4 +1,4 @@
-"""The web app: Gradio components wired to `leaderboard` functions, nothing more.
+"""The web app: Gradio components wired to `leaderboard.views` functions, nothing more.
 
     python app.py      # serves on GRADIO_SERVER_PORT (default 7860)
 """
@@ -11,23 +11,28 @@ import os
 import gradio as gr
 
 import content
-from leaderboard import views
 from leaderboard.board import open_configured_board
 from leaderboard.hub_store import HubStore
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import StoreError
 from leaderboard.submission import MAX_FILE_BYTES, MODEL_TYPES, PRECISIONS, SubmissionError
+from leaderboard.views import details, share, submission, table as board_views
+from leaderboard.views.markdown import escape_markdown
 
 log = logging.getLogger("leaderboard.app")
 READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true", "yes")
 # Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
 # a pre-submission waits at most as long for its confirmation.
 CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", "900"))
-OVERALL = "Overall"
-VALUE_CHOICES = [("Win score (%)", views.WIN_SCORE), ("Metric value", views.METRIC_VALUE)]
+OVERALL = board_views.OVERALL
+VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
+VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
+VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own metric, in the header's unit."
 # Gradio's Dataframe sets a header's title to its own text; this puts the task's full name
-# there instead (and again whenever Gradio re-renders a header).
-HEADER_TITLES_JS = """() => {
+# there instead (and again whenever Gradio re-renders a header). It also defines the URL
+# writer of the shareable views.
+PAGE_JS = """() => {
+  %s
   const titles = %s;
   const label = () => document.querySelectorAll("th.header-cell").forEach((th) => {
     const title = titles[th.querySelector("span.header")?.textContent.trim()];
@@ -37,74 +42,150 @@ HEADER_TITLES_JS = """() => {
                                                       attributes: true, attributeFilter: ["title"]});
   label();
 }"""
+# After a pre-submission: scroll the preview table (rendered virtually, row by row) until
+# the new model's row (★) shows, and bring that row into the window's view.
+SCROLL_TO_NEW_ROW_JS = """async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(done));
+  const viewport = document.querySelector("#preview .virtual-table-viewport");
+  for (let i = 0; viewport && i < 300; i++) {
+    const row = [...viewport.querySelectorAll("[role=row]")].find((r) => r.textContent.includes("★"));
+    if (row) {
+      row.scrollIntoView({block: "center", behavior: "instant"});
+      break;
+    }
+    if (viewport.querySelector("[role=gridcell]")) viewport.scrollTop += viewport.clientHeight / 2;
+    await frame();
+  }
+}"""
+SCROLL_TO_STATUS_JS = """(...inputs) => {
+  document.getElementById("status")?.scrollIntoView({block: "start", behavior: "instant"});
+  return inputs;
+}"""
+RANK_WIDTH, MODEL_WIDTH = "60px", "220px"  # the pinned columns: Rank, and Model right of it
+RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns"]  # sort and values come with the table
+CSS = """
+#board th:nth-child(-n+2), #board [role=gridcell]:nth-child(-n+2) {
+  position: sticky; z-index: 3; background: var(--table-even-background-fill);
+}
+#board th:nth-child(1), #board [role=gridcell]:nth-child(1) { left: 0; }
+#board th:nth-child(2), #board [role=gridcell]:nth-child(2) {
+  left: RANK_WIDTH; box-shadow: 2px 0 0 var(--border-color-primary);
+}
+#board th .header, #preview th .header { word-break: normal; overflow-wrap: normal; hyphens: none; }
+#duels [role=gridcell], #duels th { font-size: 12px; }
+@media (max-width: 640px) {
+  #intro p { display: none; }
+  #intro h1 { font-size: 1.3em; margin: 0; }
+  .tab-wrapper button { padding: 4px 5px !important; font-size: 13px !important; }
+  #board th:nth-child(2), #board [role=gridcell]:nth-child(2) {
+    width: 130px !important; min-width: 130px !important; max-width: 130px !important;
+  }
+  #board-controls { gap: 4px; }
+  #values .info-text { display: none; }
+  #board-controls > div { min-width: 45% !important; }
+}
+""".replace("RANK_WIDTH", RANK_WIDTH)
 
 
 def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
     categories = [OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
 
-    def model_choices():
-        return [(m.title, sid) for sid, m in sorted(board.models.items(), key=lambda kv: kv[1].title.lower())]
-
-    def current_view(category, values, search, types, min_params, max_params):
+    def board_parts(category, values, search, types, min_params, max_params, sort, shown_meta, plot_open=False):
+        """Everything the Leaderboard tab shows for one view, from the current board."""
         board.refresh()
-        table = views.leaderboard_table(board, category, values)
-        return views.filter_table(table, search, types, min_params, max_params), views.score_columns(board, category)
+        values = values if category != OVERALL else board_views.WIN_SCORE
+        columns = board_views.score_columns(board, category, values)
+        full = board_views.leaderboard_table(board, category, values)
+        shown = board_views.filter_table(full, search, types, min_params, max_params)
+        shown = board_views.sort_table(shown, columns, sort)
+        display = board_views.with_model_links(shown, board.models, shown_meta)
+        name = board_views.board_export_name(board, category, values)
+        sorts = board_views.sort_choices(columns)
+        return dict(
+            table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
+            widths=[RANK_WIDTH, MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
+            note=board_views.filter_note(shown, len(full), search, types, min_params, max_params),
+            legend=board_views.category_legend(board, category),
+            csv=board_views.export_table(shown, "csv", name), json=board_views.export_table(shown, "json", name),
+            plot=board_views.score_scatter(shown, columns[0].header) if plot_open else gr.skip(),
+            sorts=sorts, sort=sort if sort in [key for _, key in sorts] else board_views.RANK_SORT,
+            values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
+            revision=board.revision)
 
-    def board_view(plot_open, *view):
-        """(styled table, its datatypes, legend, CSV path, JSON path, plot) of the view;
-        the plot only when it is open (plotly is the slowest thing to draw)."""
-        shown, score_columns = current_view(*view)
-        display = views.with_model_links(shown)
-        score = score_columns[0][1]
-        return (views.emphasised(display, score), views.column_types(display),
-                views.category_legend(board, view[0]), views.export_table(shown, "csv"),
-                views.export_table(shown, "json"), views.score_scatter(shown, score) if plot_open else gr.skip())
-
-    def render_board(plot_open, *view):
-        styled, datatypes, *rest = board_view(plot_open, *view)
-        return gr.Dataframe(value=styled, datatype=datatypes), *rest
+    def board_view(*view):
+        """board_parts as updates of board_outputs."""
+        p = board_parts(*view)
+        return (gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"]), p["note"],
+                p["legend"], p["csv"], p["json"], p["plot"], gr.Dropdown(choices=p["sorts"], value=p["sort"]),
+                gr.Radio(value=p["values"], interactive=p["values_open"],
+                         info=VALUES_IN_CATEGORY if p["values_open"] else VALUES_IN_OVERALL),
+                p["as_of"], p["revision"])
 
     def render_plot(*view):
-        shown, score_columns = current_view(*view)
-        return views.score_scatter(shown, score_columns[0][1])
+        shown = board_views.filter_table(board_views.leaderboard_table(board, view[0], view[1]), *view[2:6])
+        return board_views.score_scatter(shown, board_views.score_columns(board, view[0], view[1])[0].header)
 
-    default_view = (OVERALL, views.WIN_SCORE, "", [], 0, 0)
-    first_table, first_types, first_legend, first_csv, first_json, _ = board_view(False, *default_view)
-    first_revision = board.revision
-
-    def refresh_board(plot_open, *view):
-        """On page load: the page was built with the board as it was at start-up."""
+    def refresh_if_changed(shown_revision, *view):
+        """On opening the Leaderboard tab: re-render only when the board changed meanwhile."""
         board.refresh()
-        if board.revision != first_revision or tuple(view) != default_view:
-            return render_board(plot_open, *view)
-        return (gr.skip(),) * 5
+        return board_view(*view) if board.revision != shown_revision else (gr.skip(),) * 10
 
     def render_model(submission_id, category):
+        board.refresh()
+        choices = gr.Dropdown(choices=details.model_choices(board), value=submission_id)
         if not submission_id or submission_id not in board.models:
-            return "Pick a model.", None, None, None
-        duels = views.duel_table(board, submission_id, category)
-        return (views.model_card(board, submission_id), views.category_bars(board, submission_id),
-                views.duel_grid(duels), views.export_table(duels, "csv", "duels"))
+            return choices, "Pick a model.", None, None, None, None
+        duels = details.duel_table(board, submission_id, category)
+        return (choices, details.model_card(board, submission_id, category),
+                details.score_bars(board, submission_id, category), details.duel_summary(duels, category),
+                gr.Dataframe(value=details.duel_grid(duels), column_widths=details.grid_widths(duels)),
+                board_views.export_table(duels, "csv", board_views.export_name(
+                    board.benchmark.name, board.models[submission_id].title, category, "duels")))
+
+    default_view = share.view_from_query({}, board)
+    first = board_parts(*[default_view[k] for k in share.BOARD_KEYS])
+    first_revision = first["revision"]
+    default_model = board.ranked().index[0] if len(board.models) else None
+
+    def restore_view(plot_open, request: gr.Request):
+        """On page load: the view the link asks for (its query), from the current board."""
+        view = share.view_from_query(request.query_params, board)
+        board.refresh()
+        unchanged = board.revision == first_revision and view == default_view
+        model = view["model"] or (board.ranked().index[0] if len(board.models) else None)  # the board may have changed
+        shown_details = (render_model(model, view["details_category"]) if view["tab"] == "details" else
+                         (gr.Dropdown(choices=details.model_choices(board), value=model), *(gr.skip(),) * 5))
+        return (gr.Tabs(selected=view["tab"]) if view["tab"] != default_view["tab"] else gr.skip(),
+                *[view[k] for k in RESTORED_KEYS],
+                *((gr.skip(),) * 10 if unchanged else board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
+                view["details_category"], *shown_details, None, None)
 
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
                   request: gr.Request, progress=gr.Progress()):
         hidden = gr.update(visible=False)
+        failed = (hidden, hidden, None, hidden, hidden)
         if not file:
-            return "**Choose a results file first.**", hidden, hidden, None, hidden, hidden
+            return "", "", "**Choose a results file first.**", *failed
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
         try:
             preview = board.presubmit(file, form, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
-            return views.problems_markdown(e.problems), hidden, hidden, None, hidden, hidden
-        table = views.with_model_links(views.preview_table(board, preview))
-        duels = views.duel_table(board, preview.submission_id, None, preview.tournament,
-                                 {**board.models, preview.submission_id: preview.model})
-        return (views.preview_summary(board, preview),
-                gr.Dataframe(value=views.emphasised(table, "Overall", preview.submission_id),
-                             datatype=views.column_types(table), visible=True),
-                gr.Dataframe(value=views.duel_grid(duels), visible=True), previews.put(request.session_hash, preview),
+            form_problems, file_problems = submission.split_problems(e.problems)
+            return ("**The submission was not accepted**: see the messages by the form and the file.",
+                    submission.problems_markdown(board.benchmark, form_problems, "Fix these fields:"),
+                    submission.problems_markdown(board.benchmark, file_problems, "The file was not accepted:"),
+                    *failed)
+        duels = details.duel_table(board, preview.submission_id, None, preview.tournament,
+                                   {**board.models, preview.submission_id: preview.model}, preview.table.index)
+        preview_display = board_views.with_model_links(submission.preview_table(board, preview), board.models)
+        return (submission.preview_summary(board, preview), "", "",
+                gr.Dataframe(value=board_views.emphasised(preview_display, board_views.score_columns(board, None)[0].header,
+                                                          preview.submission_id),
+                             datatype=board_views.column_types(preview_display), visible=True),
+                gr.Dataframe(value=details.duel_grid(duels), column_widths=details.grid_widths(duels), visible=True),
+                previews.put(request.session_hash, preview),
                 gr.update(visible=not READ_ONLY), hidden)
 
     def publish(token: str | None, request: gr.Request, progress=gr.Progress()):
@@ -116,58 +197,81 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
-            return views.problems_markdown(e.problems), None, gr.update(visible=False), gr.update()
+            return (submission.problems_markdown(board.benchmark, e.problems, "Publishing failed:"), None,
+                    gr.update(visible=False), gr.update())
         previews.discard(request.session_hash, token)
-        return (f"Published **{views.escape_markdown(preview.model.title)}** as `{sid}`, rank "
+        return (f"Published **{escape_markdown(preview.model.title)}** as `{sid}`, rank "
                 f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
-                gr.update(choices=model_choices(), value=sid))
+                gr.update(choices=details.model_choices(board), value=sid))
 
     with gr.Blocks(title=content.TITLE, delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
-        gr.Markdown(content.INTRO)
-        with gr.Tabs():
-            with gr.Tab("Leaderboard", id="leaderboard"):
+        gr.Markdown(content.INTRO, elem_id="intro")
+        with gr.Tabs(selected=default_view["tab"]) as tabs:
+            with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
+                as_of = gr.Markdown(first["as_of"], elem_id="as-of")
+                with gr.Row(elem_id="board-controls"):
+                    category = gr.Dropdown(categories, value=default_view["category"], label="Category",
+                                           elem_id="category", min_width=150)
+                    values = gr.Radio(VALUE_CHOICES, value=default_view["values"], label="Show", elem_id="values",
+                                      interactive=False, info=VALUES_IN_OVERALL, min_width=150)
+                    sort = gr.Dropdown(first["sorts"], value=default_view["sort"], label="Sort by", elem_id="sort",
+                                       min_width=150)
+                    search = gr.Textbox(label="Search model or team", elem_id="search", min_width=150)
+                with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
+                    with gr.Row():
+                        types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type", elem_id="types")
+                        min_params = gr.Number(label="Min parameters (B)", value=None, minimum=0,
+                                               placeholder="no minimum", elem_id="min-params")
+                        max_params = gr.Number(label="Max parameters (B)", value=None, minimum=0,
+                                               placeholder="no maximum", elem_id="max-params")
+                    shown_meta = gr.CheckboxGroup(board_views.SHOWN_META, value=default_view["columns"],
+                                                  label="Columns", elem_id="columns")
+                note = gr.Markdown(first["note"], elem_id="board-note")
+                table = gr.Dataframe(first["table"], datatype=first["datatype"], label="Ranking", interactive=False,
+                                     max_height=700, elem_id="board", wrap=True, column_widths=first["widths"])
                 with gr.Row():
-                    category = gr.Dropdown(categories, value=default_view[0], label="Category", elem_id="category")
-                    values = gr.Radio(VALUE_CHOICES, value=default_view[1], label="Show")
-                    search = gr.Textbox(label="Search model or team", elem_id="search")
-                with gr.Row():
-                    types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type")
-                    min_params = gr.Number(label="Min parameters (B)", value=0, minimum=0)
-                    max_params = gr.Number(label="Max parameters (B), 0 = no limit", value=0, minimum=0)
-                table = gr.Dataframe(first_table, datatype=first_types, label="Ranking", interactive=False,
-                                     max_height=700, elem_id="board", pinned_columns=2, wrap=True)
-                with gr.Row():
-                    csv_button = gr.DownloadButton("Download CSV", value=first_csv, size="sm")
-                    json_button = gr.DownloadButton("Download JSON", value=first_json, size="sm")
-                legend = gr.Markdown(first_legend)
+                    csv_button = gr.DownloadButton("Download CSV", value=first["csv"], size="sm", elem_id="csv")
+                    json_button = gr.DownloadButton("Download JSON", value=first["json"], size="sm", elem_id="json")
+                    copy_button = gr.Button("Copy link to this view", size="sm", elem_id="copy-link")
+                link_box = gr.Textbox(label="Link to this view", interactive=False, visible=False, elem_id="link-box")
+                legend = gr.Markdown(first["legend"])
                 plot_open = gr.State(False)
+                shown_revision = gr.State(first_revision)
                 with gr.Accordion("Plot: score against model size", open=False) as plot_box:
                     scatter = gr.Plot(show_label=False, elem_id="scatter")
-            with gr.Tab("Model details", id="details") as details_tab:
+            with gr.Tab("Details", id="details") as details_tab:
                 with gr.Row():
-                    top = board.ranked().index
-                    model_pick = gr.Dropdown(model_choices(), value=top[0] if len(top) else None, label="Model",
+                    model_pick = gr.Dropdown(details.model_choices(board), value=default_model, label="Model",
                                              elem_id="model-pick")
-                    detail_category = gr.Dropdown(categories, value=OVERALL, label="Category")
-                card = gr.Markdown()
-                bars = gr.Plot(label="Win score per category")
-                duel_view = gr.Dataframe(label="Duels (won / lost / n.s. = not significant)", interactive=False,
-                                         elem_id="duels", max_height=600)
+                    detail_category = gr.Dropdown(categories, value=OVERALL, label="Category",
+                                                  elem_id="details-category")
+                card = gr.Markdown(elem_id="card")
+                bars = gr.Plot(show_label=False, elem_id="bars")
+                summary = gr.Dataframe(label="Duels won / lost / not significant", interactive=False,
+                                       elem_id="duel-summary", max_height=420)
+                gr.Markdown(details.DUELS_EXPLAINED, elem_id="duels-explained")
+                duel_view = gr.Dataframe(label="Duels against each competitor", interactive=False,
+                                         elem_id="duels", max_height=600, line_breaks=True, wrap=True)
                 duel_csv = gr.DownloadButton("Download duels CSV", size="sm")
-            with gr.Tab("Submission", id="submission"):
+            with gr.Tab("Submit", id="submission") as submission_tab:
                 gr.Markdown(content.SUBMISSION_HELP + (f"\n> {content.READ_ONLY}" if READ_ONLY else ""))
+                sample = gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
+                                           value=submission.sample_file(board), elem_id="sample")
                 with gr.Row():
                     team = gr.Textbox(label="Team name", elem_id="team")
                     model = gr.Textbox(label="Model name", elem_id="model")
                     model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained")
                 with gr.Row():
-                    params = gr.Number(label="Parameters (billions)", value=None, elem_id="params")
-                    input_length = gr.Number(label="Input length (tokens)", value=None, precision=0,
-                                             elem_id="input-length")
+                    params = gr.Number(label="Parameters (billions)", value=None, minimum=0, placeholder="e.g. 7",
+                                       elem_id="params")
+                    input_length = gr.Number(label="Input length (tokens, a whole number)", value=None, minimum=0,
+                                             placeholder="e.g. 4096", elem_id="input-length")
                     precision = gr.Dropdown(list(PRECISIONS), label="Precision", value="bfloat16")
                 link = gr.Textbox(label="Link to model (http or https)", elem_id="link")
                 description = gr.Textbox(label="Description (optional)", lines=2)
+                form_errors = gr.Markdown(elem_id="form-errors")
                 file = gr.File(label="Results file (JSON)", file_types=[".json"], type="filepath", elem_id="file")
+                file_errors = gr.Markdown(elem_id="file-errors")
                 presubmit_button = gr.Button("Pre-submit", variant="primary", elem_id="presubmit")
                 status = gr.Markdown(elem_id="status")
                 preview_state = gr.State(None)  # a token of `previews`: the preview itself stays on the server
@@ -179,38 +283,54 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                         confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
                         cancel_button = gr.Button("Cancel", elem_id="cancel")
                 preview_table = gr.Dataframe(label="The leaderboard with your model", interactive=False,
-                                             elem_id="preview", max_height=600, visible=False, pinned_columns=3)
+                                             elem_id="preview", max_height=600, visible=False, wrap=True)
                 preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
-                                             visible=False)
-            with gr.Tab("About", id="about"):
+                                             visible=False, line_breaks=True, wrap=True)
+            with gr.Tab("About", id="about") as about_tab:
                 gr.Markdown(content.ABOUT)
 
-        board_inputs = [category, values, search, types, min_params, max_params]
-        board_outputs = [table, legend, csv_button, json_button, scatter]
+        board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta]
+        board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision]
         for control in board_inputs:
-            control.change(render_board, [plot_open, *board_inputs], board_outputs, queue=False)
-        app.load(refresh_board, [plot_open, *board_inputs], board_outputs, queue=False)
+            control.input(board_view, [*board_inputs, plot_open], board_outputs, queue=False,
+                          js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last")
+        details_outputs = [model_pick, card, bars, summary, duel_view, duel_csv]
+        app.load(restore_view, [plot_open],
+                 [tabs, category, search, types, min_params, max_params, shown_meta, *board_outputs, detail_category,
+                  *details_outputs, params, input_length],  # Gradio's Number mounts None as 0; reset
+                 queue=False)
+        board_tab.select(refresh_if_changed, [shown_revision, *board_inputs, plot_open], board_outputs,
+                         queue=False, js=share.tab_writer("leaderboard"))
         plot_box.expand(lambda: True, None, plot_open).then(render_plot, board_inputs, scatter, queue=False)
         plot_box.collapse(lambda: False, None, plot_open)
-        details_outputs = [card, bars, duel_view, duel_csv]
+        copy_button.click(lambda url: gr.Textbox(value=url, visible=True), link_box, link_box,
+                          js=share.COPY_LINK_JS, queue=False)
         for control in (model_pick, detail_category):
-            control.change(render_model, [model_pick, detail_category], details_outputs, queue=False)
+            control.input(render_model, [model_pick, detail_category], details_outputs, queue=False,
+                          js=share.query_writer(share.DETAILS_KEYS))
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
         # the heaviest thing on the page.
-        details_tab.select(render_model, [model_pick, detail_category], details_outputs, queue=False)
+        details_tab.select(render_model, [model_pick, detail_category], details_outputs, queue=False,
+                           js=share.query_writer(share.DETAILS_KEYS, tab="details"))
+        submission_tab.select(None, js=share.tab_writer("submission"))
+        about_tab.select(None, js=share.tab_writer("about"))
 
         presubmit_button.click(
             presubmit, [team, model, model_type, params, input_length, precision, description, link, file],
-            [status, preview_table, preview_duels, preview_state, publish_row, confirm_box], concurrency_limit=2)
+            [status, form_errors, file_errors, preview_table, preview_duels, preview_state, publish_row, confirm_box],
+            concurrency_limit=2, show_progress_on=[status], js=SCROLL_TO_STATUS_JS,
+        ).then(None, js=SCROLL_TO_NEW_ROW_JS)
         publish_button.click(lambda: (gr.update(visible=False), gr.update(visible=True)), None,
                              [publish_row, confirm_box])
+
         def cancel(token, request: gr.Request):
             previews.discard(request.session_hash, token)
             return "Pre-submission discarded.", gr.update(visible=False), gr.update(visible=False), None, gr.update(visible=False)
 
         cancel_button.click(cancel, preview_state, [status, preview_table, preview_duels, preview_state, confirm_box])
         confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
-                             concurrency_limit=1).then(render_board, [plot_open, *board_inputs], board_outputs)
+                             concurrency_limit=1, show_progress_on=[status], js=SCROLL_TO_STATUS_JS,
+                             ).then(board_view, [*board_inputs, plot_open], board_outputs)
     return app
 
 
@@ -223,8 +343,9 @@ def main():
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))
     app = build_app(board)
-    app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_FILE_BYTES, theme=gr.themes.Soft(),
-                                                  js=HEADER_TITLES_JS % json.dumps(views.header_titles(board)))
+    page_js = PAGE_JS % (share.QUERY_WRITER_JS, json.dumps(board_views.header_titles(board)))
+    app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_FILE_BYTES, theme=gr.themes.Soft(), css=CSS,
+                                                  js=page_js)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from leaderboard.store import LocalStore, StoreConflict, StoreError
 from leaderboard.submission import SubmissionError, TaskReference, parse_submission
 from leaderboard.tasks import DEFAULT_TASKS_FILE, load_benchmark
 from leaderboard.tournament import summarize
-from leaderboard.views import leaderboard_table, percent, spreadsheet_safe, terminal_safe
+from leaderboard.views.table import leaderboard_table, percent, spreadsheet_safe, terminal_safe
 
 EXIT_BAD_INPUT, EXIT_INTERNAL = 2, 1
 PREVIEW_DEFAULTS = {"model_type": "pretrained", "parameters": 1.0, "input_length": 2048,

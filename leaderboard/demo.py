@@ -38,6 +38,21 @@ def task_design(task: Task, seed: int) -> dict:
     return design
 
 
+def design_from_reference(task: Task, reference, seed: int) -> dict:
+    """A task design that lines up with a published store: its sample count, `doc_id`s,
+    gold labels and class count (`reference` is a TaskReference); the rest as task_design."""
+    design = task_design(task, seed)
+    n = reference.n_samples
+    rng = _rng(seed, task.id, "reference")
+    design.update(n=n, difficulty=rng.normal(0.0, 1.0, n),
+                  doc_ids=reference.doc_ids if reference.doc_ids is not None else np.arange(n))
+    if task.metric.sample_kind == "gold_probs":
+        design.update(k=reference.n_classes, gold=reference.gold)
+    if task.metric.sample_kind == "loglik_words":
+        design.update(words=5 + rng.poisson(60, n))
+    return design
+
+
 def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
@@ -87,11 +102,23 @@ def demo_model(benchmark: Benchmark, index: int, seed: int = 0,
     for task in benchmark.tasks:
         values, samples = _samples(task, designs[task.id], ability + specialisation[task.category], rng)
         results[task.id] = {task.metric_name: task.metric.aggregate(samples), "alias": task.short_name}
-        predictions[task.id] = [{task.metric_name: v, "doc_id": i} for i, v in enumerate(values)]
+        predictions[task.id] = [{task.metric_name: v, "doc_id": int(i)}
+                                for i, v in zip(designs[task.id]["doc_ids"], values)]
     document = {"predictions": predictions, "results": results,
                 "metadata": {"model_name": f"{team}/{model}", "max_length": form["input_length"], "n-shot": 0}}
     return form, document, FIRST_TIMESTAMP + 3 * 86400 * index
 
+
+def sample_document(benchmark: Benchmark, references: dict, seed: int = 0) -> dict:
+    """A valid submission file for a store whose models share `references` (task id ->
+    TaskReference, as Leaderboard.references()): same samples, doc_ids and gold labels.
+    Without references (an empty store) any demo file is valid."""
+    designs = {t.id: design_from_reference(t, references[t.id], seed) if t.id in references
+               else task_design(t, seed) for t in benchmark.tasks}
+    return demo_model(benchmark, SAMPLE_INDEX, seed, designs)[1]
+
+
+SAMPLE_INDEX = 10_000  # far from the demo store's models, so never already published
 
 
 def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchmark | None = None,

@@ -14,10 +14,12 @@ is never logged and never part of an error message.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import hashlib
 import json
 import os
 import threading
+import time
 from pathlib import Path
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, hf_hub_download
@@ -56,6 +58,7 @@ class HubStore:
         self._write_lock = threading.Lock()
         self._sha: str | None = None
         self._files: dict[str, str] = {}  # path -> git blob id at self._sha
+        self._updated_at = 0.0  # the commit's time at self._sha
 
     def __repr__(self) -> str:  # no token here: reprs end up in logs
         return f"HubStore({self.repo_id!r} at {self.api.endpoint})"
@@ -80,11 +83,16 @@ class HubStore:
 
     def _sync(self, sha: str | None = None) -> None:
         with self._hub_errors("reading the leaderboard repo"):
-            sha = sha or self.api.repo_info(self.repo_id, repo_type="dataset").sha
+            if sha is None:
+                info = self.api.repo_info(self.repo_id, repo_type="dataset")
+                sha, changed = info.sha, info.last_modified
+            else:  # our own commit, just made
+                changed = datetime.datetime.now(datetime.timezone.utc)
             if sha != self._sha:
                 tree = self.api.list_repo_tree(self.repo_id, repo_type="dataset", revision=sha, recursive=True)
                 self._files = {e.path: e.blob_id for e in tree if isinstance(e, RepoFile)}
                 self._sha = sha
+                self._updated_at = changed.timestamp() if changed else time.time()
 
     def exists(self) -> bool:
         """False when the repo does not exist; an unreachable Hub raises StoreError."""
@@ -99,6 +107,11 @@ class HubStore:
         if fresh or self._sha is None:
             self._sync()
         return self._sha
+
+    def updated_at(self) -> float:
+        """When the commit every read refers to was made (epoch seconds)."""
+        self.revision()
+        return self._updated_at
 
     def _read(self, path: str) -> bytes:
         self.revision()

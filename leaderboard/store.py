@@ -189,6 +189,12 @@ class LocalStore:
         path = self.root / TOURNAMENT_FILE
         return tuple(self.submission_ids()), path.stat().st_mtime_ns if path.exists() else 0
 
+    def updated_at(self) -> float:
+        """When the board last changed (epoch seconds): the newer of the duels file and the
+        data folder (whose time changes when a submission file is added or removed)."""
+        return max((p.stat().st_mtime for p in (self.root / TOURNAMENT_FILE, self.data_dir) if p.exists()),
+                   default=0.0)
+
     def _stamp(self, submission_id: str) -> list[int]:
         st = (self.data_dir / f"{submission_id}.json").stat()
         return [st.st_size, st.st_mtime_ns]

@@ -21,6 +21,7 @@ from conftest import tree_digest
 from leaderboard.demo import demo_model
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import dump_json
+from leaderboard.views.submission import with_abbreviations
 from test_e2e import free_port, start_app
 
 FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
@@ -54,11 +55,12 @@ def shown(markdown: str) -> str:
 
 
 def presubmit(client: Client, path: Path) -> str:
-    status, *_ = client.predict(*FORM, handle_file(str(path)), api_name="/presubmit")
-    return status
+    """The status and the messages by the form and the file, as one text."""
+    status, form_errors, file_errors, *_ = client.predict(*FORM, handle_file(str(path)), api_name="/presubmit")
+    return "\n".join((status, form_errors, file_errors))
 
 
-def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, tmp_path):
+def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, full_benchmark, tmp_path):
     url, store, _, _ = server
     client = Client(url, verbose=False)
     corpus = bad_files(json.loads(new_model_file.read_text()))
@@ -74,6 +76,7 @@ def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, tmp
             assert case == "larger than the limit" and "maximum" in str(e).lower(), (case, e)
             refused += 1
             continue
+        expected = with_abbreviations(full_benchmark, expected)  # the page names tasks as the table does
         assert "The submission was not accepted" in status and expected in status, (case, status)
         assert "Traceback" not in status
         refused += 1

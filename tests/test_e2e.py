@@ -80,21 +80,38 @@ def browser():
         browser.close()
 
 
+DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
+
+
+def open_page(browser, url: str, viewport: dict = DESKTOP):
+    """A page in a fresh browser context; `page.dialogs` collects alert()s (a user string run as HTML)."""
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.dialogs = []
+    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    page.goto(url)
+    return page
+
+
 @pytest.fixture
 def page(browser, app_url):
-    context = browser.new_context(viewport={"width": 1500, "height": 1100})
-    page = context.new_page()
-    dialogs = []  # an alert() would mean a user string ran as HTML
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    page.goto(app_url[0])
+    page = open_page(browser, app_url[0])
     yield page
-    assert not dialogs, dialogs
-    context.close()
+    assert not page.dialogs, page.dialogs
+    page.context.close()
 
 
-def shot(page, name: str) -> None:
+@pytest.fixture
+def phone(browser, app_url):
+    page = open_page(browser, app_url[0], PHONE)
+    yield page
+    assert not page.dialogs, page.dialogs
+    page.context.close()
+
+
+def shot(page, name: str, full_page: bool = True) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}_{page.viewport_size['width']}.png"), full_page=full_page)
 
 
 def choose(page, elem_id: str, option: str) -> None:
@@ -107,44 +124,199 @@ def rows(page, elem_id: str = "board"):
     return page.locator(f"#{elem_id} div[role=row]")
 
 
+def column(page, index: int, elem_id: str = "board") -> list[str]:
+    """The rendered cells' texts of one column."""
+    return [t.strip() for t in page.locator(f"#{elem_id} div[role=row] [role=gridcell]:nth-child({index + 1})")
+            .all_inner_texts()]
+
+
+def headers(page, elem_id: str = "board") -> list[str]:
+    return [" ".join(t.split()) for t in page.locator(f"#{elem_id} thead th .header").all_inner_texts()]
+
+
+def type_into(page, elem_id: str, text: str) -> None:
+    """Type as a user does (Gradio's input event), replacing what is there."""
+    box = page.locator(f"#{elem_id} textarea, #{elem_id} input").first
+    box.fill("")
+    box.press_sequentially(text, delay=20)
+
+
 def test_leaderboard_shows_ranked_rows_and_category_columns(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
     first = rows(page).first
     expect(first.locator("[role=gridcell]").first).to_have_text("1")
-    headers = page.locator("#board thead th")
-    expect(headers.filter(has_text="Overall")).to_have_count(1)
+    header_cells = page.locator("#board thead th")
+    expect(header_cells.filter(has_text="Overall win score %")).to_have_count(1)
     shot(page, "01_leaderboard_overall")
     choose(page, "category", "NER")
-    expect(headers.filter(has_text="CNEC")).to_have_count(1, timeout=15000)
-    expect(headers.filter(has_text="CCDNER")).to_have_count(1)
-    expect(headers.filter(has_text="Overall")).to_have_count(0)
+    expect(header_cells.filter(has_text="CNEC")).to_have_count(1, timeout=15000)
+    expect(header_cells.filter(has_text="CCDNER")).to_have_count(1)
+    expect(header_cells.filter(has_text="Overall win")).to_have_count(0)
     expect(page.get_by_text("Czech Court Decisions")).to_be_visible()  # the legend
-    expect(headers.filter(has_text="CNEC").first).to_have_attribute("title", re.compile("Czech Named Entity"))
+    expect(header_cells.filter(has_text="CNEC").first).to_have_attribute("title", re.compile("Czech Named Entity"))
     page.get_by_text("Plot: score against model size").click()
-    expect(page.locator("#scatter .ytitle")).to_have_text("NER (%)", timeout=30000)
+    expect(page.locator("#scatter .ytitle")).to_have_text("NER win score %", timeout=30000)
     expect(page.locator("#scatter .point")).to_have_count(5)
+    ticks = page.locator("#scatter .xtick text").all_text_contents()
+    assert ticks and all(t in ("0.5", "1", "2", "5", "10", "20", "50", "100", "200") for t in ticks), ticks
     shot(page, "02_leaderboard_ner")
 
 
-def test_model_details_show_a_duel_table(page):
-    page.get_by_role("tab", name="Model details").click()
+def test_category_view_is_ranked_by_the_category_with_overall_rank_beside(page):
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    choose(page, "category", "NER")
+    expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
+    assert headers(page)[:4] == ["NER rank", "Model", "NER win score %", "Overall rank"]
+    ranks, scores = [int(r) for r in column(page, 0)], [float(v) for v in column(page, 2)]
+    assert scores == sorted(scores, reverse=True), scores  # best NER score first
+    assert ranks == [1 + sum(other > s for other in scores) for s in scores]  # ties share a rank
+    assert sorted(int(r) for r in column(page, 3)) == [1, 2, 3, 4, 5]
+    shot(page, "08_ner_ranked")
+
+
+def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    assert all(h.endswith("win score %") for h in headers(page)[2:11]), headers(page)
+    expect(page.locator("#values input").first).to_be_disabled()  # no metric values in Overall
+    expect(page.locator("#values")).to_contain_text("Overall shows win scores only")
+    choose(page, "category", "Language Modeling")
+    page.locator("#values").get_by_text("Metric value (per task)").click()
+    expect(page.locator("#board thead th").filter(has_text="perplexity ↓").first).to_be_visible(timeout=15000)
+    task_headers = headers(page)[4:12]
+    assert all(h.endswith(("% ↑", "perplexity ↓")) for h in task_headers), task_headers
+    assert sum(h.endswith("perplexity ↓") for h in task_headers) == 7
+    choose(page, "category", "NER")
+    expect(page.locator("#board thead th").filter(has_text="exact match % ↑")).to_have_count(2, timeout=15000)
+    with page.expect_download() as download:
+        page.locator("#csv").click()
+    assert re.fullmatch(r"benczechmark_ner_metric-value_\d{4}-\d\d-\d\d\.csv", download.value.suggested_filename)
+    csv_header = open(download.value.path(), encoding="utf-8").readline()
+    assert "CNEC exact match % ↑" in csv_header and "NER win score %" in csv_header
+
+
+def test_rank_and_model_stay_pinned_and_headers_wrap_at_words(page):
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    first_row = rows(page).first.locator("[role=gridcell]")
+    before = [first_row.nth(i).bounding_box()["x"] for i in range(3)]
+    page.locator("#board .virtual-table-viewport").evaluate("e => e.scrollLeft = 600")
+    page.wait_for_timeout(300)
+    after = [first_row.nth(i).bounding_box()["x"] for i in range(3)]
+    assert after[:2] == before[:2], (before, after)  # Rank and Model did not move
+    assert after[2] < before[2] - 300  # the scores did
+    shot(page, "09_scrolled_right", full_page=False)
+    for th in page.locator("#board thead th .header").all():  # no word is broken across lines
+        words = th.inner_text().split()
+        lines = th.evaluate("e => { const r = document.createRange(); r.selectNodeContents(e); "
+                            "return [...r.getClientRects()].length }")
+        assert lines <= len(words), (th.inner_text(), lines)
+
+
+def test_sort_control_and_empty_filters_explain_themselves(page):
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    choose(page, "sort", "Parameters (B)")
+    page.wait_for_timeout(500)
+    sizes = [float(v) for v in column(page, headers(page).index("Parameters (B)"))]
+    assert sizes == sorted(sizes, reverse=True)
+    assert "sort=parameters" in page.url
+    type_into(page, "search", "no such model at all")
+    expect(page.locator("#board-note")).to_contain_text("No model matches", timeout=15000)
+    type_into(page, "search", "")
+    page.get_by_text("Filters and columns").click()
+    page.locator("#min-params input").fill("70")
+    page.locator("#max-params input").fill("7")
+    page.locator("#max-params input").press("Enter")
+    expect(page.locator("#board-note")).to_contain_text("above the maximum", timeout=15000)
+    expect(page.locator("#min-params input")).to_have_value("70")
+    shot(page, "10_empty_filters")
+
+
+def test_unset_number_fields_are_empty(page):
+    page.get_by_text("Filters and columns").click()
+    expect(page.locator("#min-params input")).to_have_value("")
+    expect(page.locator("#max-params input")).to_have_value("")
+    page.get_by_role("tab", name="Submit").click()
+    expect(page.locator("#params input")).to_have_value("")
+    expect(page.locator("#input-length input")).to_have_value("")
+
+
+def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
+    page = open_page(browser, app_url[0])
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    choose(page, "category", "NER")
+    expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
+    page.locator("#values").get_by_text("Metric value (per task)").click()
+    type_into(page, "search", "v1")
+    page.wait_for_url(re.compile("search=v1"))
+    assert "category=NER" in page.url and "values=metric" in page.url and "search=v1" in page.url
+    page.locator("#copy-link").click()
+    expect(page.locator("#link-box textarea, #link-box input").first).to_have_value(page.url)
+    shown = column(page, 1)
+    link = page.url
+    page.context.close()
+    other = open_page(browser, link)  # someone opening the shared link
+    expect(other.locator("#board thead th .header").first).to_have_text("NER rank", timeout=30000)
+    expect(other.locator("#search input, #search textarea").first).to_have_value("v1")
+    expect(other.locator("#values input[value=metric]")).to_be_checked()
+    assert any("exact match %" in h for h in headers(other))
+    assert column(other, 1) == shown
+    other.context.close()
+
+
+def test_phone_shows_a_score_on_the_first_screen_and_every_tab(phone):
+    expect(rows(phone)).to_have_count(5, timeout=30000)
+    score = rows(phone).first.locator("[role=gridcell]").nth(2)
+    box = score.bounding_box()
+    assert box["y"] + box["height"] <= 844 and box["x"] + 20 <= 390, box  # visible without scrolling
+    assert re.fullmatch(r"\d+\.\d\d", score.inner_text().strip())
+    for name in ("Leaderboard", "Details", "Submit", "About"):
+        expect(phone.get_by_role("tab", name=name)).to_be_visible()
+    shot(phone, "11_phone_first_screen", full_page=False)
+    phone.get_by_role("tab", name="Details").click()
+    expect(rows(phone, "duels")).to_have_count(4, timeout=30000)
+    shot(phone, "12_phone_details")
+
+
+def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
+    page.get_by_role("tab", name="Details").click()
     expect(rows(page, "duels")).to_have_count(4, timeout=30000)  # the top model against the other four
     text = " ".join(rows(page, "duels").all_inner_texts())
-    assert "p=" in text and "Δ=" in text and any(v in text for v in ("won", "lost", "n.s."))
+    assert "p=" in text and "Δ " in text and " pp" in text and any(v in text for v in ("won", "lost", "n.s."))
+    assert [c.split(".")[0] for c in column(page, 0, "duels")] == ["2", "3", "4", "5"]  # by rank
     expect(page.get_by_text("Rank 1 of 5")).to_be_visible()
+    expect(page.locator("#duels-explained")).to_contain_text("p = 1: not tested")
+    expect(page.locator("#duel-summary")).to_contain_text("Factual Knowledge")
+    shot(page, "03_model_details")
+    choose(page, "details-category", "Language Modeling")  # drives card, chart, summary and grid
+    expect(page.locator("#card")).to_contain_text("Language Modeling: rank", timeout=30000)
+    expect(page.locator("#bars")).to_contain_text("win score per task")
+    expect(page.locator("#duels thead th")).to_have_count(9)  # competitor + 8 tasks
+    assert "perplexity" in " ".join(rows(page, "duels").all_inner_texts())
+    expect(page.locator("#duel-summary")).not_to_contain_text("Factual Knowledge")
+    assert "details_category=Language+Modeling" in page.url
     page.locator("#model-pick input").click()
     page.get_by_role("option").nth(2).click()
     expect(page.get_by_text("Rank 1 of 5")).to_be_hidden(timeout=30000)
     expect(rows(page, "duels")).to_have_count(4)
-    shot(page, "03_model_details")
+    shot(page, "13_model_details_category")
 
 
-def fill_form(page, file: Path, team: str, model: str):
-    page.get_by_role("tab", name="Submission").click()
+def test_a_leaderboard_row_links_to_its_model_details(page):
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    title = column(page, 1)[2]
+    with page.context.expect_page() as opened:  # in a new tab: the ranking stays where it was
+        rows(page).nth(2).locator("a").click()
+    details = opened.value
+    expect(details.locator("#card")).to_contain_text("Rank 3 of 5", timeout=30000)
+    expect(details.locator("#model-pick input")).to_have_value(title)
+    assert "tab=details" in details.url
+
+
+def fill_form(page, file: Path, team: str, model: str, input_length: str = "4096"):
+    page.get_by_role("tab", name="Submit").click()
     page.locator("#team textarea, #team input").first.fill(team)
     page.locator("#model textarea, #model input").first.fill(model)
     page.locator("#params input").fill("7")
-    page.locator("#input-length input").fill("4096")
+    page.locator("#input-length input").fill(input_length)
     page.locator("#link textarea, #link input").first.fill("https://example.com/e2e")
     page.locator("#file input[type=file]").set_input_files(str(file))
 
@@ -157,27 +329,37 @@ def test_invalid_file_shows_error_and_publishes_nothing(page, app_url, tmp_path,
     doc["predictions"].pop("benczechmark_cs_ner")
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(doc))
-    fill_form(page, bad, "E2E Team", "broken")
+    fill_form(page, bad, "E2E Team", "broken", input_length="12.5")
     page.locator("#presubmit").click()
-    status = page.locator("#status")
-    expect(status).to_contain_text("not accepted", timeout=60000)
-    expect(status).to_contain_text("benczechmark_cs_ner")  # the missing task
-    expect(status).to_contain_text("benczechmark_propaganda_argumentace")  # the bad sample
+    expect(page.locator("#status")).to_contain_text("not accepted", timeout=60000)
+    file_errors, form_errors = page.locator("#file-errors"), page.locator("#form-errors")
+    expect(file_errors).to_contain_text("CNEC (benczechmark_cs_ner)")  # the missing task, as the table names it
+    expect(file_errors).to_contain_text("benczechmark_propaganda_argumentace")  # the bad sample
+    expect(form_errors).to_contain_text("Input length: a whole number")  # 12.5 tokens refused, not rounded
+    expect(form_errors).not_to_contain_text("benczechmark")
+    assert form_errors.bounding_box()["y"] < page.locator("#file").bounding_box()["y"]  # by the form
+    assert file_errors.bounding_box()["y"] > page.locator("#file").bounding_box()["y"]  # by the file
     expect(page.locator("#publish")).to_be_hidden()
     shot(page, "04_invalid_file")
     assert tree_digest(store) == before
 
 
-def test_presubmit_preview_and_publish(page, app_url, new_model_file):
+def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     store = app_url[1]
-    team = "E2E <img src=x onerror=alert(1)> Team"  # must show as text everywhere
+    other = open_page(browser, app_url[0])  # another visitor, page open before the publication
+    expect(rows(other)).to_have_count(5, timeout=30000)
+    team = "E2E <img src=x onerror=alert(1)> O'Brien's Team"  # must show as text everywhere
     fill_form(page, new_model_file, team, "e2e-model")
     page.locator("#presubmit").click()
     status = page.locator("#status")
     expect(status).to_contain_text("would rank", timeout=60000)
+    expect(status).to_be_in_viewport()
+    expect(status).to_contain_text(f"{team}/e2e-model would rank")  # apostrophes as apostrophes
     expect(rows(page, "preview")).to_have_count(6)
-    expect(page.locator("#preview [role=grid]")).to_contain_text(f"★ {team}/e2e-model")
-    expect(page.locator("#preview [role=grid]")).to_contain_text("new")
+    new_row = page.locator("#preview [role=row]").filter(has_text="★")
+    expect(new_row).to_contain_text(f"★ {team}/e2e-model")
+    expect(new_row).to_contain_text("new")
+    expect(new_row).to_be_in_viewport()
     shot(page, "05_preview")
     assert len(list((store / "data").glob("*.json"))) == 5  # nothing stored yet
     page.locator("#publish").click()
@@ -185,14 +367,26 @@ def test_presubmit_preview_and_publish(page, app_url, new_model_file):
     shot(page, "06_confirm")
     page.locator("#confirm").click()
     expect(status).to_contain_text("Published", timeout=60000)
+    expect(status).to_contain_text(f"{team}/e2e-model")
+    expect(status).to_be_in_viewport()
     assert len(list((store / "data").glob("*.json"))) == 6
     page.get_by_role("tab", name="Leaderboard").click()
     expect(rows(page)).to_have_count(6, timeout=30000)
     expect(page.locator("#board [role=grid]")).to_contain_text(f"{team}/e2e-model")
     shot(page, "07_published")
-    page.get_by_role("tab", name="Model details").click()  # the new model is picked there
+    page.get_by_role("tab", name="Details").click()  # the new model is picked there
     expect(page.locator("#model-pick input")).to_have_value(f"{team}/e2e-model")
     expect(rows(page, "duels")).to_have_count(5, timeout=30000)
+    # The other visitor's page follows the board: model list, card and ranking.
+    other.get_by_role("tab", name="Details").click()
+    expect(other.locator("#card")).to_contain_text("of 6", timeout=30000)
+    other.locator("#model-pick input").click()
+    expect(other.get_by_role("option", name=f"{team}/e2e-model", exact=True)).to_be_visible()
+    other.keyboard.press("Escape")
+    other.get_by_role("tab", name="Leaderboard").click()
+    expect(rows(other)).to_have_count(6, timeout=30000)
+    assert not other.dialogs
+    other.context.close()
 
 
 def test_cancel_discards_the_presubmission(page, app_url, tmp_path, full_benchmark):
@@ -202,6 +396,9 @@ def test_cancel_discards_the_presubmission(page, app_url, tmp_path, full_benchma
     new_model_file.write_bytes(dump_json(document))
     before = tree_digest(store)
     fill_form(page, new_model_file, "Cancel Team", "kept-out")
+    with page.expect_download() as sample:
+        page.locator("#sample").click()
+    assert json.loads(open(sample.value.path(), encoding="utf-8").read())["predictions"]
     page.locator("#presubmit").click()
     expect(page.locator("#status")).to_contain_text("would rank", timeout=60000)
     page.locator("#publish").click()

@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from leaderboard import views
+from leaderboard.demo import sample_document
+from leaderboard.ranking import competition_rank
 from leaderboard.store import dump_json
+from leaderboard.views import details, share, submission, table as views
+from leaderboard.views.markdown import escape_markdown
 
 HOSTILE = "<img src=x onerror=alert(1)> [x](javascript:alert(2)) =cmd|' /C calc'!A0"
 
@@ -16,27 +20,61 @@ HOSTILE = "<img src=x onerror=alert(1)> [x](javascript:alert(2)) =cmd|' /C calc'
 def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store):
     table = views.leaderboard_table(small_store)
     cats = list(small_store.benchmark.categories)
-    assert list(table.columns) == ["Rank", "Model", "Type", "Parameters (B)", "Precision", "Input length",
-                                   "Description", "Submitted", "Link", "Overall", *cats]
+    assert list(table.columns) == ["Rank", "Model", "Overall win score %", *[f"{c} win score %" for c in cats],
+                                   "Type", "Parameters (B)", "Precision", "Input length (tokens)",
+                                   "Description", "Submitted", "Link"]
     ranked = small_store.ranked()
     assert list(table.index) == list(ranked.index)
-    assert table["Overall"].is_monotonic_decreasing
-    np.testing.assert_allclose(table["Overall"], (ranked["overall"] * 100).round(2))
-    np.testing.assert_allclose(table[cats[0]], (ranked[cats[0]] * 100).round(2))
+    assert table["Overall win score %"].is_monotonic_decreasing
+    np.testing.assert_allclose(table["Overall win score %"], (ranked["overall"] * 100).round(2))
+    np.testing.assert_allclose(table[f"{cats[0]} win score %"], (ranked[cats[0]] * 100).round(2))
     assert table["Model"].tolist() == [small_store.models[s].title for s in ranked.index]
     assert table["Submitted"].str.match(r"\d{4}-\d\d-\d\d").all()
 
 
 def test_category_table_has_its_tasks_and_metric_values_in_their_units(small_store):
     table = views.leaderboard_table(small_store, "Language", views.METRIC_VALUE)
-    assert list(table.columns[-3:]) == ["Language", "AUC", "PPL"]
+    assert list(table.columns[:6]) == ["Language rank", "Model", "Language win score %", "Overall rank",
+                                       "AUC AUROC % ↑", "PPL perplexity ↓"]
     sid = table.index[0]
     aggregates = small_store.models[sid].results.aggregates
-    assert table.loc[sid, "AUC"] == round(aggregates["t_auc"] * 100, 2)  # AUROC in percent
-    assert table.loc[sid, "PPL"] == round(aggregates["t_ppl"], 2)  # perplexity as is
-    assert table.loc[sid, "Language"] == round(small_store.ranked().loc[sid, "Language"] * 100, 2)
+    assert table.loc[sid, "AUC AUROC % ↑"] == round(aggregates["t_auc"] * 100, 2)  # AUROC in percent
+    assert table.loc[sid, "PPL perplexity ↓"] == round(aggregates["t_ppl"], 2)  # perplexity as is
+    assert table.loc[sid, "Language win score %"] == round(small_store.ranked().loc[sid, "Language"] * 100, 2)
     win = views.leaderboard_table(small_store, "Language")
-    assert win.loc[sid, "PPL"] == round(small_store.ranked().loc[sid, "t_ppl"] * 100, 2)
+    assert win.loc[sid, "PPL win score %"] == round(small_store.ranked().loc[sid, "t_ppl"] * 100, 2)
+
+
+def test_category_view_is_ranked_by_the_category_with_shared_ranks(small_store):
+    ranked = small_store.ranked()
+    table = views.leaderboard_table(small_store, "Knowledge")
+    assert table["Knowledge win score %"].is_monotonic_decreasing
+    assert table["Knowledge rank"].tolist() == competition_rank(ranked.loc[table.index, "Knowledge"]).tolist()
+    assert table["Overall rank"].tolist() == ranked.loc[table.index, "rank"].tolist()
+    assert table["Knowledge rank"].iloc[0] == 1
+    # equal category scores share a rank and keep the overall order
+    ties = table[table.duplicated("Knowledge win score %", keep=False)]
+    for _, group in ties.groupby("Knowledge win score %"):
+        assert group["Knowledge rank"].nunique() == 1 and group["Overall rank"].is_monotonic_increasing
+
+
+def test_sort_control_orders_by_any_score_column_best_first(small_store):
+    columns = views.score_columns(small_store, "Language", views.METRIC_VALUE)
+    table = views.leaderboard_table(small_store, "Language", views.METRIC_VALUE)
+    assert [key for _, key in views.sort_choices(columns)] == ["rank", "Language", "t_auc", "t_ppl", "parameters"]
+    assert views.sort_table(table, columns, "t_ppl")["PPL perplexity ↓"].is_monotonic_increasing  # lower is better
+    assert views.sort_table(table, columns, "t_auc")["AUC AUROC % ↑"].is_monotonic_decreasing
+    assert views.sort_table(table, columns, "parameters")["Parameters (B)"].is_monotonic_decreasing
+    assert views.sort_table(table, columns, "rank").index.equals(table.index)
+
+
+def test_filter_note_explains_an_empty_view(small_store):
+    table = views.leaderboard_table(small_store)
+    empty = views.filter_table(table, "no such model")
+    assert "No model matches" in views.filter_note(empty, len(table), "no such model")
+    assert "above the maximum" in views.filter_note(views.filter_table(table, min_params=70, max_params=7),
+                                                    len(table), min_params=70, max_params=7)
+    assert views.filter_note(table, len(table)) == ""
 
 
 def test_filters_keep_the_full_board_ranks(small_store):
@@ -49,7 +87,7 @@ def test_filters_keep_the_full_board_ranks(small_store):
     kind = table["Type"].iloc[0]
     assert (views.filter_table(table, model_types=[kind])["Type"] == kind).all()
     low, high = table["Parameters (B)"].min(), table["Parameters (B)"].max()
-    assert len(views.filter_table(table, min_params=0, max_params=0)) == len(table)  # 0 = no upper limit
+    assert len(views.filter_table(table, min_params=None, max_params=None)) == len(table)  # unset: no limit
     assert views.filter_table(table, min_params=low, max_params=low)["Parameters (B)"].eq(low).all()
     assert (views.filter_table(table, min_params=high)["Parameters (B)"] == high).all()
 
@@ -59,13 +97,15 @@ def test_user_strings_are_escaped_in_cells_links_plots_and_csv(small_store, tmp_
     sid = table.index[0]
     table.loc[sid, "Model"] = HOSTILE
     table.loc[sid, "Link"] = "javascript:alert(3)"
-    shown = views.with_model_links(table)
+    shown = views.with_model_links(table, small_store.models)
     cell = shown.loc[sid, "Model"]
     assert "<img" not in cell and "](javascript" not in cell and "&lt;img" in cell
     assert "Link" not in shown.columns and "Description" not in shown.columns
-    assert shown.loc[table.index[1], "Model"].startswith("[")  # an http link stays a link
-    assert views.markdown_link("a", "https://x.org/a) [b](c") == "[a](https://x.org/a%29%20%5Bb%5D%28c)"
-    fig = views.score_scatter(table, "Overall")
+    assert shown.loc[table.index[1], "Model"].endswith(f"](?tab=details&model={table.index[1]})")  # to its details
+    from leaderboard.views.markdown import markdown_link
+    assert markdown_link("a", "https://x.org/a) [b](c") == "[a](https://x.org/a%29%20%5Bb%5D%28c)"
+    assert escape_markdown("Team's \"best\"") == "Team's \"best\""  # no &#x27; entities
+    fig = views.score_scatter(table, "Overall win score %")
     assert "<img" not in fig.data[0].text[0]
     path = views.export_table(table, "csv")
     exported = pd.read_csv(path)
@@ -78,71 +118,138 @@ def test_json_export_round_trips_the_view(small_store):
     table = views.filter_table(views.leaderboard_table(small_store, "Knowledge"), min_params=1)
     records = json.loads(open(views.export_table(table, "json"), encoding="utf-8").read())
     assert [r["Model"] for r in records] == table["Model"].tolist()
-    assert [r["Knowledge"] for r in records] == table["Knowledge"].tolist()
+    assert [r["Knowledge win score %"] for r in records] == table["Knowledge win score %"].tolist()
+    name = views.board_export_name(small_store, "Knowledge", views.METRIC_VALUE)
+    assert re.fullmatch(r"mini_knowledge_metric-value_\d{4}-\d\d-\d\d", name)
+    assert views.export_table(table, "csv", name).endswith(f"/{name}.csv")
 
 
 def test_scatter_plots_score_against_log_parameters(small_store):
     table = views.leaderboard_table(small_store, "Knowledge")
-    fig = views.score_scatter(table, "Knowledge")
+    fig = views.score_scatter(table, "Knowledge win score %")
     assert isinstance(fig, go.Figure) and fig.layout.xaxis.type == "log"
     assert list(fig.data[0].x) == table["Parameters (B)"].tolist()
-    assert list(fig.data[0].y) == table["Knowledge"].tolist()
+    assert list(fig.data[0].y) == table["Knowledge win score %"].tolist()
     assert list(fig.data[0].text) == table["Model"].tolist()
+    assert views.log_ticks([0.5, 3, 70]) == [0.5, 1, 2, 5, 10, 20, 50, 100]  # 1-2-5, not 4 5 6 7 8 9 1 2 3
+    assert list(fig.layout.xaxis.ticktext) == [f"{t:g}" for t in views.log_ticks(table["Parameters (B)"])]
 
 
-def test_category_bars_show_each_category_win_score(small_store):
+def test_score_bars_show_each_category_or_each_task_of_the_category(small_store):
     sid = small_store.ranked().index[0]
-    fig = views.category_bars(small_store, sid)
+    fig = details.score_bars(small_store, sid)
     bar = fig.data[0]
     assert list(bar.y) == list(small_store.benchmark.categories)
     np.testing.assert_allclose(bar.x, [small_store.ranked().loc[sid, c] * 100 for c in bar.y])
     assert tuple(fig.layout.xaxis.range) == (0, 100)
+    tasks = details.score_bars(small_store, sid, "Language").data[0]
+    assert list(tasks.y) == ["AUC", "PPL"]
+    np.testing.assert_allclose(tasks.x, [small_store.ranked().loc[sid, t] * 100 for t in ("t_auc", "t_ppl")])
+    card = details.model_card(small_store, sid, "Language")
+    assert "Language: rank **" in card and "Rank **1** of 5" in card
 
 
-def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta(small_store):
+def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_task_unit(small_store):
     tour = small_store.tournament
     sid = small_store.ranked().index[1]
-    duels = views.duel_table(small_store, sid)
+    duels = details.duel_table(small_store, sid)
     assert len(duels) == (len(small_store.models) - 1) * len(small_store.benchmark.tasks)
     a = tour.index(sid)
-    for row in duels.itertuples():
-        t, b = tour.task_ids.index(row.task_id), tour.index(row.competitor_id)
-        expected = (views.WON if tour.significant[t, a, b] else
-                    views.LOST if tour.significant[t, b, a] else views.NOT_SIGNIFICANT)
-        assert row.Result == expected
-        assert row.p_value == tour.p_value[t, a, b] and row.delta == tour.delta[t, a, b]
-    assert set(duels["Result"]) >= {views.WON, views.LOST}
-    only = views.duel_table(small_store, sid, "Summaries")
+    for row in duels.to_dict("records"):
+        t, b = tour.task_ids.index(row["task_id"]), tour.index(row["competitor_id"])
+        expected = (details.WON if tour.significant[t, a, b] else
+                    details.LOST if tour.significant[t, b, a] else details.NOT_SIGNIFICANT)
+        assert row["Result"] == expected
+        assert row["p (this model better)"] == tour.p_value[t, a, b]
+        assert row["p (competitor better)"] == tour.p_value[t, b, a]
+        percent = row["task_id"] != "t_ppl"
+        assert row["Δ unit"] == ("pp" if percent else "perplexity")
+        assert row["Δ"] == tour.delta[t, a, b] * (100 if percent else 1)
+    assert set(duels["Result"]) >= {details.WON, details.LOST}
+    assert list(dict.fromkeys(duels["competitor_id"])) == [o for o in small_store.ranked().index if o != sid]
+    only = details.duel_table(small_store, sid, "Summaries")
     assert set(only["Task"]) == {"RG"}
 
-    grid = views.duel_grid(duels)
+    grid = details.duel_grid(duels)
     frame = grid.data
     assert list(frame.columns) == ["Competitor", "ACC", "EM", "AUC", "PPL", "RG"]
-    assert len(frame) == len(small_store.models) - 1
-    won = duels[duels["Result"] == views.WON].iloc[0]
-    cell = frame.set_index("Competitor").loc[won["Competitor"], won["Task"]]
-    assert cell.startswith("won · p=") and "Δ=" in cell
+    ranks = small_store.ranked()["rank"]
+    assert frame["Competitor"].tolist() == [f"{ranks[o]}. {small_store.models[o].title}"
+                                            for o in small_store.ranked().index if o != sid]  # rank order
+    won = duels[duels["Result"] == details.WON].iloc[0]
+    cell = frame.set_index("Competitor").loc[f"{ranks[won['competitor_id']]}. {won['Competitor']}", won["Task"]]
+    assert cell.startswith("won\nΔ +") and "\np=" in cell
+    assert cell.split("\n")[1].endswith("perplexity" if won["Task"] == "PPL" else "pp")
     styles = grid._compute().ctx  # the cell colours
     assert ("background-color", "#c8e6c9") in [s for v in styles.values() for s in v]
+
+
+def test_duel_summary_counts_won_lost_not_significant_per_category_and_task(small_store):
+    sid = small_store.ranked().index[1]
+    duels = details.duel_table(small_store, sid)
+    summary = details.duel_summary(duels).set_index("Category")
+    assert list(summary.index) == [*small_store.benchmark.categories, "Total"]
+    assert list(summary.columns) == ["won", "lost", "not significant", "Total"]
+    assert summary.loc["Total", "Total"] == len(duels)
+    assert summary.loc["Total", "won"] == (duels["Result"] == details.WON).sum()
+    by_task = details.duel_summary(details.duel_table(small_store, sid, "Language"), "Language").set_index("Task")
+    assert list(by_task.index) == ["AUC", "PPL", "Total"]
+    assert (by_task.loc[["AUC", "PPL"], "Total"] == len(small_store.models) - 1).all()
 
 
 def test_preview_table_marks_the_new_model_and_rank_changes(small_store, small_documents):
     form, document, _ = small_documents[6]
     preview = small_store.presubmit(dump_json(document), form)
-    table = views.preview_table(small_store, preview)
+    table = submission.preview_table(small_store, preview)
     assert len(table) == len(small_store.models) + 1
     assert table.loc[preview.submission_id, "Change"] == "new"
     assert table.loc[preview.submission_id, "Model"].startswith("★ ")
     for sid in small_store.models:
         change = int(preview.table.loc[sid, "rank_change"])
         assert table.loc[sid, "Change"] == ("" if change == 0 else f"▲{change}" if change > 0 else f"▼{-change}")
-    style = views.emphasised(table, "Overall", preview.submission_id)._compute().ctx
+    style = views.emphasised(table, "Overall win score %", preview.submission_id)._compute().ctx
     shaded = {row for (row, _), props in style.items() if ("background-color", "#fff3c4") in props}
     assert shaded == {list(table.index).index(preview.submission_id)}
+    shown = views.with_model_links(table, small_store.models)
+    assert not shown.loc[preview.submission_id, "Model"].startswith("[")  # not published: no details link
 
 
 def test_legend_and_header_titles_name_every_task(small_store):
     legend = views.category_legend(small_store, "Knowledge")
     assert "Accuracy task" in legend and "(https://example.com/em)" in legend
-    assert views.category_legend(small_store, "Overall") == ""
-    assert views.header_titles(small_store)["PPL"] == "Perplexity task (word_perplexity)"
+    assert "win score" in views.category_legend(small_store, "Overall")
+    titles = views.header_titles(small_store)
+    assert titles["PPL perplexity ↓"] == "Perplexity task (word_perplexity; lower is better)"
+    assert titles["PPL win score %"].startswith("Perplexity task")
+
+
+def test_problems_are_split_by_field_and_name_tasks_by_abbreviation(small_store):
+    problems = ["Team name: required", "Input length: a whole number of tokens greater than 0, got 12.5",
+                "t_auc: sample 3: class probabilities must be numbers", "missing tasks: t_ppl"]
+    form, file = submission.split_problems(problems)
+    assert form == problems[:2] and file == problems[2:]
+    text = submission.problems_markdown(small_store.benchmark, file, "The file was not accepted:")
+    assert r"AUC \(t\_auc\)" in text and r"PPL \(t\_ppl\)" in text
+
+
+def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
+    sid = small_store.ranked().index[2]
+    query = {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": "chat,bogus",
+             "min": "1.5", "max": "-3", "sort": "t_ppl", "columns": "Type,Submitted", "model": sid,
+             "details_category": "Knowledge"}
+    view = share.view_from_query(query, small_store)
+    assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
+                    "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "model": sid,
+                    "details_category": "Knowledge"}
+    junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none"}, small_store)
+    assert junk == share.DEFAULTS
+    assert share.view_from_query({"values": "metric"}, small_store)["values"] == views.WIN_SCORE  # Overall
+
+
+def test_sample_file_lines_up_with_the_store(small_store):
+    document = sample_document(small_store.benchmark, small_store.references())
+    preview = small_store.presubmit(dump_json(document), {
+        "team_name": "Sample", "model_name": "sample", "model_type": "chat", "parameters": 1, "input_length": 2048,
+        "precision": "bfloat16", "link_to_model": "https://example.com"})
+    assert preview.rank >= 1 and preview.submission_id not in small_store.models
+    assert open(submission.sample_file(small_store), "rb").read() == dump_json(document)

@@ -1,0 +1,157 @@
+"""Model details: the card, the per-category (or per-task) chart, the duels and their summary."""
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from leaderboard import ranking
+from leaderboard.board import Leaderboard
+from leaderboard.tournament import Tournament
+from leaderboard.views.markdown import escape_markdown, markdown_link
+from leaderboard.views.table import META_COLUMNS, METRIC_LABELS, _submitted, is_overall, percent
+
+WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
+
+DUELS_EXPLAINED = """
+**Reading the duels.** Each cell is one duel on one task: **won** (green) when a one-tailed
+test says this model is better with **p ≤ 0.05**, **lost** (red) when the competitor is
+significantly better, **n.s.** (grey) otherwise. **p** is the test's p-value in the
+direction of the verdict (for a loss: the competitor's); **p = 1: not tested**, because
+this model's score was lower, so "better" was not tested. **Δ** is this model minus the
+competitor, positive = this model better: in percentage points (pp) for accuracy, exact
+match and AUROC, in perplexity for language modelling (lower perplexity is better, so a
+positive Δ means a lower perplexity). Competitors are in rank order.
+"""
+
+
+def model_choices(board: Leaderboard) -> list[tuple[str, str]]:
+    """(title, submission id) of every published model, in rank order."""
+    return [(board.models[sid].title, sid) for sid in board.ranked().index]
+
+
+def category_rank(board: Leaderboard, category: str) -> pd.Series:
+    return ranking.competition_rank(board.ranked()[category])
+
+
+def model_card(board: Leaderboard, submission_id: str, category: str | None = None) -> str:
+    model = board.models[submission_id]
+    m = model.metadata
+    row = board.ranked().loc[submission_id]
+    lines = [f"### {escape_markdown(model.title)}",
+             f"Rank **{int(row['rank'])}** of {len(board.models)} · overall win score **{percent(row['overall'])}**"]
+    if not is_overall(category):
+        lines.append(f"{escape_markdown(category)}: rank **{int(category_rank(board, category)[submission_id])}** "
+                     f"of {len(board.models)} · win score **{percent(row[category])}**")
+    lines += ["", "| Field | Value |", "| --- | --- |",
+              f"| Model page | {markdown_link(m.get('link_to_model', ''), m.get('link_to_model'))} |"]
+    for key, label in {**META_COLUMNS, "submission_id": "Submission id"}.items():
+        lines.append(f"| {label} | {escape_markdown(m.get(key, ''))} |")
+    lines.append(f"| Submitted | {_submitted(m.get('submission_timestamp'))} |")
+    return "\n".join(lines)
+
+
+def score_bars(board: Leaderboard, submission_id: str, category: str | None = None) -> go.Figure:
+    """Win score per category, or per task of `category`."""
+    row = board.ranked().loc[submission_id]
+    if is_overall(category):
+        keys = labels = list(board.benchmark.categories)
+        title = "Win score per category"
+    else:
+        tasks = board.benchmark.tasks_in(category)
+        keys, labels = [t.id for t in tasks], [t.abbreviation for t in tasks]
+        title = f"{category}: win score per task"
+    values = row[keys].to_numpy(dtype=float) * 100
+    fig = go.Figure(go.Bar(x=values, y=labels, orientation="h", marker_color="#4C78A8",
+                           text=[f"{v:.1f}" for v in values], textposition="outside", cliponaxis=False))
+    fig.update_layout(xaxis={"title": "Win score (%)", "range": [0, 100]}, yaxis={"autorange": "reversed"},
+                      margin={"l": 10, "r": 30, "t": 40, "b": 40}, height=120 + 26 * len(labels),
+                      template="plotly_white", title=html.escape(f"{board.models[submission_id].title}: {title}"))
+    return fig
+
+
+def _delta_scale(board: Leaderboard, task_ids) -> tuple[np.ndarray, list[str]]:
+    """Per task: the factor to the task's display unit and the unit (pp or the metric)."""
+    percent = [METRIC_LABELS.get(board.benchmark.task(t).metric_name, ("", False))[1] for t in task_ids]
+    units = ["pp" if p else board.benchmark.task(t).metric_name.replace("word_", "") for p, t in zip(percent, task_ids)]
+    return np.where(percent, 100.0, 1.0), units
+
+
+def duel_table(board: Leaderboard, submission_id: str, category: str | None = None,
+               tournament: Tournament | None = None, models: dict | None = None,
+               rank_order=None) -> pd.DataFrame:
+    """One row per duel of `submission_id` (competitors in `rank_order`, default the
+    board's ranking; tasks in benchmark order): verdict, both directions' p-values and
+    the delta in the task's unit. This is the CSV export; the grid is pivoted from it."""
+    tour = tournament or board.tournament
+    models = models or board.models
+    tasks = [t for t in board.benchmark.tasks if is_overall(category) or t.category == category]
+    fought = set(tour.opponents(submission_id))
+    order = board.ranked().index if rank_order is None else rank_order
+    opponents = [o for o in order if o in fought]
+    if not opponents or not tasks:
+        return pd.DataFrame(columns=["Rank", "Competitor", "competitor_id", "Category", "Task", "task_id", "Result",
+                                     "p (this model better)", "p (competitor better)", "Δ", "Δ unit"])
+    a = tour.index(submission_id)
+    t_idx = np.array([tour.task_ids.index(t.id) for t in tasks])
+    b_idx = np.array([tour.index(o) for o in opponents])
+    grid = np.ix_(t_idx, b_idx)  # (tasks, opponents) -> flattened opponent-major below
+    won, lost = tour.significant[:, a, :][grid].T.ravel(), tour.significant[:, :, a][grid].T.ravel()
+    scale, units = _delta_scale(board, [t.id for t in tasks])
+    n_tasks, n_opp = len(tasks), len(opponents)
+    rank = pd.Series(range(1, len(order) + 1), index=order)
+    return pd.DataFrame({
+        "Rank": np.repeat(rank[opponents].to_numpy(), n_tasks),
+        "Competitor": np.repeat([models[o].title for o in opponents], n_tasks),
+        "competitor_id": np.repeat(opponents, n_tasks),
+        "Category": np.tile([t.category for t in tasks], n_opp),
+        "Task": np.tile([t.abbreviation for t in tasks], n_opp),
+        "task_id": np.tile([t.id for t in tasks], n_opp),
+        "Result": np.select([won, lost], [WON, LOST], NOT_SIGNIFICANT),
+        "p (this model better)": tour.p_value[:, a, :][grid].T.ravel(),
+        "p (competitor better)": tour.p_value[:, :, a][grid].T.ravel(),
+        "Δ": tour.delta[:, a, :][grid].T.ravel() * np.tile(scale, n_opp),
+        "Δ unit": np.tile(units, n_opp)})
+
+
+def _p(p) -> str:
+    if p is None or np.isnan(p):
+        return "–"
+    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
+
+
+def duel_grid(duels: pd.DataFrame):
+    """The duel table as people read it: a row per competitor (rank order), a compact
+    three-line cell per task (verdict, Δ with unit, p); green won, red lost, grey n.s."""
+    if duels.empty:
+        return pd.DataFrame({"Competitor": ["no duels yet"]})
+    p = np.where(duels["Result"] == LOST, duels["p (competitor better)"], duels["p (this model better)"])
+    cell = (duels["Result"] + "\nΔ " + duels["Δ"].map("{:+.2f}".format) + " " + duels["Δ unit"]
+            + "\np=" + pd.Series(p, index=duels.index).map(_p))
+    labels = duels["Rank"].astype(str) + ". " + duels["Competitor"]
+    grid = (duels.assign(cell=cell, Competitor=labels)
+            .pivot(index=["Rank", "Competitor"], columns="Task", values="cell")
+            .reset_index(level="Competitor"))
+    grid = grid[["Competitor", *dict.fromkeys(duels["Task"])]].reset_index(drop=True)
+    colours = {WON: "background-color: #c8e6c9", LOST: "background-color: #ffcdd2",
+               NOT_SIGNIFICANT: "background-color: #eeeeee"}
+    return grid.style.map(lambda v: next((c for k, c in colours.items() if str(v).startswith(k)), ""),
+                          subset=grid.columns[1:])
+
+
+def grid_widths(duels: pd.DataFrame) -> list[str]:
+    """Column widths of the duel grid: compact task cells, so that many tasks fit a screen."""
+    return ["190px", *["82px"] * duels["Task"].nunique()]
+
+
+def duel_summary(duels: pd.DataFrame, category: str | None = None) -> pd.DataFrame:
+    """Duels won / lost / not significant per category (Overall) or per task (a category),
+    with a total row."""
+    by = "Category" if is_overall(category) else "Task"
+    counts = pd.crosstab(pd.Categorical(duels[by], categories=list(dict.fromkeys(duels[by]))),
+                         pd.Categorical(duels["Result"], categories=[WON, LOST, NOT_SIGNIFICANT]),
+                         margins=True, margins_name="Total", dropna=False)
+    counts.index.name, counts.columns.name = by, None
+    return counts.rename(columns={NOT_SIGNIFICANT: "not significant"}).reset_index()

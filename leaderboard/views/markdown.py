@@ -1,0 +1,30 @@
+"""User text in markdown: shown literally, never as HTML, markup or a script link."""
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+# Markdown's punctuation plus `<` and `&`: a backslash-escaped `<` cannot open a tag and an
+# escaped `&` cannot start an entity, so the text shows exactly as typed (apostrophes and
+# quotes included) while HTML stays inert.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+
+
+def escape_markdown(text) -> str:
+    """User text shown as literal text in a markdown cell: no HTML, no markup, no links."""
+    escaped = str(text).replace("&", "&amp;").replace("<", "&lt;")
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", escaped)
+
+
+def markdown_link(text, url) -> str:
+    """A link to an http(s) address; anything else (javascript:, relative) stays plain text."""
+    url = str(url or "")
+    if not url.startswith(("http://", "https://")):
+        return escape_markdown(text)
+    return f"[{escape_markdown(text)}]({quote(url, safe=':/?&=#%@+,;~')})"
+
+
+def app_link(text, query: dict) -> str:
+    """A link to a view of this app (`?tab=details&model=...`), the query percent-encoded."""
+    encoded = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in query.items())
+    return f"[{escape_markdown(text)}](?{encoded})"

@@ -1,0 +1,94 @@
+"""Shareable views: the page's state (tab, category, value kind, search, filters, sort,
+columns, the model in details) as a URL query, read back when a link is opened."""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+
+from leaderboard.board import Leaderboard
+from leaderboard.submission import MODEL_TYPES
+from leaderboard.views.table import (METRIC_VALUE, OVERALL, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
+                                     sort_choices)
+
+TABS = ("leaderboard", "details", "submission", "about")
+# The query's keys and their defaults (a default is left out of the URL).
+DEFAULTS = {"tab": "leaderboard", "category": OVERALL, "values": WIN_SCORE, "search": "", "types": [],
+            "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "model": None,
+            "details_category": OVERALL}
+BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns"]
+DETAILS_KEYS = ["model", "details_category"]
+
+
+def _number(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value >= 0 else None
+
+
+def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
+    """The view a link asks for; anything unknown or malformed falls back to the default."""
+    categories = [OVERALL, *board.benchmark.categories]
+    text = {k: str(query.get(k, "")).strip() for k in DEFAULTS}
+    view = dict(DEFAULTS)
+    if text["tab"] in TABS:
+        view["tab"] = text["tab"]
+    for key in ("category", "details_category"):
+        if text[key] in categories:
+            view[key] = text[key]
+    if text["values"] in (WIN_SCORE, METRIC_VALUE) and view["category"] != OVERALL:
+        view["values"] = text["values"]
+    view["search"] = text["search"][:200]
+    view["types"] = [t for t in MODEL_TYPES if t in text["types"].split(",")]
+    view["min"], view["max"] = _number(text["min"]), _number(text["max"])
+    sorts = [key for _, key in sort_choices(score_columns(board, view["category"], view["values"]))]
+    if text["sort"] in sorts:
+        view["sort"] = text["sort"]
+    if "columns" in query:
+        view["columns"] = [c for c in SHOWN_META if c in text["columns"].split(",")]
+    if text["model"] in board.models:
+        view["model"] = text["model"]
+    return view
+
+
+def _query_value(value) -> str:
+    if isinstance(value, list):
+        return ",".join(value)
+    return "" if value is None else str(value)
+
+
+# Runs once in the page: `writeViewQuery(keys, values)` puts the values into the address bar
+# (history.replaceState: no reload, no history entry), leaving defaults out.
+QUERY_WRITER_JS = """
+  const viewDefaults = %s;
+  window.writeViewQuery = (keys, values) => {
+    const query = new URLSearchParams(location.search);
+    keys.forEach((key, i) => {
+      const value = Array.isArray(values[i]) ? values[i].join(",") : String(values[i] ?? "");
+      if (value === viewDefaults[key]) query.delete(key); else query.set(key, value);
+    });
+    const search = query.toString();
+    history.replaceState(null, "", search ? "?" + search : location.pathname);
+  };
+""" % json.dumps({k: _query_value(v) for k, v in DEFAULTS.items()})
+
+
+def query_writer(keys: list[str], tab: str | None = None) -> str:
+    """An event's `js=`: write the event's first inputs (in `keys` order) and the tab, if
+    given, to the URL, then pass the inputs on to the event's function."""
+    tab_js = f"window.writeViewQuery(['tab'], [{json.dumps(tab)}]); " if tab else ""
+    return f"(...values) => {{ {tab_js}window.writeViewQuery({json.dumps(keys)}, values); return values; }}"
+
+
+def tab_writer(tab: str) -> str:
+    """An event's `js=`: write the tab to the URL, pass the event's inputs on unchanged."""
+    return query_writer([], tab)
+
+
+# The "Copy link" button: the address (which holds the view) to the clipboard and into a box.
+COPY_LINK_JS = """() => {
+  navigator.clipboard?.writeText(location.href).catch(() => {});
+  return location.href;
+}"""

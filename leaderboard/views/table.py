@@ -1,0 +1,330 @@
+"""The ranking table for people: display columns with units, category ranks, filters,
+sorting, exports, the score/size plot.
+
+Shared by the command line and the web app; plain pandas, no UI code.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import html
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from leaderboard import ranking
+from leaderboard.board import Leaderboard, Preview
+from leaderboard.store import PublishedModel
+from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
+
+OVERALL = "Overall"
+WIN_SCORE, METRIC_VALUE = "win_score", "metric"
+VALUE_NAMES = {WIN_SCORE: "win score", METRIC_VALUE: "metric value"}
+META_COLUMNS = {"model_type": "Type", "parameters": "Parameters (B)", "precision": "Precision",
+                "input_length": "Input length (tokens)", "description": "Description"}
+SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted"]  # the column chooser's
+# What a task's metric is called in a header, and whether it is shown in percent.
+METRIC_LABELS = {"acc": ("accuracy", True), "exact_match": ("exact match", True), "avg_mcauroc": ("AUROC", True),
+                 "rouge_raw_r2_mid_f": ("ROUGE-2", True), "word_perplexity": ("perplexity", False)}
+RANK_SORT = "rank"
+
+
+@dataclass(frozen=True)
+class ScoreColumn:
+    key: str  # the column in Leaderboard.ranked(): a category, a task id or ranking.OVERALL
+    header: str  # what the table shows: name, what the number is, its unit
+    task_id: str | None = None  # a task column
+    lower_is_better: bool = False
+
+
+def is_overall(category: str | None) -> bool:
+    return category in (None, "", OVERALL)
+
+
+def _win_header(name: str) -> str:
+    return f"{name} win score %"
+
+
+def metric_header(task) -> str:
+    label, percent = METRIC_LABELS.get(task.metric_name, (task.metric_name, False))
+    return f"{task.abbreviation} {label}{' %' if percent else ''} {'↑' if task.metric.higher_is_better else '↓'}"
+
+
+def score_columns(board: Leaderboard, category: str | None, values: str = WIN_SCORE) -> list[ScoreColumn]:
+    """The view's score columns, its ranking score first: Overall and the categories, or a
+    category and its tasks (win scores, or with METRIC_VALUE each task's own metric)."""
+    if is_overall(category):
+        return [ScoreColumn(ranking.OVERALL, _win_header(OVERALL)),
+                *[ScoreColumn(c, _win_header(c)) for c in board.benchmark.categories]]
+    tasks = board.benchmark.tasks_in(category)
+    if not tasks:
+        raise ValueError(f"unknown category {category!r}; choose Overall or one of "
+                         f"{', '.join(board.benchmark.categories)}")
+    if values == METRIC_VALUE:
+        task_columns = [ScoreColumn(t.id, metric_header(t), t.id, not t.metric.higher_is_better) for t in tasks]
+    else:
+        task_columns = [ScoreColumn(t.id, _win_header(t.abbreviation), t.id) for t in tasks]
+    return [ScoreColumn(category, _win_header(category)), *task_columns]
+
+
+def rank_header(category: str | None) -> str:
+    return "Rank" if is_overall(category) else f"{category} rank"
+
+
+def _submitted(timestamp) -> str:
+    if not timestamp:
+        return ""
+    return dt.datetime.fromtimestamp(float(timestamp), dt.timezone.utc).strftime("%Y-%m-%d")
+
+
+def model_info(models: dict[str, PublishedModel], ids) -> pd.DataFrame:
+    """Title and metadata columns for the given submission ids."""
+    rows = []
+    for sid in ids:
+        m = models[sid].metadata
+        rows.append({"Model": models[sid].title,
+                     **{label: m.get(key) for key, label in META_COLUMNS.items()},
+                     "Submitted": _submitted(m.get("submission_timestamp")),
+                     "Link": m.get("link_to_model", "")})
+    return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"))
+
+
+def leaderboard_table(board: Leaderboard, category: str | None = None, values: str = WIN_SCORE,
+                      preview: Preview | None = None) -> pd.DataFrame:
+    """The ranked table: rank, model, the view's scores (percent, perplexity as is), then
+    metadata. A category view is ranked by the category's win score (ties share a rank,
+    then overall order) with the overall rank beside it. With a preview, the ranking as
+    it would be, with `Previous rank` and `Rank change`."""
+    models = dict(board.models)
+    ranked = board.ranked()
+    if preview is not None:
+        models[preview.submission_id] = preview.model
+        ranked = preview.table
+    columns = score_columns(board, category, values)
+    first = columns[0].key
+    if not is_overall(category):  # stable: equal category scores keep the overall order
+        ranked = ranked.iloc[np.argsort(-ranked[first].round(9).fillna(-1).to_numpy(), kind="stable")]
+    scores = ranked[[c.key for c in columns]] * 100.0
+    if values == METRIC_VALUE:
+        tasks = [c.task_id for c in columns if c.task_id]
+        raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(ranked.index)
+        percent = [METRIC_LABELS.get(board.benchmark.task(t).metric_name, ("", False))[1] for t in tasks]
+        scores[tasks] = raw[tasks] * np.where(percent, 100.0, 1.0)
+    scores.columns = [c.header for c in columns]
+    ranks = pd.DataFrame({rank_header(category): ranking.competition_rank(ranked[first])}, index=ranked.index)
+    extra = ranked[[c for c in ("previous_rank", "rank_change") if c in ranked.columns]].rename(
+        columns={"previous_rank": "Previous rank", "rank_change": "Rank change"})
+    info = model_info(models, ranked.index)
+    parts = [ranks, extra, info[["Model"]], scores.iloc[:, :1].round(2)]
+    if not is_overall(category):
+        parts.append(ranked[["rank"]].rename(columns={"rank": "Overall rank"}))
+    return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model")], axis=1)
+
+
+# --- for the web app: the table on screen, filters, sorting, exports, plot --------------------
+
+def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.DataFrame:
+    """The table for the screen: the Model column links to the model's details in this app
+    (for `published` ids; its own page is linked from there), as escaped markdown;
+    descriptions and links stay in exports and details; of the metadata columns only
+    those in `shown_meta` (None: all)."""
+    hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta]
+    out = table.drop(columns=["Link", "Description", *hidden])
+    out["Model"] = [app_link(m, {"tab": "details", "model": sid}) if sid in published else escape_markdown(m)
+                    for sid, m in zip(table.index, table["Model"])]
+    return out
+
+
+def emphasised(table: pd.DataFrame, score_column: str, highlight: str | None = None):
+    """Styler for gr.Dataframe: the ranking's score column in bold, the row of submission
+    id `highlight` (a pre-submitted model) shaded."""
+    style = table.style.set_properties(subset=[score_column], **{"font-weight": "bold"})
+    if highlight in table.index:
+        style = style.apply(lambda row: ["background-color: #fff3c4" if row.name == highlight else ""] * len(row),
+                            axis=1)
+    scores = [c for c in table.select_dtypes("float").columns if c != "Parameters (B)"]
+    style = style.format(precision=2, subset=scores, na_rep="–")
+    return style.format("{:g}", subset=["Parameters (B)"]) if "Parameters (B)" in table else style
+
+
+def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
+                 min_params: float | None = None, max_params: float | None = None) -> pd.DataFrame:
+    """Rows whose model or team contains `search` (case-insensitive), of the given types
+    and parameter range (None: no limit); ranks are kept as on the full board."""
+    keep = pd.Series(True, index=table.index)
+    if search and search.strip():
+        keep &= table["Model"].str.contains(search.strip(), case=False, regex=False)
+    if model_types:
+        keep &= table["Type"].isin(model_types)
+    if min_params is not None:
+        keep &= table["Parameters (B)"] >= min_params
+    if max_params is not None:
+        keep &= table["Parameters (B)"] <= max_params
+    return table[keep]
+
+
+def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=None,
+                min_params: float | None = None, max_params: float | None = None) -> str:
+    """What the filters did, in words: why nothing shows, or how many of how many."""
+    if min_params is not None and max_params is not None and min_params > max_params:
+        return (f"**No model can match:** the minimum size ({min_params:g} B) is above the maximum "
+                f"({max_params:g} B). Swap or clear them.")
+    if shown.empty:
+        asked = []
+        if search and search.strip():
+            asked.append(f"“{escape_markdown(search.strip())}” in the model or team name")
+        if model_types:
+            asked.append("type " + " or ".join(model_types))
+        if min_params is not None or max_params is not None:
+            asked.append(f"{'any' if min_params is None else f'{min_params:g}'}–"
+                         f"{'any' if max_params is None else f'{max_params:g}'} B parameters")
+        return (f"**No model matches** {', '.join(asked)} (of {total} models). "
+                f"Clear the search or widen the filters.")
+    if len(shown) < total:
+        return f"Showing {len(shown)} of {total} models (ranks are on the full board)."
+    return ""
+
+
+def sort_choices(columns: list[ScoreColumn]) -> list[tuple[str, str]]:
+    """(label, key) for the sort control: the rank, then every score column, then size."""
+    return [("Rank", RANK_SORT), *[(c.header, c.key) for c in columns], ("Parameters (B)", "parameters")]
+
+
+def sort_table(table: pd.DataFrame, columns: list[ScoreColumn], key: str) -> pd.DataFrame:
+    """Best first by the score column `key` (lowest first for perplexity), largest first by
+    "parameters"; RANK_SORT or an unknown key keeps the ranking's order."""
+    by = {c.key: (c.header, c.lower_is_better) for c in columns}
+    by["parameters"] = ("Parameters (B)", False)
+    if key not in by:
+        return table
+    header, ascending = by[key]
+    return table.sort_values(header, ascending=ascending, kind="stable", na_position="last")
+
+
+def _csv_safe(value):
+    """Keep spreadsheet programs from running a cell as a formula."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with every text cell that a spreadsheet would run as a formula quoted."""
+    return table.map(_csv_safe)
+
+
+def terminal_safe(text) -> str:
+    """Text for a terminal: control characters (escape sequences, bidirectional
+    overrides) shown as \\x1b-style escapes instead of being obeyed."""
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in str(text))
+
+
+def percent(fraction) -> str:
+    """A win score for a sentence: "63.50%", or "no duels yet" for a model without any."""
+    return "no duels yet" if fraction is None or np.isnan(fraction) else f"{fraction * 100:.2f}%"
+
+
+def export_name(*parts: str) -> str:
+    """A file name from words: lower case, dashes, e.g. benczechmark_ner_metric-value_2025-03-01."""
+    return "_".join(re.sub(r"[^a-z0-9.]+", "-", p.lower()).strip("-") for p in parts if p)
+
+
+EXPORTS = Path(tempfile.gettempdir()) / f"leaderboard-exports-{os.getpid()}"
+MAX_EXPORTS = 64
+
+
+def export_file(data: bytes, file_name: str) -> str:
+    """Write a download and return its path. Files are named by their content, so
+    rendering a view again reuses its file, and only the newest MAX_EXPORTS are kept
+    (Gradio serves its own copy, deleted by the app's `delete_cache`)."""
+    path = EXPORTS / hashlib.sha256(data).hexdigest()[:16] / file_name
+    if path.exists():
+        os.utime(path.parent)  # newest again: not pruned below
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    for old in sorted(EXPORTS.iterdir(), key=lambda p: p.stat().st_mtime)[:-MAX_EXPORTS]:
+        shutil.rmtree(old, ignore_errors=True)
+    return str(path)
+
+
+def export_table(table: pd.DataFrame, fmt: str, name: str = "leaderboard") -> str:
+    """The table as `<name>.csv` or `<name>.json` (see `export_file`); returns its path."""
+    data = (spreadsheet_safe(table).to_csv(index=False) if fmt == "csv"
+            else table.to_json(orient="records", indent=1, force_ascii=False)).encode("utf-8")
+    return export_file(data, f"{name}.{fmt}")
+
+
+def board_export_name(board: Leaderboard, category: str | None, values: str) -> str:
+    kind = VALUE_NAMES[WIN_SCORE if is_overall(category) else values]
+    return export_name(board.benchmark.name, category or OVERALL, kind, as_of(board).strftime("%Y-%m-%d"))
+
+
+def as_of(board: Leaderboard) -> dt.datetime:
+    """When the store last changed (publication, removal, rebuild), in UTC."""
+    return dt.datetime.fromtimestamp(board.store.updated_at(), dt.timezone.utc)
+
+
+def as_of_note(board: Leaderboard) -> str:
+    return (f"Data as of **{as_of(board):%Y-%m-%d %H:%M} UTC** · {len(board.models)} models. "
+            f"Scores change as models arrive.")
+
+
+def log_ticks(values) -> list[float]:
+    """1-2-5 ticks (0.5, 1, 2, 5, 10, ...) spanning the values, for a readable log axis."""
+    positive = pd.Series(values, dtype=float).dropna()
+    positive = positive[positive > 0]
+    if positive.empty:
+        return []
+    low, high = np.floor(np.log10(positive.min())), np.ceil(np.log10(positive.max()))
+    ticks = (np.array([1, 2, 5]) * 10.0 ** np.arange(low, high + 1)[:, None]).ravel()
+    return [float(f"{t:.3g}") for t in ticks if positive.min() / 2 <= t <= positive.max() * 2]
+
+
+def score_scatter(table: pd.DataFrame, score_column: str) -> go.Figure:
+    """Score against parameters (log scale with 1-2-5 ticks), model names on hover."""
+    fig = go.Figure(go.Scatter(
+        x=table["Parameters (B)"], y=table[score_column], mode="markers",
+        marker={"size": 10, "color": table[score_column], "colorscale": "Viridis", "showscale": False},
+        text=[html.escape(str(m)) for m in table["Model"]],
+        hovertemplate="%{text}<br>%{x} B parameters<br>" + html.escape(score_column) + " %{y:.2f}<extra></extra>"))
+    ticks = log_ticks(table["Parameters (B)"])
+    fig.update_layout(xaxis={"type": "log", "title": "Parameters (billions, log scale)", "tickvals": ticks,
+                             "ticktext": [f"{t:g}" for t in ticks]},
+                      yaxis={"title": score_column}, margin={"l": 50, "r": 20, "t": 30, "b": 50},
+                      height=420, template="plotly_white")
+    return fig
+
+
+def column_types(table: pd.DataFrame) -> list[str]:
+    """gr.Dataframe datatypes: markdown for the model links, numbers for numbers."""
+    return ["markdown" if c == "Model" else "number" if pd.api.types.is_numeric_dtype(table[c]) else "str"
+            for c in table.columns]
+
+
+def header_titles(board: Leaderboard) -> dict[str, str]:
+    """Hover text for task columns: every header a task can have -> full task name and metric."""
+    titles = {}
+    for t in board.benchmark.tasks:
+        title = f"{t.name} ({t.metric_name}{'; lower is better' if not t.metric.higher_is_better else ''})"
+        titles[_win_header(t.abbreviation)] = f"{t.name}: win score, % of duels won"
+        titles[metric_header(t)] = title
+    return titles
+
+
+def category_legend(board: Leaderboard, category: str | None) -> str:
+    if is_overall(category):
+        return ("Every column is a **win score**: the percentage of duels won, averaged over a category's "
+                "tasks; Overall averages the categories. Metric values are per task: choose a category.")
+    tasks = board.benchmark.tasks_in(category)
+    rows = [f"| {escape_markdown(t.abbreviation)} | {escape_markdown(t.name)} | {markdown_link('dataset', t.dataset_url)} "
+            f"| {t.metric_name}{' (lower is better)' if not t.metric.higher_is_better else ''} |" for t in tasks]
+    return "\n".join([f"**{escape_markdown(category)}** tasks", "", "| Abbreviation | Task | Data | Metric |",
+                      "| --- | --- | --- | --- |", *rows])
