@@ -61,7 +61,7 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
   document.getElementById("status")?.scrollIntoView({block: "start", behavior: "instant"});
   return inputs;
 }"""
-RANK_WIDTH, MODEL_WIDTH = "60px", "220px"  # the pinned columns: Rank, and Model right of it
+RANK_WIDTH, MODEL_WIDTH = "60px", "170px"  # the pinned columns: Rank, and Model right of it
 RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns"]  # sort and values come with the table
 CSS = """
 #board th:nth-child(-n+2), #board [role=gridcell]:nth-child(-n+2) {
@@ -77,9 +77,6 @@ CSS = """
   #intro p { display: none; }
   #intro h1 { font-size: 1.3em; margin: 0; }
   .tab-wrapper button { padding: 4px 5px !important; font-size: 13px !important; }
-  #board th:nth-child(2), #board [role=gridcell]:nth-child(2) {
-    width: 130px !important; min-width: 130px !important; max-width: 130px !important;
-  }
   #board-controls { gap: 4px; }
   #values .info-text { display: none; }
   #board-controls > div { min-width: 45% !important; }

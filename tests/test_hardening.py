@@ -269,4 +269,5 @@ def test_a_board_of_one_model_shows_no_nan(tmp_path, new_model_file):
     assert table.returncode == 0 and "nan" not in table.stdout.lower() and "–" in table.stdout
     as_json = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(store), "--format", "json"],
                              cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert json.loads(as_json.stdout)[0]["Overall"] is None
+    row = json.loads(as_json.stdout)[0]
+    assert row["Overall win score %"] is None
