@@ -566,6 +566,12 @@ def _is_web_address(text: str) -> bool:
             and not any(c.isspace() for c in text))
 
 
+def _field_problem(label: str, expect: str, value) -> str:
+    if value is None or str(value).strip() == "":
+        return f"{label}: required, {expect}"
+    return f"{label}: {expect}, got {str(value)[:40]}"
+
+
 def _whole_number(value) -> int:
     """An integer from a form value (int, integral float or digit string); else ValueError."""
     if isinstance(value, bool):
@@ -599,16 +605,16 @@ def validate_metadata(team_name, model_name, model_type, parameters, input_lengt
         if not (math.isfinite(parameters) and 0 < parameters <= MAX_PARAMETERS):
             raise ValueError
     except (TypeError, ValueError, OverflowError):
-        problems.append(f"Parameters: a number of billions greater than 0 and at most {MAX_PARAMETERS:,.0f}, "
-                        f"got {str(given_parameters)[:40]}")
+        problems.append(_field_problem("Parameters", f"a number of billions greater than 0 and at most "
+                                                     f"{MAX_PARAMETERS:,.0f}", given_parameters))
     given_length = input_length
     try:
         input_length = _whole_number(given_length)
         if not 0 < input_length <= MAX_INPUT_LENGTH:
             raise ValueError
     except (TypeError, ValueError, OverflowError):
-        problems.append(f"Input length: a whole number of tokens from 1 to {MAX_INPUT_LENGTH:,}, "
-                        f"got {str(given_length)[:40]}")
+        problems.append(_field_problem("Input length", f"a whole number of tokens from 1 to {MAX_INPUT_LENGTH:,}",
+                                       given_length))
     if precision not in PRECISIONS:
         problems.append(f"Precision: choose one of {', '.join(PRECISIONS)}")
     link_to_model = str(link_to_model or "").strip()

@@ -45,6 +45,7 @@ HOSTILE_METADATA = [
     ({"model": "m" * 5000}, "Model name: at most 100 characters, got 5000"),
     ({"type": "instruct"}, "Model type: choose one of chat, pretrained, ensemble"),
     ({"params": "0"}, "Parameters: a number of billions greater than 0 and at most 100,000, got 0"),
+    ({"params": ""}, "Parameters: required, a number of billions greater than 0"),
     ({"params": "-7"}, "Parameters: a number of billions greater than 0"),
     ({"params": "nan"}, "Parameters: a number of billions greater than 0"),
     ({"params": "inf"}, "Parameters: a number of billions greater than 0"),
