@@ -73,6 +73,13 @@ CSS = """
 }
 #board th .header, #preview th .header { word-break: normal; overflow-wrap: normal; hyphens: none; }
 #duels [role=gridcell], #duels th { font-size: 12px; }
+.score-bars { margin: 0; max-width: 720px; }
+.score-bars figcaption { font-weight: 600; margin-bottom: 6px; }
+.bar-row { display: grid; grid-template-columns: minmax(80px, 12em) 1fr 3.5em; align-items: center; gap: 8px; }
+.bar-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.bar-track { background: var(--background-fill-secondary); height: 16px; border-radius: 3px; }
+.bar { display: block; height: 100%; background: #4C78A8; border-radius: 3px; }
+.bar-value { text-align: right; font-variant-numeric: tabular-nums; }
 @media (max-width: 640px) {
   #intro p { display: none; }
   #intro h1 { font-size: 1.3em; margin: 0; }
@@ -243,7 +250,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                     detail_category = gr.Dropdown(categories, value=OVERALL, label="Category",
                                                   elem_id="details-category")
                 card = gr.Markdown(elem_id="card")
-                bars = gr.Plot(show_label=False, elem_id="bars")
+                bars = gr.HTML(elem_id="bars")
                 summary = gr.Dataframe(label="Duels won / lost / not significant", interactive=False,
                                        elem_id="duel-summary", max_height=420)
                 gr.Markdown(details.DUELS_EXPLAINED, elem_id="duels-explained")

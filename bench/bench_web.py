@@ -93,7 +93,7 @@ def measure(browser, viewport, port, args, sample, expect, choose, rows) -> dict
         t = time.perf_counter()
         page.get_by_role("tab", name="Details").click()
         expect(rows(page, "duels").first).to_be_visible(timeout=60000)
-        expect(page.locator("#bars .main-svg").first).to_be_visible(timeout=60000)
+        expect(page.locator("#bars .bar-row").first).to_be_visible(timeout=60000)
         times["details_open"].append(time.perf_counter() - t)
         page.get_by_role("tab", name="Submit").click()
         page.locator("#team textarea, #team input").first.fill("Bench")

@@ -137,14 +137,17 @@ def test_scatter_plots_score_against_log_parameters(small_store):
 
 def test_score_bars_show_each_category_or_each_task_of_the_category(small_store):
     sid = small_store.ranked().index[0]
-    fig = details.score_bars(small_store, sid)
-    bar = fig.data[0]
-    assert list(bar.y) == list(small_store.benchmark.categories)
-    np.testing.assert_allclose(bar.x, [small_store.ranked().loc[sid, c] * 100 for c in bar.y])
-    assert tuple(fig.layout.xaxis.range) == (0, 100)
-    tasks = details.score_bars(small_store, sid, "Language").data[0]
-    assert list(tasks.y) == ["AUC", "PPL"]
-    np.testing.assert_allclose(tasks.x, [small_store.ranked().loc[sid, t] * 100 for t in ("t_auc", "t_ppl")])
+    def bars(category=None):
+        chart = details.score_bars(small_store, sid, category)
+        labels = re.findall(r'class="bar-label">([^<]*)<', chart)
+        widths = [float(w) for w in re.findall(r'style="width:([0-9.]+)%"', chart)]
+        return chart, labels, widths
+    chart, labels, widths = bars()
+    assert labels == list(small_store.benchmark.categories) and "Win score per category (%)" in chart
+    np.testing.assert_allclose(widths, [small_store.ranked().loc[sid, c] * 100 for c in labels], atol=0.05)
+    chart, labels, widths = bars("Language")
+    assert labels == ["AUC", "PPL"] and "Language: win score per task" in chart
+    np.testing.assert_allclose(widths, [small_store.ranked().loc[sid, t] * 100 for t in ("t_auc", "t_ppl")], atol=0.05)
     card = details.model_card(small_store, sid, "Language")
     assert "Language: rank **" in card and "Rank **1** of 5" in card
 
