@@ -143,7 +143,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         duels = details.duel_table(board, submission_id, category)
         return (choices, details.model_card(board, submission_id, category),
                 details.score_bars(board, submission_id, category), details.duel_summary(duels, category),
-                gr.Dataframe(value=details.duel_grid(duels), column_widths=details.grid_widths(duels)),
+                gr.Dataframe(value=details.duel_grid(duels, category),
+                             column_widths=details.grid_widths(duels, category)),
                 board_views.export_table(duels, "csv", board_views.export_name(
                     board.benchmark.name, board.models[submission_id].title, category, "duels")))
 

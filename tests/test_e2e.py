@@ -279,8 +279,9 @@ def test_phone_shows_a_score_on_the_first_screen_and_every_tab(phone):
 def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     page.get_by_role("tab", name="Details").click()
     expect(rows(page, "duels")).to_have_count(4, timeout=30000)  # the top model against the other four
-    text = " ".join(rows(page, "duels").all_inner_texts())
-    assert "p=" in text and "Δ " in text and " pp" in text and any(v in text for v in ("won", "lost", "n.s."))
+    text = " ".join(rows(page, "duels").all_inner_texts())  # Overall: duels counted per category
+    assert re.search(r"\d+ won · \d+ lost\s+\d+ n\.s\.", text), text
+    expect(page.locator("#duels thead th")).to_have_count(10)  # competitor + 9 categories
     assert [c.split(".")[0] for c in column(page, 0, "duels")] == ["2", "3", "4", "5"]  # by rank
     expect(page.get_by_text("Rank 1 of 5")).to_be_visible()
     expect(page.locator("#duels-explained")).to_contain_text("p = 1: not tested")
@@ -290,7 +291,8 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     expect(page.locator("#card")).to_contain_text("Language Modeling: rank", timeout=30000)
     expect(page.locator("#bars")).to_contain_text("win score per task")
     expect(page.locator("#duels thead th")).to_have_count(9)  # competitor + 8 tasks
-    assert "perplexity" in " ".join(rows(page, "duels").all_inner_texts())
+    text = " ".join(rows(page, "duels").all_inner_texts())
+    assert "perplexity" in text and "p=" in text and "Δ " in text
     expect(page.locator("#duel-summary")).not_to_contain_text("Factual Knowledge")
     assert "details_category=Language+Modeling" in page.url
     page.locator("#model-pick input").click()

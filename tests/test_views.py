@@ -173,7 +173,7 @@ def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_tas
     only = details.duel_table(small_store, sid, "Summaries")
     assert set(only["Task"]) == {"RG"}
 
-    grid = details.duel_grid(duels)
+    grid = details.duel_grid(duels, "all tasks")  # not Overall: a cell per task of the given duels
     frame = grid.data
     assert list(frame.columns) == ["Competitor", "ACC", "EM", "AUC", "PPL", "RG"]
     ranks = small_store.ranked()["rank"]
@@ -185,6 +185,14 @@ def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_tas
     assert cell.split("\n")[1].endswith("perplexity" if won["Task"] == "PPL" else "pp")
     styles = grid._compute().ctx  # the cell colours
     assert ("background-color", "#c8e6c9") in [s for v in styles.values() for s in v]
+
+    overall = details.duel_grid(duels).data.set_index("Competitor")  # per category: counts of the duels
+    assert list(overall.columns) == list(small_store.benchmark.categories)
+    first = overall.index[0]
+    mine = duels[duels["Competitor"] == first.split(". ", 1)[1]]
+    language = mine[mine["Category"] == "Language"]["Result"].value_counts()
+    assert overall.loc[first, "Language"] == (f"{language.get(details.WON, 0)} won · {language.get(details.LOST, 0)} lost"
+                                              f"\n{language.get(details.NOT_SIGNIFICANT, 0)} n.s.")
 
 
 def test_duel_summary_counts_won_lost_not_significant_per_category_and_task(small_store):

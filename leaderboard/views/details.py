@@ -22,7 +22,9 @@ direction of the verdict (for a loss: the competitor's); **p = 1: not tested**, 
 this model's score was lower, so "better" was not tested. **Δ** is this model minus the
 competitor, positive = this model better: in percentage points (pp) for accuracy, exact
 match and AUROC, in perplexity for language modelling (lower perplexity is better, so a
-positive Δ means a lower perplexity). Competitors are in rank order.
+positive Δ means a lower perplexity). Competitors are in rank order. In **Overall** each
+cell counts the duels on one category's tasks, coloured by the side that won more of them;
+pick a category to see each task's verdict, Δ and p.
 """
 
 
@@ -124,28 +126,45 @@ def _p(p) -> str:
     return "<0.0001" if p < 1e-4 else f"{p:.2g}"
 
 
-def duel_grid(duels: pd.DataFrame):
-    """The duel table as people read it: a row per competitor (rank order), a compact
-    three-line cell per task (verdict, Δ with unit, p); green won, red lost, grey n.s."""
+_COLOURS = {WON: "background-color: #c8e6c9", LOST: "background-color: #ffcdd2",
+            NOT_SIGNIFICANT: "background-color: #eeeeee"}
+
+
+def duel_grid(duels: pd.DataFrame, category: str | None = None):
+    """The duels as people read them, a row per competitor (rank order); green won, red
+    lost, grey not significant. In a category, a compact three-line cell per task
+    (verdict, Δ with unit, p). In Overall, a cell per category counting its duels
+    ("2 won · 1 lost / 3 n.s."), coloured by the majority of the decided ones: 9 columns
+    instead of 50, and the task cells one category pick away."""
     if duels.empty:
         return pd.DataFrame({"Competitor": ["no duels yet"]})
-    p = np.where(duels["Result"] == LOST, duels["p (competitor better)"], duels["p (this model better)"])
-    cell = (duels["Result"] + "\nΔ " + duels["Δ"].map("{:+.2f}".format) + " " + duels["Δ unit"]
-            + "\np=" + pd.Series(p, index=duels.index).map(_p))
-    labels = duels["Rank"].astype(str) + ". " + duels["Competitor"]
-    grid = (duels.assign(cell=cell, Competitor=labels)
-            .pivot(index=["Rank", "Competitor"], columns="Task", values="cell")
-            .reset_index(level="Competitor"))
-    grid = grid[["Competitor", *dict.fromkeys(duels["Task"])]].reset_index(drop=True)
-    colours = {WON: "background-color: #c8e6c9", LOST: "background-color: #ffcdd2",
-               NOT_SIGNIFICANT: "background-color: #eeeeee"}
-    return grid.style.map(lambda v: next((c for k, c in colours.items() if str(v).startswith(k)), ""),
-                          subset=grid.columns[1:])
+    duels = duels.assign(Competitor=duels["Rank"].astype(str) + ". " + duels["Competitor"])
+    if is_overall(category):
+        columns = pd.MultiIndex.from_product([list(dict.fromkeys(duels["Category"])), [WON, LOST, NOT_SIGNIFICANT]])
+        counts = (duels.groupby(["Rank", "Competitor", "Category", "Result"]).size()
+                  .unstack(["Category", "Result"], fill_value=0).reindex(columns=columns, fill_value=0))
+        won, lost, ns = (counts.xs(r, axis=1, level=1) for r in (WON, LOST, NOT_SIGNIFICANT))
+        verdicts = pd.DataFrame(np.select([won > lost, lost > won], [WON, LOST], NOT_SIGNIFICANT),
+                                index=won.index, columns=won.columns)
+        cells = won.astype(str) + " won · " + lost.astype(str) + " lost\n" + ns.astype(str) + " n.s."
+    else:
+        p = np.where(duels["Result"] == LOST, duels["p (competitor better)"], duels["p (this model better)"])
+        duels = duels.assign(cell=duels["Result"] + "\nΔ " + duels["Δ"].map("{:+.2f}".format) + " "
+                             + duels["Δ unit"] + "\np=" + pd.Series(p, index=duels.index).map(_p))
+        order = list(dict.fromkeys(duels["Task"]))
+        cells, verdicts = (duels.pivot(index=["Rank", "Competitor"], columns="Task", values=v)[order]
+                           for v in ("cell", "Result"))
+    grid = cells.reset_index(level="Competitor").reset_index(drop=True)
+    colours = verdicts.reset_index(drop=True).replace(_COLOURS)
+    colours.insert(0, "Competitor", "")
+    grid.columns = colours.columns = [str(c) for c in grid.columns]
+    return grid.style.apply(lambda _: colours, axis=None)
 
 
-def grid_widths(duels: pd.DataFrame) -> list[str]:
-    """Column widths of the duel grid: compact task cells, so that many tasks fit a screen."""
-    return ["190px", *["82px"] * duels["Task"].nunique()]
+def grid_widths(duels: pd.DataFrame, category: str | None = None) -> list[str]:
+    """Column widths of the duel grid: compact cells, so that many columns fit a screen."""
+    by = "Category" if is_overall(category) else "Task"
+    return ["190px", *["120px" if by == "Category" else "82px"] * duels[by].nunique()]
 
 
 def duel_summary(duels: pd.DataFrame, category: str | None = None) -> pd.DataFrame:
