@@ -75,7 +75,7 @@ CSS = """
 #duels [role=gridcell], #duels th { font-size: 12px; }
 .score-bars { margin: 0; max-width: 720px; }
 .score-bars figcaption { font-weight: 600; margin-bottom: 6px; }
-.bar-row { display: grid; grid-template-columns: minmax(80px, 12em) 1fr 3.5em; align-items: center; gap: 8px; }
+.bar-row { display: grid; grid-template-columns: minmax(80px, 17em) 1fr 3.5em; align-items: center; gap: 8px; }
 .bar-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .bar-track { background: var(--background-fill-secondary); height: 16px; border-radius: 3px; }
 .bar { display: block; height: 100%; background: #4C78A8; border-radius: 3px; }

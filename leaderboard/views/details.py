@@ -164,7 +164,7 @@ def duel_grid(duels: pd.DataFrame, category: str | None = None):
 def grid_widths(duels: pd.DataFrame, category: str | None = None) -> list[str]:
     """Column widths of the duel grid: compact cells, so that many columns fit a screen."""
     by = "Category" if is_overall(category) else "Task"
-    return ["190px", *["120px" if by == "Category" else "82px"] * duels[by].nunique()]
+    return ["190px", *["135px" if by == "Category" else "82px"] * duels[by].nunique()]
 
 
 def duel_summary(duels: pd.DataFrame, category: str | None = None) -> pd.DataFrame:
