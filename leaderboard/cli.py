@@ -15,9 +15,9 @@ from tqdm import tqdm
 
 import stats
 from leaderboard.board import Leaderboard, open_configured_store
-from leaderboard.demo import build_demo_store
+from leaderboard.demo import build_demo_store, sample_document
 from leaderboard.hub_store import HubStore
-from leaderboard.store import LocalStore, StoreConflict, StoreError
+from leaderboard.store import LocalStore, StoreConflict, StoreError, dump_json
 from leaderboard.submission import SubmissionError, TaskReference, parse_submission
 from leaderboard.tasks import DEFAULT_TASKS_FILE, load_benchmark
 from leaderboard.tournament import summarize
@@ -204,6 +204,18 @@ def cmd_check(args) -> None:
         raise SystemExit(EXIT_BAD_INPUT)
 
 
+def cmd_sample_file(args) -> None:
+    """A valid submission file for the store: the demo generator on the store's own sample
+    counts, doc_ids and gold labels, so a pre-submission of it is accepted."""
+    board = _open_board(args)
+    try:
+        with open(args.output, "wb") as f:
+            f.write(dump_json(sample_document(board.benchmark, board.references())))
+    except OSError as e:
+        raise BadInput(f"cannot write {args.output}: {e.strerror or e}") from None
+    print(f"{args.output}: a sample submission for {board.store} ({len(board.models)} models)")
+
+
 def cmd_demo(args) -> None:
     if LocalStore(args.store).submission_ids():
         raise BadInput(f"{args.store} already holds submissions; demo builds a new store")
@@ -273,6 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="integrity report: missing or orphan duels, invalid files")
     store_arg(p)
     p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("sample-file", help="write a valid sample submission file for the store")
+    store_arg(p)
+    p.add_argument("-o", "--output", required=True, help="file to write")
+    p.set_defaults(run=cmd_sample_file)
 
     p = sub.add_parser("demo", help="build a demo store")
     p.add_argument("--store", required=True, help="leaderboard store folder")

@@ -123,3 +123,11 @@ def test_a_missing_hub_repo_is_a_clear_error(tmp_path):
                             capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "error:" in result.stderr
+
+
+def test_sample_file_is_accepted_by_its_store(full_store, tmp_path):
+    sample = tmp_path / "sample.json"
+    made = run("sample-file", "--store", full_store, "-o", sample)
+    assert made.returncode == 0 and "a sample submission for" in made.stdout, made.stderr
+    preview = run("presubmit", sample, "--store", full_store, "--team", "Try", "--model", "sample")
+    assert preview.returncode == 0 and "would rank" in preview.stdout, preview.stderr
