@@ -61,6 +61,8 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
   document.getElementById("status")?.scrollIntoView({block: "start", behavior: "instant"});
   return inputs;
 }"""
+# The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
+THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 RANK_WIDTH, MODEL_WIDTH = "60px", "170px"  # the pinned columns: Rank, and Model right of it
 RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns"]  # sort and values come with the table
 CSS = """
@@ -349,7 +351,7 @@ def main():
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))
     app = build_app(board)
     page_js = PAGE_JS % (share.QUERY_WRITER_JS, json.dumps(board_views.header_titles(board)))
-    app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_FILE_BYTES, theme=gr.themes.Soft(), css=CSS,
+    app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_FILE_BYTES, theme=THEME, css=CSS,
                                                   js=page_js)
 
 
