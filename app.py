@@ -44,16 +44,25 @@ PAGE_JS = """() => {
 }"""
 # After a pre-submission: scroll the preview table (rendered virtually, row by row) until
 # the new model's row (★) shows, and bring that row into the window's view.
-SCROLL_TO_NEW_ROW_JS = """async () => {
+# The preview's rows are rendered virtually: jump to where the new row (position `index`)
+# should be by the rendered rows' height, then step until it is rendered and centre it.
+SCROLL_TO_NEW_ROW_JS = """async (index) => {
   const frame = () => new Promise((done) => requestAnimationFrame(done));
   const viewport = document.querySelector("#preview .virtual-table-viewport");
-  for (let i = 0; viewport && i < 300; i++) {
-    const row = [...viewport.querySelectorAll("[role=row]")].find((r) => r.textContent.includes("★"));
+  let jumped = false;
+  for (let i = 0; viewport && index !== null && i < 300; i++) {
+    const rows = [...viewport.querySelectorAll("div[role=row]")];
+    const row = rows.find((r) => r.textContent.includes("★"));
     if (row) {
       row.scrollIntoView({block: "center", behavior: "instant"});
       break;
     }
-    if (viewport.querySelector("[role=gridcell]")) viewport.scrollTop += viewport.clientHeight / 2;
+    if (rows.length && !jumped) {
+      viewport.scrollTop = Math.max(0, index * rows[0].getBoundingClientRect().height - viewport.clientHeight / 2);
+      jumped = true;
+    } else if (rows.length) {
+      viewport.scrollTop += viewport.clientHeight / 2;
+    }
     await frame();
   }
 }"""
@@ -171,7 +180,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
                   request: gr.Request, progress=gr.Progress()):
         hidden = gr.update(visible=False)
-        failed = (hidden, hidden, None, hidden, hidden)
+        failed = (hidden, hidden, None, None, hidden, hidden)
         if not file:
             return "", "", "**Choose a results file first.**", *failed
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
@@ -192,7 +201,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                                                           preview.submission_id),
                              datatype=board_views.column_types(preview_display), visible=True),
                 gr.Dataframe(value=details.duel_grid(duels), column_widths=details.grid_widths(duels), visible=True),
-                previews.put(request.session_hash, preview),
+                previews.put(request.session_hash, preview), preview_display.index.get_loc(preview.submission_id),
                 gr.update(visible=not READ_ONLY), hidden)
 
     def publish(token: str | None, request: gr.Request, progress=gr.Progress()):
@@ -282,6 +291,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 presubmit_button = gr.Button("Pre-submit", variant="primary", elem_id="presubmit")
                 status = gr.Markdown(elem_id="status")
                 preview_state = gr.State(None)  # a token of `previews`: the preview itself stays on the server
+                new_row = gr.Number(visible=False)  # the new model's position in the preview table, for the scroll
                 with gr.Group(visible=False) as publish_row:
                     publish_button = gr.Button("Publish…", variant="primary", elem_id="publish")
                 with gr.Group(visible=False) as confirm_box:
@@ -324,9 +334,10 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
 
         presubmit_button.click(
             presubmit, [team, model, model_type, params, input_length, precision, description, link, file],
-            [status, form_errors, file_errors, preview_table, preview_duels, preview_state, publish_row, confirm_box],
+            [status, form_errors, file_errors, preview_table, preview_duels, preview_state, new_row, publish_row,
+             confirm_box],
             concurrency_limit=2, show_progress_on=[status], js=SCROLL_TO_STATUS_JS,
-        ).then(None, js=SCROLL_TO_NEW_ROW_JS)
+        ).then(None, new_row, None, js=SCROLL_TO_NEW_ROW_JS)
         publish_button.click(lambda: (gr.update(visible=False), gr.update(visible=True)), None,
                              [publish_row, confirm_box])
 
