@@ -42,10 +42,9 @@ PAGE_JS = """() => {
                                                       attributes: true, attributeFilter: ["title"]});
   label();
 }"""
-# After a pre-submission: scroll the preview table (rendered virtually, row by row) until
-# the new model's row (★) shows, and bring that row into the window's view.
-# The preview's rows are rendered virtually: jump to where the new row (position `index`)
-# should be by the rendered rows' height, then step until it is rendered and centre it.
+# After a pre-submission, bring the new model's row (★) into view. The preview's rows are
+# rendered virtually: jump to where the row (position `index`) should be by the rendered
+# rows' height, then step until it is rendered and centre it.
 SCROLL_TO_NEW_ROW_JS = """async (index) => {
   const frame = () => new Promise((done) => requestAnimationFrame(done));
   const viewport = document.querySelector("#preview .virtual-table-viewport");
