@@ -10,18 +10,14 @@ import os
 import sys
 import traceback
 
-import pandas as pd
-from tqdm import tqdm
-
 import stats
-from leaderboard.board import Leaderboard, open_configured_store
-from leaderboard.demo import build_demo_store, sample_document
-from leaderboard.hub_store import HubStore
 from leaderboard.store import LocalStore, StoreConflict, StoreError, dump_json
 from leaderboard.submission import SubmissionError, TaskReference, parse_submission
 from leaderboard.tasks import DEFAULT_TASKS_FILE, load_benchmark
 from leaderboard.tournament import summarize
-from leaderboard.views.table import leaderboard_table, percent, spreadsheet_safe, terminal_safe
+
+# The board (pandas), the Hub client, the views (plotly) and the demo generator are
+# imported by the commands that use them: `validate` and `--help` start in a blink.
 
 EXIT_BAD_INPUT, EXIT_INTERNAL = 2, 1
 PREVIEW_DEFAULTS = {"model_type": "pretrained", "parameters": 1.0, "input_length": 2048,
@@ -36,6 +32,7 @@ class Bar:
     """A tqdm progress bar behind the engine's progress(fraction, message) callback."""
 
     def __init__(self, description: str):
+        from tqdm import tqdm
         self.bar = tqdm(total=1000, desc=description, file=sys.stderr, leave=False,
                         disable=not sys.stderr.isatty(), bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
 
@@ -50,7 +47,9 @@ class Bar:
 def _store(args):
     """--repo (a Hub dataset repo, token from HF_TOKEN), --store (a folder), or the
     LEADERBOARD_REPO / LEADERBOARD_STORE environment variables, in that order."""
+    from leaderboard.board import open_configured_store
     if getattr(args, "repo", None):
+        from leaderboard.hub_store import HubStore
         return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None)
     if getattr(args, "store", None):
         return LocalStore(args.store)
@@ -61,7 +60,9 @@ def _store(args):
     return store
 
 
-def _open_board(args, must_exist: bool = True) -> Leaderboard:
+def _open_board(args, must_exist: bool = True):
+    """The Leaderboard of the store the arguments name."""
+    from leaderboard.board import Leaderboard
     store = _store(args)
     if must_exist and not store.exists():
         raise BadInput(f"no leaderboard store at {store} (expected a folder with data/ or a dataset repo); "
@@ -86,6 +87,12 @@ def _form(args, for_publication: bool) -> dict:
                  "precision": "--precision", "link_to_model": "--link"}
         raise BadInput("publish needs " + ", ".join(flags[k] for k in missing))
     return {k: PREVIEW_DEFAULTS[k] if v is None else v for k, v in given.items()}
+
+
+def terminal_safe(text) -> str:
+    """Text for a terminal: control characters (escape sequences, bidirectional
+    overrides) shown as \\x1b-style escapes instead of being obeyed."""
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in str(text))
 
 
 def _say(text, file=None) -> None:
@@ -126,6 +133,7 @@ def cmd_duel(args) -> None:
 
 
 def _print_table(table, fmt: str) -> None:
+    from leaderboard.views.table import spreadsheet_safe
     if fmt == "csv":
         spreadsheet_safe(table).to_csv(sys.stdout, index=False)
     elif fmt == "json":
@@ -136,6 +144,8 @@ def _print_table(table, fmt: str) -> None:
 
 
 def cmd_presubmit(args, publish: bool = False) -> None:
+    import pandas as pd
+    from leaderboard.views.table import leaderboard_table, percent
     board = _open_board(args, must_exist=False)  # publishing into a new folder creates the store
     bar = Bar("pre-submission")
     try:
@@ -168,6 +178,7 @@ def cmd_presubmit(args, publish: bool = False) -> None:
 
 
 def cmd_table(args) -> None:
+    from leaderboard.views.table import leaderboard_table
     board = _open_board(args)
     try:
         table = leaderboard_table(board, args.category)
@@ -207,6 +218,7 @@ def cmd_check(args) -> None:
 def cmd_sample_file(args) -> None:
     """A valid submission file for the store: the demo generator on the store's own sample
     counts, doc_ids and gold labels, so a pre-submission of it is accepted."""
+    from leaderboard.demo import sample_document
     board = _open_board(args)
     try:
         with open(args.output, "wb") as f:
@@ -217,6 +229,7 @@ def cmd_sample_file(args) -> None:
 
 
 def cmd_demo(args) -> None:
+    from leaderboard.demo import build_demo_store
     if LocalStore(args.store).submission_ids():
         raise BadInput(f"{args.store} already holds submissions; demo builds a new store")
     bar = Bar("building the demo store")

@@ -15,7 +15,14 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+
+def _scipy_stats():
+    """scipy.stats, imported on first use: it takes most of a second to import, and the
+    commands that only read files (validate, table) never run a test."""
+    from scipy import stats
+    return stats
+
 
 ALPHA = 0.05
 N_RESAMPLES = 1000
@@ -46,7 +53,7 @@ def paired_ttest(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None) 
     a, b = np.broadcast_arrays(a, b)
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # scipy's note on zero-variance differences
-        return np.asarray(sps.ttest_rel(a, b, axis=-1, alternative="greater").pvalue, dtype=float)
+        return np.asarray(_scipy_stats().ttest_rel(a, b, axis=-1, alternative="greater").pvalue, dtype=float)
 
 
 # --- paired bootstrap (word_perplexity, rouge) -----------------------------------------
@@ -153,7 +160,7 @@ def bayes_auroc_normal(moments_a: np.ndarray, moments_b: np.ndarray,
     """
     mean_a, var_a = moments_a[..., 0], moments_a[..., 1]
     mean_b, var_b = moments_b[..., 0], moments_b[..., 1]
-    return sps.norm.cdf((mean_b - mean_a) / np.sqrt(var_a + var_b))
+    return _scipy_stats().norm.cdf((mean_b - mean_a) / np.sqrt(var_a + var_b))
 
 
 def bayes_auroc_monte_carlo(draws_a: np.ndarray, draws_b: np.ndarray,
@@ -163,7 +170,7 @@ def bayes_auroc_monte_carlo(draws_a: np.ndarray, draws_b: np.ndarray,
     draws_*: (..., S) from `auc_posterior_draws`. Returns shape (...,).
     """
     draws_a, draws_b = np.broadcast_arrays(draws_a, draws_b)
-    wins = sps.mannwhitneyu(draws_a, draws_b, axis=-1, method="asymptotic").statistic
+    wins = _scipy_stats().mannwhitneyu(draws_a, draws_b, axis=-1, method="asymptotic").statistic
     return 1.0 - wins / (draws_a.shape[-1] * draws_b.shape[-1])
 
 
@@ -174,7 +181,7 @@ def _one_vs_rest_parts(gold: np.ndarray, probs: np.ndarray):
 
     A positive's placement is the share of negatives it outscores, a negative's the
     share of positives that outscore it (ties count half); both average to the AUC."""
-    all_ranks = sps.rankdata(probs, axis=0)
+    all_ranks = _scipy_stats().rankdata(probs, axis=0)
     for c in range(probs.shape[1]):
         positive = gold == c
         m, n = int(positive.sum()), int((~positive).sum())
@@ -182,8 +189,8 @@ def _one_vs_rest_parts(gold: np.ndarray, probs: np.ndarray):
             continue
         ranks = all_ranks[:, c]
         within = np.empty_like(ranks)
-        within[positive] = sps.rankdata(probs[positive, c])
-        within[~positive] = sps.rankdata(probs[~positive, c])
+        within[positive] = _scipy_stats().rankdata(probs[positive, c])
+        within[~positive] = _scipy_stats().rankdata(probs[~positive, c])
         placement = np.where(positive, (ranks - within) / n, 1.0 - (ranks - within) / m)
         yield positive, placement, placement[positive].mean(), m, n
 
@@ -214,7 +221,7 @@ def paired_auroc(psi_a: np.ndarray, psi_b: np.ndarray, delta: np.ndarray) -> np.
     """
     sd = np.sqrt(np.sum((psi_a - psi_b) ** 2, axis=-1))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return sps.norm.sf(np.asarray(delta) / sd)
+        return _scipy_stats().norm.sf(np.asarray(delta) / sd)
 
 
 def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.ndarray, seed: int,

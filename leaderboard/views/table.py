@@ -220,12 +220,6 @@ def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
     return table.map(_csv_safe)
 
 
-def terminal_safe(text) -> str:
-    """Text for a terminal: control characters (escape sequences, bidirectional
-    overrides) shown as \\x1b-style escapes instead of being obeyed."""
-    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in str(text))
-
-
 def percent(fraction) -> str:
     """A win score for a sentence: "63.50%", or "no duels yet" for a model without any."""
     return "no duels yet" if fraction is None or np.isnan(fraction) else f"{fraction * 100:.2f}%"
