@@ -137,10 +137,10 @@ class HubStore:
     def load_cached(self, submission_id: str) -> PublishedModel | None:
         stamp = self._files.get(f"data/{submission_id}.json")
         local = self.cache_dir / f"{submission_id}.npz"
-        model = decode_cached(local, submission_id, stamp) if local.exists() else None
+        model = decode_cached(local, submission_id, lambda stored: stored == stamp) if local.exists() else None
         if model is None and f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
             data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
-            model = decode_cached(data, submission_id, stamp)
+            model = decode_cached(data, submission_id, lambda stored: stored == stamp)
             if model is not None:
                 _write_atomically(local, lambda f: f.write(data))
         return model

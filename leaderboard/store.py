@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import io
 import json
 import os
@@ -27,6 +28,7 @@ import threading
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -140,13 +142,13 @@ def encode_cached(model: PublishedModel, stamp) -> bytes:
     return buffer.getvalue()
 
 
-def decode_cached(source, submission_id: str, stamp) -> PublishedModel | None:
-    """The model from `encode_cached` output (bytes or a path), or None when it is stale,
-    of another version or unreadable."""
+def decode_cached(source, submission_id: str, is_current: Callable[[object], bool]) -> PublishedModel | None:
+    """The model from `encode_cached` output (bytes or a path), or None when its stamp is
+    not current (`is_current(stamp)` is false), it is of another version or unreadable."""
     try:
         with np.load(io.BytesIO(source) if isinstance(source, bytes) else source) as z:
             info = json.loads(str(z["info"]))
-            if info["version"] != CACHE_VERSION or info["stamp"] != stamp:
+            if info["version"] != CACHE_VERSION or not is_current(info["stamp"]):
                 return None
             summaries = {t: z[f"summary/{t}"] for t in info["aggregates"]}
             references = {t: TaskReference(r["n"], z[f"doc_ids/{t}"] if r["doc_ids"] else None,
@@ -195,9 +197,11 @@ class LocalStore:
         return max((p.stat().st_mtime for p in (self.root / TOURNAMENT_FILE, self.data_dir) if p.exists()),
                    default=0.0)
 
-    def _stamp(self, submission_id: str) -> list[int]:
-        st = (self.data_dir / f"{submission_id}.json").stat()
-        return [st.st_size, st.st_mtime_ns]
+    def _stamp(self, submission_id: str) -> list:
+        """[size, mtime_ns, sha256] of the submission file its cache entry came from."""
+        path = self.data_dir / f"{submission_id}.json"
+        st = path.stat()
+        return [st.st_size, st.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()]
 
     # --- writing -----------------------------------------------------------------------
 
@@ -309,12 +313,30 @@ class LocalStore:
     # --- the per-model cache -------------------------------------------------------------
 
     def load_cached(self, submission_id: str) -> PublishedModel | None:
+        """The cached arrays when they came from the current file: by size and time, or,
+        when only the time differs (a store copied with `cp -r`), by content; such an
+        entry is stamped again, so the file is hashed once, not at every start. Entries
+        stamped before content stamps existed ([size, time]) get one on their next hit."""
         path = self.cache_dir / f"{submission_id}.npz"
         try:
-            stamp = self._stamp(submission_id)
+            st = (self.data_dir / f"{submission_id}.json").stat()
         except OSError:
             return None
-        return decode_cached(path, submission_id, stamp) if path.exists() else None
+        touched = []  # set when the entry is to be stamped again
+
+        def is_current(stamp) -> bool:
+            if not isinstance(stamp, list) or len(stamp) < 2 or stamp[0] != st.st_size:
+                return False
+            if stamp[1] == st.st_mtime_ns:
+                if len(stamp) == 2:  # an entry from before content stamps: add one
+                    touched.append(True)
+                return True
+            touched.append(True)
+            return len(stamp) == 3 and stamp[2] == self._stamp(submission_id)[2]
+        model = decode_cached(path, submission_id, is_current) if path.exists() else None
+        if model is not None and touched:
+            self.save_cached(model)  # stamped with the new time: hashed once, not at every start
+        return model
 
     def save_cached(self, model: PublishedModel) -> None:
         data = encode_cached(model, self._stamp(model.submission_id))

@@ -4,12 +4,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from conftest import tree_digest
+from leaderboard import board as board_module
 from leaderboard import ranking
 from leaderboard.board import Leaderboard
 from leaderboard.store import JOURNAL_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
@@ -194,6 +196,27 @@ def test_cache_is_rebuildable_from_data(small_store):
     (root / ".cache" / f"{sid}.npz").write_bytes(b"garbage")
     assert Leaderboard(LocalStore(root), small_store.benchmark).models[sid].results.aggregates == \
         model.results.aggregates
+
+
+def test_a_store_copied_with_cp_r_keeps_its_cache(small_store, tmp_path, monkeypatch):
+    """cp -r gives every file a new time: the cache is matched by content instead, once."""
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-r", str(small_store.store.root), str(copy)], check=True)
+    parsed = []
+    real_parse = board_module.parse_submission
+    monkeypatch.setattr(board_module, "parse_submission", lambda *a, **k: parsed.append(1) or real_parse(*a, **k))
+    board = Leaderboard(LocalStore(copy), small_store.benchmark)
+    pd.testing.assert_frame_equal(board.ranked(), small_store.ranked())
+    assert parsed == []  # no submission file parsed
+    stamps_after = {p.name: p.stat().st_mtime_ns for p in (copy / ".cache").glob("*.npz")}
+    Leaderboard(LocalStore(copy), small_store.benchmark)
+    assert {p.name: p.stat().st_mtime_ns for p in (copy / ".cache").glob("*.npz")} == stamps_after  # hashed once
+    edited = sorted((copy / "data").glob("*.json"))[0]
+    document = json.loads(edited.read_text())
+    document["submission_metadata"]["description"] = "edited by hand"
+    edited.write_text(json.dumps(document))
+    board = Leaderboard(LocalStore(copy), small_store.benchmark)
+    assert parsed == [1] and board.models[edited.stem].metadata["description"] == "edited by hand"
 
 
 def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):
