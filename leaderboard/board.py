@@ -18,8 +18,7 @@ import pandas as pd
 
 from leaderboard import ranking
 from leaderboard.snapshot import snapshot_parquet
-from leaderboard.store import LocalStore, Publication, PublishedModel, StoreConflict, StoreError
-from leaderboard.store import dump_json
+from leaderboard.store import LocalStore, Publication, PublishedModel, StoreConflict, StoreError, dump_json
 from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, parse_submission,
                                     submission_id, title_key, validate_metadata)
 from leaderboard.tasks import Benchmark, load_benchmark

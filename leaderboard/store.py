@@ -197,11 +197,12 @@ class LocalStore:
         return max((p.stat().st_mtime for p in (self.root / TOURNAMENT_FILE, self.data_dir) if p.exists()),
                    default=0.0)
 
-    def _stamp(self, submission_id: str) -> list:
-        """[size, mtime_ns, sha256] of the submission file its cache entry came from."""
+    def _stamp(self, submission_id: str, data: bytes | None = None) -> list:
+        """[size, mtime_ns, sha256] of the submission file (its bytes `data`, when the
+        caller has them) that a cache entry comes from."""
         path = self.data_dir / f"{submission_id}.json"
         st = path.stat()
-        return [st.st_size, st.st_mtime_ns, hashlib.sha256(path.read_bytes()).hexdigest()]
+        return [st.st_size, st.st_mtime_ns, hashlib.sha256(path.read_bytes() if data is None else data).hexdigest()]
 
     # --- writing -----------------------------------------------------------------------
 
@@ -296,9 +297,10 @@ class LocalStore:
         """The submission file, duels, titles and snapshot in one commit. Call under
         lock(). Returns the new revision."""
         self._check_parent(parent)
+        document = dump_json(publication.document)
         self._commit({**self._board_files(publication.tournament, publication.titles, publication.snapshot),
-                      f"data/{publication.submission_id}.json": dump_json(publication.document)})
-        self.save_cached(publication.model)
+                      f"data/{publication.submission_id}.json": document})
+        self.save_cached(publication.model, self._stamp(publication.submission_id, document))
         return self.revision()
 
     def remove(self, submission_id: str, tournament: dict, titles: dict, snapshot: bytes, reason: str,
@@ -322,22 +324,21 @@ class LocalStore:
             st = (self.data_dir / f"{submission_id}.json").stat()
         except OSError:
             return None
-        touched = []  # set when the entry is to be stamped again
+        new_stamp = []  # the file's stamp, computed (hashing the file) only when the entry needs a new one
 
         def is_current(stamp) -> bool:
             if not isinstance(stamp, list) or len(stamp) < 2 or stamp[0] != st.st_size:
                 return False
-            if stamp[1] == st.st_mtime_ns:
-                if len(stamp) == 2:  # an entry from before content stamps: add one
-                    touched.append(True)
+            if stamp[1] == st.st_mtime_ns and len(stamp) == 3:
                 return True
-            touched.append(True)
-            return len(stamp) == 3 and stamp[2] == self._stamp(submission_id)[2]
+            new_stamp.append(self._stamp(submission_id))
+            # same time: an entry from before content stamps; another time: the content decides
+            return stamp[1] == st.st_mtime_ns or (len(stamp) == 3 and stamp[2] == new_stamp[0][2])
         model = decode_cached(path, submission_id, is_current) if path.exists() else None
-        if model is not None and touched:
-            self.save_cached(model)  # stamped with the new time: hashed once, not at every start
+        if model is not None and new_stamp:
+            self.save_cached(model, new_stamp[0])  # hashed once, not at every start
         return model
 
-    def save_cached(self, model: PublishedModel) -> None:
-        data = encode_cached(model, self._stamp(model.submission_id))
+    def save_cached(self, model: PublishedModel, stamp: list | None = None) -> None:
+        data = encode_cached(model, stamp or self._stamp(model.submission_id))
         _write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))

@@ -192,16 +192,23 @@ def test_random_kills_during_publish_and_remove_leave_the_store_consistent(tmp_p
 
 # --- simultaneous duplicates --------------------------------------------------------------
 
+def publish_at_once(store: Path, publications: list[tuple[Path, list[str]]]) -> str:
+    """Start one `publish` process per (file, form arguments) at the same moment; assert
+    that exactly one succeeds and return the refused one's error output."""
+    runs = [subprocess.Popen([sys.executable, "-m", "leaderboard", "publish", str(path), "--store", str(store), *form],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for path, form in publications]
+    results = [(r.wait(timeout=300), r.stderr.read()) for r in runs]
+    assert sorted(code for code, _ in results) == [0, 2], results
+    return next(err for code, err in results if code == 2)
+
+
 def test_the_same_predictions_published_at_once_under_two_names_land_once(new_model_file, full_store):
     """Two processes publish one file under two team names at the same moment: the
     duplicate check runs under the publication lock, so exactly one lands."""
     before = set(LocalStore(full_store).submission_ids())
-    runs = [subprocess.Popen([sys.executable, "-m", "leaderboard", "publish", str(new_model_file), "--store",
-                              str(full_store), *form_args(team=f"Team {k}")], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for k in range(2)]
-    results = [(r.wait(timeout=300), r.stderr.read()) for r in runs]
-    assert sorted(code for code, _ in results) == [0, 2], results
-    assert "these predictions are already published as Team" in next(err for code, err in results if code == 2)
+    refused = publish_at_once(full_store, [(new_model_file, form_args(team=f"Team {k}")) for k in range(2)])
+    assert "these predictions are already published as Team" in refused
     assert len(set(LocalStore(full_store).submission_ids()) - before) == 1
 
 
@@ -211,12 +218,8 @@ def test_one_title_published_at_once_with_two_files_lands_once(tmp_path, full_be
         _, document, _ = demo_model(full_benchmark, 20 + k, seed=0)
         paths.append(tmp_path / f"m{k}.json")
         paths[-1].write_bytes(dump_json(document))
-    runs = [subprocess.Popen([sys.executable, "-m", "leaderboard", "publish", str(p), "--store", str(full_store),
-                              *form_args(team="Same", model="Name")], cwd=ROOT, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for p in paths]
-    results = [(r.wait(timeout=300), r.stderr.read()) for r in runs]
-    assert sorted(code for code, _ in results) == [0, 2], results
-    assert "Same/Name is already published" in next(err for code, err in results if code == 2)
+    refused = publish_at_once(full_store, [(p, form_args(team="Same", model="Name")) for p in paths])
+    assert "Same/Name is already published" in refused
 
 
 # --- what the command line prints -----------------------------------------------------------
