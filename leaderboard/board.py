@@ -14,15 +14,19 @@ import time
 from pathlib import Path
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from leaderboard import ranking
 from leaderboard.snapshot import snapshot_parquet
-from leaderboard.store import LocalStore, Publication, PublishedModel, StoreConflict, StoreError, dump_json
+from leaderboard import duel_files
+from leaderboard.store import (BoardRewrite, LocalStore, Publication, PublishedModel, StoreConflict, StoreError,
+                               dump_json)
 from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, parse_submission,
                                     submission_id, title_key, validate_metadata)
 from leaderboard.tasks import Benchmark, load_benchmark
-from leaderboard.tournament import Progress, Tournament, no_progress, play, summarize
+from leaderboard.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
+                                    rows_from_json, rules_description, rules_id, summarize)
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +56,10 @@ class Leaderboard:
         self.store = store
         self.benchmark = benchmark or load_benchmark()
         self.load_problems: list[str] = []
+        self.orphan_duels: set[str] = set()  # unpublished models that stored duels mention
         self.models: dict[str, PublishedModel] = {}
+        self.rules_description = rules_description(self.benchmark)
+        self.rules = rules_id(self.rules_description)
         self._lock = threading.RLock()
         self.load(progress)
 
@@ -74,9 +81,21 @@ class Leaderboard:
                 models[sid] = known.get(sid) or self.store.load_cached(sid) or self._model_from_file(sid)
             except SubmissionError as e:
                 problems.append(f"data/{sid}.json is skipped: {e.problems[0]}")
-        tournament = Tournament.from_json(self.store.read_tournament(), self.benchmark.task_ids, list(models))
+        tournament, orphans, duel_problems = self._read_duels(list(models))
         self._set_state(models, tournament, revision)
-        self.load_problems = problems
+        self.load_problems, self.orphan_duels = problems + duel_problems, orphans
+
+    def _read_duels(self, model_ids: list[str]) -> tuple[Tournament, set[str], list[str]]:
+        """The stored duels among `model_ids`: the reference layout's tournament.json, if
+        any, and the duel files. Also the unpublished models they mention, and problems."""
+        task_ids, index = self.benchmark.task_ids, {m: i for i, m in enumerate(model_ids)}
+        legacy = self.store.read_tournament()
+        tables, problems = self.store.read_duel_tables()
+        rows, orphans = duel_files.rows_from_tables(tables, task_ids, index)
+        orphans |= ({a for a in legacy if a not in index} | {b for row in legacy.values() if isinstance(row, dict)
+                                                             for b in row if b not in index})
+        rows = DuelRows.concat([rows_from_json(legacy, task_ids, index), rows], len(task_ids)).unique()
+        return Tournament(task_ids, model_ids, rows), orphans, problems
 
     def _rank(self, models: dict[str, PublishedModel], tournament: Tournament) -> pd.DataFrame:
         return ranking.ranked(ranking.scores_table(tournament, self.benchmark), _submitted(models))
@@ -151,7 +170,7 @@ class Leaderboard:
         opponents = list(ranked_now.index[:ranking.TOP_OPPONENTS])
         preview_tournament = tournament.copy()
         results = {sid: model.results, **{o: models[o].results for o in opponents}}
-        play(self.benchmark, preview_tournament, sid, results, opponents)
+        play(self.benchmark, preview_tournament, sid, results, opponents, rules=self.rules)
         progress(0.9, "ranking")
         table = self._rank({**models, sid: model}, preview_tournament)
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
@@ -180,7 +199,7 @@ class Leaderboard:
                 opponents = list(self._ranked.index[:ranking.TOP_OPPONENTS])
                 tournament = self.tournament.copy()
                 results = {sid: preview.model.results, **{o: self.models[o].results for o in opponents}}
-                play(self.benchmark, tournament, sid, results, opponents, reuse=reuse)
+                play(self.benchmark, tournament, sid, results, opponents, reuse=reuse, rules=self.rules)
                 metadata = self._stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
                                                  sid, time.time() if submitted_at is None else submitted_at)
                 model = PublishedModel(sid, metadata, preview.model.results, preview.model.references)
@@ -188,7 +207,8 @@ class Leaderboard:
                 progress(0.6, "writing")
                 document = {**json.loads(preview.document), "submission_metadata": metadata}
                 ranked = self._rank(models, tournament)
-                publication = Publication(sid, document, tournament.to_json(), _titles(models),
+                duels = self._duel_file(tournament, tournament.rows_involving(sid))
+                publication = Publication(sid, document, duels, _titles(models),
                                           snapshot_parquet(models, ranked, self.benchmark), model)
                 try:
                     revision = self.store.publish(publication, parent=self.revision)
@@ -205,39 +225,129 @@ class Leaderboard:
                               f"nothing was published, please try again")
 
 
-    def rebuild(self, progress: Progress = no_progress) -> int:
+    def rebuild(self, progress: Progress = no_progress, recompute: bool = False) -> "RebuildReport":
         """Replay the submissions in time order, each dueling the top models of its
-        day; run only the duels that are missing (duels of removed models are dropped
-        on loading). Returns how many opponents were dueled."""
+        day, and run only the duels that are missing. With `recompute`, first re-duel
+        every pair whose stored duels were computed under other rules than the current
+        ones, and report the verdicts that changed. Duels of unpublished models are
+        dropped. Writes every duel file again, in one commit."""
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
-            tournament = self.tournament.copy()
-            dueled = 0
+            tournament, report = self.tournament.copy(), RebuildReport()
+            if recompute:
+                tournament = self._recompute(tournament, report, progress)
             for k, (sid, opponents) in enumerate(self._expected_opponents(tournament)):
                 progress(k / len(self.models), f"duels of {sid}")
                 results = {s: self.models[s].results for s in (sid, *opponents)}
-                dueled += play(self.benchmark, tournament, sid, results, opponents)
-            ranked = self._rank(self.models, tournament)
-            try:
-                revision = self.store.write_tournament(tournament.to_json(), self.titles(),
-                                                       snapshot_parquet(self.models, ranked, self.benchmark),
-                                                       parent=self.revision, message="Rebuild the duels")
-            except (StoreConflict, StoreError) as e:
-                raise SubmissionError(f"writing the duels failed, nothing was written: {e}") from None
-            self._set_state(self.models, tournament, revision, ranked)
-            return dueled
+                report.dueled += play(self.benchmark, tournament, sid, results, opponents, rules=self.rules)
+            self._rewrite(tournament, self.models, "Rebuild the duels", drop_legacy=True,
+                          deleted=self.store.duel_file_ids())
+            return report
+
+    def _recompute(self, tournament: Tournament, report: "RebuildReport", progress: Progress) -> Tournament:
+        """`tournament` with every pair that has a duel under other rules dueled again
+        (both directions, all tasks); `report` gets the verdicts that changed."""
+        rows = tournament.rows()
+        stale = rows.rules != self.rules
+        owners = self._owners(tournament, rows)
+        pairs = {}  # owner -> opponents whose pair is recomputed
+        for first, second, owner in zip(rows.first[stale], rows.second[stale], owners[stale]):
+            pairs.setdefault(int(owner), set()).add(int(second if owner == first else first))
+        fresh = Tournament(tournament.task_ids, tournament.model_ids, rows.take(~_in_pairs(rows, pairs)))
+        for k, (owner, opponents) in enumerate(sorted(pairs.items())):
+            progress(k / max(len(pairs), 1), "recomputing duels under the current rules")
+            ids = [tournament.model_ids[o] for o in sorted(opponents)]
+            sid = tournament.model_ids[owner]
+            results = {s: self.models[s].results for s in (sid, *ids)}
+            fresh.add_rows(duel_rows(self.benchmark, fresh, sid, ids, results, self.rules))
+        report.recomputed_pairs = sum(len(o) for o in pairs.values())
+        report.changed = _changed_verdicts(tournament, fresh, rows.take(stale))
+        return fresh
+
+    def migrate(self) -> int:
+        """Convert a reference-layout store (tournament.json) to per-publication duel
+        files, keeping every duel as it is (its rules stay "unrecorded" until a
+        `rebuild --recompute`). Returns the number of duel files written."""
+        with self._lock, self.store.lock():
+            self.refresh(fresh=True)
+            if not self.store.read_tournament() and not self.orphan_duels:
+                raise SubmissionError("nothing to migrate: the store has no tournament.json")
+            return self._rewrite(self.tournament, self.models, "Migrate tournament.json to duels/", drop_legacy=True,
+                                 deleted=self.store.duel_file_ids())
+
+    def export_reference_layout(self, folder: str | Path) -> Path:
+        """Write the board in the reference dataset's layout (data/, tournament.json, the
+        titles file) into `folder`, for tools that read that layout."""
+        from leaderboard.store import TITLES_FILE, TOURNAMENT_FILE
+        folder = Path(folder)
+        if folder.exists() and any(folder.iterdir()):
+            raise SubmissionError(f"{folder} is not empty; export into a new folder")
+        (folder / "data").mkdir(parents=True)
+        for sid in self.models:
+            (folder / "data" / f"{sid}.json").write_bytes(self.store.read_document(sid))
+        (folder / TOURNAMENT_FILE).write_bytes(dump_json(self.tournament.to_json()))
+        (folder / TITLES_FILE).write_bytes(dump_json(self.titles()))
+        return folder
+
+    def _owners(self, tournament: Tournament, rows: DuelRows) -> np.ndarray:
+        """Per row, the model whose duel file holds it: the later published of the two."""
+        order = sorted(tournament.model_ids, key=lambda m: (self.models[m].submitted, m))
+        position = np.empty(len(tournament.model_ids), dtype=np.int64)
+        position[[tournament.index(m) for m in order]] = np.arange(len(order))
+        return np.where(position[rows.first] > position[rows.second], rows.first, rows.second)
+
+    def _duel_file(self, tournament: Tournament, rows: DuelRows) -> bytes:
+        return duel_files.duel_file(rows, tournament.model_ids, tournament.task_ids,
+                                    {self.rules: self.rules_description, UNRECORDED_RULES: UNRECORDED_DESCRIPTION})
+
+    def _rewrite(self, tournament: Tournament, models: dict, message: str, deleted=(), removed: str | None = None,
+                 drop_legacy: bool = False, legacy: dict | None = None, only: set[str] | None = None) -> int:
+        """Write the duel files of `tournament` (grouped by owner; all, or those of the
+        owners in `only`), delete the files in `deleted` that are not written, and write
+        the board files, in one commit; then make it the state. Returns the files written."""
+        rows = tournament.rows()
+        owners = self._owners(tournament, rows)
+        order = np.argsort(owners, kind="stable")
+        bounds = np.flatnonzero(np.diff(owners[order])) + 1
+        files = {tournament.model_ids[owners[chunk[0]]]: self._duel_file(tournament, rows.take(chunk))
+                 for chunk in np.split(order, bounds)
+                 if len(chunk) and (only is None or tournament.model_ids[owners[chunk[0]]] in only)}
+        ranked = self._rank(models, tournament)
+        change = BoardRewrite(_titles(models), snapshot_parquet(models, ranked, self.benchmark), message, files,
+                              tuple(sid for sid in deleted if sid not in files), legacy, drop_legacy, removed)
+        try:
+            revision = self.store.rewrite(change, parent=self.revision)
+        except (StoreConflict, StoreError) as e:
+            raise SubmissionError(f"writing the store failed, nothing was changed: {e}") from None
+        self._set_state(models, tournament, revision, ranked)
+        self.orphan_duels = set()
+        return len(files)
 
     def _expected_opponents(self, tournament: Tournament):
         """(model, the top models of its day) in time order, as the replay defines them.
-        Scores of the earlier models come from `tournament`, which the caller may fill
-        as it goes (rebuild) so that later days see the duels run for earlier ones."""
+        Scores of the earlier models come from their duels among themselves in
+        `tournament`, counted as the replay goes (the caller may add the duels it runs
+        for a model before the next is yielded): O(stored duels), not a ranking of every
+        prefix from scratch."""
         order = sorted(self.models.values(), key=lambda m: (m.submitted, m.submission_id))
         ids = [m.submission_id for m in order]
-        submitted = self.submitted
-        for k in range(1, len(ids)):
-            earlier = ids[:k]
-            table = ranking.scores_table(tournament.subset(earlier), self.benchmark)
-            yield ids[k], ranking.top_ids(table, submitted[earlier])
+        position = np.full(len(tournament.model_ids), -1, dtype=np.int64)
+        position[[tournament.index(s) for s in ids if s in tournament]] = np.arange(len(ids))[
+            [s in tournament for s in ids]]
+        won, fought = np.zeros((len(ids), len(tournament.task_ids))), np.zeros((len(ids), len(tournament.task_ids)))
+        submitted = self.submitted[ids]
+        for k, sid in enumerate(ids):
+            if k:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    table = ranking.scores_from_win_scores(won[:k] / fought[:k], ids[:k], self.benchmark)
+                yield sid, ranking.top_ids(table, submitted.iloc[:k])
+            if sid not in tournament:
+                continue
+            rows = tournament.rows_involving(sid)  # its duels with earlier models now count
+            a, b = position[rows.first], position[rows.second]
+            among = (a >= 0) & (b >= 0) & (a <= k) & (b <= k)
+            np.add.at(won, a[among], (rows.significant & rows.fought)[among])
+            np.add.at(fought, a[among], rows.fought[among])
 
     def remove(self, submission_id: str, reason: str) -> None:
         """Take a model and its duels off the board, in one write."""
@@ -248,15 +358,15 @@ class Leaderboard:
             if submission_id not in self.models:
                 raise SubmissionError(f"no published model {submission_id!r}")
             models = {s: m for s, m in self.models.items() if s != submission_id}
+            affected = {self.tournament.model_ids[i] for part in [self.tournament.rows_involving(submission_id)]
+                        for i in np.r_[part.first, part.second]} - {submission_id}
             tournament = self.tournament.subset(list(models))
-            ranked = self._rank(models, tournament)
-            try:
-                revision = self.store.remove(submission_id, tournament.to_json(), _titles(models),
-                                             snapshot_parquet(models, ranked, self.benchmark), reason,
-                                             parent=self.revision)
-            except (StoreConflict, StoreError) as e:
-                raise SubmissionError(f"removing failed, nothing was changed: {e}") from None
-            self._set_state(models, tournament, revision, ranked)
+            legacy = self.store.read_tournament()
+            if legacy:
+                legacy = {a: {b: d for b, d in row.items() if b != submission_id}
+                          for a, row in legacy.items() if a != submission_id}
+            self._rewrite(tournament, models, f"Remove {submission_id}: {reason}", deleted=[submission_id, *affected],
+                          only=affected, removed=submission_id, legacy=legacy or None)
 
     def check(self) -> list[str]:
         """Integrity report: files that fail validation, duels that are missing (by the
@@ -268,9 +378,7 @@ class Leaderboard:
             if missing:
                 problems.append(f"{sid}: {len(missing)} missing duels (with {', '.join(missing[:3])}"
                                 f"{', ...' if len(missing) > 3 else ''}); run rebuild")
-        raw = self.store.read_tournament()
-        orphans = sorted({a for a in raw if a not in self.models} |
-                         {b for row in raw.values() for b in row if b not in self.models})
+        orphans = sorted(self.orphan_duels)
         if orphans:
             problems.append(f"duels of {len(orphans)} unpublished models ({', '.join(orphans[:3])}"
                             f"{', ...' if len(orphans) > 3 else ''}); run rebuild to drop them")
@@ -293,6 +401,44 @@ class Leaderboard:
         thread = threading.Thread(target=loop, name="leaderboard-poll", daemon=True)
         thread.start()
         return thread
+
+
+@dataclass
+class RebuildReport:
+    """What a rebuild did: opponents dueled for missing duels; with --recompute, pairs
+    dueled again under the current rules and the verdicts that changed."""
+
+    dueled: int = 0
+    recomputed_pairs: int = 0
+    changed: list[tuple[str, str, str, bool, bool]] = field(default_factory=list)  # task, A, B, before, after
+
+
+UNRECORDED_DESCRIPTION = {"version": None, "note": "imported from a reference-layout tournament.json; the rules "
+                                                  "that computed these duels were not recorded"}
+
+
+def _in_pairs(rows: DuelRows, pairs: dict[int, set[int]]) -> np.ndarray:
+    """Which rows belong to an unordered pair {owner, opponent} listed in `pairs`: (P,) bool."""
+    keys = {(min(o, x), max(o, x)) for o, xs in pairs.items() for x in xs}
+    if not keys:
+        return np.zeros(len(rows), dtype=bool)
+    wanted = np.array(sorted(a << 32 | b for a, b in keys), dtype=np.int64)
+    low, high = np.minimum(rows.first, rows.second).astype(np.int64), np.maximum(rows.first, rows.second)
+    return np.isin(low << 32 | high.astype(np.int64), wanted)
+
+
+def _changed_verdicts(before: Tournament, after: Tournament, stale: DuelRows) -> list:
+    """(task, A, B, significant before, after) for every stale duel whose verdict changed."""
+    changed = []
+    for k in range(len(stale)):
+        a, b = before.model_ids[stale.first[k]], before.model_ids[stale.second[k]]
+        new = after.pair(a, b)
+        if new is None:
+            continue
+        differs = (stale.significant[k] != new.significant[0]) & stale.fought[k]
+        changed += [(before.task_ids[t], a, b, bool(stale.significant[k, t]), bool(new.significant[0, t]))
+                    for t in np.flatnonzero(differs)]
+    return changed
 
 
 def _refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, predictions_sha256: str) -> None:

@@ -191,10 +191,34 @@ def cmd_rebuild(args) -> None:
     board = _open_board(args)
     bar = Bar("rebuild")
     try:
-        dueled = board.rebuild(progress=bar)
+        report = board.rebuild(progress=bar, recompute=args.recompute)
     finally:
         bar.close()
-    print(f"rebuilt {board.store}: {len(board.models)} models, {dueled} missing model pairs dueled")
+    print(f"rebuilt {board.store}: {len(board.models)} models, {report.dueled} missing model pairs dueled")
+    if args.recompute:
+        print(f"recomputed {report.recomputed_pairs} model pairs under rules {board.rules}: "
+              f"{len(report.changed)} verdicts changed")
+        by_task = {}
+        for task, *_ in report.changed:
+            by_task[task] = by_task.get(task, 0) + 1
+        for task, count in sorted(by_task.items(), key=lambda kv: -kv[1]):
+            _say(f"  {task}: {count} changed")
+        for task, a, b, before, after in report.changed[:args.show_changes]:
+            _say(f"  {task}: {a} vs {b}: {'won' if before else 'not won'} -> {'won' if after else 'not won'}")
+
+
+def cmd_migrate(args) -> None:
+    board = _open_board(args)
+    files = board.migrate()
+    print(f"migrated {board.store}: tournament.json -> {files} duel files in duels/ "
+          f"({len(board.tournament)} duel rows, {len(board.models)} models); ranking unchanged. "
+          f"Run `rebuild --recompute` to bring duels of unrecorded rules under {board.rules}")
+
+
+def cmd_export(args) -> None:
+    board = _open_board(args)
+    folder = board.export_reference_layout(args.output)
+    print(f"wrote {len(board.models)} submissions, tournament.json and the titles file to {folder}")
 
 
 def cmd_remove(args) -> None:
@@ -287,7 +311,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rebuild", help="run every missing duel")
     store_arg(p)
+    p.add_argument("--recompute", action="store_true",
+                   help="also re-duel every pair whose duels were computed under other rules, and report changes")
+    p.add_argument("--show-changes", type=int, default=20, help="changed verdicts to list (default 20)")
     p.set_defaults(run=cmd_rebuild)
+
+    p = sub.add_parser("migrate", help="convert a reference-layout store (tournament.json) to duel files")
+    store_arg(p)
+    p.set_defaults(run=cmd_migrate)
+
+    p = sub.add_parser("export", help="write the board in another layout")
+    store_arg(p)
+    p.add_argument("--reference-layout", action="store_true", required=True,
+                   help="data/, tournament.json and the titles file, as the original leaderboard stores them")
+    p.add_argument("-o", "--output", required=True, help="a new (or empty) folder")
+    p.set_defaults(run=cmd_export)
 
     p = sub.add_parser("remove", help="take a model and its duels off the board (one commit)")
     p.add_argument("submission_id", nargs="?", help="the id (one starting with '-' is read as the id too)")

@@ -14,6 +14,7 @@ is never logged and never part of an error message.
 from __future__ import annotations
 
 import contextlib
+from concurrent.futures import ThreadPoolExecutor
 import datetime
 import hashlib
 import json
@@ -27,12 +28,14 @@ from huggingface_hub.errors import HfHubHTTPError, HTTPError, RepositoryNotFound
 from huggingface_hub.hf_api import RepoFile
 
 from leaderboard.snapshot import dataset_card
-from leaderboard.store import (SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, Publication, PublishedModel,
-                               StoreConflict, StoreError, _write_atomically, decode_cached, dump_json,
-                               encode_cached)
+from leaderboard import duel_files
+from leaderboard.store import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
+                               PublishedModel, StoreConflict, StoreError, _write_atomically, decode_cached,
+                               dump_json, encode_cached)
 
 CARD_FILE = "README.md"
 ARRAYS_DIR = "arrays"  # the Hub refuses paths under .cache/, the local folder's name
+DOWNLOAD_THREADS = 8
 
 
 def git_blob_id(data: bytes) -> str:
@@ -132,6 +135,23 @@ class HubStore:
         self.revision()
         return json.loads(self._read(TOURNAMENT_FILE)) if TOURNAMENT_FILE in self._files else {}
 
+    def duel_file_ids(self) -> list[str]:
+        self.revision()
+        return sorted(p[len(DUELS_DIR) + 1:-len(".parquet")] for p in self._files
+                      if p.startswith(f"{DUELS_DIR}/") and p.endswith(".parquet") and p.count("/") == 1)
+
+    def read_duel_tables(self) -> tuple[list, list[str]]:
+        """Every duel file as a pyarrow table (downloaded in parallel; the Hub client's
+        cache keeps them for the next start), and a problem line per unreadable file."""
+        def read(sid):
+            try:
+                return duel_files.read_table(self._read(f"{DUELS_DIR}/{sid}.parquet")), None
+            except ValueError as e:
+                return None, f"{DUELS_DIR}/{sid}.parquet is skipped: {e}"
+        with ThreadPoolExecutor(DOWNLOAD_THREADS) as pool:
+            results = list(pool.map(read, self.duel_file_ids()))
+        return [t for t, _ in results if t is not None], [p for _, p in results if p is not None]
+
     # --- the per-model cache ---------------------------------------------------------------
 
     def load_cached(self, submission_id: str) -> PublishedModel | None:
@@ -140,9 +160,8 @@ class HubStore:
         model = decode_cached(local, submission_id, lambda stored: stored == stamp) if local.exists() else None
         if model is None and f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
             data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
-            model = decode_cached(data, submission_id, lambda stored: stored == stamp)
-            if model is not None:
-                _write_atomically(local, lambda f: f.write(data))
+            _write_atomically(local, lambda f: f.write(data))
+            model = decode_cached(local, submission_id, lambda stored: stored == stamp)
         return model
 
     def save_cached(self, model: PublishedModel, stamp: str | None = None) -> None:
@@ -173,12 +192,6 @@ class HubStore:
         self._sync(info.oid)
         return info.oid
 
-    @staticmethod
-    def _board_files(tournament: dict, titles: dict, snapshot: bytes) -> list:
-        return [CommitOperationAdd(TOURNAMENT_FILE, dump_json(tournament)),
-                CommitOperationAdd(TITLES_FILE, dump_json(titles)),
-                CommitOperationAdd(SNAPSHOT_FILE, snapshot)]
-
     def publish(self, publication: Publication, parent: str | None = None) -> str:
         sid = publication.submission_id
         document = dump_json(publication.document)
@@ -186,20 +199,24 @@ class HubStore:
         cached = encode_cached(publication.model, stamp)
         operations = [CommitOperationAdd(f"data/{sid}.json", document),
                       CommitOperationAdd(f"{ARRAYS_DIR}/{sid}.npz", cached),
-                      *self._board_files(publication.tournament, publication.titles, publication.snapshot)]
+                      CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", publication.duels),
+                      CommitOperationAdd(TITLES_FILE, dump_json(publication.titles)),
+                      CommitOperationAdd(SNAPSHOT_FILE, publication.snapshot)]
         revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent)
         self.save_cached(publication.model, stamp)
         return revision
 
-    def write_tournament(self, tournament: dict, titles: dict, snapshot: bytes, parent: str | None = None,
-                         message: str = "Update the duels") -> str:
-        return self._commit(self._board_files(tournament, titles, snapshot), message, parent)
-
-    def remove(self, submission_id: str, tournament: dict, titles: dict, snapshot: bytes, reason: str,
-               parent: str | None = None) -> str:
+    def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         self.revision()
-        operations = [CommitOperationDelete(f"data/{submission_id}.json")]
-        if f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
-            operations.append(CommitOperationDelete(f"{ARRAYS_DIR}/{submission_id}.npz"))
-        operations += self._board_files(tournament, titles, snapshot)
-        return self._commit(operations, f"Remove {submission_id}: {reason}", parent)
+        operations = [CommitOperationAdd(TITLES_FILE, dump_json(change.titles)),
+                      CommitOperationAdd(SNAPSHOT_FILE, change.snapshot),
+                      *(CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", data) for sid, data in change.duel_files.items())]
+        deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in change.deleted_duel_files]
+        if change.legacy_tournament is not None:
+            operations.append(CommitOperationAdd(TOURNAMENT_FILE, dump_json(change.legacy_tournament)))
+        elif change.drop_legacy_tournament:
+            deletes.append(TOURNAMENT_FILE)
+        if change.removed is not None:
+            deletes += [f"data/{change.removed}.json", f"{ARRAYS_DIR}/{change.removed}.npz"]
+        operations += [CommitOperationDelete(path) for path in deletes if path in self._files]
+        return self._commit(operations, change.message, parent)

@@ -6,6 +6,7 @@ category weighs the same whatever its number of tasks.
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from leaderboard.tasks import Benchmark
@@ -18,8 +19,12 @@ TOP_OPPONENTS = 50
 def scores_table(tournament: Tournament, benchmark: Benchmark) -> pd.DataFrame:
     """One row per model (index: submission id): a column per task id with its WS, a
     column per category and `overall`; all in [0, 1], NaN for a model without duels."""
-    table = pd.DataFrame(tournament.win_scores(), index=pd.Index(tournament.model_ids, name="submission_id"),
-                         columns=tournament.task_ids)
+    return scores_from_win_scores(tournament.win_scores(), tournament.model_ids, benchmark)
+
+
+def scores_from_win_scores(win_scores: np.ndarray, model_ids: list[str], benchmark: Benchmark) -> pd.DataFrame:
+    """`scores_table` from win scores of shape (n_models, n_tasks), tasks in benchmark order."""
+    table = pd.DataFrame(win_scores, index=pd.Index(model_ids, name="submission_id"), columns=benchmark.task_ids)
     for category in benchmark.categories:
         table[category] = table[[t.id for t in benchmark.tasks_in(category)]].mean(axis=1, skipna=False)
     table[OVERALL] = table[list(benchmark.categories)].mean(axis=1, skipna=False)

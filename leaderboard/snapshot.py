@@ -48,5 +48,6 @@ configs:
 `leaderboard.parquet` is the current ranking, one row per published model: ids, metadata,
 rank, overall win score, one column per category and per task (win scores as fractions).
 It is rewritten by every publication. Raw per-sample submissions are in `data/`, all
-duels (p-values, deltas) in `tournament.json`.
+duels (p-values, deltas, and the rules that computed them) in `duels/<submission_id>.parquet`,
+one file per publication.
 """.encode()

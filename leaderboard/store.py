@@ -1,14 +1,17 @@
 """Where published results live, in the reference dataset's layout (plus two extras):
 
     data/<submission_id>.json            the full submission + "submission_metadata"
-    tournament.json                      {A_id: {B_id: {task: {"significant", "p_value", "delta"}}}}
+    duels/<submission_id>.parquet        the duels that model's publication added (duel_files.py)
     submission_id_to_model_title.json    {submission_id: "team/model"}
     .cache/<submission_id>.npz           per-model arrays for the duel engine; rebuildable from data/
                                          (in a Hub repo: arrays/<submission_id>.npz)
     leaderboard.parquet (+ README.md)    the public ranking snapshot, for `datasets.load_dataset`
+    tournament.json                      the reference layout's duels, {A_id: {B_id: {task: {...}}}}:
+                                         read as is when present; `migrate` converts it to duels/
 
 `LocalStore` keeps it in a folder, `HubStore` (hub_store.py) in a Hugging Face dataset
-repo; both have the same methods. A copy of the real dataset opens unchanged.
+repo; both have the same methods. A copy of the real dataset opens unchanged, and a
+publication into it writes only its own files (it never rewrites tournament.json).
 Publication is all-or-nothing and checked against the revision the duels were computed
 on (`parent`): if the store moved since, `StoreConflict` is raised and nothing is written.
 Locally every write goes through a journal (`LocalStore._commit`): files are staged,
@@ -18,6 +21,7 @@ leaves the store without the change or, once the journal is replayed, with all o
 from __future__ import annotations
 
 import contextlib
+import functools
 import fcntl
 import hashlib
 import io
@@ -26,20 +30,24 @@ import os
 import tempfile
 import threading
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Callable
 
 import numpy as np
 
+from leaderboard import duel_files
 from leaderboard.submission import TaskReference
 from leaderboard.tournament import ModelResults
 
 TOURNAMENT_FILE = "tournament.json"
+DUELS_DIR = "duels"
 TITLES_FILE = "submission_id_to_model_title.json"
 SNAPSHOT_FILE = "leaderboard.parquet"
 JOURNAL_FILE = ".journal.json"
 CACHE_VERSION = 1
+LAZY_MODELS = 128  # models whose summaries stay in memory once read (a pre-submission reads 50)
 
 
 class StoreConflict(Exception):
@@ -56,10 +64,25 @@ class Publication:
 
     submission_id: str
     document: dict
-    tournament: dict
+    duels: bytes  # duels/<submission_id>.parquet
     titles: dict
     snapshot: bytes  # leaderboard.parquet
     model: "PublishedModel"
+
+
+@dataclass
+class BoardRewrite:
+    """A rebuild, migration or removal: duel files written and deleted, the board files,
+    and what happens to the reference layout's tournament.json."""
+
+    titles: dict
+    snapshot: bytes
+    message: str
+    duel_files: dict[str, bytes] = field(default_factory=dict)  # submission id -> Parquet bytes
+    deleted_duel_files: tuple[str, ...] = ()
+    legacy_tournament: dict | None = None  # written as tournament.json when not None
+    drop_legacy_tournament: bool = False
+    removed: str | None = None  # a submission taken off the board with its arrays
 
 
 @dataclass
@@ -142,21 +165,74 @@ def encode_cached(model: PublishedModel, stamp) -> bytes:
     return buffer.getvalue()
 
 
-def decode_cached(source, submission_id: str, is_current: Callable[[object], bool]) -> PublishedModel | None:
-    """The model from `encode_cached` output (bytes or a path), or None when its stamp is
-    not current (`is_current(stamp)` is false), it is of another version or unreadable."""
+def decode_cached(path: Path, submission_id: str, is_current: Callable[[object], bool]) -> PublishedModel | None:
+    """The model from an `encode_cached` file, or None when its stamp is not current
+    (`is_current(stamp)` is false), it is of another version or unreadable. Only the
+    small part is read now; summaries and reference arrays are read when first used
+    (a pre-submission needs those of 50 models, not of every published one)."""
     try:
-        with np.load(io.BytesIO(source) if isinstance(source, bytes) else source) as z:
+        with np.load(path) as z:
             info = json.loads(str(z["info"]))
             if info["version"] != CACHE_VERSION or not is_current(info["stamp"]):
                 return None
-            summaries = {t: z[f"summary/{t}"] for t in info["aggregates"]}
-            references = {t: TaskReference(r["n"], z[f"doc_ids/{t}"] if r["doc_ids"] else None,
-                                           z[f"gold/{t}"] if r["n_classes"] else None, r["n_classes"])
+            arrays = _LazyArrays(str(path))
+            summaries = {t: arrays.member(f"summary/{t}") for t in info["aggregates"]}
+            references = {t: TaskReference(r["n"], arrays.member(f"doc_ids/{t}") if r["doc_ids"] else None,
+                                           arrays.member(f"gold/{t}") if r["n_classes"] else None, r["n_classes"])
                           for t, r in info["references"].items()}
     except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         return None
-    return PublishedModel(submission_id, info["metadata"], ModelResults(info["aggregates"], summaries), references)
+    return PublishedModel(submission_id, info["metadata"], ModelResults(info["aggregates"], _Resolved(summaries)),
+                          _Resolved(references))
+
+
+class _LazyArrays:
+    """The arrays of one .npz file, read together on first use and kept in a small
+    process-wide LRU (the top models' arrays stay in memory; the rest are not loaded)."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def member(self, name: str) -> "_Member":
+        return _Member(self, name)
+
+
+@dataclass(frozen=True)
+class _Member:
+    arrays: _LazyArrays
+    name: str
+
+    def load(self) -> np.ndarray:
+        return _npz_arrays(self.arrays.path)[self.name]
+
+
+@functools.lru_cache(maxsize=LAZY_MODELS)
+def _npz_arrays(path: str) -> dict[str, np.ndarray]:
+    with np.load(path) as z:
+        return {name: z[name] for name in z.files if name != "info"}
+
+
+class _Resolved(Mapping):
+    """A mapping whose values are loaded on access: a `_Member` becomes its array, a
+    TaskReference's lazy fields become arrays."""
+
+    def __init__(self, values: dict):
+        self._values = values
+
+    def __getitem__(self, key):
+        value = self._values[key]
+        if isinstance(value, _Member):
+            return value.load()
+        if isinstance(value, TaskReference):
+            return TaskReference(value.n_samples, *(v.load() if isinstance(v, _Member) else v
+                                                    for v in (value.doc_ids, value.gold)), value.n_classes)
+        return value
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 class LocalStore:
@@ -183,19 +259,36 @@ class LocalStore:
         return (self.data_dir / f"{submission_id}.json").read_bytes()
 
     def read_tournament(self) -> dict:
+        """The reference layout's duels (tournament.json), {} when there is none."""
         path = self.root / TOURNAMENT_FILE
         return json.loads(path.read_bytes()) if path.exists() else {}
 
+    def duel_file_ids(self) -> list[str]:
+        folder = self.root / DUELS_DIR
+        return sorted(p.stem for p in folder.glob("*.parquet") if not p.name.startswith(".")) if folder.is_dir() else []
+
+    def read_duel_tables(self) -> tuple[list, list[str]]:
+        """Every duel file as a pyarrow table, and a problem line per unreadable file."""
+        tables, problems = [], []
+        for sid in self.duel_file_ids():
+            try:
+                tables.append(duel_files.read_table(self.root / DUELS_DIR / f"{sid}.parquet"))
+            except ValueError as e:
+                problems.append(f"{DUELS_DIR}/{sid}.parquet is skipped: {e}")
+        return tables, problems
+
+    def _changed_paths(self) -> list[Path]:
+        return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir]
+
     def revision(self, fresh: bool = False) -> tuple:
-        """Changes whenever a publication, removal or rebuild lands (always read afresh)."""
-        path = self.root / TOURNAMENT_FILE
-        return tuple(self.submission_ids()), path.stat().st_mtime_ns if path.exists() else 0
+        """Changes whenever a publication, removal or rebuild lands (always read afresh):
+        the times of the folders whose files change, and of tournament.json."""
+        return tuple(self.submission_ids()), tuple(p.stat().st_mtime_ns if p.exists() else 0
+                                                   for p in self._changed_paths())
 
     def updated_at(self) -> float:
-        """When the board last changed (epoch seconds): the newer of the duels file and the
-        data folder (whose time changes when a submission file is added or removed)."""
-        return max((p.stat().st_mtime for p in (self.root / TOURNAMENT_FILE, self.data_dir) if p.exists()),
-                   default=0.0)
+        """When the board last changed (epoch seconds)."""
+        return max((p.stat().st_mtime for p in self._changed_paths() if p.exists()), default=0.0)
 
     def _stamp(self, submission_id: str, data: bytes | None = None) -> list:
         """[size, mtime_ns, sha256] of the submission file (its bytes `data`, when the
@@ -275,41 +368,39 @@ class LocalStore:
         for relative in journal["deletes"]:
             (self.root / relative).unlink(missing_ok=True)
         for folder in {(self.root / p).parent for p in [*journal["writes"], *journal["deletes"]]}:
-            _fsync_folder(folder)
+            if folder.is_dir():
+                _fsync_folder(folder)
         (self.root / JOURNAL_FILE).unlink()
 
     def _check_parent(self, parent) -> None:
         if parent is not None and self.revision() != parent:
             raise StoreConflict(f"{self.root} changed since revision {parent}")
 
-    @staticmethod
-    def _board_files(tournament: dict, titles: dict, snapshot: bytes) -> dict[str, bytes]:
-        return {TOURNAMENT_FILE: dump_json(tournament), TITLES_FILE: dump_json(titles), SNAPSHOT_FILE: snapshot}
-
-    def write_tournament(self, tournament: dict, titles: dict, snapshot: bytes, parent=None,
-                         message: str = "") -> tuple:
-        """Replace the duels (a rebuild); call under lock(). Returns the new revision."""
-        self._check_parent(parent)
-        self._commit(self._board_files(tournament, titles, snapshot))
-        return self.revision()
-
     def publish(self, publication: Publication, parent=None) -> tuple:
-        """The submission file, duels, titles and snapshot in one commit. Call under
+        """The submission file, its duels, titles and snapshot in one commit. Call under
         lock(). Returns the new revision."""
         self._check_parent(parent)
+        sid = publication.submission_id
         document = dump_json(publication.document)
-        self._commit({**self._board_files(publication.tournament, publication.titles, publication.snapshot),
-                      f"data/{publication.submission_id}.json": document})
-        self.save_cached(publication.model, self._stamp(publication.submission_id, document))
+        self._commit({TITLES_FILE: dump_json(publication.titles), SNAPSHOT_FILE: publication.snapshot,
+                      f"{DUELS_DIR}/{sid}.parquet": publication.duels, f"data/{sid}.json": document})
+        self.save_cached(publication.model, self._stamp(sid, document))
         return self.revision()
 
-    def remove(self, submission_id: str, tournament: dict, titles: dict, snapshot: bytes, reason: str,
-               parent=None) -> tuple:
-        """Take a model, its duels and its cache off the board in one commit. Call under
-        lock(). Returns the new revision."""
+    def rewrite(self, change: "BoardRewrite", parent=None) -> tuple:
+        """A rebuild, migration or removal, in one commit. Call under lock(). Returns the
+        new revision."""
         self._check_parent(parent)
-        self._commit(self._board_files(tournament, titles, snapshot),
-                     deletes=(f"data/{submission_id}.json", f".cache/{submission_id}.npz"))
+        writes = {TITLES_FILE: dump_json(change.titles), SNAPSHOT_FILE: change.snapshot,
+                  **{f"{DUELS_DIR}/{sid}.parquet": data for sid, data in change.duel_files.items()}}
+        deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in change.deleted_duel_files]
+        if change.legacy_tournament is not None:
+            writes[TOURNAMENT_FILE] = dump_json(change.legacy_tournament)
+        elif change.drop_legacy_tournament:
+            deletes.append(TOURNAMENT_FILE)
+        if change.removed is not None:
+            deletes += [f"data/{change.removed}.json", f".cache/{change.removed}.npz"]
+        self._commit(writes, deletes=tuple(deletes))
         return self.revision()
 
     # --- the per-model cache -------------------------------------------------------------

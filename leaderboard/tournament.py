@@ -1,12 +1,19 @@
 """Duels between models: the stored tournament and the engine that fills it.
 
-The tournament is held as dense arrays (task, A, B) so that scores are array sums; it
-reads and writes the reference's `tournament.json` layout
-`{A_id: {B_id: {task: {"significant", "p_value", "delta"}}}}` (very old entries hold a
-bare bool).
+Each model duels only the top models of its day, so duels are sparse: memory and time
+grow with the duels stored, not with models squared. A duel record is one row per
+ordered pair (A, B) that met, holding A-vs-B on every task (`DuelRows`); B-vs-A is its
+own row. Scores need only per-model counts of duels won and fought, which the
+`Tournament` keeps up to date as rows are added.
+
+Each row records the rules (test names and parameters) that computed it, so duels
+computed under other rules can be found and recomputed (`rebuild --recompute`).
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import zlib
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -19,17 +26,37 @@ from leaderboard.tasks import Benchmark
 
 Progress = Callable[[float, str], None]
 
+RULES_VERSION = 2
+UNRECORDED_RULES = "unrecorded"
+MAX_PARTS = 16  # duels read from a reference-layout tournament.json
+
 
 def no_progress(fraction: float, message: str) -> None:
     pass
 
 
+def rules_description(benchmark: Benchmark) -> dict:
+    """What computes this benchmark's duels: per metric its test, and the shared parameters."""
+    from stats import duel_tests
+    metrics = sorted({t.metric_name for t in benchmark.tasks})
+    return {"version": RULES_VERSION, "alpha": duel_tests.ALPHA, "bootstrap_resamples": duel_tests.N_RESAMPLES,
+            "seed": "crc32 of the task id", "not tested when worse, identical never significant": True,
+            "tests": {m: stats.METRICS[m].test_name for m in metrics}}
+
+
+def rules_id(description: dict) -> str:
+    """A short name for a rules description: its version and a hash of its content."""
+    digest = hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:10]
+    return f"v{description['version']}-{digest}"
+
+
 @dataclass
 class ModelResults:
-    """What the duel engine needs of one model: per task its aggregate and summary (d,)."""
+    """What the duel engine needs of one model: per task its aggregate and summary (d,).
+    `summaries` may be a lazy mapping that reads the arrays on first use."""
 
     aggregates: dict[str, float]
-    summaries: dict[str, np.ndarray]
+    summaries: "dict[str, np.ndarray]"
 
 
 def task_seed(task_id: str) -> int:
@@ -55,25 +82,105 @@ def summarize(parsed: ParsedSubmission, benchmark: Benchmark) -> ModelResults:
     return ModelResults(aggregates, summaries)
 
 
-class Tournament:
-    """Stored duels; arrays have shape (n_tasks, n_models, n_models), [t, a, b] = a vs b."""
+class DuelRows:
+    """Duels as rows: row i is model first[i] against model second[i] on every task.
 
-    def __init__(self, task_ids: list[str], model_ids: Iterable[str] = ()):
+    first, second: (P,) int model indices into a Tournament's `model_ids`;
+    fought, significant: (P, T) bool; p_value, delta: (P, T) float (NaN when unknown,
+    e.g. a reference entry that kept only the verdict); rules: (P,) object, the rules id
+    that computed each row. Rows are immutable once built.
+    """
+
+    FIELDS = ("first", "second", "fought", "significant", "p_value", "delta", "rules")
+
+    def __init__(self, first, second, fought, significant, p_value, delta, rules):
+        self.first, self.second = np.asarray(first, dtype=np.int32), np.asarray(second, dtype=np.int32)
+        self.fought, self.significant = np.asarray(fought, dtype=bool), np.asarray(significant, dtype=bool)
+        self.p_value, self.delta = np.asarray(p_value, dtype=float), np.asarray(delta, dtype=float)
+        self.rules = np.asarray(rules, dtype=object)
+
+    @classmethod
+    def empty(cls, n_tasks: int) -> "DuelRows":
+        return cls(np.zeros(0), np.zeros(0), np.zeros((0, n_tasks)), np.zeros((0, n_tasks)),
+                   np.zeros((0, n_tasks)), np.zeros((0, n_tasks)), np.zeros(0))
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def take(self, index) -> "DuelRows":
+        return DuelRows(*(getattr(self, f)[index] for f in self.FIELDS))
+
+    def renumbered(self, mapping: np.ndarray) -> "DuelRows":
+        """Model indices mapped through `mapping` (old index -> new, -1 = dropped); rows
+        of a dropped model are left out."""
+        first, second = mapping[self.first], mapping[self.second]
+        kept = (first >= 0) & (second >= 0)
+        rows = self.take(kept)
+        rows.first, rows.second = first[kept].astype(np.int32), second[kept].astype(np.int32)
+        return rows
+
+    @staticmethod
+    def concat(parts: list["DuelRows"], n_tasks: int) -> "DuelRows":
+        if not parts:
+            return DuelRows.empty(n_tasks)
+        if len(parts) == 1:
+            return parts[0]
+        return DuelRows(*(np.concatenate([getattr(p, f) for p in parts]) for f in DuelRows.FIELDS))
+
+    @functools.cached_property
+    def _by_pair(self) -> tuple[np.ndarray, np.ndarray]:
+        """(order, keys): rows sorted by (first, second), for lookups by binary search."""
+        keys = (self.first.astype(np.int64) << 32) | self.second.astype(np.int64)
+        order = np.argsort(keys, kind="stable")
+        return order, keys[order]
+
+    def find(self, first: int, second: int) -> int | None:
+        """The row of first-vs-second, or None."""
+        order, keys = self._by_pair
+        key = (first << 32) | second
+        i = np.searchsorted(keys, key)
+        return int(order[i]) if i < len(keys) and keys[i] == key else None
+
+    def unique(self) -> "DuelRows":
+        """One row per ordered pair, the last one where a pair repeats."""
+        keys = (self.first.astype(np.int64) << 32) | self.second.astype(np.int64)
+        _, last_reversed = np.unique(keys[::-1], return_index=True)
+        keep = np.sort(len(keys) - 1 - last_reversed)
+        return self if len(keep) == len(keys) else self.take(keep)
+
+    def rows_of_first(self, first: int) -> np.ndarray:
+        """Indices of the rows whose first model is `first`."""
+        order, keys = self._by_pair
+        lo, hi = np.searchsorted(keys, [first << 32, (first + 1) << 32])
+        return order[lo:hi]
+
+
+class Tournament:
+    """The stored duels among `model_ids` on `task_ids`, plus the per-model counts that
+    scores need: won and fought, shape (n_models, n_tasks).
+
+    Rows live in a few parts (everything loaded, then the rows added since), so adding a
+    model's duels never copies the others'. A pair that dueled twice (a rebuild after a
+    rules change) counts once: the later row wins.
+    """
+
+    def __init__(self, task_ids: list[str], model_ids: Iterable[str] = (), rows: DuelRows | None = None):
         self.task_ids = list(task_ids)
         self.model_ids: list[str] = []
         self._index: dict[str, int] = {}
-        t = len(self.task_ids)
-        self.fought = np.zeros((t, 0, 0), dtype=bool)
-        self.significant = np.zeros((t, 0, 0), dtype=bool)
-        self.p_value = np.full((t, 0, 0), np.nan)
-        self.delta = np.full((t, 0, 0), np.nan)
+        self._parts: list[DuelRows] = []
+        self._won = np.zeros((0, len(self.task_ids)), dtype=np.int32)
+        self._fought = np.zeros((0, len(self.task_ids)), dtype=np.int32)
         self.add_models(model_ids)
+        if rows is not None and len(rows):
+            self.add_rows(rows)
 
     def copy(self) -> "Tournament":
+        """A tournament that can take more models and rows without changing this one
+        (rows are shared, not copied: they are immutable)."""
         other = Tournament(self.task_ids)
-        other.model_ids, other._index = list(self.model_ids), dict(self._index)
-        for name in ("fought", "significant", "p_value", "delta"):
-            setattr(other, name, getattr(self, name).copy())
+        other.model_ids, other._index, other._parts = list(self.model_ids), dict(self._index), list(self._parts)
+        other._won, other._fought = self._won.copy(), self._fought.copy()
         return other
 
     def index(self, model_id: str) -> int:
@@ -83,93 +190,159 @@ class Tournament:
         return model_id in self._index
 
     def add_models(self, model_ids: Iterable[str]) -> None:
-        new = [m for m in model_ids if m not in self._index]
-        if not new:
-            return
+        new = [m for m in dict.fromkeys(model_ids) if m not in self._index]
         for m in new:
             self._index[m] = len(self.model_ids)
             self.model_ids.append(m)
-        grow = ((0, 0), (0, len(new)), (0, len(new)))
-        self.fought = np.pad(self.fought, grow)
-        self.significant = np.pad(self.significant, grow)
-        self.p_value = np.pad(self.p_value, grow, constant_values=np.nan)
-        self.delta = np.pad(self.delta, grow, constant_values=np.nan)
+        if new:
+            grow = ((0, len(new)), (0, 0))
+            self._won, self._fought = np.pad(self._won, grow), np.pad(self._fought, grow)
 
-    def subset(self, model_ids: list[str]) -> "Tournament":
-        """The duels among `model_ids` only, in that order."""
-        other = Tournament(self.task_ids)
-        other.model_ids, other._index = list(model_ids), {m: i for i, m in enumerate(model_ids)}
-        idx = np.array([self._index[m] for m in model_ids], dtype=int)
-        for name in ("fought", "significant", "p_value", "delta"):
-            setattr(other, name, getattr(self, name)[:, idx[:, None], idx[None, :]])
-        return other
+    def add_rows(self, rows: DuelRows) -> None:
+        """Add duel rows (model indices of this tournament) of pairs not yet present."""
+        self._count(rows)
+        self._parts.append(rows)
+        if len(self._parts) > MAX_PARTS:  # a long-running app: merge the small parts, keep the big first one
+            self._parts = [self._parts[0], DuelRows.concat(self._parts[1:], len(self.task_ids))]
 
-    def record(self, task_index: int, a, b, result: stats.DuelResult) -> None:
-        """Store duels a-vs-b; a and b are model indices or index arrays that broadcast
-        to the result's shape (m,)."""
-        self.fought[task_index, a, b] = True
-        self.significant[task_index, a, b] = result.significant
-        self.p_value[task_index, a, b] = result.p_value
-        self.delta[task_index, a, b] = result.delta
+    def _count(self, rows: DuelRows) -> None:
+        np.add.at(self._won, rows.first, (rows.significant & rows.fought).astype(np.int32))
+        np.add.at(self._fought, rows.first, rows.fought.astype(np.int32))
+
+    # --- reading ------------------------------------------------------------------------
+
+    def rows(self) -> DuelRows:
+        """Every row, in one array set."""
+        if len(self._parts) > 1:  # consolidate once: later reads and copies see one part
+            self._parts = [DuelRows.concat(self._parts, len(self.task_ids))]
+        return self._parts[0] if self._parts else DuelRows.empty(len(self.task_ids))
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self._parts)
+
+    def pair(self, a: str, b: str) -> DuelRows | None:
+        """The row of a-vs-b (one row), or None when they never met."""
+        i, j = self._index[a], self._index[b]
+        for part in self._parts:
+            row = part.find(i, j)
+            if row is not None:
+                return part.take([row])
+        return None
+
+    def rows_of(self, model_id: str) -> tuple[DuelRows, DuelRows]:
+        """The model's duels: (model vs each opponent, each opponent vs model), row k of
+        both about the same opponent, ordered by opponent index."""
+        i = self._index[model_id]
+        as_first = DuelRows.concat([p.take(p.rows_of_first(i)) for p in self._parts], len(self.task_ids))
+        order = np.argsort(as_first.second, kind="stable")
+        as_first = as_first.take(order)
+        back = [self.pair(self.model_ids[j], model_id) for j in as_first.second]
+        as_second = DuelRows.concat([r if r is not None else _unfought(j, i, len(self.task_ids))
+                                     for r, j in zip(back, as_first.second)], len(self.task_ids))
+        return as_first, as_second
 
     def has_dueled(self, a: str, b: str) -> bool:
-        i, j = self._index[a], self._index[b]
-        return bool(self.fought[:, i, j].all() and self.fought[:, j, i].all())
+        ab, ba = self.pair(a, b), self.pair(b, a)
+        return ab is not None and ba is not None and bool(ab.fought.all() and ba.fought.all())
 
     def opponents(self, model_id: str) -> list[str]:
         i = self._index[model_id]
-        return [m for j, m in enumerate(self.model_ids) if self.fought[:, i, j].any()]
+        met = np.unique(np.concatenate([p.second[p.rows_of_first(i)] for p in self._parts] or [np.zeros(0, int)]))
+        return [self.model_ids[j] for j in met]
 
     def win_scores(self) -> np.ndarray:
         """Share of duels won per model and task: shape (n_models, n_tasks), NaN without duels."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            return ((self.significant & self.fought).sum(axis=2) / self.fought.sum(axis=2)).T
+            return self._won / np.where(self._fought > 0, self._fought, np.nan)
+
+    def subset(self, model_ids: list[str]) -> "Tournament":
+        """The duels among `model_ids` only, with the models in that order."""
+        mapping = np.full(len(self.model_ids), -1, dtype=np.int64)
+        mapping[[self._index[m] for m in model_ids]] = np.arange(len(model_ids))
+        return Tournament(self.task_ids, model_ids, self.rows().renumbered(mapping))
+
+    def rows_between(self, first_ids, second_ids) -> DuelRows:
+        """Rows whose first model is in `first_ids` and second in `second_ids`."""
+        rows = self.rows()
+        firsts = np.zeros(len(self.model_ids), dtype=bool)
+        seconds = np.zeros(len(self.model_ids), dtype=bool)
+        firsts[[self._index[m] for m in first_ids if m in self._index]] = True
+        seconds[[self._index[m] for m in second_ids if m in self._index]] = True
+        return rows.take(firsts[rows.first] & seconds[rows.second])
+
+    def rows_involving(self, model_id: str) -> DuelRows:
+        """Every row with `model_id` on either side (the parts are scanned, not merged)."""
+        i = self._index[model_id]
+        return DuelRows.concat([p.take((p.first == i) | (p.second == i)) for p in self._parts], len(self.task_ids))
 
     # --- the reference's JSON layout -------------------------------------------------------
 
     def to_json(self) -> dict:
-        out = {}
-        for i, a in enumerate(self.model_ids):
-            row = {}
-            for j in np.flatnonzero(self.fought[:, i, :].any(axis=0)):
-                row[self.model_ids[j]] = {
-                    task: {"significant": bool(self.significant[t, i, j]),
-                           "p_value": None if np.isnan(self.p_value[t, i, j]) else float(self.p_value[t, i, j]),
-                           "delta": None if np.isnan(self.delta[t, i, j]) else float(self.delta[t, i, j])}
-                    for t, task in enumerate(self.task_ids) if self.fought[t, i, j]}
-            out[a] = row
+        """{A_id: {B_id: {task: {"significant", "p_value", "delta"}}}}, as the reference stores it."""
+        out = {m: {} for m in self.model_ids}
+        rows = self.rows()
+        for k in np.lexsort((rows.second, rows.first)):
+            a, b = self.model_ids[rows.first[k]], self.model_ids[rows.second[k]]
+            out[a][b] = {task: {"significant": bool(rows.significant[k, t]), "p_value": _none_if_nan(rows.p_value[k, t]),
+                                "delta": _none_if_nan(rows.delta[k, t])}
+                         for t, task in enumerate(self.task_ids) if rows.fought[k, t]}
         return out
 
     @classmethod
     def from_json(cls, data: dict, task_ids: list[str], model_ids: list[str]) -> "Tournament":
-        """Duels among `model_ids` only: entries of unknown models or tasks are dropped."""
-        tour = cls(task_ids, model_ids)
-        task_index = {t: k for k, t in enumerate(task_ids)}
-        for a, row in (data or {}).items():
-            if a not in tour._index or not isinstance(row, dict):
-                continue
-            i = tour._index[a]
-            for b, per_task in row.items():
-                if b not in tour._index or not isinstance(per_task, dict):
-                    continue
-                j = tour._index[b]
-                for task, entry in per_task.items():
-                    t = task_index.get(task)
-                    if t is None:
-                        continue
-                    if isinstance(entry, dict):
-                        significant, p, d = entry.get("significant"), entry.get("p_value"), entry.get("delta")
-                    else:
-                        significant, p, d = entry, None, None
-                    tour.fought[t, i, j] = True
-                    tour.significant[t, i, j] = bool(significant)
-                    tour.p_value[t, i, j] = np.nan if p is None else float(p)
-                    tour.delta[t, i, j] = np.nan if d is None else float(d)
-        return tour
+        """Duels among `model_ids` only: entries of unknown models or tasks are dropped.
+        Their rules are not recorded (UNRECORDED_RULES)."""
+        return cls(task_ids, model_ids, rows_from_json(data, task_ids, {m: i for i, m in enumerate(model_ids)}))
 
+
+def rows_from_json(data: dict, task_ids: list[str], index: dict[str, int]) -> DuelRows:
+    """Rows from the reference layout, for the models in `index` (id -> model index)."""
+    task_index = {t: k for k, t in enumerate(task_ids)}
+    pairs, cells = [], []
+    for a, row in (data or {}).items():
+        if a not in index or not isinstance(row, dict):
+            continue
+        for b, per_task in row.items():
+            if b not in index or not isinstance(per_task, dict):
+                continue
+            for task, entry in per_task.items():
+                if task in task_index:
+                    if not isinstance(entry, dict):  # very old entries hold a bare bool
+                        entry = {"significant": entry}
+                    cells.append((len(pairs), task_index[task], bool(entry.get("significant")),
+                                  _nan_if_none(entry.get("p_value")), _nan_if_none(entry.get("delta"))))
+            pairs.append((index[a], index[b]))
+    p, t = len(pairs), len(task_ids)
+    fought, significant = np.zeros((p, t), dtype=bool), np.zeros((p, t), dtype=bool)
+    p_value, delta = np.full((p, t), np.nan), np.full((p, t), np.nan)
+    if cells:
+        r, k, s, pv, d = (np.array(c) for c in zip(*cells))
+        r, k = r.astype(int), k.astype(int)
+        fought[r, k], significant[r, k], p_value[r, k], delta[r, k] = True, s.astype(bool), pv, d
+    pairs = np.array(pairs, dtype=np.int32).reshape(-1, 2)
+    used = fought.any(axis=1)
+    return DuelRows(pairs[:, 0], pairs[:, 1], fought, significant, p_value, delta,
+                    np.full(p, UNRECORDED_RULES, dtype=object)).take(used)
+
+
+def _none_if_nan(x: float):
+    return None if np.isnan(x) else float(x)
+
+
+def _nan_if_none(x) -> float:
+    return np.nan if x is None else float(x)
+
+
+def _unfought(first: int, second: int, t: int) -> DuelRows:
+    """A placeholder row for a direction that was never stored: nothing fought."""
+    return DuelRows([first], [second], np.zeros((1, t)), np.zeros((1, t)), np.full((1, t), np.nan),
+                    np.full((1, t), np.nan), [UNRECORDED_RULES])
+
+
+# --- the engine ----------------------------------------------------------------------------
 
 def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: dict[str, ModelResults],
-         opponent_ids: list[str], reuse: Tournament | None = None) -> int:
+         opponent_ids: list[str], reuse: Tournament | None = None, rules: str | None = None) -> int:
     """Run the duels new_id vs each opponent, both directions, that `tournament` lacks.
 
     Each task is one vectorized call per direction against all opponents at once.
@@ -177,31 +350,41 @@ def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: dic
     Returns the number of opponents dueled.
     """
     tournament.add_models([new_id, *opponent_ids])
-    a = tournament.index(new_id)
-    todo = []
-    for opponent in opponent_ids:
+    todo, reused = [], []
+    for opponent in dict.fromkeys(opponent_ids):
         if opponent == new_id or tournament.has_dueled(new_id, opponent):
             continue
         if reuse is not None and new_id in reuse and opponent in reuse and reuse.has_dueled(new_id, opponent):
-            _copy_duels(reuse, tournament, new_id, opponent)
+            reused.append(opponent)
         else:
             todo.append(opponent)
-    if not todo:
-        return 0
-    b = np.array([tournament.index(o) for o in todo])
-    new = results[new_id]
-    for t, task in enumerate(tournament.task_ids):
-        metric = benchmark.task(task).metric
-        own_agg, own_summary = new.aggregates[task], new.summaries[task][None, :]
-        agg = np.array([results[o].aggregates[task] for o in todo])
-        summary = np.stack([results[o].summaries[task] for o in todo])
-        tournament.record(t, a, b, stats.duel(metric, own_agg, own_summary, agg, summary))
-        tournament.record(t, b, a, stats.duel(metric, agg, summary, own_agg, own_summary))
+    if reused:
+        mapping = np.full(len(reuse.model_ids), -1, dtype=np.int64)
+        for m in (new_id, *reused):
+            mapping[reuse.index(m)] = tournament.index(m)
+        tournament.add_rows(reuse.rows_involving(new_id).renumbered(mapping))
+    if todo:
+        tournament.add_rows(duel_rows(benchmark, tournament, new_id, todo, results,
+                                      rules or rules_id(rules_description(benchmark))))
     return len(todo)
 
 
-def _copy_duels(source: Tournament, target: Tournament, a: str, b: str) -> None:
-    for x, y in ((a, b), (b, a)):
-        si, sj, ti, tj = source.index(x), source.index(y), target.index(x), target.index(y)
-        for name in ("fought", "significant", "p_value", "delta"):
-            getattr(target, name)[:, ti, tj] = getattr(source, name)[:, si, sj]
+def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponent_ids: list[str],
+              results: dict[str, ModelResults], rules: str) -> DuelRows:
+    """new_id against each opponent and back, every task: 2m rows (new vs all, then all vs new)."""
+    a, b = tournament.index(new_id), np.array([tournament.index(o) for o in opponent_ids], dtype=np.int32)
+    m, t = len(opponent_ids), len(tournament.task_ids)
+    p_value, delta = np.empty((2 * m, t)), np.empty((2 * m, t))
+    new = results[new_id]
+    for k, task in enumerate(tournament.task_ids):
+        metric = benchmark.task(task).metric
+        own_agg, own_summary = new.aggregates[task], np.asarray(new.summaries[task])[None, :]
+        agg = np.array([results[o].aggregates[task] for o in opponent_ids])
+        summary = np.stack([results[o].summaries[task] for o in opponent_ids])
+        forward = stats.duel(metric, own_agg, own_summary, agg, summary)
+        backward = stats.duel(metric, agg, summary, own_agg, own_summary)
+        p_value[:m, k], delta[:m, k] = forward.p_value, forward.delta
+        p_value[m:, k], delta[m:, k] = backward.p_value, backward.delta
+    significant = stats.DuelResult(p_value, delta).significant
+    return DuelRows(np.r_[np.full(m, a), b], np.r_[b, np.full(m, a)], np.ones((2 * m, t)), significant,
+                    p_value, delta, np.full(2 * m, rules, dtype=object))

@@ -10,7 +10,7 @@ import pytest
 
 from leaderboard.demo import build_demo_store, demo_model, task_design
 from leaderboard.board import Leaderboard
-from leaderboard.store import LocalStore, dump_json
+from leaderboard.store import TOURNAMENT_FILE, LocalStore, dump_json
 from leaderboard.tasks import load_benchmark
 
 SMALL_TASKS = {
@@ -100,3 +100,22 @@ def tree_digest(root: Path) -> str:
             h.update(str(p.relative_to(root)).encode())
             h.update(p.read_bytes())
     return h.hexdigest()
+
+
+def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard, Path]:
+    """A board in our layout, and a copy of it as the reference writes it: tournament.json
+    with bare-bool duels on one task, the old rouge spelling, no cache."""
+    board = Leaderboard(LocalStore(tmp_path / "ours"), benchmark)
+    publish_all(board, documents)
+    root = board.export_reference_layout(tmp_path / "ref")
+    for path in (root / "data").glob("*.json"):
+        doc = json.loads(path.read_text())
+        for sample in doc["predictions"]["t_rouge"]:
+            sample["rouge_raw_r2_mid_f_without_bootstrap"] = sample.pop("rouge_raw_r2_mid_f")
+        path.write_text(json.dumps(doc))
+    tour = json.loads((root / TOURNAMENT_FILE).read_text())
+    for row in tour.values():
+        for entry in row.values():
+            entry["t_acc"] = entry["t_acc"]["significant"]
+    (root / TOURNAMENT_FILE).write_text(json.dumps(tour))
+    return board, root

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pandas as pd
 
 
 from conftest import tree_digest
@@ -80,7 +83,7 @@ def test_table_formats_and_category(full_store):
 
 
 def test_rebuild_and_demo(tmp_path, full_store):
-    (full_store / "tournament.json").unlink()
+    shutil.rmtree(full_store / "duels")
     result = run("rebuild", "--store", full_store)
     assert result.returncode == 0 and "10 missing model pairs dueled" in result.stdout
     demo = run("demo", "--store", tmp_path / "demo", "--models", "3", "--seed", "5")
@@ -105,15 +108,41 @@ def test_check_remove_and_rebuild(full_store):
     removed = run("remove", sid, "--store", full_store, "--reason", "duplicate")
     assert removed.returncode == 0 and "4 models left" in removed.stdout, removed.stderr
     assert not (full_store / "data" / f"{sid}.json").exists()
-    assert sid not in json.loads((full_store / "tournament.json").read_text())
-    tour = json.loads((full_store / "tournament.json").read_text())
-    a = next(iter(tour))
-    tour[a].pop(next(iter(tour[a])))  # lose a duel
-    (full_store / "tournament.json").write_text(json.dumps(tour))
+    assert not (full_store / "duels" / f"{sid}.parquet").exists()
+    for path in (full_store / "duels").glob("*.parquet"):
+        rows = pd.read_parquet(path)
+        assert sid not in set(rows["first"]) | set(rows["second"])
+    assert run("check", "--store", full_store).returncode == 0
+    max((full_store / "duels").glob("*.parquet"), key=lambda p: p.stat().st_size).unlink()  # lose some duels
     damaged = run("check", "--store", full_store)
     assert damaged.returncode == 2 and "missing duels" in damaged.stdout
     assert run("rebuild", "--store", full_store).returncode == 0
     assert run("check", "--store", full_store).returncode == 0
+
+
+def test_export_migrate_and_recompute_keep_the_ranking(tmp_path, full_store):
+    table = run("table", "--store", full_store, "--format", "json").stdout
+    ref = tmp_path / "ref"
+    exported = run("export", "--store", full_store, "--reference-layout", "-o", ref)
+    assert exported.returncode == 0, exported.stderr
+    assert (ref / "tournament.json").exists() and not (ref / "duels").exists()
+    assert len(list((ref / "data").glob("*.json"))) == 5
+    assert run("export", "--store", full_store, "--reference-layout", "-o", ref).returncode == 2  # not empty
+    assert run("table", "--store", ref, "--format", "json").stdout == table
+    migrated = run("migrate", "--store", ref)
+    assert migrated.returncode == 0 and "4 duel files" in migrated.stdout, migrated.stderr
+    assert not (ref / "tournament.json").exists()
+    assert run("table", "--store", ref, "--format", "json").stdout == table
+    assert run("migrate", "--store", ref).returncode == 2  # nothing left to migrate
+    rules = set(pd.concat([pd.read_parquet(p) for p in (ref / "duels").glob("*.parquet")])["rules"])
+    assert rules == {"unrecorded"}
+    recomputed = run("rebuild", "--store", ref, "--recompute")
+    assert recomputed.returncode == 0, recomputed.stderr
+    assert "recomputed 10 model pairs" in recomputed.stdout and "0 verdicts changed" in recomputed.stdout
+    rules = set(pd.concat([pd.read_parquet(p) for p in (ref / "duels").glob("*.parquet")])["rules"])
+    assert len(rules) == 1 and rules != {"unrecorded"}
+    assert run("table", "--store", ref, "--format", "json").stdout == table
+    assert run("check", "--store", ref).returncode == 0
 
 
 def test_a_missing_hub_repo_is_a_clear_error(tmp_path):

@@ -2,6 +2,7 @@
 (tests/fake_hub.py) over real git repositories. Nothing here reaches the internet."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -11,9 +12,11 @@ import urllib.request
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
-from conftest import publish_all
+from conftest import publish_all, reference_layout_store
 from fake_hub import FakeHub
 from leaderboard.board import Leaderboard
 from leaderboard.hub_store import HubStore
@@ -52,7 +55,8 @@ def test_first_publication_into_an_empty_repo(hub, tmp_path, small_benchmark, sm
     assert hub.commits == 3  # one commit per publication
     files = hub.files(REPO)
     assert sum(f.startswith("data/") for f in files) == 3 and sum(f.startswith("arrays/") for f in files) == 3
-    assert {TOURNAMENT_FILE, "submission_id_to_model_title.json", "leaderboard.parquet", "README.md"} <= set(files)
+    assert sum(f.startswith("duels/") for f in files) == 3 and TOURNAMENT_FILE not in files
+    assert {"submission_id_to_model_title.json", "leaderboard.parquet", "README.md"} <= set(files)
     # A new replica starts from the committed arrays, without parsing a submission file.
     monkeypatch.setattr("leaderboard.board.parse_submission", lambda *a, **k: pytest.fail("parsed a file"))
     fresh = replica(hub, tmp_path, small_benchmark, "b")
@@ -61,21 +65,8 @@ def test_first_publication_into_an_empty_repo(hub, tmp_path, small_benchmark, sm
 
 def test_a_repo_in_the_reference_layout_opens_unchanged(hub, tmp_path, small_benchmark, small_documents):
     """Bare-bool duels, the old rouge spelling, no cache, no snapshot: as the reference writes it."""
-    root = tmp_path / "ref"
-    local = Leaderboard(LocalStore(root), small_benchmark)
-    publish_all(local, small_documents[:3])
-    files = {}
-    for path in (root / "data").glob("*.json"):
-        doc = json.loads(path.read_text())
-        for sample in doc["predictions"]["t_rouge"]:
-            sample["rouge_raw_r2_mid_f_without_bootstrap"] = sample.pop("rouge_raw_r2_mid_f")
-        files[f"data/{path.name}"] = json.dumps(doc).encode()
-    tour = json.loads((root / TOURNAMENT_FILE).read_text())
-    for row in tour.values():
-        for entry in row.values():
-            entry["t_acc"] = entry["t_acc"]["significant"]
-    files[TOURNAMENT_FILE] = json.dumps(tour).encode()
-    files["submission_id_to_model_title.json"] = (root / "submission_id_to_model_title.json").read_bytes()
+    local, root = reference_layout_store(tmp_path, small_benchmark, small_documents[:3])
+    files = {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
     hub.create_repo(REPO, files)
     board = replica(hub, tmp_path, small_benchmark, "a")
     assert set(board.models) == set(local.models)
@@ -177,23 +168,29 @@ def test_remove_is_one_commit_and_check_reports_problems(hub, tmp_path, small_be
     board.remove(gone, reason="results were leaked")
     assert hub.commits == commits + 1
     assert not any(gone in f for f in hub.files(REPO))
-    assert gone not in json.loads(hub.read(REPO, TOURNAMENT_FILE))
+    for name in (f for f in hub.files(REPO) if f.startswith("duels/")):
+        table = pq.read_table(io.BytesIO(hub.read(REPO, name)))
+        assert gone not in set(table["first"].to_pylist()) | set(table["second"].to_pylist())
     assert "results were leaked" in subprocess.run(
         ["git", "--git-dir", str(hub.root / f"{REPO}.git"), "log", "-1", "--format=%s"],
         capture_output=True, text=True).stdout
     fresh = replica(hub, tmp_path, small_benchmark, "b")
     assert gone not in fresh.models and fresh.check() == []
     # Damage the repo by hand: an orphan duel and a missing one.
-    tour = json.loads(hub.read(REPO, TOURNAMENT_FILE))
-    a, b = list(fresh.models)[:2]
-    tour[a]["ghost_model"] = tour[a][b]
-    del tour[a][b], tour[b][a]
-    repo = hub.repo(REPO)
-    repo.commit(hub.head(REPO), {TOURNAMENT_FILE: json.dumps(tour).encode()}, [], "damage")
+    duel_names = sorted(f for f in hub.files(REPO) if f.startswith("duels/"))
+    lost = max(duel_names, key=lambda name: len(hub.read(REPO, name)))
+    kept = next(name for name in duel_names if name != lost and pq.read_table(io.BytesIO(hub.read(REPO, name))).num_rows)
+    table = pq.read_table(io.BytesIO(hub.read(REPO, kept)))
+    first = table["first"].to_pylist()
+    ghost = table.set_column(table.schema.get_field_index("first"), "first",
+                             pa.array(["ghost_model"] + first[1:], type=table.schema.field("first").type))
+    sink = io.BytesIO()
+    pq.write_table(ghost, sink)
+    hub.repo(REPO).commit(hub.head(REPO), {kept: sink.getvalue()}, [lost], "damage")
     problems = replica(hub, tmp_path, small_benchmark, "c").check()
     assert any("missing duels" in p for p in problems) and any("ghost_model" in p for p in problems)
     fixed = replica(hub, tmp_path, small_benchmark, "d")
-    assert fixed.rebuild() >= 1 and fixed.check() == []
+    assert fixed.rebuild().dueled >= 1 and fixed.check() == []
 
 
 def test_load_dataset_returns_the_ranking(hub, tmp_path, small_benchmark, small_documents):

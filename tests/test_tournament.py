@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import tree_digest
+from conftest import reference_layout_store, tree_digest
 from leaderboard import board as board_module
 from leaderboard import ranking
 from leaderboard.board import Leaderboard
-from leaderboard.store import JOURNAL_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
+from leaderboard.store import DUELS_DIR, JOURNAL_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
 from leaderboard.tasks import Benchmark, Task
 from leaderboard.tournament import Tournament
 from stats import DuelResult
@@ -32,7 +32,6 @@ def tiny_benchmark():
 
 def test_win_scores_category_and_overall_by_hand():
     bench = tiny_benchmark()
-    tour = Tournament(bench.task_ids, ["x", "y", "z"])
     wins = {  # (task, a, b): significant
         ("t1", "x", "y"): True, ("t1", "x", "z"): True, ("t1", "y", "x"): False, ("t1", "y", "z"): True,
         ("t1", "z", "x"): False, ("t1", "z", "y"): False,
@@ -41,9 +40,11 @@ def test_win_scores_category_and_overall_by_hand():
         ("t3", "x", "y"): False, ("t3", "x", "z"): False, ("t3", "y", "x"): True, ("t3", "y", "z"): True,
         ("t3", "z", "x"): False, ("t3", "z", "y"): False,
     }
+    stored = {}
     for (task, a, b), won in wins.items():
-        tour.record(bench.task_ids.index(task), tour.index(a), np.array([tour.index(b)]),
-                    DuelResult(np.array([0.01 if won else 0.5]), np.array([0.1])))
+        stored.setdefault(a, {}).setdefault(b, {})[task] = {"significant": won, "p_value": 0.01 if won else 0.5,
+                                                            "delta": 0.1}
+    tour = Tournament.from_json(stored, bench.task_ids, ["x", "y", "z"])
     table = ranking.scores_table(tour, bench)
     # x: t1 2/2, t2 1/2, t3 0/2 -> A = (1 + .5)/2 = .75, B = 0, overall .375
     # y: t1 1/2, t2 0/2, t3 2/2 -> A = .25, B = 1, overall .625
@@ -74,38 +75,46 @@ def test_tournament_json_round_trip_and_old_bare_bool_entries(small_benchmark):
 
 # --- publication, incremental duels, rebuild ----------------------------------------------
 
-def test_publishing_runs_only_the_new_models_duels(small_store, small_documents):
+def stored_duels(root) -> pd.DataFrame:
+    """Every stored duel row, read with pandas straight from the duel files."""
+    return pd.concat([pd.read_parquet(p) for p in sorted((root / DUELS_DIR).glob("*.parquet"))], ignore_index=True)
+
+
+def test_publishing_writes_only_the_new_models_duels(small_store, small_documents):
+    root = small_store.store.root
     before = small_store.tournament
     old_ids = list(before.model_ids)
+    old_files = {p.name: p.read_bytes() for p in (root / DUELS_DIR).glob("*.parquet")}
     form, document, ts = small_documents[5]
     sid = small_store.publish(small_store.presubmit(dump_json(document), form), submitted_at=ts)
-    after = small_store.tournament.subset(old_ids)
-    for name in ("fought", "significant", "p_value", "delta"):
-        np.testing.assert_array_equal(getattr(after, name), getattr(before.subset(old_ids), name))
+    assert small_store.tournament.subset(old_ids).to_json() == before.subset(old_ids).to_json()
     for other in old_ids:
         assert small_store.tournament.has_dueled(sid, other)
-    stored = json.loads((small_store.store.root / TOURNAMENT_FILE).read_text())
-    assert set(stored[sid]) == set(old_ids)
-    assert all(set(stored[o][sid]) == set(small_store.benchmark.task_ids) for o in old_ids)
+    assert {p.name: p.read_bytes() for p in (root / DUELS_DIR).glob("*.parquet") if p.stem != sid} == old_files
+    mine = pd.read_parquet(root / DUELS_DIR / f"{sid}.parquet")
+    assert sorted(mine["second"][mine["first"] == sid]) == sorted(old_ids)
+    assert sorted(mine["first"][mine["second"] == sid]) == sorted(old_ids)
+    assert set(mine["rules"]) == {small_store.rules}
+    assert all(len(v) == len(small_store.benchmark.task_ids) and v.all() for v in mine["fought"])
 
 
 def test_scores_are_win_shares_of_stored_duels(small_store):
-    stored = json.loads((small_store.store.root / TOURNAMENT_FILE).read_text())
+    rows = stored_duels(small_store.store.root)
     table = small_store.ranked()
-    for sid, row in stored.items():
-        for task in small_store.benchmark.task_ids:
-            won = [entry[task]["significant"] for entry in row.values()]
-            assert table.loc[sid, task] == pytest.approx(sum(won) / len(won))
+    for sid, mine in rows.groupby("first"):
+        won = np.stack(mine["significant"].to_numpy())
+        for t, task in enumerate(small_store.benchmark.task_ids):
+            assert table.loc[sid, task] == pytest.approx(won[:, t].mean())
 
 
 def test_rebuild_from_scratch_reproduces_every_duel(small_store):
     root = small_store.store.root
-    original = (root / TOURNAMENT_FILE).read_bytes()
-    assert small_store.rebuild() == 0  # nothing missing
-    (root / TOURNAMENT_FILE).unlink()
+    original = small_store.tournament.to_json()
+    assert small_store.rebuild().dueled == 0  # nothing missing
+    shutil.rmtree(root / DUELS_DIR)
     board = Leaderboard(LocalStore(root), small_store.benchmark)
-    assert board.rebuild() == 10  # model pairs: the k-th model duels the k-1 earlier ones
-    assert json.loads((root / TOURNAMENT_FILE).read_bytes()) == json.loads(original)
+    assert board.rebuild().dueled == 10  # model pairs: the k-th model duels the k-1 earlier ones
+    assert Leaderboard(LocalStore(root), small_store.benchmark).tournament.to_json() == original
 
 
 def test_new_model_duels_only_the_top_models(small_store, small_documents, monkeypatch):
@@ -220,21 +229,29 @@ def test_a_store_copied_with_cp_r_keeps_its_cache(small_store, tmp_path, monkeyp
 
 
 def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):
-    """A store written by the reference: bare-bool duels, extra fields, old rouge spelling."""
-    root = tmp_path / "ref"
-    board = Leaderboard(LocalStore(root), small_benchmark)
-    publish_all(board, small_documents[:3])
-    for path in (root / "data").glob("*.json"):
-        doc = json.loads(path.read_text())
-        for sample in doc["predictions"]["t_rouge"]:
-            sample["rouge_raw_r2_mid_f_without_bootstrap"] = sample.pop("rouge_raw_r2_mid_f")
-        path.write_text(json.dumps(doc))
-    tour = json.loads((root / TOURNAMENT_FILE).read_text())
-    for row in tour.values():
-        for entry in row.values():
-            entry["t_acc"] = entry["t_acc"]["significant"]
-    (root / TOURNAMENT_FILE).write_text(json.dumps(tour))
-    shutil.rmtree(root / ".cache")
+    board, root = reference_layout_store(tmp_path, small_benchmark, small_documents[:3])
+    assert not (root / DUELS_DIR).exists() and not (root / ".cache").exists()
     reopened = Leaderboard(LocalStore(root), small_benchmark)
     assert set(reopened.models) == set(board.models)
     pd.testing.assert_frame_equal(reopened.ranked(), board.ranked())
+
+
+def test_migrate_keeps_the_ranking_and_recompute_reports_the_changed_verdicts(tmp_path, small_benchmark,
+                                                                             small_documents):
+    board, root = reference_layout_store(tmp_path, small_benchmark, small_documents[:4])
+    tour = json.loads((root / TOURNAMENT_FILE).read_text())
+    a = sorted(tour)[0]
+    b = sorted(tour[a])[0]
+    original = tour[a][b]["t_em"]["significant"]
+    tour[a][b]["t_em"]["significant"] = not original  # as a miscalibrated test might have decided
+    (root / TOURNAMENT_FILE).write_text(json.dumps(tour))
+    reference = Leaderboard(LocalStore(root), small_benchmark)
+    before = reference.ranked()
+    assert reference.migrate() == 3
+    assert not (root / TOURNAMENT_FILE).exists()
+    migrated = Leaderboard(LocalStore(root), small_benchmark)
+    pd.testing.assert_frame_equal(migrated.ranked(), before)
+    report = migrated.rebuild(recompute=True)
+    assert report.recomputed_pairs == 6 and report.dueled == 0
+    assert report.changed == [("t_em", a, b, not original, original)]
+    pd.testing.assert_frame_equal(Leaderboard(LocalStore(root), small_benchmark).ranked(), board.ranked())

@@ -153,21 +153,20 @@ def test_score_bars_show_each_category_or_each_task_of_the_category(small_store)
 
 
 def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_task_unit(small_store):
-    tour = small_store.tournament
+    stored = small_store.tournament.to_json()  # {A: {B: {task: duel}}}
     sid = small_store.ranked().index[1]
     duels = details.duel_table(small_store, sid)
     assert len(duels) == (len(small_store.models) - 1) * len(small_store.benchmark.tasks)
-    a = tour.index(sid)
     for row in duels.to_dict("records"):
-        t, b = tour.task_ids.index(row["task_id"]), tour.index(row["competitor_id"])
-        expected = (details.WON if tour.significant[t, a, b] else
-                    details.LOST if tour.significant[t, b, a] else details.NOT_SIGNIFICANT)
+        ours, theirs = stored[sid][row["competitor_id"]][row["task_id"]], stored[row["competitor_id"]][sid][row["task_id"]]
+        expected = (details.WON if ours["significant"] else
+                    details.LOST if theirs["significant"] else details.NOT_SIGNIFICANT)
         assert row["Result"] == expected
-        assert row["p (this model better)"] == tour.p_value[t, a, b]
-        assert row["p (competitor better)"] == tour.p_value[t, b, a]
+        assert row["p (this model better)"] == ours["p_value"]
+        assert row["p (competitor better)"] == theirs["p_value"]
         percent = row["task_id"] != "t_ppl"
         assert row["Δ unit"] == ("pp" if percent else "perplexity")
-        assert row["Δ"] == tour.delta[t, a, b] * (100 if percent else 1)
+        assert row["Δ"] == ours["delta"] * (100 if percent else 1)
     assert set(duels["Result"]) >= {details.WON, details.LOST}
     assert list(dict.fromkeys(duels["competitor_id"])) == [o for o in small_store.ranked().index if o != sid]
     only = details.duel_table(small_store, sid, "Summaries")

@@ -92,17 +92,16 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
     tour = tournament or board.tournament
     models = models or board.models
     tasks = [t for t in board.benchmark.tasks if is_overall(category) or t.category == category]
-    fought = set(tour.opponents(submission_id))
+    forward, backward = tour.rows_of(submission_id)  # row k of both: the same opponent
+    row_of = {tour.model_ids[j]: k for k, j in enumerate(forward.second)}
     order = board.ranked().index if rank_order is None else rank_order
-    opponents = [o for o in order if o in fought]
+    opponents = [o for o in order if o in row_of]
     if not opponents or not tasks:
         return pd.DataFrame(columns=["Rank", "Competitor", "competitor_id", "Category", "Task", "task_id", "Result",
                                      "p (this model better)", "p (competitor better)", "Δ", "Δ unit"])
-    a = tour.index(submission_id)
     t_idx = np.array([tour.task_ids.index(t.id) for t in tasks])
-    b_idx = np.array([tour.index(o) for o in opponents])
-    grid = np.ix_(t_idx, b_idx)  # (tasks, opponents) -> flattened opponent-major below
-    won, lost = tour.significant[:, a, :][grid].T.ravel(), tour.significant[:, :, a][grid].T.ravel()
+    grid = np.ix_(np.array([row_of[o] for o in opponents]), t_idx)  # (opponents, tasks), flattened opponent-major
+    won, lost = forward.significant[grid].ravel(), backward.significant[grid].ravel()
     scale, units = _delta_scale(board, [t.id for t in tasks])
     n_tasks, n_opp = len(tasks), len(opponents)
     rank = pd.Series(range(1, len(order) + 1), index=order)
@@ -114,9 +113,9 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
         "Task": np.tile([t.abbreviation for t in tasks], n_opp),
         "task_id": np.tile([t.id for t in tasks], n_opp),
         "Result": np.select([won, lost], [WON, LOST], NOT_SIGNIFICANT),
-        "p (this model better)": tour.p_value[:, a, :][grid].T.ravel(),
-        "p (competitor better)": tour.p_value[:, :, a][grid].T.ravel(),
-        "Δ": tour.delta[:, a, :][grid].T.ravel() * np.tile(scale, n_opp),
+        "p (this model better)": forward.p_value[grid].ravel(),
+        "p (competitor better)": backward.p_value[grid].ravel(),
+        "Δ": forward.delta[grid].ravel() * np.tile(scale, n_opp),
         "Δ unit": np.tile(units, n_opp)})
 
 

@@ -1,0 +1,99 @@
+"""The duels on disk: one Parquet file per publication, `duels/<submission_id>.parquet`.
+
+A file holds the rows its publication added (the new model against each opponent and
+back): columns `first` and `second` (submission ids), `rules` (the rules id that
+computed the row) and, per task in the order the file's metadata lists them,
+`fought`, `significant`, `p_value` and `delta` as fixed-size lists. The schema metadata
+records the task ids and a description of each rules id used. A publication therefore
+writes an amount of data that does not depend on how many models are published.
+"""
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+
+from leaderboard.tournament import DuelRows
+
+TASKS_KEY, RULES_KEY = b"leaderboard.tasks", b"leaderboard.rules"
+
+
+def duel_file(rows: DuelRows, model_ids: list[str], task_ids: list[str], rules: dict[str, dict]) -> bytes:
+    """Parquet bytes of `rows` (model indices into `model_ids`); `rules` describes the
+    rules ids (id -> description) the rows name, where known."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    t = len(task_ids)
+    ids = np.asarray(model_ids, dtype=object)
+
+    def lists(values, kind):
+        return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(values).ravel(), type=kind), t)
+    table = pa.table({"first": pa.array(ids[rows.first], type=pa.string()),
+                      "second": pa.array(ids[rows.second], type=pa.string()),
+                      "rules": pa.array(rows.rules, type=pa.string()).dictionary_encode(),
+                      "fought": lists(rows.fought, pa.bool_()), "significant": lists(rows.significant, pa.bool_()),
+                      "p_value": lists(rows.p_value, pa.float64()), "delta": lists(rows.delta, pa.float64())})
+    used = {r: rules[r] for r in dict.fromkeys(rows.rules.tolist()) if r in rules}
+    table = table.replace_schema_metadata({TASKS_KEY: json.dumps(task_ids).encode(),
+                                           RULES_KEY: json.dumps(used).encode()})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd")
+    return buffer.getvalue()
+
+
+def read_table(source):
+    """One duel file (a path or bytes) as a pyarrow table; raises ValueError when it is
+    not one."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    try:
+        table = pq.read_table(io.BytesIO(source) if isinstance(source, bytes) else source)
+        json.loads(table.schema.metadata[TASKS_KEY])
+    except (pa.ArrowException, OSError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"not a duel file ({type(e).__name__})") from None
+    return table
+
+
+def rows_from_tables(tables: list, task_ids: list[str], index: dict[str, int]) -> tuple[DuelRows, set[str]]:
+    """The rows of the tables among the models of `index` (id -> model index), with task
+    columns in the order of `task_ids` (a task missing from a file is not fought); and
+    the ids of unknown models the files mention (their rows are dropped)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    parts, unknown = [], set()
+    ids = pa.array(list(index), type=pa.string())
+    positions = np.array(list(index.values()), dtype=np.int64)
+    by_tasks: dict[str, list] = {}
+    for table in tables:  # files with the same task list are converted together
+        by_tasks.setdefault(table.schema.metadata[TASKS_KEY], []).append(table.replace_schema_metadata(None))
+    for tasks_json, group in by_tasks.items():
+        table = pa.concat_tables(group, promote_options="permissive")
+        file_tasks = json.loads(tasks_json)
+        n = table.num_rows
+        where = {}
+        for side in ("first", "second"):
+            found = pc.index_in(table[side], value_set=ids).to_numpy(zero_copy_only=False)
+            missing = np.isnan(found) if found.dtype.kind == "f" else np.zeros(n, dtype=bool)
+            if missing.any():
+                unknown |= set(np.asarray(table[side].to_pylist(), dtype=object)[missing])
+            where[side] = np.where(missing, -1, positions[np.nan_to_num(found, nan=0).astype(np.int64)])
+        keep = (where["first"] >= 0) & (where["second"] >= 0)
+        columns = {}
+        for name, kind, fill in (("fought", bool, False), ("significant", bool, False),
+                                 ("p_value", float, np.nan), ("delta", float, np.nan)):
+            values = (table[name].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+                      .reshape(n, len(file_tasks)).astype(kind))
+            out = np.full((n, len(task_ids)), fill, dtype=kind)
+            shared = [(k, file_tasks.index(t)) for k, t in enumerate(task_ids) if t in file_tasks]
+            if shared:
+                to, frm = zip(*shared)
+                out[:, list(to)] = values[:, list(frm)]
+            columns[name] = out[keep]
+        rules_column = table["rules"].cast(pa.string())
+        names = pc.unique(rules_column)
+        codes = pc.index_in(rules_column, value_set=names).to_numpy(zero_copy_only=False)
+        rules = np.asarray(names.to_pylist(), dtype=object)[codes[keep]]
+        parts.append(DuelRows(where["first"][keep], where["second"][keep], columns["fought"], columns["significant"],
+                              columns["p_value"], columns["delta"], rules))
+    return DuelRows.concat(parts, len(task_ids)), unknown
