@@ -195,8 +195,8 @@ def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: dic
         own_agg, own_summary = new.aggregates[task], new.summaries[task][None, :]
         agg = np.array([results[o].aggregates[task] for o in todo])
         summary = np.stack([results[o].summaries[task] for o in todo])
-        tournament.record(t, a, b, stats.duel(metric, own_agg, own_summary, agg, summary))
-        tournament.record(t, b, a, stats.duel(metric, agg, summary, own_agg, own_summary))
+        tournament.record(t, a, b, stats.duel(metric, own_agg, own_summary, agg, summary, benchmark.alpha))
+        tournament.record(t, b, a, stats.duel(metric, agg, summary, own_agg, own_summary, benchmark.alpha))
     return len(todo)
 
 
