@@ -171,15 +171,20 @@ def _is_number_pair(v) -> bool:
     return isinstance(v, list) and len(v) == 2 and _is_number(v[0]) and _is_number(v[1])
 
 
-def _parse_loglik_words(values: list, task: Task) -> np.ndarray:
-    """Bounded so that every perplexity, of the task and of any bootstrap resample, is a
-    finite number: loglikelihood <= 0 and >= MIN_LOGLIK_PER_WORD per word."""
-    expect = SAMPLE_KINDS["loglik_words"]
+def _number_pairs(values: list, expect: str, what: str) -> np.ndarray:
+    """values as an (n, 2) float array of finite numbers; `what` names them in a message."""
     arr = _numeric_array(values, 2)
     if arr is None or arr.shape[1] != 2:
         raise _not_a(expect, values, _is_number_pair)
     _refuse_booleans(values, expect)
-    _check_finite(arr, "the loglikelihood or number_of_words")
+    _check_finite(arr, what)
+    return arr
+
+
+def _parse_loglik_words(values: list, task: Task) -> np.ndarray:
+    """Bounded so that every perplexity, of the task and of any bootstrap resample, is a
+    finite number: loglikelihood <= 0 and >= MIN_LOGLIK_PER_WORD per word."""
+    arr = _number_pairs(values, SAMPLE_KINDS["loglik_words"], "the loglikelihood or number_of_words")
     loglik, words = arr[:, 0], arr[:, 1]
     bad = (words <= 0) | (words != np.round(words)) | (words > MAX_WORDS)
     if bad.any():
@@ -241,12 +246,7 @@ def _parse_gold_probs(values: list, task: Task) -> ClassProbs:
 
 
 def _parse_label_pair(values: list, task: Task) -> LabelPairs:
-    expect = SAMPLE_KINDS["label_pair"]
-    arr = _numeric_array(values, 2)
-    if arr is None or arr.shape[1] != 2:
-        raise _not_a(expect, values, _is_number_pair)
-    _refuse_booleans(values, expect)
-    _check_finite(arr, "a label")
+    arr = _number_pairs(values, SAMPLE_KINDS["label_pair"], "a label")
     bad = (arr != np.round(arr)).any(axis=1)
     if bad.any():
         raise _SampleProblem(_first(bad), f"labels must be whole numbers (class indices), "
