@@ -31,7 +31,7 @@ class Task:
     name: str
     category: str
     metric_name: str
-    dataset_url: str
+    dataset_url: str  # may be empty: a dataset that is not public
     labels: tuple[str, ...] = ()  # label metrics: the class names, by class index
     score_range: tuple[float, float] | None = None  # judge scores: lowest and highest score
     criteria: tuple[tuple[str, float], ...] = ()  # judge scores: (criterion, weight), weights summing to 1
@@ -119,7 +119,7 @@ def _task(raw, index: int, categories: tuple[str, ...]) -> Task:
     if not isinstance(raw, dict):
         raise TasksFileError(f"task {index}: must be an object with {', '.join(TASK_FIELDS)}")
     where = f"task {raw.get('id', index)}"
-    values = [_text(raw, key, where) for key in TASK_FIELDS]
+    values = [_text(raw, key, where, required=key != "dataset_url") for key in TASK_FIELDS]
     metric, category = raw["metric"], raw["category"]
     if metric not in METRICS:
         raise TasksFileError(f"{where}: unknown metric {metric!r}; known: {', '.join(sorted(METRICS))}")
