@@ -84,6 +84,7 @@ CSS = """
 }
 #board th .header, #preview th .header { word-break: normal; overflow-wrap: normal; hyphens: none; }
 #duels [role=gridcell], #duels th { font-size: 12px; }
+#legend th, #legend td { word-break: normal; overflow-wrap: normal; hyphens: none; }
 .score-bars { margin: 0; max-width: 720px; }
 .score-bars figcaption { font-weight: 600; margin-bottom: 6px; }
 .bar-row { display: grid; grid-template-columns: minmax(80px, 17em) 1fr 3.5em; align-items: center; gap: 8px; }
@@ -98,6 +99,8 @@ CSS = """
   #board-controls { gap: 4px; }
   #values .info-text { display: none; }
   #board-controls > div { min-width: 45% !important; }
+  #legend table { display: block; overflow-x: auto; font-size: 13px; }
+  #legend th, #legend td { padding: 4px 6px; }
 }
 """.replace("RANK_WIDTH", RANK_WIDTH)
 
@@ -250,7 +253,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                     json_button = gr.DownloadButton("Download JSON", value=first["json"], size="sm", elem_id="json")
                     copy_button = gr.Button("Copy link to this view", size="sm", elem_id="copy-link")
                 link_box = gr.Textbox(label="Link to this view", interactive=False, visible=False, elem_id="link-box")
-                legend = gr.Markdown(first["legend"])
+                legend = gr.Markdown(first["legend"], elem_id="legend")
                 plot_open = gr.State(False)
                 shown_revision = gr.State(first_revision)
                 with gr.Accordion("Plot: score against model size", open=False) as plot_box:

@@ -8,13 +8,13 @@ from stats.metrics import SAMPLE_KINDS
 
 # How each duel test decides, by the registry's `test_name`.
 TEST_EXPLANATIONS = {
-    "paired t-test": "a one-tailed paired t-test on the per-sample values",
-    "paired bootstrap": (f"a paired bootstrap: the test items are resampled {N_RESAMPLES} times (the same "
-                         f"resamples for every model) and the metric recomputed on each; p is the share of "
-                         f"resamples whose difference exceeds twice the observed one"),
-    "paired Bayesian AUROC test": ("a paired Bayesian test: the test items are reweighted at random (Bayesian "
-                                   "bootstrap) and p is the posterior probability that A's AUROC is not above "
-                                   "B's; its closed form is DeLong's test extended to the average over classes"),
+    "paired t-test": "a one-tailed t-test on the per-sample differences between A and B",
+    "paired bootstrap": (f"the test items are resampled {N_RESAMPLES} times (the same resamples for every "
+                         f"model) and the metric recomputed on each; p is the share of resamples whose "
+                         f"difference exceeds twice the observed one"),
+    "paired Bayesian AUROC test": ("the test items are reweighted at random (Bayesian bootstrap) and p is the "
+                                   "posterior probability that A's AUROC is not above B's; its closed form is "
+                                   "DeLong's test extended to the average over classes"),
 }
 
 READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is switched off."
@@ -64,7 +64,7 @@ def about(benchmark: Benchmark) -> str:
     metrics = "\n".join(
         f"- **{m.display_name}** (`{m.name}`, {_plural(n, 'task')}, {'higher' if m.higher_is_better else 'lower'} "
         f"is better): per sample {SAMPLE_KINDS[m.sample_kind]}; duels: {m.test_name}." for m, n in used.items())
-    tests = "\n".join(f"- {name}: {TEST_EXPLANATIONS[name]};"
+    tests = "\n".join(f"- **{name}**: {TEST_EXPLANATIONS[name]}."
                       for name in dict.fromkeys(m.test_name for m in used))
     return f"""
 ## How the leaderboard works

@@ -64,7 +64,8 @@ class Metric:
     test_name: str
     aliases: tuple[str, ...] = field(default=())
     label: str = ""  # what a table header calls it (default: the name)
-    percent: bool = False  # shown x100 with "%" (a share), else as is
+    percent: bool = False  # shown x100 with "%" (a share, differences in pp), else as is
+    unit: str = ""  # a short word for differences when not in percent (default: the label)
 
     @property
     def sign(self) -> float:
@@ -156,7 +157,8 @@ for _name, _label in (("acc", "accuracy"), ("exact_match", "exact match")):
     register(Metric(_name, "binary", True, _mean, _same, dt.paired_ttest, "paired t-test", label=_label, percent=True))
 
 register(Metric("word_perplexity", "loglik_words", False, lambda s: float(_word_perplexity(s)),
-                _bootstrap_perplexity, dt.paired_bootstrap, "paired bootstrap", label="perplexity"))
+                _bootstrap_perplexity, dt.paired_bootstrap, "paired bootstrap", label="perplexity",
+                unit="perplexity"))
 for _name, _label, _aliases in (("rouge_raw_r2_mid_f", "ROUGE-2", ("rouge_raw_r2_mid_f_without_bootstrap",)),
                                 ("token_f1", "token F1", ()), ("chrf", "chrF", ())):
     register(Metric(_name, "unit_interval", True, _mean, _bootstrap_mean, dt.paired_bootstrap, "paired bootstrap",
@@ -168,7 +170,8 @@ register(Metric("macro_f1", "label_pair", True, *_on_labels(_macro_f1), dt.paire
                 label="macro-F1", percent=True))
 register(Metric("mcc", "label_pair", True, *_on_labels(_mcc), dt.paired_bootstrap, "paired bootstrap",
                 label="MCC", percent=True))
-register(Metric("judge_score", "judge", True, _mean, _same, dt.paired_ttest, "paired t-test", label="judge score"))
+register(Metric("judge_score", "judge", True, _mean, _same, dt.paired_ttest, "paired t-test", label="judge score",
+                unit="pt"))
 
 # The reference's unpaired test, for reproducing its verdicts only (see duel_tests.py).
 REFERENCE_AUROC = Metric("avg_mcauroc", "gold_probs", True, lambda s: dt.one_vs_rest_auroc(*s),

@@ -24,8 +24,8 @@ significantly better, **n.s.** (grey) otherwise. **p** is the test's p-value in 
 direction of the verdict (for a loss: the competitor's); **p = 1: not tested**, because
 this model's score was lower, so "better" was not tested. **Δ** is this model minus the
 competitor, positive = this model better: in percentage points (pp) for metrics shown in
-percent (accuracy, F1, AUROC, ...), else in the metric's own unit (a judge score, a
-perplexity: lower is better there, so a positive Δ means a lower perplexity).
+percent (accuracy, F1, AUROC, ...), else in the metric's own unit (judge score points, pt; for
+perplexity lower is better, so there a positive Δ means a lower perplexity).
 Competitors are in rank order. In **Overall** each
 cell counts the duels on one category's tasks, coloured by the side that won more of them;
 pick a category to see each task's verdict, Δ and p.
@@ -83,7 +83,7 @@ def score_bars(board: Leaderboard, submission_id: str, category: str | None = No
 def _delta_scale(board: Leaderboard, task_ids) -> tuple[np.ndarray, list[str]]:
     """Per task: the factor to the task's display unit and the unit (pp or the metric)."""
     metrics = [board.benchmark.task(t).metric for t in task_ids]
-    return np.where([m.percent for m in metrics], 100.0, 1.0), ["pp" if m.percent else m.display_name for m in metrics]
+    return np.where([m.percent for m in metrics], 100.0, 1.0), ["pp" if m.percent else m.unit or m.display_name for m in metrics]
 
 
 def duel_table(board: Leaderboard, submission_id: str, category: str | None = None,

@@ -310,16 +310,17 @@ def header_titles(board: Leaderboard) -> dict[str, str]:
 
 
 def metric_description(task) -> str:
-    """The task's metric in words with what the task declares: "judge score, 0–1: helpfulness
-    50%, relevance 30%, brevity 20%", "macro-F1 over 3 labels", "perplexity, lower is better"."""
-    m, parts = task.metric, [task.metric.display_name]
+    """The task's metric in words with what the task declares: "judge score, 0–1: 50%
+    helpfulness + 30% relevance + 20% brevity", "macro-F1 over 3 labels", "perplexity,
+    lower is better"."""
+    text = task.metric.display_name
     if task.labels:
-        parts.append(f"over {len(task.labels)} labels")
+        text += f" over {len(task.labels)} labels"
     if task.score_range:
-        parts.append(f"scored {task.score_range[0]:g}–{task.score_range[1]:g}")
+        text += f", {task.score_range[0]:g}–{task.score_range[1]:g}"
     if task.criteria:
-        parts.append("= " + ", ".join(f"{w:.0%} {name}" for name, w in task.criteria))
-    return " ".join(parts) + ("" if m.higher_is_better else ", lower is better")
+        text += ": " + " + ".join(f"{w:.0%} {name}" for name, w in task.criteria)
+    return text + ("" if task.metric.higher_is_better else ", lower is better")
 
 
 def category_legend(board: Leaderboard, category: str | None) -> str:
@@ -327,7 +328,7 @@ def category_legend(board: Leaderboard, category: str | None) -> str:
         return ("Every column is a **win score**: the percentage of duels won, averaged over a category's "
                 "tasks; Overall averages the categories. Metric values are per task: choose a category.")
     tasks = board.benchmark.tasks_in(category)
-    rows = [f"| {escape_markdown(t.abbreviation)} | {escape_markdown(t.name)} | {markdown_link('dataset', t.dataset_url) if t.dataset_url else '–'} "
+    rows = [f"| {escape_markdown(t.abbreviation)} | {escape_markdown(t.name)} | {markdown_link('dataset', t.dataset_url) if t.dataset_url else 'not public'} "
             f"| {escape_markdown(metric_description(t))} |" for t in tasks]
     return "\n".join([f"**{escape_markdown(category)}** tasks", "", "| Abbreviation | Task | Data | Metric |",
                       "| --- | --- | --- | --- |", *rows])
