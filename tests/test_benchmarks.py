@@ -16,7 +16,7 @@ from playwright.sync_api import expect, sync_playwright
 
 from conftest import tree_digest
 from leaderboard.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
-from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, free_port, rows, start_app
+from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
 
 SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"
 BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE}
@@ -106,13 +106,8 @@ def test_app_runs_the_benchmark(built, tmp_path):
                 page.screenshot(path=str(ARTIFACTS / f"bench_{name}_about_{viewport['width']}.png"), full_page=True)
                 page.context.close()
             page = browser.new_context(viewport=DESKTOP).new_page()
-            page.goto(f"http://127.0.0.1:{port}/?tab=submission")
-            page.locator("#team textarea, #team input").first.fill("Bench Team")
-            page.locator("#model textarea, #model input").first.fill("bench-model")
-            page.locator("#params input").fill("7")
-            page.locator("#input-length input").fill("4096")
-            page.locator("#link textarea, #link input").first.fill("https://example.com/bench")
-            page.locator("#file input[type=file]").set_input_files(str(sample))
+            page.goto(f"http://127.0.0.1:{port}/")
+            fill_form(page, sample, "Bench Team", "bench-model")
             page.locator("#presubmit").click()
             expect(page.locator("#status")).to_contain_text("would rank", timeout=60000)
             page.locator("#publish").click()
