@@ -16,6 +16,7 @@ from leaderboard.hub_store import HubStore
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import StoreError
 from leaderboard.submission import MAX_FILE_BYTES, MODEL_TYPES, PRECISIONS, SubmissionError
+from leaderboard.tasks import TasksFileError
 from leaderboard.views import details, share, submission, table as board_views
 from leaderboard.views.markdown import escape_markdown
 
@@ -83,6 +84,7 @@ CSS = """
 }
 #board th .header, #preview th .header { word-break: normal; overflow-wrap: normal; hyphens: none; }
 #duels [role=gridcell], #duels th { font-size: 12px; }
+#legend th, #legend td { word-break: normal; overflow-wrap: normal; hyphens: none; }
 .score-bars { margin: 0; max-width: 720px; }
 .score-bars figcaption { font-weight: 600; margin-bottom: 6px; }
 .bar-row { display: grid; grid-template-columns: minmax(80px, 17em) 1fr 3.5em; align-items: center; gap: 8px; }
@@ -97,6 +99,8 @@ CSS = """
   #board-controls { gap: 4px; }
   #values .info-text { display: none; }
   #board-controls > div { min-width: 45% !important; }
+  #legend table { display: block; overflow-x: auto; font-size: 13px; }
+  #legend th, #legend td { padding: 4px 6px; }
 }
 """.replace("RANK_WIDTH", RANK_WIDTH)
 
@@ -219,8 +223,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
                 gr.update(choices=details.model_choices(board), value=sid))
 
-    with gr.Blocks(title=content.TITLE, delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
-        gr.Markdown(content.INTRO, elem_id="intro")
+    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
+        gr.Markdown(content.intro(board.benchmark), elem_id="intro")
         with gr.Tabs(selected=default_view["tab"]) as tabs:
             with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
                 as_of = gr.Markdown(first["as_of"], elem_id="as-of")
@@ -249,7 +253,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                     json_button = gr.DownloadButton("Download JSON", value=first["json"], size="sm", elem_id="json")
                     copy_button = gr.Button("Copy link to this view", size="sm", elem_id="copy-link")
                 link_box = gr.Textbox(label="Link to this view", interactive=False, visible=False, elem_id="link-box")
-                legend = gr.Markdown(first["legend"])
+                legend = gr.Markdown(first["legend"], elem_id="legend")
                 plot_open = gr.State(False)
                 shown_revision = gr.State(first_revision)
                 with gr.Accordion("Plot: score against model size", open=False) as plot_box:
@@ -264,12 +268,12 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 bars = gr.HTML(elem_id="bars")
                 summary = gr.Dataframe(label="Duels won / lost / not significant", interactive=False,
                                        elem_id="duel-summary", max_height=420)
-                gr.Markdown(details.DUELS_EXPLAINED, elem_id="duels-explained")
+                gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
                 duel_view = gr.Dataframe(label="Duels against each competitor", interactive=False,
                                          elem_id="duels", max_height=600, line_breaks=True, wrap=True)
                 duel_csv = gr.DownloadButton("Download duels CSV", size="sm")
             with gr.Tab("Submit", id="submission") as submission_tab:
-                gr.Markdown(content.SUBMISSION_HELP + (f"\n> {content.READ_ONLY}" if READ_ONLY else ""))
+                gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {content.READ_ONLY}" if READ_ONLY else ""))
                 sample = gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
                                            value=submission.sample_file(board), elem_id="sample")
                 with gr.Row():
@@ -303,7 +307,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
                                              visible=False, line_breaks=True, wrap=True)
             with gr.Tab("About", id="about") as about_tab:
-                gr.Markdown(content.ABOUT)
+                gr.Markdown(content.about(board.benchmark), elem_id="about")
 
         board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta]
         board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision]
@@ -355,7 +359,7 @@ def main():
     logging.basicConfig(level=os.environ.get("LEADERBOARD_LOG_LEVEL", "INFO").upper())
     try:
         board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
-    except StoreError as e:
+    except (StoreError, TasksFileError) as e:
         raise SystemExit(f"cannot open the leaderboard: {e}")
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))

@@ -1,78 +1,104 @@
-"""Text shown in the web app."""
+"""Text shown in the web app, made from the benchmark's tasks file: nothing here names a
+benchmark; its own prose comes from the file's `description` and `about`."""
+from __future__ import annotations
 
-TITLE = "BenCzechMark duel leaderboard"
+from leaderboard.tasks import Benchmark
+from stats.duel_tests import N_RESAMPLES
+from stats.metrics import SAMPLE_KINDS
 
-INTRO = """
-# BenCzechMark duel leaderboard
-Models are ranked by **duels**: on each of the 50 tasks a model is tested against the top
-50 published models, and its **Win Score** is the share of duels it won with a
-statistically significant result (one-tailed, α = 0.05). Scores are in percent.
-"""
-
-SUBMISSION_HELP = """
-### Submit a model
-Upload one JSON file with per-sample results for all 50 tasks (see *About* for the
-format). **Pre-submit** shows where the model would rank, in seconds; nothing is stored
-until you confirm **Publish**.
-"""
+# How each duel test decides, by the registry's `test_name`.
+TEST_EXPLANATIONS = {
+    "paired t-test": "a one-tailed t-test on the per-sample differences between A and B",
+    "paired bootstrap": (f"the test items are resampled {N_RESAMPLES} times (the same resamples for every "
+                         f"model) and the metric recomputed on each; p is the share of resamples whose "
+                         f"difference exceeds twice the observed one"),
+    "paired Bayesian AUROC test": ("the test items are reweighted at random (Bayesian bootstrap) and p is the "
+                                   "posterior probability that A's AUROC is not above B's; its closed form is "
+                                   "DeLong's test extended to the average over classes"),
+}
 
 READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is switched off."
 
 CONFIRM = ("**Publish this model?** It will appear on the public leaderboard and duel future "
            "submissions. This cannot be undone from the app.")
 
-ABOUT = """
+
+def title(benchmark: Benchmark) -> str:
+    return f"{benchmark.name} duel leaderboard"
+
+
+def _plural(n: int, word: str, words: str = "") -> str:
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
+def intro(benchmark: Benchmark) -> str:
+    return f"""
+# {title(benchmark)}
+{benchmark.description}
+
+Models are ranked by **duels**: on each of the {_plural(len(benchmark.tasks), "task")} a model is tested
+against the top {benchmark.top_opponents} published models, and its **Win Score** is the share of duels it
+won with a statistically significant result (one-tailed, α = {benchmark.alpha:g}). Scores are in percent.
+"""
+
+
+def submission_help(benchmark: Benchmark) -> str:
+    return f"""
+### Submit a model
+Upload one JSON file with per-sample results for all {_plural(len(benchmark.tasks), "task")} (see *About*
+for the format). **Pre-submit** shows where the model would rank, in seconds; nothing is stored
+until you confirm **Publish**.
+"""
+
+
+def _metrics_used(benchmark: Benchmark) -> dict:
+    """Each metric the benchmark uses -> the number of its tasks, in first-use order."""
+    used = {}
+    for task in benchmark.tasks:
+        used[task.metric] = used.get(task.metric, 0) + 1
+    return used
+
+
+def about(benchmark: Benchmark) -> str:
+    used = _metrics_used(benchmark)
+    metrics = "\n".join(
+        f"- **{m.display_name}** (`{m.name}`, {_plural(n, 'task')}, {'higher' if m.higher_is_better else 'lower'} "
+        f"is better): per sample {SAMPLE_KINDS[m.sample_kind]}; duels: {m.test_name}." for m, n in used.items())
+    tests = "\n".join(f"- **{name}**: {TEST_EXPLANATIONS[name]}."
+                      for name in dict.fromkeys(m.test_name for m in used))
+    return f"""
 ## How the leaderboard works
 
-**Tasks and metrics.** BenCzechMark has 50 tasks in 9 categories. Each task has one metric:
-accuracy (`acc`, multiple choice) and exact match (`exact_match`, open answers) per sample
-0 or 1; `avg_mcauroc` (classification: the mean over classes of one-vs-rest AUROC,
-from per-sample class probabilities); `word_perplexity` (language modelling, lower is
-better, from per-sample log-likelihoods and word counts).
+**Tasks and metrics.** {benchmark.name} has {_plural(len(benchmark.tasks), "task")} in
+{_plural(len(benchmark.categories), "category", "categories")}. Each task has one
+metric, computed from the per-sample values of the submitted file (the Leaderboard tab's
+legend lists each category's tasks, their data and declared label sets or score ranges):
+{metrics}
 
 **Duels.** Model A beats model B on a task when a one-tailed test of "A is better than B"
-gives p ≤ 0.05. When A's score is worse than B's, no test is run and A does not win.
-- accuracy and exact match: a paired t-test on the per-sample 0/1 results;
-- perplexity (and ROUGE for older tasks): a paired bootstrap with 1000 resamples of the
-  test items; p is the share of resamples whose difference exceeds twice the observed one;
-- AUROC: a paired Bayesian test. The test items are reweighted at random (Bayesian
-  bootstrap); p is the posterior probability that A's AUROC is not above B's. Its closed
-  form is DeLong's test extended to the average over classes.
+gives p ≤ {benchmark.alpha:g}. When A's score is worse than B's, no test is run and A does not win.
+Identical results never win. Every random draw is seeded, so a duel gives the same p-value
+on every run. The tests:
+{tests}
 
 **Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
 over its tasks; the overall score is the mean over categories, so each category weighs
-the same. Ties share a rank. A new model duels the 50 best models at the time it is
+the same. Ties share a rank. A new model duels the {benchmark.top_opponents} best models at the time it is
 submitted; every duel is stored in both directions.
-
-**What we changed from the original BenCzechMark leaderboard, and why**
-- Identical results never win a duel (the original counted a NaN p-value as a win).
-- Every random draw is seeded, so a duel gives the same p-value on every run.
-- Files whose samples do not line up with the published ones (count, `doc_id` order,
-  gold labels, class count) are refused instead of compared as if paired.
-- The original AUROC test drew every point of the ROC curve independently, which made it
-  claim significance for about half of the duels between equally good models. Our
-  paired test keeps false wins at the promised 5%.
-- Scores are computed from the per-sample values; if the file's `results` disagree,
-  you get a warning.
-- A pre-submission takes seconds instead of up to two hours.
 
 ## The submission file
 One JSON object:
 ```
-{
-  "predictions": {"<task>": [{"<metric>": <value>, "doc_id": <int>}, ...], ...},
-  "results":     {"<task>": {"<metric>": <aggregate>}, ...},
-  "metadata":    {...}
-}
+{{
+  "predictions": {{"<task>": [{{"<metric>": <value>, "doc_id": <int>}}, ...], ...}},
+  "results":     {{"<task>": {{"<metric>": <aggregate>}}, ...}},
+  "metadata":    {{...}}
+}}
 ```
-Per-sample values: `acc` and `exact_match` 0 or 1; `avg_mcauroc` a pair
-`[gold_class_index, [p_class0, p_class1, ...]]`; `word_perplexity` a pair
-`[loglikelihood, number_of_words]`. Every task of the benchmark must be present, with the
-same samples in the same order as the published submissions. The BenCzechMark
-repository's compile script turns lm-evaluation-harness logs into this file, keeping the
-best prompt per task.
+Every task of the benchmark must be present, with the same samples (`doc_id`s, and gold
+labels where there are any) in the same order as the published submissions. If the
+file's `results` disagree with the per-sample values, you get a warning and the values
+from the samples count. The Submit tab offers a valid sample file.
 
-## Citation
-Fajcik et al., *BenCzechMark: A Czech-centric Multitask and Multimetric Benchmark for Large
-Language Models with Duel Scoring Mechanism*, TACL 2025.
+{benchmark.about}
 """

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -167,7 +168,7 @@ class Leaderboard:
         shas = parsed.predictions_sha256, parsed.results_sha256
         model.metadata = self._stored_metadata(metadata, *shas, sid, time.time())
         progress(0.5, "running the duels")
-        opponents = list(ranked_now.index[:ranking.TOP_OPPONENTS])
+        opponents = list(ranked_now.index[:self.benchmark.top_opponents])
         preview_tournament = tournament.copy()
         results = {sid: model.results, **{o: models[o].results for o in opponents}}
         play(self.benchmark, preview_tournament, sid, results, opponents, rules=self.rules)
@@ -196,7 +197,7 @@ class Leaderboard:
                 self.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
                 _refuse_duplicate(self.models, sid, preview.metadata.title, preview.predictions_sha256)
                 progress(0.2, "running missing duels")
-                opponents = list(self._ranked.index[:ranking.TOP_OPPONENTS])
+                opponents = list(self._ranked.index[:self.benchmark.top_opponents])
                 tournament = self.tournament.copy()
                 results = {sid: preview.model.results, **{o: self.models[o].results for o in opponents}}
                 play(self.benchmark, tournament, sid, results, opponents, reuse=reuse, rules=self.rules)
@@ -340,7 +341,7 @@ class Leaderboard:
             if k:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     table = ranking.scores_from_win_scores(won[:k] / fought[:k], ids[:k], self.benchmark)
-                yield sid, ranking.top_ids(table, submitted.iloc[:k])
+                yield sid, ranking.top_ids(table, submitted.iloc[:k], self.benchmark.top_opponents)
             if sid not in tournament:
                 continue
             rows = tournament.rows_involving(sid)  # its duels with earlier models now count
@@ -466,25 +467,31 @@ DEMO_STORE = Path(__file__).resolve().parent.parent / "demo_store"
 DEMO_MODELS = 40
 
 
-def open_configured_store():
+def open_configured_store(benchmark_name: str):
     """A HubStore for LEADERBOARD_REPO (with HF_TOKEN), else a LocalStore for
     LEADERBOARD_STORE, else None (the demo store)."""
     repo = os.environ.get("LEADERBOARD_REPO")
     if repo:
         from leaderboard.hub_store import HubStore
-        return HubStore(repo, token=os.environ.get("HF_TOKEN") or None)
+        return HubStore(repo, token=os.environ.get("HF_TOKEN") or None, benchmark_name=benchmark_name)
     folder = os.environ.get("LEADERBOARD_STORE")
     return LocalStore(folder) if folder else None
 
 
+def demo_store_folder(benchmark: Benchmark) -> Path:
+    """Each benchmark's demo store in its own folder: demo_store/<benchmark name>."""
+    return DEMO_STORE / (re.sub(r"[^A-Za-z0-9.-]+", "-", benchmark.name).strip("-.") or "benchmark")
+
+
 def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
-    """The configured store (see open_configured_store), or the local demo store (built on
-    first use)."""
-    configured = open_configured_store()
+    """The configured benchmark (LEADERBOARD_TASKS) on the configured store (see
+    open_configured_store), or on its local demo store (built on first use)."""
+    benchmark = load_benchmark()
+    configured = open_configured_store(benchmark.name)
     if configured is not None:
-        return Leaderboard(configured, progress=progress)
-    store = LocalStore(DEMO_STORE)
+        return Leaderboard(configured, benchmark, progress=progress)
+    store = LocalStore(demo_store_folder(benchmark))
     if not store.submission_ids():
         from leaderboard.demo import build_demo_store
-        return build_demo_store(store.root, DEMO_MODELS, progress=progress)
-    return Leaderboard(store, progress=progress)
+        return build_demo_store(store.root, DEMO_MODELS, benchmark=benchmark, progress=progress)
+    return Leaderboard(store, benchmark, progress=progress)

@@ -13,7 +13,7 @@ import traceback
 import stats
 from leaderboard.store import LocalStore, StoreConflict, StoreError, dump_json
 from leaderboard.submission import SubmissionError, TaskReference, parse_submission
-from leaderboard.tasks import DEFAULT_TASKS_FILE, load_benchmark
+from leaderboard.tasks import TasksFileError, load_benchmark
 from leaderboard.tournament import summarize
 
 # The board (pandas), the Hub client, the views (plotly) and the demo generator are
@@ -50,10 +50,11 @@ def _store(args):
     from leaderboard.board import open_configured_store
     if getattr(args, "repo", None):
         from leaderboard.hub_store import HubStore
-        return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None)
+        return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None,
+                        benchmark_name=load_benchmark(args.tasks).name)
     if getattr(args, "store", None):
         return LocalStore(args.store)
-    store = open_configured_store()
+    store = open_configured_store(load_benchmark(args.tasks).name)
     if store is None:
         raise BadInput("name the leaderboard: --store FOLDER or --repo OWNER/NAME "
                        "(or set LEADERBOARD_STORE / LEADERBOARD_REPO)")
@@ -122,7 +123,7 @@ def cmd_duel(args) -> None:
     out = {}
     for task in benchmark.tasks:
         r = stats.duel(task.metric, ra.aggregates[task.id], ra.summaries[task.id],
-                       rb.aggregates[task.id], rb.summaries[task.id])
+                       rb.aggregates[task.id], rb.summaries[task.id], benchmark.alpha)
         out[task.id] = {"significant": bool(r.significant), "p_value": float(r.p_value), "delta": float(r.delta)}
     if args.json:
         print(json.dumps(out, indent=1))
@@ -266,7 +267,8 @@ def cmd_demo(args) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m leaderboard", description="Duel-scoring leaderboard")
-    parser.add_argument("--tasks", default=DEFAULT_TASKS_FILE, help="tasks metadata file (default: %(default)s)")
+    parser.add_argument("--tasks", help="the benchmark's tasks file (default: $LEADERBOARD_TASKS, else "
+                                        "data/tasks_metadata.json)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def store_arg(p, required=True):
@@ -368,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     try:
         args.run(args)
-    except (StoreError, StoreConflict) as e:
+    except (StoreError, StoreConflict, TasksFileError) as e:
         _say(f"error: {e}", sys.stderr)
         return EXIT_BAD_INPUT
     except SubmissionError as e:

@@ -11,7 +11,7 @@ import zlib
 import numpy as np
 
 from leaderboard.tasks import Benchmark, Task
-from stats import ClassProbs
+from stats import ClassProbs, LabelPairs
 
 TEAMS = ["CzechAI", "Brno NLP", "Vltava Labs", "Morava ML", "Prague LLM", "Krkonose", "Sumava AI",
          "Ostrava DS", "Plzen Lab", "Olomouc NLP"]
@@ -30,8 +30,8 @@ def task_design(task: Task, seed: int) -> dict:
     rng = _rng(seed, task.id)
     n = int(rng.integers(200, 2500))
     design = {"n": n, "difficulty": rng.normal(0.0, 1.0, n), "doc_ids": np.arange(n)}
-    if task.metric.sample_kind == "gold_probs":
-        k = int(rng.integers(2, 6))
+    if task.metric.sample_kind in ("gold_probs", "label_pair"):
+        k = len(task.labels) or int(rng.integers(2, 6))
         design.update(k=k, gold=rng.integers(0, k, n))
     if task.metric.sample_kind == "loglik_words":
         design.update(words=5 + rng.poisson(60, n), base_nll=rng.uniform(2.8, 4.0))
@@ -46,7 +46,7 @@ def design_from_reference(task: Task, reference, seed: int) -> dict:
     rng = _rng(seed, task.id, "reference")
     design.update(n=n, difficulty=rng.normal(0.0, 1.0, n),
                   doc_ids=reference.doc_ids if reference.doc_ids is not None else np.arange(n))
-    if task.metric.sample_kind == "gold_probs":
+    if task.metric.sample_kind in ("gold_probs", "label_pair"):
         design.update(k=reference.n_classes, gold=reference.gold)
     if task.metric.sample_kind == "loglik_words":
         design.update(words=5 + rng.poisson(60, n))
@@ -73,6 +73,21 @@ def _samples(task: Task, design: dict, skill: float, rng: np.random.Generator) -
         probs = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
         probs = np.round(probs, 5)
         return [[int(g), p] for g, p in zip(gold, probs.tolist())], ClassProbs(gold, probs)
+    if kind == "label_pair":
+        k, gold = design["k"], design["gold"]
+        right = rng.random(n) < _sigmoid(1.6 * (skill - difficulty) + 0.5)
+        wrong = (gold + rng.integers(1, k + 1, n)) % (k + 1)  # another class, or k: no valid answer
+        predicted = np.where(right, gold, np.where(wrong == k, -1, wrong))
+        return np.column_stack([gold, predicted]).tolist(), LabelPairs(gold, predicted, k)
+    if kind == "judge":
+        low, high = task.score_range
+        criteria = task.criteria or (("", 1.0),)
+        shares = _sigmoid(skill - difficulty[:, None] + rng.normal(0, 0.7, (n, len(criteria))))
+        scores = np.round(low + (high - low) * shares, 0 if high - low >= 4 else 2)  # integer scales stay integer
+        combined = scores @ np.array([w for _, w in criteria])
+        values = ([dict(zip([c for c, _ in criteria], row)) for row in scores.tolist()] if task.criteria
+                  else scores[:, 0].tolist())
+        return values, combined
     if kind == "loglik_words":
         words = design["words"]
         nll = design["base_nll"] + 0.3 * difficulty - 0.12 * skill + rng.normal(0, 0.05, n)

@@ -13,7 +13,6 @@ from leaderboard.tasks import Benchmark
 from leaderboard.tournament import Tournament
 
 OVERALL = "overall"
-TOP_OPPONENTS = 50
 
 
 def scores_table(tournament: Tournament, benchmark: Benchmark) -> pd.DataFrame:
@@ -47,6 +46,6 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
     return out
 
 
-def top_ids(table: pd.DataFrame, submitted: pd.Series, k: int = TOP_OPPONENTS) -> list[str]:
-    """The k best models by overall score: a new model's opponents."""
+def top_ids(table: pd.DataFrame, submitted: pd.Series, k: int) -> list[str]:
+    """The k best models by overall score: a new model's opponents (k: the benchmark's top_opponents)."""
     return list(ranked(table, submitted).index[:k])

@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 import numpy as np
 
 from leaderboard.tasks import Benchmark, Task
-from stats import METRIC_ALIASES, ClassProbs
+from stats import METRIC_ALIASES, ClassProbs, LabelPairs
 from stats.metrics import SAMPLE_KINDS
 
 # Bounds checked before any parsing work is spent. Real files are about 5 MB with
@@ -58,7 +58,7 @@ class SubmissionError(ValueError):
 class TaskSamples:
     """One task's per-sample results: `samples` as the metric's sample kind, in file order."""
 
-    samples: np.ndarray | ClassProbs
+    samples: np.ndarray | ClassProbs | LabelPairs
     doc_ids: np.ndarray | None  # (n,) int, or None when the file has none
 
 
@@ -74,8 +74,8 @@ class TaskReference:
     @classmethod
     def of(cls, task_samples: TaskSamples) -> "TaskReference":
         s = task_samples.samples
-        if isinstance(s, ClassProbs):
-            return cls(len(s.gold), task_samples.doc_ids, s.gold, s.probs.shape[1])
+        if isinstance(s, (ClassProbs, LabelPairs)):
+            return cls(len(s.gold), task_samples.doc_ids, s.gold, s.n_classes)
         return cls(len(s), task_samples.doc_ids)
 
 
@@ -89,6 +89,8 @@ class ParsedSubmission:
 
 
 # --- per-sample parsing, one function per sample kind -----------------------------------
+# A parser gets the task's values in file order and the task (for what the task declares:
+# labels, a score range, judge criteria); it returns the samples or raises _SampleProblem.
 
 class _SampleProblem(Exception):
     def __init__(self, index: int, what: str):
@@ -145,7 +147,13 @@ def _numbers(values: list, expect: str) -> np.ndarray:
     return arr
 
 
-def _parse_binary(values: list) -> np.ndarray:
+def _check_range(arr: np.ndarray, low: float, high: float) -> None:
+    bad = (arr < low) | (arr > high)
+    if bad.any():
+        raise _SampleProblem(_first(bad), f"must be in [{low:g}, {high:g}], got {arr[_first(bad)]:g}")
+
+
+def _parse_binary(values: list, task: Task) -> np.ndarray:
     arr = _numbers(values, SAMPLE_KINDS["binary"])
     bad = (arr != 0) & (arr != 1)
     if bad.any():
@@ -153,11 +161,9 @@ def _parse_binary(values: list) -> np.ndarray:
     return arr.astype(np.uint8)
 
 
-def _parse_unit_interval(values: list) -> np.ndarray:
+def _parse_unit_interval(values: list, task: Task) -> np.ndarray:
     arr = _numbers(values, SAMPLE_KINDS["unit_interval"])
-    bad = (arr < 0) | (arr > 1)
-    if bad.any():
-        raise _SampleProblem(_first(bad), f"must be in [0, 1], got {arr[_first(bad)]:g}")
+    _check_range(arr, 0, 1)
     return arr
 
 
@@ -165,15 +171,20 @@ def _is_number_pair(v) -> bool:
     return isinstance(v, list) and len(v) == 2 and _is_number(v[0]) and _is_number(v[1])
 
 
-def _parse_loglik_words(values: list) -> np.ndarray:
-    """Bounded so that every perplexity, of the task and of any bootstrap resample, is a
-    finite number: loglikelihood <= 0 and >= MIN_LOGLIK_PER_WORD per word."""
-    expect = SAMPLE_KINDS["loglik_words"]
+def _number_pairs(values: list, expect: str, what: str) -> np.ndarray:
+    """values as an (n, 2) float array of finite numbers; `what` names them in a message."""
     arr = _numeric_array(values, 2)
     if arr is None or arr.shape[1] != 2:
         raise _not_a(expect, values, _is_number_pair)
     _refuse_booleans(values, expect)
-    _check_finite(arr, "the loglikelihood or number_of_words")
+    _check_finite(arr, what)
+    return arr
+
+
+def _parse_loglik_words(values: list, task: Task) -> np.ndarray:
+    """Bounded so that every perplexity, of the task and of any bootstrap resample, is a
+    finite number: loglikelihood <= 0 and >= MIN_LOGLIK_PER_WORD per word."""
+    arr = _number_pairs(values, SAMPLE_KINDS["loglik_words"], "the loglikelihood or number_of_words")
     loglik, words = arr[:, 0], arr[:, 1]
     bad = (words <= 0) | (words != np.round(words)) | (words > MAX_WORDS)
     if bad.any():
@@ -196,7 +207,7 @@ def _is_gold_probs_pair(v) -> bool:
             and all(_is_number(p) for p in v[1]))
 
 
-def _parse_gold_probs(values: list) -> ClassProbs:
+def _parse_gold_probs(values: list, task: Task) -> ClassProbs:
     expect = SAMPLE_KINDS["gold_probs"]
     if not all(isinstance(v, list) and len(v) == 2 for v in values):
         raise _not_a(expect, values, _is_gold_probs_pair)
@@ -234,8 +245,53 @@ def _parse_gold_probs(values: list) -> ClassProbs:
     return ClassProbs(gold, probs)
 
 
-_PARSERS = {"binary": _parse_binary, "unit_interval": _parse_unit_interval,
-            "loglik_words": _parse_loglik_words, "gold_probs": _parse_gold_probs}
+def _parse_label_pair(values: list, task: Task) -> LabelPairs:
+    arr = _number_pairs(values, SAMPLE_KINDS["label_pair"], "a label")
+    bad = (arr != np.round(arr)).any(axis=1)
+    if bad.any():
+        raise _SampleProblem(_first(bad), f"labels must be whole numbers (class indices), "
+                                          f"got {json.dumps(values[_first(bad)])[:60]}")
+    k = len(task.labels)
+    classes = f"the task's {k} labels are 0..{k - 1}: {_some(list(task.labels), 5)}"
+    for side, column, lowest in (("gold_label", arr[:, 0], 0), ("predicted_label", arr[:, 1], -1)):
+        bad = (column < lowest) | (column >= k)
+        if bad.any():
+            raise _SampleProblem(_first(bad), f"{side} {column[_first(bad)]:g} is out of range ({classes}"
+                                              f"{'; -1 for no valid answer' if lowest < 0 else ''})")
+    return LabelPairs(arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64), k)
+
+
+def _scores_in_range(values: list, low: float, high: float) -> np.ndarray:
+    arr = _numbers(values, f"a number in [{low:g}, {high:g}]")
+    _check_range(arr, low, high)
+    return arr
+
+
+def _parse_judge(values: list, task: Task) -> np.ndarray:
+    """One score per sample: the value, or the criteria's weighted mean (criteria declared)."""
+    low, high = task.score_range
+    if not task.criteria:
+        return _scores_in_range(values, low, high)
+    names = [name for name, _ in task.criteria]
+    expect = "an object {" + ", ".join(f'"{name}": number' for name in names) + "}"
+    for i, v in enumerate(values):
+        if not isinstance(v, dict):
+            raise _SampleProblem(i, f"must be {expect}, got {json.dumps(v)[:60]}")
+        if set(v) != set(names):
+            missing, unknown = [n for n in names if n not in v], sorted(set(v) - set(names))
+            problem = f"has no {missing[0]!r} score" if missing else f"has an unknown criterion {unknown[0]!r}"
+            raise _SampleProblem(i, f"{problem} (the task's criteria: {', '.join(names)})")
+    scores = np.empty((len(values), len(names)))
+    for j, name in enumerate(names):
+        try:
+            scores[:, j] = _scores_in_range([v[name] for v in values], low, high)
+        except _SampleProblem as p:
+            raise _SampleProblem(p.index, f"{name} {p.what}") from None
+    return scores @ np.array([w for _, w in task.criteria])
+
+
+_PARSERS = {"binary": _parse_binary, "unit_interval": _parse_unit_interval, "loglik_words": _parse_loglik_words,
+            "gold_probs": _parse_gold_probs, "label_pair": _parse_label_pair, "judge": _parse_judge}
 
 
 def _metric_value(item, metric: str):
@@ -262,7 +318,7 @@ def _parse_task(task: Task, items, require_doc_ids: bool) -> TaskSamples:
         except KeyError:
             raise _SampleProblem(i, f"has no {task.metric_name!r} value") from None
         doc_ids.append(item.get("doc_id"))
-    samples = _PARSERS[task.metric.sample_kind](values)
+    samples = _PARSERS[task.metric.sample_kind](values, task)
     if all(d is None for d in doc_ids) and not require_doc_ids:
         return TaskSamples(samples, None)
     for i, d in enumerate(doc_ids):

@@ -1,13 +1,26 @@
-"""The benchmark's tasks and categories, read from `data/tasks_metadata.json`."""
+"""The benchmark as configuration: its name, texts, categories, tasks and duel rules, read
+from a tasks file (`LEADERBOARD_TASKS`, default `data/tasks_metadata.json`).
+
+README.md, section "Run your own benchmark", explains the file field by field.
+"""
 from __future__ import annotations
 
 import json
+import math
+import os
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from stats import METRICS, Metric
+from stats import ALPHA, METRICS, Metric
 
 DEFAULT_TASKS_FILE = Path(__file__).resolve().parent.parent / "data" / "tasks_metadata.json"
+DEFAULT_TOP_OPPONENTS = 50
+TASK_FIELDS = ("id", "abbreviation", "short_name", "name", "category", "metric", "dataset_url")
+
+
+class TasksFileError(ValueError):
+    """The tasks file is missing, not JSON, or breaks a rule; the message says which and where."""
 
 
 @dataclass(frozen=True)
@@ -18,7 +31,10 @@ class Task:
     name: str
     category: str
     metric_name: str
-    dataset_url: str
+    dataset_url: str  # may be empty: a dataset that is not public
+    labels: tuple[str, ...] = ()  # label metrics: the class names, by class index
+    score_range: tuple[float, float] | None = None  # judge scores: lowest and highest score
+    criteria: tuple[tuple[str, float], ...] = ()  # judge scores: (criterion, weight), weights summing to 1
 
     @property
     def metric(self) -> Metric:
@@ -30,6 +46,10 @@ class Benchmark:
     name: str
     categories: tuple[str, ...]
     tasks: tuple[Task, ...]
+    description: str = ""  # one paragraph of markdown under the title
+    about: str = ""  # markdown at the end of the About tab: background, changes, citation
+    alpha: float = ALPHA  # a duel is won when the one-tailed p-value is at most alpha
+    top_opponents: int = DEFAULT_TOP_OPPONENTS  # a new model duels this many of the best models
 
     @property
     def task_ids(self) -> list[str]:
@@ -45,14 +65,114 @@ class Benchmark:
         object.__setattr__(self, "_by_id", {t.id: t for t in self.tasks})
 
 
-def load_benchmark(path: str | Path = DEFAULT_TASKS_FILE) -> Benchmark:
-    raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    tasks = tuple(Task(t["id"], t["abbreviation"], t["short_name"], t["name"], t["category"],
-                       t["metric"], t["dataset_url"]) for t in raw["tasks"])
-    categories = tuple(raw["categories"])
-    for t in tasks:
-        if t.metric_name not in METRICS:
-            raise ValueError(f"{path}: task {t.id} uses unknown metric {t.metric_name!r}")
-        if t.category not in categories:
-            raise ValueError(f"{path}: task {t.id} has unknown category {t.category!r}")
-    return Benchmark(raw["benchmark"], categories, tasks)
+def configured_tasks_file() -> Path:
+    """LEADERBOARD_TASKS, else the shipped BenCzechMark file."""
+    return Path(os.environ.get("LEADERBOARD_TASKS") or DEFAULT_TASKS_FILE)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _text(raw: dict, key: str, where: str, required: bool = True) -> str:
+    value = raw.get(key, None if required else "")
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise TasksFileError(f"{where}: '{key}' must be {'a non-empty' if required else 'a'} string, "
+                             f"got {json.dumps(value)[:60]}")
+    return value
+
+
+def _labels(raw: dict, where: str) -> tuple[str, ...]:
+    labels = raw.get("labels")
+    if not (isinstance(labels, list) and len(labels) >= 2 and all(isinstance(x, str) and x for x in labels)
+            and len(set(labels)) == len(labels)):
+        raise TasksFileError(f"{where}: metric {raw['metric']} needs 'labels', a list of at least 2 distinct "
+                             f"class names (class index i is the i-th name), got {json.dumps(labels)[:80]}")
+    return tuple(labels)
+
+
+def _score_range(raw: dict, where: str) -> tuple[float, float]:
+    value = raw.get("score_range")
+    if not (isinstance(value, list) and len(value) == 2 and all(map(_is_number, value)) and value[0] < value[1]):
+        raise TasksFileError(f"{where}: metric {raw['metric']} needs 'score_range', [lowest, highest] with "
+                             f"lowest < highest (e.g. [0, 1] or [1, 10]), got {json.dumps(value)[:60]}")
+    return float(value[0]), float(value[1])
+
+
+def _criteria(raw: dict, where: str) -> tuple[tuple[str, float], ...]:
+    value = raw.get("criteria", {})
+    if not (isinstance(value, dict) and all(_is_number(w) and w > 0 for w in value.values())
+            and math.isclose(sum(value.values()) or 1.0, 1.0, abs_tol=1e-9)):
+        raise TasksFileError(f"{where}: 'criteria' must map each judge criterion to a positive weight, the "
+                             f"weights summing to 1 (e.g. {{\"helpfulness\": 0.5, \"relevance\": 0.5}}), "
+                             f"got {json.dumps(value)[:80]}")
+    return tuple((name, float(w)) for name, w in value.items())
+
+
+# What a task declares for the metrics whose sample kind needs it: field -> reader.
+KIND_FIELDS = {"label_pair": {"labels": _labels},
+               "judge": {"score_range": _score_range, "criteria": _criteria}}
+OPTIONAL_FIELDS = {"criteria"}
+
+
+def _task(raw, index: int, categories: tuple[str, ...]) -> Task:
+    if not isinstance(raw, dict):
+        raise TasksFileError(f"task {index}: must be an object with {', '.join(TASK_FIELDS)}")
+    where = f"task {raw.get('id', index)}"
+    values = [_text(raw, key, where, required=key != "dataset_url") for key in TASK_FIELDS]
+    metric, category = raw["metric"], raw["category"]
+    if metric not in METRICS:
+        raise TasksFileError(f"{where}: unknown metric {metric!r}; known: {', '.join(sorted(METRICS))}")
+    if category not in categories:
+        raise TasksFileError(f"{where}: category {category!r} is not in 'categories'")
+    kind_fields = KIND_FIELDS.get(METRICS[metric].sample_kind, {})
+    for field in {f for fields in KIND_FIELDS.values() for f in fields} - set(kind_fields):
+        if field in raw:
+            raise TasksFileError(f"{where}: '{field}' does not apply to metric {metric}")
+    declared = {field: read(raw, where) for field, read in kind_fields.items()
+                if field in raw or field not in OPTIONAL_FIELDS}
+    return Task(*values, **declared)
+
+
+def load_benchmark(path: str | Path | None = None) -> Benchmark:
+    """The benchmark of a tasks file (default: `configured_tasks_file()`); TasksFileError
+    names the first problem."""
+    path = Path(path or configured_tasks_file())
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise TasksFileError(f"cannot read the tasks file {path}: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise TasksFileError(f"the tasks file {path} is not valid UTF-8 JSON: {e}") from None
+    try:
+        return _benchmark(raw)
+    except TasksFileError as e:
+        raise TasksFileError(f"{path}: {e}") from None
+
+
+def _benchmark(raw) -> Benchmark:
+    if not isinstance(raw, dict):
+        raise TasksFileError("must hold a JSON object with 'benchmark', 'categories' and 'tasks'")
+    name = _text(raw, "benchmark", "the top level")
+    description, about = (_text(raw, key, "the top level", required=False) for key in ("description", "about"))
+    alpha = raw.get("alpha", ALPHA)
+    if not (_is_number(alpha) and 0 < alpha < 0.5):
+        raise TasksFileError(f"'alpha' must be a number between 0 and 0.5 (e.g. 0.05), got {json.dumps(alpha)}")
+    top = raw.get("top_opponents", DEFAULT_TOP_OPPONENTS)
+    if not (isinstance(top, int) and not isinstance(top, bool) and top >= 1):
+        raise TasksFileError(f"'top_opponents' must be a whole number of at least 1, got {json.dumps(top)}")
+    categories = raw.get("categories")
+    if not (isinstance(categories, list) and categories and all(isinstance(c, str) and c for c in categories)
+            and len(set(categories)) == len(categories)):
+        raise TasksFileError("'categories' must be a non-empty list of distinct names")
+    categories = tuple(categories)
+    if not isinstance(raw.get("tasks"), list) or not raw["tasks"]:
+        raise TasksFileError("'tasks' must be a non-empty list of task objects")
+    tasks = tuple(_task(t, i, categories) for i, t in enumerate(raw["tasks"]))
+    repeated = sorted(i for i, n in Counter(t.id for t in tasks).items() if n > 1)
+    if repeated:
+        raise TasksFileError(f"task ids must be unique; repeated: {', '.join(repeated)}")
+    empty = [c for c in categories if not any(t.category == c for t in tasks)]
+    if empty:
+        raise TasksFileError(f"categories without tasks: {', '.join(empty)}")
+    return Benchmark(name, categories, tasks, description, about, float(alpha), top)

@@ -39,7 +39,7 @@ def rules_description(benchmark: Benchmark) -> dict:
     """What computes this benchmark's duels: per metric its test, and the shared parameters."""
     from stats import duel_tests
     metrics = sorted({t.metric_name for t in benchmark.tasks})
-    return {"version": RULES_VERSION, "alpha": duel_tests.ALPHA, "bootstrap_resamples": duel_tests.N_RESAMPLES,
+    return {"version": RULES_VERSION, "alpha": benchmark.alpha, "bootstrap_resamples": duel_tests.N_RESAMPLES,
             "seed": "crc32 of the task id", "not tested when worse, identical never significant": True,
             "tests": {m: stats.METRICS[m].test_name for m in metrics}}
 
@@ -381,10 +381,10 @@ def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponen
         own_agg, own_summary = new.aggregates[task], np.asarray(new.summaries[task])[None, :]
         agg = np.array([results[o].aggregates[task] for o in opponent_ids])
         summary = np.stack([results[o].summaries[task] for o in opponent_ids])
-        forward = stats.duel(metric, own_agg, own_summary, agg, summary)
-        backward = stats.duel(metric, agg, summary, own_agg, own_summary)
+        forward = stats.duel(metric, own_agg, own_summary, agg, summary, benchmark.alpha)
+        backward = stats.duel(metric, agg, summary, own_agg, own_summary, benchmark.alpha)
         p_value[:m, k], delta[:m, k] = forward.p_value, forward.delta
         p_value[m:, k], delta[m:, k] = backward.p_value, backward.delta
-    significant = stats.DuelResult(p_value, delta).significant
+    significant = stats.DuelResult(p_value, delta, benchmark.alpha).significant
     return DuelRows(np.r_[np.full(m, a), b], np.r_[b, np.full(m, a)], np.ones((2 * m, t)), significant,
                     p_value, delta, np.full(2 * m, rules, dtype=object))

@@ -4,13 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from stats.duel_tests import ALPHA, DuelResult
-from stats.metrics import METRIC_ALIASES, METRICS, ClassProbs, Metric, register
+from stats.metrics import METRIC_ALIASES, METRICS, ClassProbs, LabelPairs, Metric, register
 
-__all__ = ["ALPHA", "ClassProbs", "DuelResult", "METRICS", "METRIC_ALIASES", "Metric", "duel", "register"]
+__all__ = ["ALPHA", "ClassProbs", "DuelResult", "LabelPairs", "METRICS", "METRIC_ALIASES", "Metric", "duel", "register"]
 
 
-def duel(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b) -> DuelResult:
-    """Is A better than B? Broadcasts: aggregates (...,), summaries (..., d).
+def duel(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b, alpha: float = ALPHA) -> DuelResult:
+    """Is A better than B at significance level `alpha`? Broadcasts: aggregates (...,),
+    summaries (..., d).
 
     Rules on top of the metric's test: A is not tested when its aggregate is worse
     (p = 1, as the reference); identical results are never significant and a NaN
@@ -27,4 +28,5 @@ def duel(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b) -> Duel
     identical = np.all(np.asarray(summary_a) == np.asarray(summary_b), axis=-1)
     p_value = np.where((delta < 0) | identical | np.isnan(p_value), 1.0, p_value)
     shape = np.broadcast_shapes(p_value.shape, delta.shape)
-    return DuelResult(p_value=np.broadcast_to(p_value, shape).copy(), delta=np.broadcast_to(delta, shape).copy())
+    return DuelResult(p_value=np.broadcast_to(p_value, shape).copy(), delta=np.broadcast_to(delta, shape).copy(),
+                      alpha=alpha)

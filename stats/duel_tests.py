@@ -35,10 +35,11 @@ class DuelResult:
 
     p_value: np.ndarray
     delta: np.ndarray  # A minus B in the metric, oriented so that positive means A is better
+    alpha: float = ALPHA  # the benchmark's significance level
 
     @property
     def significant(self) -> np.ndarray:
-        return self.p_value <= ALPHA  # inclusive, as in the reference
+        return self.p_value <= self.alpha  # inclusive, as in the reference
 
 
 # --- paired t-test (acc, exact_match) ------------------------------------------------
@@ -56,7 +57,7 @@ def paired_ttest(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None) 
         return np.asarray(_scipy_stats().ttest_rel(a, b, axis=-1, alternative="greater").pvalue, dtype=float)
 
 
-# --- paired bootstrap (word_perplexity, rouge) -----------------------------------------
+# --- paired bootstrap (word_perplexity, rouge, token_f1, chrf, macro_f1, mcc) -----------------------------------------
 
 @functools.lru_cache(maxsize=16)
 def resample_counts(n: int, seed: int, n_resamples: int = N_RESAMPLES) -> np.ndarray:

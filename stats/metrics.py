@@ -10,7 +10,8 @@ A metric names
   every duel (raw 0/1 vector, bootstrap statistics, posterior AUC moments);
 - `test`: (summary_a, summary_b, delta) -> p-value, broadcasting over leading axes.
 
-Adding a metric (a 1-10 judge score, macro-F1, ...) is one `register(Metric(...))`.
+Adding a metric is one `register(Metric(...))`, plus a parser in `leaderboard.submission`
+when its per-sample shape is new.
 """
 from __future__ import annotations
 
@@ -28,12 +29,27 @@ class ClassProbs(NamedTuple):
     gold: np.ndarray
     probs: np.ndarray
 
+    @property
+    def n_classes(self) -> int:
+        return self.probs.shape[1]
+
+
+class LabelPairs(NamedTuple):
+    """Samples of a task scored from predicted labels: gold (n,) and predicted (n,) class
+    indices in 0..n_classes-1; a predicted -1 is an answer that names no class (wrong)."""
+
+    gold: np.ndarray
+    predicted: np.ndarray
+    n_classes: int
+
 
 SAMPLE_KINDS = {
     "binary": "0 or 1",
     "unit_interval": "a number in [0, 1]",
     "loglik_words": "a pair [loglikelihood, number_of_words]",
     "gold_probs": "a pair [gold_class_index, [p_class0, p_class1, ...]]",
+    "label_pair": "a pair [gold_label, predicted_label] of class indices (predicted -1: no valid answer)",
+    "judge": "a number in the task's score range, or {criterion: number} when the task declares criteria",
 }
 
 
@@ -47,10 +63,17 @@ class Metric:
     test: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
     test_name: str
     aliases: tuple[str, ...] = field(default=())
+    label: str = ""  # what a table header calls it (default: the name)
+    percent: bool = False  # shown x100 with "%" (a share, differences in pp), else as is
+    unit: str = ""  # a short word for differences when not in percent (default: the label)
 
     @property
     def sign(self) -> float:
         return 1.0 if self.higher_is_better else -1.0
+
+    @property
+    def display_name(self) -> str:
+        return self.label or self.name
 
 
 METRICS: dict[str, Metric] = {}
@@ -87,16 +110,68 @@ def _same(samples: np.ndarray, seed: int) -> np.ndarray:
     return np.asarray(samples, dtype=float)
 
 
-for _name in ("acc", "exact_match"):
-    register(Metric(_name, "binary", True, _mean, _same, dt.paired_ttest, "paired t-test"))
+def _confusions(pairs: LabelPairs, counts: np.ndarray) -> np.ndarray:
+    """Confusion matrices of R weightings of the samples: shape (R, k, k + 1), rows gold,
+    columns predicted, the last column "no valid answer". counts: (R, n), how often each
+    sample is in each weighting. Equal to counts @ one-hot(confusion cell of each sample),
+    summed per cell over the samples sorted by cell, so the cost is O(R n) for any k."""
+    k = pairs.n_classes
+    cell = pairs.gold * (k + 1) + np.where(pairs.predicted < 0, k, pairs.predicted)
+    order = np.argsort(cell, kind="stable")
+    cells, starts = np.unique(cell[order], return_index=True)
+    out = np.zeros((len(counts), k * (k + 1)))
+    out[:, cells] = np.add.reduceat(np.asarray(counts, dtype=float)[:, order], starts, axis=1)
+    return out.reshape(len(counts), k, k + 1)
+
+
+def _macro_f1(conf: np.ndarray) -> np.ndarray:
+    """Mean F1 over the classes among the gold or predicted labels (scikit-learn's macro
+    average), per confusion matrix of (R, k, k + 1): shape (R,)."""
+    k = conf.shape[1]
+    tp = np.einsum("rkk->rk", conf[:, :, :k])
+    occurs = conf.sum(axis=2) + conf[:, :, :k].sum(axis=1)  # gold + predicted = 2 tp + fp + fn
+    present = occurs > 0
+    return np.sum(2 * tp / np.where(present, occurs, 1.0), axis=1) / present.sum(axis=1)
+
+
+def _mcc(conf: np.ndarray) -> np.ndarray:
+    """Matthews correlation of multi-class labels (Gorodkin's R_K, scikit-learn's
+    matthews_corrcoef; "no valid answer" is one more predicted class), 0 when either side
+    holds a single class: shape (R,)."""
+    k = conf.shape[1]
+    total, correct = conf.sum(axis=(1, 2)), np.einsum("rkk->r", conf[:, :, :k])
+    gold, predicted = conf.sum(axis=2), conf.sum(axis=1)
+    covariance = correct * total - np.sum(gold * predicted[:, :k], axis=1)
+    scale = np.sqrt((total ** 2 - np.sum(gold ** 2, axis=1)) * (total ** 2 - np.sum(predicted ** 2, axis=1)))
+    return np.where(scale > 0, covariance / np.where(scale > 0, scale, 1.0), 0.0)
+
+
+def _on_labels(score: Callable[[np.ndarray], np.ndarray]):
+    """(aggregate, summarize) of a metric that `score` computes from confusion matrices:
+    the metric on the samples, and on each bootstrap resample of them."""
+    return (lambda s: float(score(_confusions(s, np.ones((1, len(s.gold)))))[0]),
+            lambda s, seed: score(_confusions(s, dt.resample_counts(len(s.gold), seed))))
+
+
+for _name, _label in (("acc", "accuracy"), ("exact_match", "exact match")):
+    register(Metric(_name, "binary", True, _mean, _same, dt.paired_ttest, "paired t-test", label=_label, percent=True))
 
 register(Metric("word_perplexity", "loglik_words", False, lambda s: float(_word_perplexity(s)),
-                _bootstrap_perplexity, dt.paired_bootstrap, "paired bootstrap"))
-register(Metric("rouge_raw_r2_mid_f", "unit_interval", True, _mean, _bootstrap_mean,
-                dt.paired_bootstrap, "paired bootstrap",
-                aliases=("rouge_raw_r2_mid_f_without_bootstrap",)))
+                _bootstrap_perplexity, dt.paired_bootstrap, "paired bootstrap", label="perplexity",
+                unit="perplexity"))
+for _name, _label, _aliases in (("rouge_raw_r2_mid_f", "ROUGE-2", ("rouge_raw_r2_mid_f_without_bootstrap",)),
+                                ("token_f1", "token F1", ()), ("chrf", "chrF", ())):
+    register(Metric(_name, "unit_interval", True, _mean, _bootstrap_mean, dt.paired_bootstrap, "paired bootstrap",
+                    aliases=_aliases, label=_label, percent=True))
 register(Metric("avg_mcauroc", "gold_probs", True, lambda s: dt.one_vs_rest_auroc(*s),
-                lambda s, seed: dt.auroc_influence(*s), dt.paired_auroc, "paired Bayesian AUROC test"))
+                lambda s, seed: dt.auroc_influence(*s), dt.paired_auroc, "paired Bayesian AUROC test",
+                label="AUROC", percent=True))
+register(Metric("macro_f1", "label_pair", True, *_on_labels(_macro_f1), dt.paired_bootstrap, "paired bootstrap",
+                label="macro-F1", percent=True))
+register(Metric("mcc", "label_pair", True, *_on_labels(_mcc), dt.paired_bootstrap, "paired bootstrap",
+                label="MCC", percent=True))
+register(Metric("judge_score", "judge", True, _mean, _same, dt.paired_ttest, "paired t-test", label="judge score",
+                unit="pt"))
 
 # The reference's unpaired test, for reproducing its verdicts only (see duel_tests.py).
 REFERENCE_AUROC = Metric("avg_mcauroc", "gold_probs", True, lambda s: dt.one_vs_rest_auroc(*s),

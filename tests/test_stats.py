@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy import stats as sps
-from sklearn.metrics import roc_auc_score, roc_curve
+from sklearn.metrics import f1_score, matthews_corrcoef, roc_auc_score, roc_curve
 
 import stats
-from stats import METRICS, ClassProbs, duel
+from stats import METRICS, ClassProbs, LabelPairs, duel
 from stats import duel_tests as dt
 from stats.metrics import REFERENCE_AUROC
 
@@ -15,6 +15,7 @@ ACC = METRICS["acc"]
 PPL = METRICS["word_perplexity"]
 ROUGE = METRICS["rouge_raw_r2_mid_f"]
 AUROC = METRICS["avg_mcauroc"]
+MACRO_F1, MCC, JUDGE = METRICS["macro_f1"], METRICS["mcc"], METRICS["judge_score"]
 
 
 def binary_models(rng, n, accuracies):
@@ -237,6 +238,10 @@ def samples_of(metric, rng, n=300):
         return perplexity_samples(rng, n, 3.0)
     if metric.sample_kind == "unit_interval":
         return rng.random(n)
+    if metric.sample_kind == "judge":
+        return rng.integers(1, 11, n).astype(float)
+    if metric.sample_kind == "label_pair":
+        return labeller(rng, np.arange(n) % 3, 3, 0.6)
     gold = np.arange(n) % 3
     return ClassProbs(gold, classifier(rng, gold, 3, 1.0))
 
@@ -298,6 +303,93 @@ def test_reference_auroc_test_is_liberal():
     """Why the engine does not use the reference's test: independent Beta draws per
     ROC point shrink the posterior, so equal models 'win' far more often than alpha."""
     assert false_positive_rate(REFERENCE_AUROC, same_classifiers, 300) > 0.25
+
+
+# --- macro-F1 and MCC from labels, judge scores ------------------------------------------------
+
+def labeller(rng, gold, k, accuracy):
+    """Predicted labels: right with probability `accuracy`, else a random class or -1."""
+    wrong = rng.integers(-1, k, len(gold))
+    return LabelPairs(gold, np.where(rng.random(len(gold)) < accuracy, gold, wrong), k)
+
+
+def sklearn_macro_f1(gold, predicted):
+    return f1_score(gold, predicted, average="macro", labels=np.unique(np.r_[gold, predicted[predicted >= 0]]))
+
+
+@pytest.mark.parametrize("metric, direct", [(MACRO_F1, sklearn_macro_f1), (MCC, matthews_corrcoef)])
+def test_label_metrics_match_scikit_learn(metric, direct):
+    rng = np.random.default_rng(20)
+    for k, n, accuracy in ((2, 50, 0.7), (3, 120, 0.5), (5, 300, 0.3), (4, 40, 0.0), (3, 30, 1.0)):
+        s = labeller(rng, rng.integers(0, k, n), k, accuracy)
+        assert metric.aggregate(s) == pytest.approx(direct(s.gold, s.predicted), abs=1e-12)
+
+
+def test_mcc_of_a_single_predicted_class_is_zero():
+    gold = np.arange(30) % 3
+    assert MCC.aggregate(LabelPairs(gold, np.zeros(30, dtype=int), 3)) == 0.0
+
+
+@pytest.mark.parametrize("metric, direct", [(MACRO_F1, sklearn_macro_f1), (MCC, matthews_corrcoef)])
+def test_label_bootstrap_matches_a_slow_loop_over_resamples(metric, direct):
+    """Each p-value equals the bootstrap done by hand: every resample's indices drawn from
+    the same seeded counts, the metric recomputed by scikit-learn, one resample at a time."""
+    rng = np.random.default_rng(21)
+    gold = rng.integers(0, 3, 60)
+    a, bs = labeller(rng, gold, 3, 0.7), [labeller(rng, gold, 3, acc) for acc in (0.4, 0.6, 0.7, 0.8)]
+    result = duel_one_vs_many(metric, a, bs, seed=5)
+    counts = dt.resample_counts(60, 5).astype(int)
+    resampled = [np.repeat(np.arange(60), row) for row in counts]
+
+    def boot(s):
+        return np.array([direct(s.gold[i], s.predicted[i]) for i in resampled])
+    boot_a = boot(a)
+    for b, p, d in zip(bs, result.p_value, result.delta):
+        assert d == pytest.approx(direct(a.gold, a.predicted) - direct(b.gold, b.predicted))
+        expected = 1.0 if d < 0 else np.mean(boot_a - boot(b) > 2 * d)
+        assert p == pytest.approx(expected)
+
+
+def test_label_bootstrap_one_vs_many_equals_pair_by_pair():
+    rng = np.random.default_rng(22)
+    gold = rng.integers(0, 4, 500)
+    a, bs = labeller(rng, gold, 4, 0.6), [labeller(rng, gold, 4, acc) for acc in np.linspace(0.4, 0.7, 8)]
+    many = duel_one_vs_many(MACRO_F1, a, bs)
+    for b, p in zip(bs, many.p_value):
+        assert duel_one_vs_many(MACRO_F1, a, [b]).p_value[0] == p
+
+
+def same_labellers(rng):
+    gold = rng.integers(0, 3, 200)
+    return labeller(rng, gold, 3, 0.6), labeller(rng, gold, 3, 0.6)
+
+
+@pytest.mark.parametrize("metric", [MACRO_F1, MCC])
+def test_false_positive_rate_of_label_bootstrap_is_near_alpha(metric):
+    assert 0.02 <= false_positive_rate(metric, same_labellers, 500) <= 0.08
+
+
+def test_judge_score_is_the_mean_tested_by_a_paired_t_test():
+    rng = np.random.default_rng(23)
+    a, bs = rng.integers(1, 11, 80).astype(float), rng.integers(1, 11, (5, 80)).astype(float)
+    result = duel_one_vs_many(JUDGE, a, bs)
+    for b, p, d in zip(bs, result.p_value, result.delta):
+        assert d == pytest.approx(a.mean() - b.mean())
+        assert p == (1.0 if d < 0 else pytest.approx(sps.ttest_rel(a, b, alternative="greater").pvalue))
+
+
+def test_false_positive_rate_of_judge_scores_is_near_alpha():
+    rate = false_positive_rate(JUDGE, lambda rng: rng.integers(1, 11, (2, 150)).astype(float), 800)
+    assert 0.025 <= rate <= 0.075
+
+
+def test_alpha_decides_significance():
+    a = np.r_[np.ones(30), np.zeros(10)]
+    b = np.r_[np.zeros(6), np.ones(24), 1, np.zeros(9)]  # 6 samples better, 1 worse: p = 0.029
+    p = duel(ACC, a.mean(), a[None], b.mean(), b[None]).p_value[0]
+    assert 0.01 < p < 0.05
+    assert duel(ACC, a.mean(), a[None], b.mean(), b[None], alpha=0.05).significant[0]
+    assert not duel(ACC, a.mean(), a[None], b.mean(), b[None], alpha=0.01).significant[0]
 
 
 def test_registering_a_metric_is_one_entry():

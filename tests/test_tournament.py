@@ -1,6 +1,7 @@
 """Tournament, scores and the local store through the Leaderboard API, on real files."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -117,8 +118,8 @@ def test_rebuild_from_scratch_reproduces_every_duel(small_store):
     assert Leaderboard(LocalStore(root), small_store.benchmark).tournament.to_json() == original
 
 
-def test_new_model_duels_only_the_top_models(small_store, small_documents, monkeypatch):
-    monkeypatch.setattr(ranking, "TOP_OPPONENTS", 2)
+def test_new_model_duels_only_the_benchmarks_number_of_top_models(small_store, small_documents):
+    small_store.benchmark = dataclasses.replace(small_store.benchmark, top_opponents=2)
     top2 = list(small_store.ranked().index[:2])
     form, document, _ = small_documents[6]
     preview = small_store.presubmit(dump_json(document), form)

@@ -10,19 +10,23 @@ from leaderboard import ranking
 from leaderboard.board import Leaderboard
 from leaderboard.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
-from leaderboard.views.table import META_COLUMNS, METRIC_LABELS, _submitted, is_overall, percent
+from leaderboard.tasks import Benchmark
+from leaderboard.views.table import META_COLUMNS, _submitted, is_overall, percent
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
-DUELS_EXPLAINED = """
+
+def duels_explained(benchmark: Benchmark) -> str:
+    return f"""
 **Reading the duels.** Each cell is one duel on one task: **won** (green) when a one-tailed
-test says this model is better with **p ≤ 0.05**, **lost** (red) when the competitor is
+test says this model is better with **p ≤ {benchmark.alpha:g}**, **lost** (red) when the competitor is
 significantly better, **n.s.** (grey) otherwise. **p** is the test's p-value in the
 direction of the verdict (for a loss: the competitor's); **p = 1: not tested**, because
 this model's score was lower, so "better" was not tested. **Δ** is this model minus the
-competitor, positive = this model better: in percentage points (pp) for accuracy, exact
-match and AUROC, in perplexity for language modelling (lower perplexity is better, so a
-positive Δ means a lower perplexity). Competitors are in rank order. In **Overall** each
+competitor, positive = this model better: in percentage points (pp) for metrics shown in
+percent (accuracy, F1, AUROC, ...), else in the metric's own unit (judge score points, pt; for
+perplexity lower is better, so there a positive Δ means a lower perplexity).
+Competitors are in rank order. In **Overall** each
 cell counts the duels on one category's tasks, coloured by the side that won more of them;
 pick a category to see each task's verdict, Δ and p.
 """
@@ -78,9 +82,8 @@ def score_bars(board: Leaderboard, submission_id: str, category: str | None = No
 
 def _delta_scale(board: Leaderboard, task_ids) -> tuple[np.ndarray, list[str]]:
     """Per task: the factor to the task's display unit and the unit (pp or the metric)."""
-    percent = [METRIC_LABELS.get(board.benchmark.task(t).metric_name, ("", False))[1] for t in task_ids]
-    units = ["pp" if p else board.benchmark.task(t).metric_name.replace("word_", "") for p, t in zip(percent, task_ids)]
-    return np.where(percent, 100.0, 1.0), units
+    metrics = [board.benchmark.task(t).metric for t in task_ids]
+    return np.where([m.percent for m in metrics], 100.0, 1.0), ["pp" if m.percent else m.unit or m.display_name for m in metrics]
 
 
 def duel_table(board: Leaderboard, submission_id: str, category: str | None = None,

@@ -30,9 +30,6 @@ VALUE_NAMES = {WIN_SCORE: "win score", METRIC_VALUE: "metric value"}
 META_COLUMNS = {"model_type": "Type", "parameters": "Parameters (B)", "precision": "Precision",
                 "input_length": "Input length (tokens)", "description": "Description"}
 SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted"]  # the column chooser's
-# What a task's metric is called in a header, and whether it is shown in percent.
-METRIC_LABELS = {"acc": ("accuracy", True), "exact_match": ("exact match", True), "avg_mcauroc": ("AUROC", True),
-                 "rouge_raw_r2_mid_f": ("ROUGE-2", True), "word_perplexity": ("perplexity", False)}
 RANK_SORT = "rank"
 
 
@@ -53,8 +50,8 @@ def _win_header(name: str) -> str:
 
 
 def metric_header(task) -> str:
-    label, percent = METRIC_LABELS.get(task.metric_name, (task.metric_name, False))
-    return f"{task.abbreviation} {label}{' %' if percent else ''} {'↑' if task.metric.higher_is_better else '↓'}"
+    m = task.metric
+    return f"{task.abbreviation} {m.display_name}{' %' if m.percent else ''} {'↑' if m.higher_is_better else '↓'}"
 
 
 def score_columns(board: Leaderboard, category: str | None, values: str = WIN_SCORE) -> list[ScoreColumn]:
@@ -115,8 +112,7 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     if values == METRIC_VALUE:
         tasks = [c.task_id for c in columns if c.task_id]
         raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(ranked.index)
-        percent = [METRIC_LABELS.get(board.benchmark.task(t).metric_name, ("", False))[1] for t in tasks]
-        scores[tasks] = raw[tasks] * np.where(percent, 100.0, 1.0)
+        scores[tasks] = raw[tasks] * np.where([board.benchmark.task(t).metric.percent for t in tasks], 100.0, 1.0)
     scores.columns = [c.header for c in columns]
     ranks = pd.DataFrame({rank_header(category): ranking.competition_rank(ranked[first])}, index=ranked.index)
     extra = ranked[[c for c in ("previous_rank", "rank_change") if c in ranked.columns]].rename(
@@ -307,10 +303,24 @@ def header_titles(board: Leaderboard) -> dict[str, str]:
     """Hover text for task columns: every header a task can have -> full task name and metric."""
     titles = {}
     for t in board.benchmark.tasks:
-        title = f"{t.name} ({t.metric_name}{'; lower is better' if not t.metric.higher_is_better else ''})"
+        title = f"{t.name} ({metric_description(t)})"
         titles[_win_header(t.abbreviation)] = f"{t.name}: win score, % of duels won"
         titles[metric_header(t)] = title
     return titles
+
+
+def metric_description(task) -> str:
+    """The task's metric in words with what the task declares: "judge score, 0–1: 50%
+    helpfulness + 30% relevance + 20% brevity", "macro-F1 over 3 labels", "perplexity,
+    lower is better"."""
+    text = task.metric.display_name
+    if task.labels:
+        text += f" over {len(task.labels)} labels"
+    if task.score_range:
+        text += f", {task.score_range[0]:g}–{task.score_range[1]:g}"
+    if task.criteria:
+        text += ": " + " + ".join(f"{w:.0%} {name}" for name, w in task.criteria)
+    return text + ("" if task.metric.higher_is_better else ", lower is better")
 
 
 def category_legend(board: Leaderboard, category: str | None) -> str:
@@ -318,7 +328,7 @@ def category_legend(board: Leaderboard, category: str | None) -> str:
         return ("Every column is a **win score**: the percentage of duels won, averaged over a category's "
                 "tasks; Overall averages the categories. Metric values are per task: choose a category.")
     tasks = board.benchmark.tasks_in(category)
-    rows = [f"| {escape_markdown(t.abbreviation)} | {escape_markdown(t.name)} | {markdown_link('dataset', t.dataset_url)} "
-            f"| {t.metric_name}{' (lower is better)' if not t.metric.higher_is_better else ''} |" for t in tasks]
+    rows = [f"| {escape_markdown(t.abbreviation)} | {escape_markdown(t.name)} | {markdown_link('dataset', t.dataset_url) if t.dataset_url else 'not public'} "
+            f"| {escape_markdown(metric_description(t))} |" for t in tasks]
     return "\n".join([f"**{escape_markdown(category)}** tasks", "", "| Abbreviation | Task | Data | Metric |",
                       "| --- | --- | --- | --- |", *rows])

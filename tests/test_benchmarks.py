@@ -1,0 +1,187 @@
+"""Any benchmark from a tasks file: both shipped benchmarks through the same CLI and web-app
+runs (Chromium, desktop and phone), tasks-file errors, bad samples of the new metrics.
+
+Screenshots are saved in test-artifacts/ as bench_<benchmark>_<step>_<width>.png.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+from conftest import tree_digest
+from leaderboard.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
+from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
+
+SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"
+BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE}
+N_MODELS = 6
+
+
+def cli(tasks: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
+    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module", params=list(BENCHMARKS))
+def built(request, tmp_path_factory):
+    """(benchmark, store folder, a valid new file): a demo store made by the CLI."""
+    tasks = BENCHMARKS[request.param]
+    folder = tmp_path_factory.mktemp(request.param)
+    store, sample = folder / "store", folder / "sample.json"
+    out = cli(tasks, "demo", "--store", str(store), "--models", str(N_MODELS))
+    assert out.returncode == 0, out.stderr
+    out = cli(tasks, "sample-file", "--store", str(store), "-o", str(sample))
+    assert out.returncode == 0, out.stderr
+    return load_benchmark(tasks), tasks, store, sample
+
+
+def test_cli_runs_the_benchmark(built):
+    benchmark, tasks, store, sample = built
+    assert cli(tasks, "validate", str(sample), "--store", str(store)).returncode == 0
+    out = cli(tasks, "presubmit", str(sample), "--store", str(store), "--team", "T", "--model", "M", "--json")
+    assert out.returncode == 0, out.stderr
+    preview = json.loads(out.stdout)
+    assert preview["of"] == N_MODELS + 1 and set(preview["tasks"]) == set(benchmark.task_ids)
+    assert preview["opponents"] == min(N_MODELS, benchmark.top_opponents)
+    duel = json.loads(cli(tasks, "duel", str(sample), str(sample), "--json").stdout)
+    assert set(duel) == set(benchmark.task_ids) and not any(d["significant"] for d in duel.values())
+    for category in benchmark.categories:
+        out = cli(tasks, "table", "--store", str(store), "--category", category, "--format", "csv")
+        assert out.returncode == 0 and all(t.abbreviation in out.stdout for t in benchmark.tasks_in(category))
+    assert cli(tasks, "check", "--store", str(store)).returncode == 0
+
+
+def test_cli_refuses_a_file_of_the_other_benchmark(built):
+    benchmark, tasks, store, sample = built
+    other = next(f for f in BENCHMARKS.values() if f != tasks)
+    before = tree_digest(store)
+    out = cli(other, "presubmit", str(sample), "--store", str(store), "--team", "T", "--model", "M")
+    assert out.returncode == 2 and "missing tasks" in out.stderr and "Traceback" not in out.stderr
+    assert tree_digest(store) == before
+
+
+def test_app_runs_the_benchmark(built, tmp_path):
+    benchmark, tasks, store, sample = built
+    store_copy = tmp_path / "store"
+    subprocess.run(["cp", "-r", str(store), str(store_copy)], check=True)
+    port = free_port()
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")},
+           "LEADERBOARD_STORE": str(store_copy), "LEADERBOARD_TASKS": str(tasks),
+           "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
+    process = start_app(env, tmp_path / "app.log")
+    name = benchmark.name.lower()
+    ARTIFACTS.mkdir(exist_ok=True)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            for viewport in (DESKTOP, PHONE):
+                page = browser.new_context(viewport=viewport).new_page()
+                page.goto(f"http://127.0.0.1:{port}/")
+                expect(page).to_have_title(f"{benchmark.name} duel leaderboard")
+                expect(page.locator("#intro h1")).to_have_text(f"{benchmark.name} duel leaderboard")
+                expect(rows(page)).to_have_count(N_MODELS, timeout=30000)
+                page.screenshot(path=str(ARTIFACTS / f"bench_{name}_board_{viewport['width']}.png"))
+                category = benchmark.categories[-1]
+                choose(page, "category", category)
+                page.locator("#values label", has_text="Metric value").click()
+                for task in benchmark.tasks_in(category):
+                    header = f"{task.abbreviation} {task.metric.display_name}"
+                    expect(page.locator("#board thead th").filter(has_text=header)).to_have_count(1, timeout=15000)
+                    expect(page.locator("#legend")).to_contain_text(task.name)
+                page.screenshot(path=str(ARTIFACTS / f"bench_{name}_category_{viewport['width']}.png"),
+                                full_page=True)
+                page.get_by_role("tab", name="About").click()
+                about = page.locator("#about")
+                expect(about).to_contain_text(f"{benchmark.name} has {len(benchmark.tasks)} tasks")
+                expect(about).to_contain_text(f"duels the {benchmark.top_opponents} best models")
+                for metric in {t.metric for t in benchmark.tasks}:
+                    expect(about).to_contain_text(f"({metric.name},")
+                page.screenshot(path=str(ARTIFACTS / f"bench_{name}_about_{viewport['width']}.png"), full_page=True)
+                page.context.close()
+            page = browser.new_context(viewport=DESKTOP).new_page()
+            page.goto(f"http://127.0.0.1:{port}/")
+            fill_form(page, sample, "Bench Team", "bench-model")
+            page.locator("#presubmit").click()
+            expect(page.locator("#status")).to_contain_text("would rank", timeout=60000)
+            page.locator("#publish").click()
+            page.locator("#confirm").click()
+            expect(page.locator("#status")).to_contain_text("Published", timeout=60000)
+            page.get_by_role("tab", name="Details").click()
+            expect(page.locator("#duels-explained")).to_contain_text(f"p ≤ {benchmark.alpha:g}")
+            expect(rows(page, "duels")).to_have_count(N_MODELS, timeout=30000)
+            page.screenshot(path=str(ARTIFACTS / f"bench_{name}_details_1440.png"), full_page=True)
+            browser.close()
+        assert len(list((store_copy / "data").glob("*.json"))) == N_MODELS + 1
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+# --- the tasks file ---------------------------------------------------------------------
+
+CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge task with criteria
+
+
+@pytest.mark.parametrize("top, task, fields, message", [
+    ({"alpha": 0.7}, CSFD, {}, "'alpha' must be a number between 0 and 0.5"),
+    ({"top_opponents": 0}, CSFD, {}, "'top_opponents' must be a whole number of at least 1"),
+    ({"benchmark": ""}, CSFD, {}, "'benchmark' must be a non-empty string"),
+    ({}, CSFD, {"labels": ["only"]}, "task csfd_sentiment: metric macro_f1 needs 'labels'"),
+    ({}, HELPS, {"score_range": [1, 1]}, "task helps_answers: metric judge_score needs 'score_range'"),
+    ({}, HELPS, {"criteria": {"helpfulness": 0.5, "relevance": 0.3}}, "weights summing to 1"),
+    ({}, CSFD, {"metric": "f2"}, "task csfd_sentiment: unknown metric 'f2'"),
+    ({}, CSFD, {"metric": "acc"}, "'labels' does not apply to metric acc"),
+])
+def test_tasks_file_errors_name_the_field_and_task(tmp_path, top, task, fields, message):
+    raw = {**json.loads(SUITE_FILE.read_text()), **top}
+    raw["tasks"][task].update(fields)
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(raw))
+    with pytest.raises(TasksFileError, match=message):
+        load_benchmark(path)
+    out = cli(path, "validate", str(path))
+    assert out.returncode == 2 and message.split("'")[0] in out.stderr and "Traceback" not in out.stderr
+
+
+def test_tasks_file_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEADERBOARD_TASKS", str(SUITE_FILE))
+    assert load_benchmark().name == "CzechSuite"
+    monkeypatch.setenv("LEADERBOARD_TASKS", str(tmp_path / "missing.json"))
+    with pytest.raises(TasksFileError, match="cannot read the tasks file"):
+        load_benchmark()
+
+
+# --- bad samples of the new metrics ---------------------------------------------------------
+
+@pytest.mark.parametrize("task, index, value, message", [
+    ("csfd_sentiment", 2, [0, 3], "macro_f1 predicted_label 3 is out of range (the task's 3 labels are 0..2: "
+                                  "negative, neutral, positive; -1 for no valid answer)"),
+    ("ctkfacts_nli", 1, [-1, 0], "mcc gold_label -1 is out of range"),
+    ("ctkfacts_nli", 0, [0.5, 1], "mcc labels must be whole numbers (class indices), got [0.5, 1]"),
+    ("csfd_sentiment", 4, ["positive", 1], "macro_f1 must be a pair [gold_label, predicted_label]"),
+    ("chat_1_10", 3, 11, "judge_score must be in [1, 10], got 11"),
+    ("helps_answers", 5, {"helpfulness": 1, "relevance": 0.5}, "judge_score has no 'brevity' score"),
+    ("helps_answers", 6, {"helpfulness": 1, "relevance": 1.5, "brevity": 0}, "judge_score relevance must be in [0, 1], got 1.5"),
+    ("sqad_f1", 0, 1.2, "token_f1 must be in [0, 1], got 1.2"),
+])
+def test_bad_samples_are_refused_naming_task_sample_and_problem(built, tmp_path, task, index, value, message):
+    benchmark, tasks, store, sample = built
+    if task not in benchmark.task_ids:
+        pytest.skip("a CzechSuite task")
+    document = json.loads(sample.read_text())
+    document["predictions"][task][index][benchmark.task(task).metric_name] = value
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    before = tree_digest(store)
+    out = cli(tasks, "presubmit", str(bad), "--store", str(store), "--team", "T", "--model", "M")
+    assert out.returncode == 2, out.stderr
+    assert f"error: task {task}, sample {index} (doc_id " in out.stderr and message in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+    assert tree_digest(store) == before
