@@ -11,9 +11,11 @@ statistically significant result (one-tailed, α = 0.05). Scores are in percent.
 
 SUBMISSION_HELP = """
 ### Submit a model
-Upload one JSON file with per-sample results for all 50 tasks (see *About* for the
-format). **Pre-submit** shows where the model would rank, in seconds; nothing is stored
-until you confirm **Publish**.
+Upload either a **.zip of your lm-evaluation-harness output folders** (run with
+`--log_samples`; compiled here, and the form is filled in from the logs) or one JSON
+submission file with per-sample results for all 50 tasks (see *About*).
+**Pre-submit** shows where the model would rank, in seconds; nothing is stored until you
+confirm **Publish**.
 """
 
 READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is switched off."
@@ -68,9 +70,31 @@ One JSON object:
 Per-sample values: `acc` and `exact_match` 0 or 1; `avg_mcauroc` a pair
 `[gold_class_index, [p_class0, p_class1, ...]]`; `word_perplexity` a pair
 `[loglikelihood, number_of_words]`. Every task of the benchmark must be present, with the
-same samples in the same order as the published submissions. The BenCzechMark
-repository's compile script turns lm-evaluation-harness logs into this file, keeping the
-best prompt per task.
+same samples in the same order as the published submissions. You do not write it by
+hand: the leaderboard compiles it from the harness's logs (below).
+
+## From the harness to the leaderboard
+1. **Evaluate** with lm-evaluation-harness, keeping the per-sample logs:
+   ```
+   lm_eval --model hf --model_args pretrained=ORG/MODEL \\
+     --tasks TASKS --output_path out/ --log_samples
+   ```
+   It writes `out/<model>/results_<date>.json` and one `samples_<task>_<date>.jsonl` per
+   task. Several runs (e.g. task groups run separately) are fine; each task must be in
+   one run.
+2. **Compile**: zip the `out/` folder and upload the .zip in *Submit*, or on your machine:
+   ```
+   python -m leaderboard compile -i out/ -o submission.json
+   ```
+   For each task it keeps the best prompt variant by the task's metric (for perplexity,
+   the lowest), that variant's per-sample values, the spread over the variants
+   (`max_centered_variance`) and the harness's metadata (versions, few-shot, chat
+   template, task hashes). Any problem (a task missing, a samples file missing, variants
+   with different documents, a task in two runs, ...) is listed with its task and file.
+3. **Pre-submit** in *Submit* (or `python -m leaderboard presubmit submission.json ...`):
+   the duels run and you see the would-be ranking; nothing is stored.
+4. **Publish** after checking it. The model details then show how the model was
+   evaluated, so readers can tell whether two models were evaluated the same way.
 
 ## Citation
 Fajcik et al., *BenCzechMark: A Czech-centric Multitask and Multimetric Benchmark for Large

@@ -3,8 +3,6 @@ phone sizes: compiled on the server, the form filled in from the logs, pre-submi
 published, and its provenance shown in the model details. Screenshots in test-artifacts/."""
 from __future__ import annotations
 
-import os
-import shutil
 import zipfile
 
 import pytest
@@ -13,22 +11,8 @@ from playwright.sync_api import expect
 from conftest import tree_digest
 from harness_logs import MODEL, write_two_runs
 from leaderboard.demo import demo_model
-from test_e2e import DESKTOP, PHONE, browser, free_port, open_page, rows, shot, start_app  # noqa: F401 (fixture)
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory, full_store_template):
-    store = tmp_path_factory.mktemp("e2e-compile") / "store"
-    shutil.copytree(full_store_template, store)
-    port = free_port()
-    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False"}
-    process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
-    try:
-        yield f"http://127.0.0.1:{port}/", store
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+# app_url: a fresh app on a copy of the 5-model store, one per test module
+from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, shot  # noqa: F401 (fixtures)
 
 
 def zip_folder(folder, path):

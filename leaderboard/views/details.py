@@ -57,7 +57,9 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
     lines.append(f"| Submitted | {_submitted(m.get('submission_timestamp'))} |")
     rows = provenance(harness_metadata(board.store, submission_id))
     lines += ["", "#### How it was evaluated",
-              *(["| Field | Value |", "| --- | --- |", *(f"| {k} | {escape_markdown(v)} |" for k, v in rows)]
+              *(["| Field | Value |", "| --- | --- |", *(f"| {k} | {escape_markdown(v)} |" for k, v in rows),
+                 *(["", "Equal task-hash fingerprints: the same prompts, documents and targets."]
+                   if any(k == "Task hashes" for k, _ in rows) else [])]
                 if rows else ["Not recorded in the submission file."])]
     return "\n".join(lines)
 
