@@ -20,8 +20,6 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
-
 from leaderboard.submission import _PARSERS
 from leaderboard.tasks import Benchmark, Task
 
