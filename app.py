@@ -15,7 +15,8 @@ from leaderboard.board import open_configured_board
 from leaderboard.hub_store import HubStore
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import StoreError
-from leaderboard.submission import MAX_FILE_BYTES, MODEL_TYPES, PRECISIONS, SubmissionError
+from leaderboard.archive import MAX_ARCHIVE_BYTES
+from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
 from leaderboard.tasks import TasksFileError
 from leaderboard.views import details, share, submission, table as board_views
 from leaderboard.views.markdown import escape_markdown
@@ -189,7 +190,9 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
         try:
-            preview = board.presubmit(file, form, progress=lambda f, m: progress(f, desc=m))
+            source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m)).data
+                      if submission.is_archive(file) else file)
+            preview = board.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
             form_problems, file_problems = submission.split_problems(e.problems)
             return ("**The submission was not accepted**: see the messages by the form and the file.",
@@ -206,6 +209,22 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 gr.Dataframe(value=details.duel_grid(duels), column_widths=details.grid_widths(duels), visible=True),
                 previews.put(request.session_hash, preview), preview_display.index.get_loc(preview.submission_id),
                 gr.update(visible=not READ_ONLY), hidden)
+
+    def uploaded(file, model, input_length, params, precision, progress=gr.Progress()):
+        """A .zip of harness output: compiled at once, so the form is filled in from its logs
+        and the compiled JSON can be downloaded; a JSON file: nothing to do."""
+        hidden = gr.DownloadButton(visible=False)
+        if not submission.is_archive(file):
+            return "", hidden, model, input_length, params, precision
+        try:
+            compiled = submission.compile_archive(board, file, lambda f, m: progress(f, desc=m))
+        except SubmissionError as e:
+            return (submission.problems_markdown(board.benchmark, e.problems, "The archive was not accepted:"),
+                    hidden, model, input_length, params, precision)
+        form = compiled.form
+        return (compiled.summary, gr.DownloadButton(value=submission.compiled_file(board, compiled), visible=True),
+                model or form.get("model_name", ""), form.get("input_length", input_length),
+                form.get("parameters", params), form.get("precision", precision))
 
     def publish(token: str | None, request: gr.Request, progress=gr.Progress()):
         preview = previews.get(request.session_hash, token)
@@ -289,8 +308,11 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 link = gr.Textbox(label="Link to model (http or https)", elem_id="link")
                 description = gr.Textbox(label="Description (optional)", lines=2)
                 form_errors = gr.Markdown(elem_id="form-errors")
-                file = gr.File(label="Results file (JSON)", file_types=[".json"], type="filepath", elem_id="file")
+                file = gr.File(label="Results file (JSON), or a .zip of lm-evaluation-harness output folders",
+                               file_types=[".json", ".zip"], type="filepath", elem_id="file")
                 file_errors = gr.Markdown(elem_id="file-errors")
+                compiled = gr.DownloadButton("Download the compiled JSON", size="sm", visible=False,
+                                             elem_id="compiled")
                 presubmit_button = gr.Button("Pre-submit", variant="primary", elem_id="presubmit")
                 status = gr.Markdown(elem_id="status")
                 preview_state = gr.State(None)  # a token of `previews`: the preview itself stays on the server
@@ -335,6 +357,9 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         submission_tab.select(None, js=share.tab_writer("submission"))
         about_tab.select(None, js=share.tab_writer("about"))
 
+        file.upload(uploaded, [file, model, input_length, params, precision],
+                    [file_errors, compiled, model, input_length, params, precision], show_progress_on=[file_errors])
+        file.clear(lambda: ("", gr.DownloadButton(visible=False)), None, [file_errors, compiled], queue=False)
         presubmit_button.click(
             presubmit, [team, model, model_type, params, input_length, precision, description, link, file],
             [status, form_errors, file_errors, preview_table, preview_duels, preview_state, new_row, publish_row,
@@ -365,7 +390,7 @@ def main():
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))
     app = build_app(board)
     page_js = PAGE_JS % (share.QUERY_WRITER_JS, json.dumps(board_views.header_titles(board)))
-    app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_FILE_BYTES, theme=THEME, css=CSS,
+    app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_ARCHIVE_BYTES, theme=THEME, css=CSS,
                                                   js=page_js)
 
 

@@ -45,9 +45,11 @@ won with a statistically significant result (one-tailed, α = {benchmark.alpha:g
 def submission_help(benchmark: Benchmark) -> str:
     return f"""
 ### Submit a model
-Upload one JSON file with per-sample results for all {_plural(len(benchmark.tasks), "task")} (see *About*
-for the format). **Pre-submit** shows where the model would rank, in seconds; nothing is stored
-until you confirm **Publish**.
+Upload either a **.zip of your lm-evaluation-harness output folders** (run with
+`--log_samples`; compiled here, and the form is filled in from the logs) or one JSON
+submission file with per-sample results for all {_plural(len(benchmark.tasks), "task")} (see *About*).
+**Pre-submit** shows where the model would rank, in seconds; nothing is stored until you
+confirm **Publish**.
 """
 
 
@@ -98,7 +100,31 @@ One JSON object:
 Every task of the benchmark must be present, with the same samples (`doc_id`s, and gold
 labels where there are any) in the same order as the published submissions. If the
 file's `results` disagree with the per-sample values, you get a warning and the values
-from the samples count. The Submit tab offers a valid sample file.
+from the samples count. The Submit tab offers a valid sample file. You do not write
+the file by hand: the leaderboard compiles it from the harness's logs (below).
+
+## From the harness to the leaderboard
+1. **Evaluate** with lm-evaluation-harness, keeping the per-sample logs:
+   ```
+   lm_eval --model hf --model_args pretrained=ORG/MODEL \\
+     --tasks TASKS --output_path out/ --log_samples
+   ```
+   It writes `out/<model>/results_<date>.json` and one `samples_<task>_<date>.jsonl` per
+   task. Several runs (e.g. task groups run separately) are fine; each task must be in
+   one run.
+2. **Compile**: zip the `out/` folder and upload the .zip in *Submit*, or on your machine:
+   ```
+   python -m leaderboard compile -i out/ -o submission.json
+   ```
+   For each task it keeps the best prompt variant by the task's metric (for perplexity,
+   the lowest), that variant's per-sample values, the spread over the variants
+   (`max_centered_variance`) and the harness's metadata (versions, few-shot, chat
+   template, task hashes). Any problem (a task missing, a samples file missing, variants
+   with different documents, a task in two runs, ...) is listed with its task and file.
+3. **Pre-submit** in *Submit* (or `python -m leaderboard presubmit submission.json ...`):
+   the duels run and you see the would-be ranking; nothing is stored.
+4. **Publish** after checking it. The model details then show how the model was
+   evaluated, so readers can tell whether two models were evaluated the same way.
 
 {benchmark.about}
 """

@@ -253,6 +253,33 @@ def cmd_sample_file(args) -> None:
     print(f"{args.output}: a sample submission for {board.store} ({len(board.models)} models)")
 
 
+def cmd_compile(args) -> None:
+    """Harness output folders -> one submission file (written only when it is valid)."""
+    from leaderboard.harness import compile_runs
+    benchmark = load_benchmark(args.tasks)
+    bar = Bar("compiling")
+    try:
+        document, notes = compile_runs(args.input, benchmark, newest=args.newest, progress=bar)
+    finally:
+        bar.close()
+    for note in notes:
+        _say(f"note: {note}", sys.stderr)
+    data = dump_json(document)
+    temporary = f"{args.output}.partial"
+    try:
+        with open(temporary, "wb") as f:
+            f.write(data)
+        os.replace(temporary, args.output)
+    except OSError as e:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise BadInput(f"cannot write {args.output}: {e.strerror or e}") from None
+    n = sum(len(samples) for samples in document["predictions"].values())
+    _say(f"{args.output}: {len(document['predictions'])} tasks, {n} samples of "
+         f"{document['metadata'].get('model_name')} ({len(data) / 2**20:.1f} MB); "
+         f"check it with: python -m leaderboard validate {args.output}")
+
+
 def cmd_demo(args) -> None:
     from leaderboard.demo import build_demo_store
     if LocalStore(args.store).submission_ids():
@@ -304,6 +331,15 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--description")
         p.add_argument("--json", action="store_true")
         p.set_defaults(run=lambda a, publish=publish: cmd_presubmit(a, publish))
+
+    p = sub.add_parser("compile", help="turn lm-evaluation-harness output into a submission file")
+    p.add_argument("-i", "--input", action="append", required=True, metavar="PATH",
+                   help="a run folder, a parent of run folders, a glob or a results_*.json file (repeatable)")
+    p.add_argument("-o", "--output", required=True, help="the submission file to write")
+    p.add_argument("--newest", action="store_true",
+                   help="when several runs evaluated a task, keep the newest instead of stopping")
+    p.add_argument("--tasks", default=argparse.SUPPRESS, help="tasks metadata file (as before the command)")
+    p.set_defaults(run=cmd_compile)
 
     p = sub.add_parser("table", help="print the leaderboard")
     store_arg(p)

@@ -35,10 +35,19 @@ class Task:
     labels: tuple[str, ...] = ()  # label metrics: the class names, by class index
     score_range: tuple[float, float] | None = None  # judge scores: lowest and highest score
     criteria: tuple[tuple[str, float], ...] = ()  # judge scores: (criterion, weight), weights summing to 1
+    # Which lm-evaluation-harness task produces it (`compile`): a group whose subtasks are
+    # its prompt variants (the best one is kept), or one task without variants; by
+    # default the harness task of the same id.
+    harness_task: str = ""
+    prompt_variants: bool = False
 
     @property
     def metric(self) -> Metric:
         return METRICS[self.metric_name]
+
+    @property
+    def harness(self) -> str:
+        return self.harness_task or self.id
 
 
 @dataclass(frozen=True)
@@ -50,6 +59,9 @@ class Benchmark:
     about: str = ""  # markdown at the end of the About tab: background, changes, citation
     alpha: float = ALPHA  # a duel is won when the one-tailed p-value is at most alpha
     top_opponents: int = DEFAULT_TOP_OPPONENTS  # a new model duels this many of the best models
+    # Harness tasks (or groups) that older runs produce but the benchmark no longer scores:
+    # `compile` skips them with a note instead of calling them unknown.
+    harness_deprecated: tuple[str, ...] = ()
 
     @property
     def task_ids(self) -> list[str]:
@@ -109,6 +121,17 @@ def _criteria(raw: dict, where: str) -> tuple[tuple[str, float], ...]:
     return tuple((name, float(w)) for name, w in value.items())
 
 
+def _harness_fields(raw: dict, where: str) -> dict:
+    harness_task = raw.get("harness_task", raw["id"])  # a task of the same id by default
+    variants = raw.get("harness_prompt_variants", False)
+    if not (isinstance(harness_task, str) and harness_task.strip()):
+        raise TasksFileError(f"{where}: 'harness_task' must be the name of an lm-evaluation-harness task or group, "
+                             f"got {json.dumps(harness_task)[:60]}")
+    if not isinstance(variants, bool):
+        raise TasksFileError(f"{where}: 'harness_prompt_variants' must be true or false, got {json.dumps(variants)[:20]}")
+    return {"harness_task": harness_task, "prompt_variants": variants}
+
+
 # What a task declares for the metrics whose sample kind needs it: field -> reader.
 KIND_FIELDS = {"label_pair": {"labels": _labels},
                "judge": {"score_range": _score_range, "criteria": _criteria}}
@@ -131,7 +154,7 @@ def _task(raw, index: int, categories: tuple[str, ...]) -> Task:
             raise TasksFileError(f"{where}: '{field}' does not apply to metric {metric}")
     declared = {field: read(raw, where) for field, read in kind_fields.items()
                 if field in raw or field not in OPTIONAL_FIELDS}
-    return Task(*values, **declared)
+    return Task(*values, **declared, **_harness_fields(raw, where))
 
 
 def load_benchmark(path: str | Path | None = None) -> Benchmark:
@@ -175,4 +198,7 @@ def _benchmark(raw) -> Benchmark:
     empty = [c for c in categories if not any(t.category == c for t in tasks)]
     if empty:
         raise TasksFileError(f"categories without tasks: {', '.join(empty)}")
-    return Benchmark(name, categories, tasks, description, about, float(alpha), top)
+    deprecated = raw.get("harness_deprecated", [])
+    if not (isinstance(deprecated, list) and all(isinstance(d, str) and d for d in deprecated)):
+        raise TasksFileError("'harness_deprecated' must be a list of lm-evaluation-harness task names")
+    return Benchmark(name, categories, tasks, description, about, float(alpha), top, tuple(deprecated))

@@ -1,7 +1,11 @@
 """Model details: the card, the per-category (or per-task) chart, the duels and their summary."""
 from __future__ import annotations
 
+import functools
+import hashlib
 import html
+import json
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -55,7 +59,72 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
     for key, label in {**META_COLUMNS, "submission_id": "Submission id"}.items():
         lines.append(f"| {label} | {escape_markdown(m.get(key, ''))} |")
     lines.append(f"| Submitted | {_submitted(m.get('submission_timestamp'))} |")
+    rows = provenance(harness_metadata(board.store, submission_id))
+    lines += ["", "#### How it was evaluated",
+              *(["| Field | Value |", "| --- | --- |", *(f"| {k} | {escape_markdown(v)} |" for k, v in rows),
+                 *(["", "Equal task-hash fingerprints: the same prompts, documents and targets."]
+                   if any(k == "Task hashes" for k, _ in rows) else [])]
+                if rows else ["Not recorded in the submission file."])]
     return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=512)
+def harness_metadata(store, submission_id: str) -> dict:
+    """The submission file's "metadata" (copied from the harness logs); {} when unreadable.
+    A published file never changes, so it is read once."""
+    try:
+        metadata = json.loads(store.read_document(submission_id)).get("metadata")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def _per_run(value) -> str:
+    """A value the runs agree on, or their distinct values when they differ."""
+    if isinstance(value, dict):
+        distinct = sorted({str(v) for v in value.values()})
+        return distinct[0] if len(distinct) == 1 else " / ".join(distinct) + " (differs between runs)"
+    return str(value)
+
+
+def _seconds(value) -> float | None:
+    """total_evaluation_time_seconds: a number, a numeric string, or one per run (summed)."""
+    values = value.values() if isinstance(value, dict) else [value]
+    try:
+        return sum(float(v) for v in values)
+    except (TypeError, ValueError):
+        return None
+
+
+def provenance(meta: dict) -> list[tuple[str, str]]:
+    """(field, value) rows saying how the model was evaluated, from what the file recorded:
+    harness and transformers versions, few-shot examples, chat template, evaluation time,
+    task hashes (one fingerprint: equal fingerprints mean the same prompts and documents)."""
+    rows = []
+    if "lm_eval_version" in meta:
+        rows.append(("lm-evaluation-harness", _per_run(meta["lm_eval_version"])))
+    if "transformers_version" in meta:
+        rows.append(("transformers", _per_run(meta["transformers_version"])))
+    shots = meta.get("n-shot")
+    if isinstance(shots, dict) and shots:
+        counts = Counter(str(v) for v in shots.values())
+        rows.append(("Few-shot examples", ", ".join(
+            f"{n} on {'all ' if c == len(shots) else ''}{c} task{'s' if c > 1 else ''}" for n, c in counts.most_common())))
+    elif shots is not None:
+        rows.append(("Few-shot examples", str(shots)))
+    if "chat_template_sha" in meta or "chat_template" in meta:
+        sha = meta.get("chat_template_sha")
+        used = sha or meta.get("chat_template")
+        rows.append(("Chat template", f"used (sha256 {_per_run(sha)[:12]})" if sha and not isinstance(sha, dict)
+                     else "used" if used else "not used"))
+    seconds = _seconds(meta.get("total_evaluation_time_seconds"))
+    if seconds:
+        rows.append(("Evaluation time", f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"))
+    hashes = meta.get("task_hashes")
+    if isinstance(hashes, dict) and hashes:
+        fingerprint = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()[:12]
+        rows.append(("Task hashes", f"{len(hashes)} tasks, fingerprint {fingerprint}"))
+    return rows
 
 
 def score_bars(board: Leaderboard, submission_id: str, category: str | None = None) -> str:

@@ -2,12 +2,20 @@
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
+from leaderboard.archive import extracted
 from leaderboard.board import Leaderboard, Preview
 from leaderboard.demo import sample_document
+from leaderboard.harness import compile_runs
 from leaderboard.store import dump_json
+from leaderboard.submission import PRECISIONS, SubmissionError
+from leaderboard.tournament import Progress, no_progress
 from leaderboard.tasks import Benchmark
 from leaderboard.views.markdown import escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent
@@ -68,3 +76,77 @@ def sample_file(board: Leaderboard) -> str:
     (see `export_file`); returns its path."""
     return export_file(dump_json(sample_document(board.benchmark, board.references())),
                        f"{export_name(board.benchmark.name, 'sample-submission')}.json")
+
+
+# --- a .zip of harness output -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Compiled:
+    data: bytes  # the submission file
+    form: dict  # form fields the harness metadata gives (model_name, input_length, ...)
+    summary: str  # Markdown: what was compiled, and notes
+
+
+_COMPILED: OrderedDict[tuple, Compiled] = OrderedDict()  # the last few archives, by path and time
+_COMPILED_KEEP = 4
+_COMPILED_LOCK = threading.Lock()
+
+
+def is_archive(path: str | None) -> bool:
+    return bool(path) and str(path).lower().endswith(".zip")
+
+
+def _precision(dtype) -> str | None:
+    name = str(dtype).removeprefix("torch.")
+    return {"half": "float16", "float": "float32", "bf16": "bfloat16"}.get(name, name) if name in (
+        *PRECISIONS, "half", "float", "bf16") else None
+
+
+def harness_form(metadata: dict) -> dict:
+    """Form fields the harness metadata can fill: the model's name (after its owner), the
+    input length (max_length), parameters (billions) and precision, where the run says."""
+    form = {}
+    name, length, params = metadata.get("model_name"), metadata.get("max_length"), metadata.get("model_num_parameters")
+    if isinstance(name, str) and name.strip("/"):
+        form["model_name"] = name.rstrip("/").rsplit("/", 1)[-1]
+    if isinstance(length, int) and not isinstance(length, bool) and length > 0:
+        form["input_length"] = length
+    if isinstance(params, (int, float)) and not isinstance(params, bool) and params > 0:
+        form["parameters"] = round(params / 1e9, 3)
+    if _precision(metadata.get("model_dtype")):
+        form["precision"] = _precision(metadata.get("model_dtype"))
+    return form
+
+
+def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progress) -> Compiled:
+    """The submission compiled from an uploaded .zip of harness output folders (unpacked
+    safely, the folder removed afterwards). Raises SubmissionError; messages name files
+    inside the archive, not the server's temporary folder."""
+    stat = Path(path).stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    with _COMPILED_LOCK:
+        if key in _COMPILED:
+            return _COMPILED[key]
+    with extracted(path) as folder:
+        inside = str(folder) + "/"
+        try:
+            document, notes = compile_runs([str(folder)], board.benchmark, progress=progress)
+        except SubmissionError as e:
+            raise SubmissionError([p.replace(inside, "") for p in e.problems]) from None
+    meta = document["metadata"]
+    n = sum(len(samples) for samples in document["predictions"].values())
+    lines = [f"**Compiled from the harness output**: {len(document['predictions'])} tasks, {n:,} samples of "
+             f"`{meta.get('model_name')}`. The form is filled in from the logs where they say; check it."]
+    lines += [f"- {escape_markdown(note.replace(inside, ''))}" for note in notes]
+    compiled = Compiled(dump_json(document), harness_form(meta), "\n".join(lines))
+    with _COMPILED_LOCK:
+        _COMPILED[key] = compiled
+        while len(_COMPILED) > _COMPILED_KEEP:
+            _COMPILED.popitem(last=False)
+    return compiled
+
+
+def compiled_file(board: Leaderboard, compiled: Compiled) -> str:
+    """The compiled submission as a download; returns its path."""
+    model = compiled.form.get("model_name", "model")
+    return export_file(compiled.data, f"{export_name(board.benchmark.name, model, 'submission')}.json")

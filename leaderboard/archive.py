@@ -1,0 +1,98 @@
+"""Safe extraction of an uploaded .zip of harness output.
+
+Every entry is checked before anything is written: the archive's size, the number of
+entries, each entry's declared size and their total, and each entry's name (no absolute
+path, no `..`, no drive letter) and type (files and folders only: no symlinks, devices
+or encrypted entries). Sizes are counted again while unpacking, so a header that
+under-declares cannot write more than the limit. The folder is always removed afterwards.
+"""
+from __future__ import annotations
+
+import contextlib
+import shutil
+import stat
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from leaderboard.submission import SubmissionError
+
+MAX_ARCHIVE_BYTES = 256 * 2**20
+MAX_UNPACKED_BYTES = 2 * 2**30
+MAX_MEMBERS = 10_000
+CHUNK = 2**20
+
+
+def _entry_problem(info: zipfile.ZipInfo, max_member: int) -> str | None:
+    name = info.filename.replace("\\", "/")
+    parts = PurePosixPath(name).parts
+    if name.startswith("/") or (parts and len(parts[0]) == 2 and parts[0][1] == ":"):
+        return "is an absolute path"
+    if ".." in parts:
+        return "points outside the archive's folder (..)"
+    kind = stat.S_IFMT(info.external_attr >> 16)
+    if kind == stat.S_IFLNK:
+        return "is a symbolic link"
+    if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+        return "is not a regular file or folder"
+    if info.flag_bits & 0x1:
+        return "is encrypted"
+    if info.file_size > max_member:
+        return f"unpacks to {info.file_size / 2**20:.0f} MB, more than the limit of {max_member / 2**20:.0f} MB"
+    return None
+
+
+def _check(archive: zipfile.ZipFile, max_members: int, max_unpacked: int) -> list[zipfile.ZipInfo]:
+    entries = archive.infolist()
+    if len(entries) > max_members:
+        raise SubmissionError(f"the archive has {len(entries):,} entries, more than the limit of {max_members:,}")
+    problems = [f"the archive's entry {info.filename!r} {problem}" for info in entries
+                if (problem := _entry_problem(info, max_unpacked))]
+    total = sum(info.file_size for info in entries)
+    if total > max_unpacked:
+        problems.append(f"the archive unpacks to {total / 2**20:.0f} MB, more than the limit of "
+                        f"{max_unpacked / 2**20:.0f} MB")
+    if problems:
+        raise SubmissionError(problems)
+    return entries
+
+
+def _unpack(archive: zipfile.ZipFile, entries: list[zipfile.ZipInfo], root: Path, max_unpacked: int) -> None:
+    written = 0
+    for info in entries:
+        target = root / PurePosixPath(info.filename.replace("\\", "/"))
+        if info.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with archive.open(info) as source, open(target, "xb") as out:
+            while chunk := source.read(CHUNK):
+                written += len(chunk)
+                if written > max_unpacked:
+                    raise SubmissionError(f"the archive unpacks to more than the limit of "
+                                          f"{max_unpacked / 2**20:.0f} MB")
+                out.write(chunk)
+
+
+@contextlib.contextmanager
+def extracted(path: str | Path, parent: str | Path | None = None, max_archive: int = MAX_ARCHIVE_BYTES,
+              max_unpacked: int = MAX_UNPACKED_BYTES, max_members: int = MAX_MEMBERS):
+    """The archive unpacked into a new folder under `parent` (default: the system's
+    temporary folder), removed when the block ends, whatever happens. Raises
+    SubmissionError, before writing anything, for an archive that breaks a rule."""
+    path = Path(path)
+    size = path.stat().st_size
+    if size > max_archive:
+        raise SubmissionError(f"the archive is {size / 2**20:.0f} MB, more than the limit of "
+                              f"{max_archive / 2**20:.0f} MB")
+    root = Path(tempfile.mkdtemp(prefix="harness-", dir=parent))
+    try:
+        try:
+            with zipfile.ZipFile(path) as archive:
+                entries = _check(archive, max_members, max_unpacked)
+                _unpack(archive, entries, root, max_unpacked)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as e:
+            raise SubmissionError(f"{path.name} is not a readable .zip archive ({e})") from None
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

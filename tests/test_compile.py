@@ -1,0 +1,282 @@
+"""`compile`: lm-evaluation-harness output (written by harness_logs.py in the harness's own
+layout) -> a submission file; every problem named; safe extraction of uploaded archives."""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import SMALL_TASKS
+from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
+from leaderboard.archive import extracted
+from leaderboard.cli import main
+from leaderboard.demo import demo_model
+from leaderboard.submission import SubmissionError
+from leaderboard.tasks import load_benchmark
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The small benchmark with harness names of its own: compile is not tied to BenCzechMark.
+MINI_HARNESS = {"t_acc": ("mini_quiz", True), "t_em": ("mini_open_qa", False), "t_auc": ("mini_nli", True),
+                "t_ppl": ("mini_corpus", True), "t_rouge": ("mini_summaries", False)}
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory):
+    tasks = json.loads(json.dumps(SMALL_TASKS))
+    for t in tasks["tasks"]:
+        t["harness_task"], t["harness_prompt_variants"] = MINI_HARNESS[t["id"]]
+    tasks["harness_deprecated"] = ["mini_retired"]
+    path = tmp_path_factory.mktemp("mini") / "tasks.json"
+    path.write_text(json.dumps(tasks))
+    benchmark = load_benchmark(path)
+    return path, benchmark, demo_model(benchmark, 3, seed=0)[1]
+
+
+def compile_cli(tasks_file, inputs, output, *flags, capsys=None):
+    args = ["--tasks", str(tasks_file), "compile", *[a for i in inputs for a in ("-i", str(i))], "-o", str(output),
+            *flags]
+    code = main(args)
+    return code, capsys.readouterr() if capsys else None
+
+
+def metric_values(document, task):
+    return [(s["doc_id"], s[task.metric_name]) for s in document["predictions"][task.id]]
+
+
+# --- the whole path ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def full_logs(tmp_path_factory, full_benchmark):
+    """All 50 BenCzechMark tasks over two run folders; benczechmark_agree has 12 prompt
+    variants and its best is prompt 10 (the reference read the prompt number from the
+    alias's last character)."""
+    root = tmp_path_factory.mktemp("harness")
+    document = demo_model(full_benchmark, 7, seed=0)[1]  # the new_model_file's samples
+    write_two_runs(root, full_benchmark, document, variants={"benczechmark_agree": 12},
+                   best={"benczechmark_agree": 10, "benczechmark_snli": 0})
+    return root, document
+
+
+def test_compile_validate_presubmit_end_to_end(full_logs, full_benchmark, full_store, tmp_path):
+    root, document = full_logs
+    out = tmp_path / "submission.json"
+    compiled = subprocess.run([sys.executable, "-m", "leaderboard", "compile", "-i", str(root / "run_a"),
+                               "-i", str(root / "run_*"), "-o", str(out)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+    assert compiled.returncode == 0, compiled.stderr
+    assert "50 tasks" in compiled.stdout and MODEL in compiled.stdout
+    result = json.loads(out.read_text())
+    for task in full_benchmark.tasks:  # the best variant's samples, in doc_id order
+        assert metric_values(result, task) == metric_values(document, task), task.id
+    agree = result["results"]["benczechmark_agree"]
+    assert agree["harness_task"] == "benchmark_agree_10" and agree["prompt_variants"] == 12
+    assert result["results"]["benczechmark_snli"]["harness_task"] == "benczechmark_snli_0"
+    assert "max_centered_variance" not in result["results"]["benczechmark_histcorpus"]  # no variants
+    meta = result["metadata"]
+    assert meta["lm_eval_version"] == "0.4.13" and meta["max_length"] == 4096 and meta["model_name"] == MODEL
+    assert len(meta["task_hashes"]) == 50 and meta["n-shot"]["benczechmark_agree"] == 0
+    assert meta["total_evaluation_time_seconds"] == 7800.0 and len(meta["harness_runs"]) == 2
+    validated = subprocess.run([sys.executable, "-m", "leaderboard", "validate", str(out), "--store", str(full_store)],
+                               cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert validated.returncode == 0 and "valid, 50 tasks" in validated.stdout, validated.stderr
+    ranked = subprocess.run([sys.executable, "-m", "leaderboard", "presubmit", str(out), "--store", str(full_store),
+                             "--team", "Harness", "--model", "compiled", "--json"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=300)
+    assert ranked.returncode == 0, ranked.stderr
+    preview = json.loads(ranked.stdout)
+    assert preview["rank"] >= 1 and preview["opponents"] > 0 and len(preview["tasks"]) == 50
+
+
+def test_best_variant_follows_the_metric_direction_and_spread_is_max_centered(mini, tmp_path, capsys):
+    tasks_file, benchmark, document = mini
+    write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A,
+              variants={"t_ppl": 4, "t_acc": 11}, best={"t_ppl": 1, "t_acc": 9})
+    code, _ = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 0
+    result = json.loads((tmp_path / "s.json").read_text())
+    logs = json.loads(next((tmp_path / "out").rglob("results_*.json")).read_text())["results"]
+    ppl = [logs[f"mini_corpus_{k}"]["word_perplexity,none"] for k in range(4)]
+    assert int(np.argmin(ppl)) == 1 and result["results"]["t_ppl"]["harness_task"] == "mini_corpus_1"  # lower wins
+    assert result["results"]["t_ppl"]["word_perplexity"] == pytest.approx(min(ppl))
+    assert result["results"]["t_ppl"]["max_centered_variance"] == pytest.approx(
+        sum((100 * x - 100 * min(ppl)) ** 2 for x in ppl) / 3)
+    assert result["results"]["t_acc"]["harness_task"] == "mini_quiz_9"
+    assert metric_values(result, benchmark.task("t_ppl")) == metric_values(document, benchmark.task("t_ppl"))
+    # exact match is logged under two filters: the "none" lines are kept, not the strict-match zeros
+    assert metric_values(result, benchmark.task("t_em")) == metric_values(document, benchmark.task("t_em"))
+
+
+def test_deprecated_tasks_are_skipped_with_a_note(mini, tmp_path, capsys):
+    tasks_file, benchmark, document = mini
+    write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, extra_tasks=("mini_retired",))
+    code, io = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 0 and "note: " in io.err and "skipped mini_retired" in io.err
+
+
+# --- one test per error: exit 2, the message names task and file, nothing written ---------
+
+def refused(mini, tmp_path, capsys, *flags, inputs=None) -> str:
+    tasks_file = mini[0]
+    out = tmp_path / "s.json"
+    code, io = compile_cli(tasks_file, inputs or [tmp_path / "out"], out, *flags, capsys=capsys)
+    assert code == 2 and "Traceback" not in io.err
+    assert not out.exists() and not Path(f"{out}.partial").exists()
+    return io.err
+
+
+def test_unknown_harness_task(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, extra_tasks=("mystery_task",))
+    err = refused(mini, tmp_path, capsys)
+    assert "mystery_task" in err and str(path) in err and "no Mini task maps" in err
+
+
+def test_benchmark_task_missing_from_the_logs(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    write_run(tmp_path / "out", benchmark, ["t_acc", "t_em", "t_auc"], document, DATE_A)
+    err = refused(mini, tmp_path, capsys)
+    assert "2 of 5 Mini tasks are in none of the runs: t_ppl (harness: mini_corpus), t_rouge" in err
+
+
+def test_a_variants_samples_file_missing(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    (path.parent / f"samples_mini_nli_1_{DATE_A}.jsonl").unlink()
+    err = refused(mini, tmp_path, capsys)
+    assert f"task t_auc ({path})" in err and f"samples file samples_mini_nli_1_{DATE_A}.jsonl is missing" in err
+
+
+def test_a_metric_missing_from_a_result(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    logs = json.loads(path.read_text())
+    del logs["results"]["mini_quiz_2"]["acc,none"]
+    path.write_text(json.dumps(logs))
+    err = refused(mini, tmp_path, capsys)
+    assert "task t_acc" in err and "mini_quiz_2 has no result for acc" in err
+
+
+def test_variants_with_different_document_counts(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    samples = path.parent / f"samples_mini_quiz_0_{DATE_A}.jsonl"
+    samples.write_text("".join(samples.read_text().splitlines(keepends=True)[:-1]))
+    err = refused(mini, tmp_path, capsys)
+    n = len(document["predictions"]["t_acc"])
+    assert f"variants mini_quiz_2 ({n} documents) and mini_quiz_0 ({n - 1}) differ in document count" in err
+
+
+def test_variants_with_different_doc_ids(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    samples = path.parent / f"samples_mini_nli_0_{DATE_A}.jsonl"
+    lines = [json.loads(line) for line in samples.read_text().splitlines()]
+    lines[5]["doc_id"] = 10_000
+    samples.write_text("".join(json.dumps(s) + "\n" for s in lines))
+    err = refused(mini, tmp_path, capsys)
+    assert "variants mini_nli_2 and mini_nli_0 have different doc_ids" in err
+
+
+def test_two_runs_with_the_same_task_unless_newest(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    older = write_run(tmp_path / "out" / "a", benchmark, benchmark.task_ids, document, DATE_A)
+    newer = write_run(tmp_path / "out" / "b", benchmark, ["t_acc"], document, DATE_B, best={"t_acc": 0})
+    err = refused(mini, tmp_path, capsys)
+    assert f"task t_acc: evaluated in 2 runs ({older}, {newer})" in err and "--newest" in err
+    code, io = compile_cli(mini[0], [tmp_path / "out"], tmp_path / "s.json", "--newest", capsys=capsys)
+    assert code == 0 and "kept the newest run" in io.err
+    assert json.loads((tmp_path / "s.json").read_text())["results"]["t_acc"]["harness_task"] == "mini_quiz_0"
+
+
+def test_runs_of_different_models(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    write_run(tmp_path / "out", benchmark, ["t_acc", "t_em"], document, DATE_A)
+    write_run(tmp_path / "out", benchmark, ["t_auc", "t_ppl", "t_rouge"], document, DATE_B, model="other/model")
+    assert "the runs are of different models" in refused(mini, tmp_path, capsys)
+
+
+def test_no_results_at_the_path(mini, tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    err = refused(mini, tmp_path, capsys, inputs=[tmp_path / "empty"])
+    assert f"{tmp_path / 'empty'}: no harness results" in err and "none of the runs" not in err
+
+
+# --- archives ------------------------------------------------------------------------------
+
+def make_zip(path: Path, entries: list[tuple[zipfile.ZipInfo | str, bytes]]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in entries:
+            z.writestr(info, data)
+    return path
+
+
+def symlink_entry(name: str, target: str) -> tuple[zipfile.ZipInfo, bytes]:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    return info, target.encode()
+
+
+@pytest.mark.parametrize("entries, limits, message", [
+    ([("ok.txt", b"x"), ("../escape.txt", b"x")], {}, "'../escape.txt' points outside"),
+    ([("/etc/evil", b"x")], {}, "'/etc/evil' is an absolute path"),
+    ([symlink_entry("run/link", "/etc/passwd")], {}, "'run/link' is a symbolic link"),
+    ([("big.jsonl", b"0" * 5000)], {"max_unpacked": 4000}, "'big.jsonl' unpacks to"),
+    ([(f"f{i}.json", b"{}") for i in range(30)], {"max_members": 20}, "30 entries, more than the limit of 20"),
+    ([("a.json", b"{}")], {"max_archive": 10}, "the archive is 0 MB, more than the limit"),
+])
+def test_unsafe_archives_are_refused_and_nothing_is_left(tmp_path, entries, limits, message):
+    archive = make_zip(tmp_path / "upload.zip", entries)
+    parent = tmp_path / "unpack"
+    parent.mkdir()
+    with pytest.raises(SubmissionError) as e:
+        with extracted(archive, parent, **limits):
+            pytest.fail("an unsafe archive was extracted")
+    assert message in str(e.value)
+    assert list(parent.iterdir()) == [] and not (tmp_path / "escape.txt").exists()
+
+
+def test_an_archive_that_lies_about_sizes_stops_at_the_limit(tmp_path):
+    archive = make_zip(tmp_path / "upload.zip", [("big.jsonl", b"0" * 50_000)])
+    data = bytearray(archive.read_bytes())  # declare 100 bytes in both headers; it inflates to 50,000
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        at = data.find(signature) + offset
+        data[at:at + 4] = (100).to_bytes(4, "little")
+    archive.write_bytes(bytes(data))
+    parent = tmp_path / "unpack"
+    parent.mkdir()
+    with pytest.raises(SubmissionError):
+        with extracted(archive, parent, max_unpacked=1000):
+            pass
+    assert list(parent.iterdir()) == []
+
+
+def test_not_a_zip(tmp_path):
+    path = tmp_path / "upload.zip"
+    path.write_text("not a zip")
+    with pytest.raises(SubmissionError, match="upload.zip is not a readable .zip archive"):
+        with extracted(path, tmp_path):
+            pass
+
+
+def test_a_zip_of_harness_output_compiles_and_the_folder_is_removed(mini, tmp_path):
+    from leaderboard.harness import compile_runs
+    _, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
+                                               for p in path.parent.iterdir()])
+    parent = tmp_path / "unpack"
+    parent.mkdir()
+    with extracted(archive, parent) as folder:
+        assert (folder / "out" / sanitize_model_name(MODEL) / path.name).is_file()
+        compiled, _ = compile_runs([str(folder)], benchmark)
+    assert compiled["metadata"]["model_name"] == MODEL
+    assert list(parent.iterdir()) == []
+    assert os.listdir(parent) == []

@@ -1,0 +1,102 @@
+"""A .zip of lm-evaluation-harness output through the Submit tab in Chromium, at desktop and
+phone sizes: compiled on the server, the form filled in from the logs, pre-submitted,
+published, and its provenance shown in the model details. Screenshots in test-artifacts/."""
+from __future__ import annotations
+
+import zipfile
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import tree_digest
+from harness_logs import MODEL, write_two_runs
+from leaderboard.demo import demo_model
+# app_url: a fresh app on a copy of the 5-model store, one per test module
+from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, shot  # noqa: F401 (fixtures)
+
+
+def zip_folder(folder, path):
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for file in sorted(folder.rglob("*")):
+            z.write(file, file.relative_to(folder.parent))
+    return path
+
+
+@pytest.fixture(scope="module")
+def harness_zip(tmp_path_factory, full_benchmark):
+    root = tmp_path_factory.mktemp("logs") / "lm_eval_output"
+    write_two_runs(root, full_benchmark, demo_model(full_benchmark, 11, seed=0)[1], variants={"benczechmark_agree": 12})
+    return zip_folder(root, root.parent / "harness_output.zip")
+
+
+@pytest.fixture(scope="module")
+def escaping_zip(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bad") / "escaping.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("run/results_2025-10-01T09-15-02.json", "{}")
+        z.writestr("../../outside.txt", "x")
+    return path
+
+
+def upload(page, path):
+    page.get_by_role("tab", name="Submit").click()
+    page.locator("#file input[type=file]").set_input_files(str(path))
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_an_unsafe_archive_is_refused_with_its_entry_named(browser, app_url, escaping_zip, viewport):
+    before = tree_digest(app_url[1])
+    page = open_page(browser, app_url[0], viewport)
+    upload(page, escaping_zip)
+    errors = page.locator("#file-errors")
+    expect(errors).to_contain_text("The archive was not accepted", timeout=60000)
+    expect(errors).to_contain_text("'../../outside.txt' points outside the archive's folder")
+    expect(page.locator("#compiled")).to_be_hidden()
+    shot(page, "21_zip_refused")
+    assert tree_digest(app_url[1]) == before and not (escaping_zip.parent.parent / "outside.txt").exists()
+    page.context.close()
+
+
+def test_a_harness_zip_is_compiled_prefilled_presubmitted_published_with_provenance(browser, app_url, harness_zip):
+    page = open_page(browser, app_url[0], DESKTOP)
+    upload(page, harness_zip)
+    expect(page.locator("#file-errors")).to_contain_text("Compiled from the harness output: 50 tasks", timeout=120000)
+    expect(page.locator("#model textarea, #model input").first).to_have_value(MODEL.split("/")[1])
+    expect(page.locator("#input-length input")).to_have_value("4096")
+    expect(page.locator("#params input")).to_have_value("9.12")
+    expect(page.locator("#compiled")).to_be_visible()
+    with page.expect_download() as download:
+        page.locator("#compiled").click()
+    assert download.value.suggested_filename.endswith("_submission.json")
+    shot(page, "22_zip_compiled")
+    page.locator("#team textarea, #team input").first.fill("Harness Team")
+    page.locator("#link textarea, #link input").first.fill("https://example.com/harness")
+    page.locator("#presubmit").click()
+    expect(page.locator("#status")).to_contain_text("would rank", timeout=120000)
+    expect(rows(page, "preview")).to_have_count(6)
+    shot(page, "23_zip_presubmitted")
+    page.locator("#publish").click()
+    page.locator("#confirm").click()
+    expect(page.locator("#status")).to_contain_text("Published", timeout=120000)
+    page.get_by_role("tab", name="Details").click()
+    card = page.locator("#card")
+    expect(card).to_contain_text("Harness Team/Buk-9B-v1", timeout=60000)
+    expect(card).to_contain_text("How it was evaluated")
+    for text in ("lm-evaluation-harness", "0.4.13", "0 on all 50 tasks", "Chat template", "not used",
+                 "Evaluation time", "2.2 h", "50 tasks, fingerprint"):
+        expect(card).to_contain_text(text)
+    shot(page, "24_zip_model_details_provenance")
+    page.context.close()
+
+
+def test_phone_compiles_a_zip_and_shows_provenance(browser, app_url, harness_zip):
+    page = open_page(browser, app_url[0], PHONE)
+    upload(page, harness_zip)
+    expect(page.locator("#file-errors")).to_contain_text("Compiled from the harness output", timeout=120000)
+    box = page.locator("#compiled").bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box  # fits the screen
+    shot(page, "25_phone_zip_compiled")
+    page.get_by_role("tab", name="Details").click()
+    expect(page.locator("#card")).to_contain_text("How it was evaluated", timeout=60000)
+    shot(page, "26_phone_details_provenance")
+    page.context.close()
