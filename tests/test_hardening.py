@@ -21,7 +21,7 @@ from conftest import publish_all, tree_digest
 from leaderboard.board import Leaderboard
 from leaderboard.cli import main
 from leaderboard.demo import demo_model
-from leaderboard.store import JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
+from leaderboard.store import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, LocalStore, dump_json
 from leaderboard.submission import MAX_LINK_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,7 +144,8 @@ def _store_invariants(root: Path, benchmark) -> Leaderboard:
     assert set(board.models) == published
     assert set(json.loads((root / TITLES_FILE).read_text())) == published
     assert set(pd.read_parquet(root / SNAPSHOT_FILE)["submission_id"]) == published
-    assert set(json.loads((root / TOURNAMENT_FILE).read_text())) <= published
+    assert {p.stem for p in (root / DUELS_DIR).glob("*.parquet")} <= published
+    assert board.orphan_duels == set()
     assert board.check() == []
     assert not (root / JOURNAL_FILE).exists()
     assert not [p for p in root.rglob("*.tmp")]
