@@ -48,6 +48,7 @@ TITLES_FILE = "submission_id_to_model_title.json"
 SNAPSHOT_FILE = "leaderboard.parquet"
 JOURNAL_FILE = ".journal.json"
 CACHE_VERSION = 2  # 2: arrays concatenated over tasks
+READABLE_CACHE_VERSIONS = (1, 2)
 READ_THREADS = 4  # duel files read at once
 LAZY_MODELS = 128  # models whose summaries stay in memory once read (a pre-submission reads 50)
 
@@ -184,7 +185,7 @@ def decode_cached(path: Path, submission_id: str, is_current: Callable[[object],
     try:
         with np.load(path) as z:
             info = json.loads(str(z["info"]))
-        if info["version"] != CACHE_VERSION or not is_current(info["stamp"]):
+        if info["version"] not in READABLE_CACHE_VERSIONS or not is_current(info["stamp"]):
             return None
         arrays = _LazyArrays(str(path))
         summaries = {t: arrays.member(f"summary/{t}") for t in info["aggregates"]}
@@ -222,6 +223,8 @@ def _npz_arrays(path: str) -> dict[str, np.ndarray]:
     """Each task's arrays of an `encode_cached` file, by name ("summary/<task>", ...)."""
     with np.load(path) as z:
         info = json.loads(str(z["info"]))
+        if info["version"] == 1:  # one member per task and kind (Hub repos keep such files)
+            return {name: z[name] for name in z.files if name != "info"}
         joined = {kind: z[kind] for kind in ("summaries", "doc_ids", "gold")}
     arrays, start = {}, dict.fromkeys(joined, 0)
 
@@ -356,7 +359,7 @@ class LocalStore:
         return (self.root / JOURNAL_FILE).exists() or any(self._leftovers())
 
     def _leftovers(self):
-        for folder in (self.root, self.data_dir, self.cache_dir):
+        for folder in (self.root, self.data_dir, self.cache_dir, self.root / DUELS_DIR):
             if folder.is_dir():
                 yield from folder.glob(".*.tmp")
 

@@ -208,6 +208,32 @@ def test_cache_is_rebuildable_from_data(small_store):
         model.results.aggregates
 
 
+def test_caches_of_the_first_format_are_still_read(small_store, monkeypatch):
+    """Hub repos hold arrays/<id>.npz in the first format (one member per task and kind):
+    they are read as they are, nothing is parsed again."""
+    root = small_store.store.root
+    for sid, model in small_store.models.items():
+        stamp = json.loads(str(np.load(root / ".cache" / f"{sid}.npz")["info"]))["stamp"]
+        arrays = {f"summary/{t}": np.asarray(s) for t, s in model.results.summaries.items()}
+        refs = {}
+        for t, r in model.references.items():
+            refs[t] = {"n": r.n_samples, "doc_ids": r.doc_ids is not None, "n_classes": r.n_classes}
+            arrays.update({f"{kind}/{t}": v for kind, v in (("doc_ids", r.doc_ids), ("gold", r.gold)) if v is not None})
+        info = {"version": 1, "stamp": stamp, "metadata": model.metadata, "aggregates": model.results.aggregates,
+                "references": refs}
+        np.savez(root / ".cache" / f"{sid}.npz", info=np.array(json.dumps(info)), **arrays)
+    monkeypatch.setattr(board_module, "parse_submission", lambda *a, **k: pytest.fail("parsed a file"))
+    board = Leaderboard(LocalStore(root), small_store.benchmark)
+    for sid, model in small_store.models.items():
+        for task, summary in model.results.summaries.items():
+            np.testing.assert_array_equal(board.models[sid].results.summaries[task], summary)
+            for kind in ("doc_ids", "gold"):
+                expected = getattr(model.references[task], kind)
+                got = getattr(board.models[sid].references[task], kind)
+                assert (got is None) == (expected is None) and (expected is None or np.array_equal(got, expected))
+    pd.testing.assert_frame_equal(board.ranked(), small_store.ranked())
+
+
 def test_a_store_copied_with_cp_r_keeps_its_cache(small_store, tmp_path, monkeypatch):
     """cp -r gives every file a new time: the cache is matched by content instead, once."""
     copy = tmp_path / "copy"

@@ -229,7 +229,7 @@ def test_legend_and_header_titles_name_every_task(small_store):
     assert "Accuracy task" in legend and "(https://example.com/em)" in legend
     assert "win score" in views.category_legend(small_store, "Overall")
     titles = views.header_titles(small_store)
-    assert titles["PPL perplexity ↓"] == "Perplexity task (word_perplexity; lower is better)"
+    assert titles["PPL perplexity ↓"] == "Perplexity task (perplexity, lower is better)"
     assert titles["PPL win score %"].startswith("Perplexity task")
 
 
