@@ -20,7 +20,9 @@ HOSTILE = "<img src=x onerror=alert(1)> [x](javascript:alert(2)) =cmd|' /C calc'
 def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store):
     table = views.leaderboard_table(small_store)
     cats = list(small_store.benchmark.categories)
-    assert list(table.columns) == ["Rank", "Model", "Overall win score %", *[f"{c} win score %" for c in cats],
+    assert list(table.columns) == ["Rank", "Model", "Overall win score %", "Rank 95% low", "Rank 95% high",
+                                   "Tie group", "Overall win score % 95% low", "Overall win score % 95% high",
+                                   *[f"{c} win score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
                                    "Description", "Submitted", "Link"]
     ranked = small_store.ranked()
@@ -34,8 +36,10 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
 
 def test_category_table_has_its_tasks_and_metric_values_in_their_units(small_store):
     table = views.leaderboard_table(small_store, "Language", views.METRIC_VALUE)
-    assert list(table.columns[:6]) == ["Language rank", "Model", "Language win score %", "Overall rank",
-                                       "AUC AUROC % ↑", "PPL perplexity ↓"]
+    assert list(table.columns[:11]) == ["Language rank", "Model", "Language win score %", "Language rank 95% low",
+                                        "Language rank 95% high", "Language tie group",
+                                        "Language win score % 95% low", "Language win score % 95% high",
+                                        "Overall rank", "AUC AUROC % ↑", "PPL perplexity ↓"]
     sid = table.index[0]
     aggregates = small_store.models[sid].results.aggregates
     assert table.loc[sid, "AUC AUROC % ↑"] == round(aggregates["t_auc"] * 100, 2)  # AUROC in percent

@@ -10,7 +10,7 @@ from leaderboard import ranking
 from leaderboard.board import Leaderboard
 from leaderboard.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
-from leaderboard.views.table import META_COLUMNS, METRIC_LABELS, _submitted, is_overall, percent
+from leaderboard.views.table import META_COLUMNS, _submitted, delta_scale, is_overall, percent
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
@@ -76,13 +76,6 @@ def score_bars(board: Leaderboard, submission_id: str, category: str | None = No
             f"{bars}</figure>")
 
 
-def _delta_scale(board: Leaderboard, task_ids) -> tuple[np.ndarray, list[str]]:
-    """Per task: the factor to the task's display unit and the unit (pp or the metric)."""
-    percent = [METRIC_LABELS.get(board.benchmark.task(t).metric_name, ("", False))[1] for t in task_ids]
-    units = ["pp" if p else board.benchmark.task(t).metric_name.replace("word_", "") for p, t in zip(percent, task_ids)]
-    return np.where(percent, 100.0, 1.0), units
-
-
 def duel_table(board: Leaderboard, submission_id: str, category: str | None = None,
                tournament: Tournament | None = None, models: dict | None = None,
                rank_order=None) -> pd.DataFrame:
@@ -102,7 +95,7 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
     t_idx = np.array([tour.task_ids.index(t.id) for t in tasks])
     grid = np.ix_(np.array([row_of[o] for o in opponents]), t_idx)  # (opponents, tasks), flattened opponent-major
     won, lost = forward.significant[grid].ravel(), backward.significant[grid].ravel()
-    scale, units = _delta_scale(board, [t.id for t in tasks])
+    scale, units = delta_scale(board, [t.id for t in tasks])
     n_tasks, n_opp = len(tasks), len(opponents)
     rank = pd.Series(range(1, len(order) + 1), index=order)
     return pd.DataFrame({
