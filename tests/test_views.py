@@ -253,8 +253,13 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
              "details_category": "Knowledge"}
     view = share.view_from_query(query, small_store)
     assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
-                    "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "model": sid,
-                    "details_category": "Knowledge"}
+                    "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "p": "raw",
+                    "model": sid, "details_category": "Knowledge", "a": None, "b": None, "h2h_category": "Overall"}
+    other = small_store.ranked().index[0]
+    pair = share.view_from_query({"tab": "head-to-head", "a": sid, "b": other, "h2h_category": "Language",
+                                  "p": "bh"}, small_store)
+    assert (pair["tab"], pair["a"], pair["b"], pair["h2h_category"], pair["p"]) == ("head-to-head", sid, other,
+                                                                                    "Language", "bh")
     junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none"}, small_store)
     assert junk == share.DEFAULTS
     assert share.view_from_query({"values": "metric"}, small_store)["values"] == views.WIN_SCORE  # Overall

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from leaderboard import ranking
 from leaderboard.board import Leaderboard
 from leaderboard.views.markdown import escape_markdown
-from leaderboard.views.table import OVERALL, delta_scale, is_overall, scope_order
+from leaderboard.views.table import OVERALL, delta_scale, is_overall, p_text, scope_order
 from stats import evidence
 
 A_WINS, B_WINS, NOT_SEPARABLE = "A wins", "B wins", "not separable"
@@ -239,3 +239,20 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
         xaxis={"side": "top", "tickangle": -60, "showgrid": False, "automargin": True},
         yaxis={"autorange": "reversed", "showgrid": False, "automargin": True})
     return fig
+
+
+def head_to_head_display(result: HeadToHead):
+    """The per-task table for the screen (Styler): p-values readable, Δ signed with its
+    unit, the verdict cell coloured (green A, red B, grey not separable)."""
+    tasks = result.tasks
+    shown = pd.DataFrame({
+        "Category": tasks["Category"], "Task": tasks["Task"], "Verdict": tasks["Verdict"],
+        "A": tasks["A"].map("{:.2f}".format) + " " + tasks["Unit"],
+        "B": tasks["B"].map("{:.2f}".format) + " " + tasks["Unit"],
+        "Δ (A − B)": tasks["Δ"].map("{:+.2f}".format) + " " + tasks["Δ unit"],
+        "p (A better)": tasks["p (A better)"].map(p_text), "p (B better)": tasks["p (B better)"].map(p_text)})
+    colours = {verdict: f"background-color: {colour}; color: white" for verdict, colour in VERDICT_COLOURS.items()
+               if verdict in (A_WINS, B_WINS)}
+    colours[NOT_SEPARABLE] = "background-color: #eeeeee"
+    return shown.style.map(lambda v: colours.get(v, ""), subset=["Verdict"])
+

@@ -34,6 +34,8 @@ SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "S
 METRIC_LABELS = {"acc": ("accuracy", True), "exact_match": ("exact match", True), "avg_mcauroc": ("AUROC", True),
                  "rouge_raw_r2_mid_f": ("ROUGE-2", True), "word_perplexity": ("perplexity", False)}
 RANK_SORT = "rank"
+RAW_P, ADJUSTED_P = "raw", "bh"  # the p-value setting: as tested, or Benjamini-Hochberg adjusted
+P_VALUE_CHOICES = [("Raw p-values", RAW_P), ("BH-adjusted", ADJUSTED_P)]
 
 
 @dataclass(frozen=True)
@@ -266,6 +268,13 @@ def percent(fraction) -> str:
     return "no duels yet" if fraction is None or np.isnan(fraction) else f"{fraction * 100:.2f}%"
 
 
+def p_text(p) -> str:
+    """A p-value for people: two significant digits, "<0.0001" below that, "–" unknown."""
+    if p is None or np.isnan(p):
+        return "–"
+    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
+
+
 def export_name(*parts: str) -> str:
     """A file name from words: lower case, dashes, e.g. benczechmark_ner_metric-value_2025-03-01."""
     return "_".join(re.sub(r"[^a-z0-9.]+", "-", p.lower()).strip("-") for p in parts if p)
@@ -297,9 +306,11 @@ def export_table(table: pd.DataFrame, fmt: str, name: str = "leaderboard") -> st
     return export_file(data, f"{name}.{fmt}")
 
 
-def board_export_name(board: Leaderboard, category: str | None, values: str) -> str:
+def board_export_name(board: Leaderboard, category: str | None, values: str, adjusted: bool = False) -> str:
+    """e.g. benczechmark_ner_metric-value_2025-03-01; with `adjusted` ..._bh-adjusted_2025-03-01."""
     kind = VALUE_NAMES[WIN_SCORE if is_overall(category) else values]
-    return export_name(board.benchmark.name, category or OVERALL, kind, as_of(board).strftime("%Y-%m-%d"))
+    return export_name(board.benchmark.name, category or OVERALL, kind, "bh-adjusted" if adjusted else "",
+                       as_of(board).strftime("%Y-%m-%d"))
 
 
 def as_of(board: Leaderboard) -> dt.datetime:
