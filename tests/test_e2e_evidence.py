@@ -110,7 +110,7 @@ def test_duel_map_shows_every_pair_coloured_by_verdict(page):
     page.get_by_text("Duel map: every pair of models").click()
     expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
     expect(page.locator("#duel-map .legendtext")).to_have_count(4)
-    expect(page.locator("#duel-map .gtitle")).to_contain_text("Duels on Overall")
+    expect(page.locator("#duel-map .gtitle")).to_contain_text("Overall: row vs column")
     choose(page, "map-scope", "NER › CNEC")
     expect(page.locator("#duel-map .gtitle")).to_contain_text("Czech Named Entity", timeout=30000)
     page.locator("#map-box").scroll_into_view_if_needed()

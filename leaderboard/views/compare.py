@@ -133,7 +133,7 @@ def head_to_head_figure(result: HeadToHead) -> go.Figure:
     fig.update_layout(
         barmode="relative", template="plotly_white", height=140 + 18 * len(tasks),
         margin={"l": 10, "r": 10, "t": 30, "b": 40}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
-        xaxis={"title": "Δ = A − B in the task's unit (right: A better; perplexity: lower is better)",
+        xaxis={"title": "Δ = A − B, in the task's unit (right: A better)",
                "zeroline": True, "zerolinecolor": "#444"},
         yaxis={"categoryorder": "array", "categoryarray": labels[::-1], "automargin": True})
     return fig
@@ -211,8 +211,9 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
     cells = result.cells
     n = len(result.model_ids)
     codes = {WON: 0, LOST: 1, NOT_SEPARABLE: 2, NOT_DUELED: 3, "": 3}
-    z = cells["Verdict"].map(codes).to_numpy(dtype=float).reshape(n, n)
-    names = [f"{r}. {html.escape(str(t)[:28])}" for r, t in zip(range(1, n + 1), cells["Model"].iloc[::n])]
+    z = cells["Verdict"].map(codes).to_numpy(dtype=float).reshape(n, n) + 0.5  # the middle of its colour band
+    titles = [html.escape(str(t)) for t in cells["Model"].iloc[::n]]
+    names = [f"{r}. {t[:24]}" for r, t in enumerate(titles, 1)]  # rows; columns by rank, the names on hover
     single = cells["Δ unit"].iloc[0] != ""
     detail = (cells["Verdict"] + " · Δ " + cells["Δ"].map("{:+.2f}".format) + " " + cells["Δ unit"]
               + "<br>p (row better) " + cells["p (model better)"].map("{:.3g}".format)
@@ -223,20 +224,20 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
     palette = [VERDICT_COLOURS[v] for v in (WON, LOST, NOT_SEPARABLE, NOT_DUELED)]
     scale = [[k / 4 + e / 4, colour] for k, colour in enumerate(palette) for e in (0, 1)]
     fig = go.Figure(go.Heatmap(
-        z=z, x=names, y=names, zmin=0, zmax=4 - 1e-9, colorscale=scale, xgap=1, ygap=1,
-        customdata=detail.to_numpy(dtype=object).reshape(n, n), showscale=False,
-        hovertemplate="%{y} vs %{x}<br>%{customdata}<extra></extra>"))
+        z=z, x=list(range(1, n + 1)), y=names, zmin=0, zmax=4, colorscale=scale, xgap=1, ygap=1,
+        customdata=np.stack([detail.to_numpy(dtype=object).reshape(n, n), np.tile(np.array(titles, dtype=object), (n, 1))],
+                            axis=-1), showscale=False,
+        hovertemplate="%{y} vs %{x}. %{customdata[1]}<br>%{customdata[0]}<extra></extra>"))
     for verdict in (WON, LOST, NOT_SEPARABLE, NOT_DUELED):  # a legend of the colours
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=verdict, showlegend=True,
                                  marker={"size": 12, "symbol": "square", "color": VERDICT_COLOURS[verdict],
                                          "line": {"color": "#999", "width": 1}}))
-    side = max(360, 16 * n + 200)
+    side = max(360, 16 * n + 170)
     fig.update_layout(
         template="plotly_white", height=side, margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        title={"text": f"Duels on {html.escape(result.scope_name)}: row vs column, in rank order", "x": 0,
-               "font": {"size": 14}},
-        legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0},
-        xaxis={"side": "top", "tickangle": -60, "showgrid": False, "automargin": True},
+        title={"text": f"{html.escape(result.scope_name)}: row vs column", "x": 0, "font": {"size": 14}},
+        legend={"orientation": "h", "y": -0.02, "yanchor": "top", "x": 0},
+        xaxis={"title": "opponent (rank)", "showgrid": False, "automargin": True, "side": "top", "dtick": 1 if n <= 30 else 5},
         yaxis={"autorange": "reversed", "showgrid": False, "automargin": True})
     return fig
 
@@ -246,11 +247,12 @@ def head_to_head_display(result: HeadToHead):
     unit, the verdict cell coloured (green A, red B, grey not separable)."""
     tasks = result.tasks
     shown = pd.DataFrame({
-        "Category": tasks["Category"], "Task": tasks["Task"], "Verdict": tasks["Verdict"],
+        "Task": tasks["Task"], "Verdict": tasks["Verdict"],
         "A": tasks["A"].map("{:.2f}".format) + " " + tasks["Unit"],
         "B": tasks["B"].map("{:.2f}".format) + " " + tasks["Unit"],
         "Δ (A − B)": tasks["Δ"].map("{:+.2f}".format) + " " + tasks["Δ unit"],
-        "p (A better)": tasks["p (A better)"].map(p_text), "p (B better)": tasks["p (B better)"].map(p_text)})
+        "p (A better)": tasks["p (A better)"].map(p_text), "p (B better)": tasks["p (B better)"].map(p_text),
+        "Category": tasks["Category"]})
     colours = {verdict: f"background-color: {colour}; color: white" for verdict, colour in VERDICT_COLOURS.items()
                if verdict in (A_WINS, B_WINS)}
     colours[NOT_SEPARABLE] = "background-color: #eeeeee"
