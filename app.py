@@ -18,7 +18,7 @@ from leaderboard.store import StoreError
 from leaderboard.archive import MAX_ARCHIVE_BYTES
 from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
 from leaderboard.tasks import TasksFileError
-from leaderboard.views import details, share, submission, table as board_views
+from leaderboard.views import compare, details, share, submission, table as board_views
 from leaderboard.views.markdown import escape_markdown
 
 log = logging.getLogger("leaderboard.app")
@@ -74,7 +74,7 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
 # The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 RANK_WIDTH, MODEL_WIDTH = "60px", "170px"  # the pinned columns: Rank, and Model right of it
-RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns"]  # sort and values come with the table
+RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "p"]  # sort and values come with the table
 CSS = """
 #board th:nth-child(-n+2), #board [role=gridcell]:nth-child(-n+2) {
   position: sticky; z-index: 3; background: var(--table-even-background-fill);
@@ -96,7 +96,11 @@ CSS = """
 @media (max-width: 640px) {
   #intro p { display: none; }
   #intro h1 { font-size: 1.3em; margin: 0; }
-  .tab-wrapper button { padding: 4px 5px !important; font-size: 13px !important; }
+  .tab-wrapper button { padding: 4px 3px !important; font-size: 12px !important; }
+  #p-values { padding: 4px 8px !important; }
+  #p-values .info-text, #p-values [data-testid=block-info] { display: none; }
+  #p-values .wrap { flex-wrap: nowrap; gap: 6px; }
+  #p-values label { padding: 4px 8px !important; font-size: 13px !important; white-space: nowrap; }
   #board-controls { gap: 4px; }
   #values .info-text { display: none; }
   #board-controls > div { min-width: 45% !important; }
@@ -110,16 +114,17 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
     categories = [OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
 
-    def board_parts(category, values, search, types, min_params, max_params, sort, shown_meta, plot_open=False):
+    def board_parts(category, values, search, types, min_params, max_params, sort, shown_meta, p_values,
+                    plot_open=False):
         """Everything the Leaderboard tab shows for one view, from the current board."""
         board.refresh()
         values = values if category != OVERALL else board_views.WIN_SCORE
         columns = board_views.score_columns(board, category, values)
-        full = board_views.leaderboard_table(board, category, values)
+        full = board_views.leaderboard_table(board, category, values, adjusted=p_values == board_views.ADJUSTED_P)
         shown = board_views.filter_table(full, search, types, min_params, max_params)
         shown = board_views.sort_table(shown, columns, sort)
         display = board_views.with_model_links(shown, board.models, shown_meta)
-        name = board_views.board_export_name(board, category, values)
+        name = board_views.board_export_name(board, category, values, p_values == board_views.ADJUSTED_P)
         sorts = board_views.sort_choices(columns)
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
@@ -142,7 +147,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 p["as_of"], p["revision"])
 
     def render_plot(*view):
-        shown = board_views.filter_table(board_views.leaderboard_table(board, view[0], view[1]), *view[2:6])
+        table = board_views.leaderboard_table(board, view[0], view[1], adjusted=view[8] == board_views.ADJUSTED_P)
+        shown = board_views.filter_table(table, *view[2:6])
         return board_views.score_scatter(shown, board_views.score_columns(board, view[0], view[1])[0].header)
 
     def refresh_if_changed(shown_revision, *view):
@@ -150,36 +156,63 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         board.refresh()
         return board_view(*view) if board.revision != shown_revision else (gr.skip(),) * 10
 
-    def render_model(submission_id, category):
+    def render_model(submission_id, category, p_values):
         board.refresh()
+        adjusted = p_values == board_views.ADJUSTED_P
         choices = gr.Dropdown(choices=details.model_choices(board), value=submission_id)
         if not submission_id or submission_id not in board.models:
             return choices, "Pick a model.", None, None, None, None
-        duels = details.duel_table(board, submission_id, category)
-        return (choices, details.model_card(board, submission_id, category),
-                details.score_bars(board, submission_id, category), details.duel_summary(duels, category),
+        duels = details.duel_table(board, submission_id, category, board.duels(adjusted),
+                                   rank_order=board.ranked(adjusted).index)
+        return (choices, details.model_card(board, submission_id, category, adjusted),
+                details.score_bars(board, submission_id, category, adjusted), details.duel_summary(duels, category),
                 gr.Dataframe(value=details.duel_grid(duels, category),
                              column_widths=details.grid_widths(duels, category)),
                 board_views.export_table(duels, "csv", board_views.export_name(
-                    board.benchmark.name, board.models[submission_id].title, category, "duels")))
+                    board.benchmark.name, board.models[submission_id].title, category, "duels",
+                    "bh-adjusted" if adjusted else "")))
+
+    def render_pair(a, b, category, p_values):
+        """The Head-to-head tab: models a and b on the category's tasks."""
+        board.refresh()
+        adjusted = p_values == board_views.ADJUSTED_P
+        choices = details.model_choices(board)
+        pickers = gr.Dropdown(choices=choices, value=a), gr.Dropdown(choices=choices, value=b)
+        try:
+            result = compare.head_to_head(board, a, b, category, adjusted)
+        except ValueError as e:  # not two published models, or an unknown category
+            return *pickers, f"**{escape_markdown(e)}**", None, None, None, None
+        name = board_views.export_name(board.benchmark.name, result.title_a, "vs", result.title_b, result.category,
+                                       "bh-adjusted" if adjusted else "")
+        return (*pickers, compare.head_to_head_summary(result), result.record, compare.head_to_head_figure(result),
+                compare.head_to_head_display(result),
+                board_views.export_table(compare.head_to_head_export(result), "csv", name))
+
+    def render_map(scope, p_values):
+        return compare.duel_map_figure(compare.duel_map(board, scope, p_values == board_views.ADJUSTED_P))
 
     default_view = share.view_from_query({}, board)
     first = board_parts(*[default_view[k] for k in share.BOARD_KEYS])
     first_revision = first["revision"]
     default_model = board.ranked().index[0] if len(board.models) else None
+    default_pair = list(board.ranked().index[:2]) + [None] * (2 - min(len(board.models), 2))
 
     def restore_view(plot_open, request: gr.Request):
         """On page load: the view the link asks for (its query), from the current board."""
         view = share.view_from_query(request.query_params, board)
         board.refresh()
         unchanged = board.revision == first_revision and view == default_view
-        model = view["model"] or (board.ranked().index[0] if len(board.models) else None)  # the board may have changed
-        shown_details = (render_model(model, view["details_category"]) if view["tab"] == "details" else
+        top = list(board.ranked().index[:2]) + [None] * (2 - min(len(board.models), 2))  # the board may have changed
+        model, a, b = view["model"] or top[0], view["a"] or top[0], view["b"] or top[1]
+        shown_details = (render_model(model, view["details_category"], view["p"]) if view["tab"] == "details" else
                          (gr.Dropdown(choices=details.model_choices(board), value=model), *(gr.skip(),) * 5))
+        shown_pair = (render_pair(a, b, view["h2h_category"], view["p"]) if view["tab"] == "head-to-head" else
+                      (gr.Dropdown(choices=details.model_choices(board), value=a),
+                       gr.Dropdown(choices=details.model_choices(board), value=b), *(gr.skip(),) * 5))
         return (gr.Tabs(selected=view["tab"]) if view["tab"] != default_view["tab"] else gr.skip(),
                 *[view[k] for k in RESTORED_KEYS],
                 *((gr.skip(),) * 10 if unchanged else board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
-                view["details_category"], *shown_details, None, None)
+                view["details_category"], *shown_details, view["h2h_category"], *shown_pair, None, None)
 
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
                   request: gr.Request, progress=gr.Progress()):
@@ -244,6 +277,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
 
     with gr.Blocks(title=content.title(board.benchmark), delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
+        p_values = gr.Radio(board_views.P_VALUE_CHOICES, value=default_view["p"], label="Significance of a duel",
+                            info=content.P_VALUES_INFO, elem_id="p-values")
         with gr.Tabs(selected=default_view["tab"]) as tabs:
             with gr.Tab("Leaderboard", id="leaderboard") as board_tab:
                 as_of = gr.Markdown(first["as_of"], elem_id="as-of")
@@ -290,7 +325,28 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
                 duel_view = gr.Dataframe(label="Duels against each competitor", interactive=False,
                                          elem_id="duels", max_height=600, line_breaks=True, wrap=True)
-                duel_csv = gr.DownloadButton("Download duels CSV", size="sm")
+                duel_csv = gr.DownloadButton("Download duels CSV", size="sm", elem_id="duel-csv")
+            with gr.Tab("Head-to-head", id="head-to-head") as pair_tab:
+                with gr.Row():
+                    model_a = gr.Dropdown(details.model_choices(board), value=default_pair[0], label="Model A",
+                                          elem_id="model-a", min_width=150)
+                    model_b = gr.Dropdown(details.model_choices(board), value=default_pair[1], label="Model B",
+                                          elem_id="model-b", min_width=150)
+                    pair_category = gr.Dropdown(categories, value=OVERALL, label="Category", elem_id="pair-category",
+                                                min_width=150)
+                pair_summary = gr.Markdown(elem_id="pair-summary")
+                pair_record = gr.Dataframe(label="Tasks won per category", interactive=False, elem_id="pair-record",
+                                           max_height=420)
+                pair_plot = gr.Plot(show_label=False, elem_id="pair-plot")
+                pair_tasks = gr.Dataframe(label="Every task: metric values, Δ and p", interactive=False,
+                                          elem_id="pair-tasks", max_height=600, wrap=True)
+                pair_csv = gr.DownloadButton("Download head-to-head CSV", size="sm", elem_id="pair-csv")
+                map_open = gr.State(False)
+                with gr.Accordion("Duel map: every pair of models on a task or category", open=False,
+                                  elem_id="map-box") as map_box:
+                    map_scope = gr.Dropdown(compare.scope_choices(board), value=OVERALL, label="Task or category",
+                                            elem_id="map-scope")
+                    duel_map_plot = gr.Plot(show_label=False, elem_id="duel-map")
             with gr.Tab("Submit", id="submission") as submission_tab:
                 gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {content.READ_ONLY}" if READ_ONLY else ""))
                 sample = gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
@@ -331,15 +387,18 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             with gr.Tab("About", id="about") as about_tab:
                 gr.Markdown(content.about(board.benchmark), elem_id="about")
 
-        board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta]
+        board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta, p_values]
         board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision]
         for control in board_inputs:
             control.input(board_view, [*board_inputs, plot_open], board_outputs, queue=False,
                           js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last")
         details_outputs = [model_pick, card, bars, summary, duel_view, duel_csv]
+        pair_inputs = [model_a, model_b, pair_category, p_values]
+        pair_outputs = [model_a, model_b, pair_summary, pair_record, pair_plot, pair_tasks, pair_csv]
         app.load(restore_view, [plot_open],
-                 [tabs, category, search, types, min_params, max_params, shown_meta, *board_outputs, detail_category,
-                  *details_outputs, params, input_length],  # Gradio's Number mounts None as 0; reset
+                 [tabs, category, search, types, min_params, max_params, shown_meta, p_values, *board_outputs,
+                  detail_category, *details_outputs, pair_category, *pair_outputs,
+                  params, input_length],  # Gradio's Number mounts None as 0; reset
                  queue=False)
         board_tab.select(refresh_if_changed, [shown_revision, *board_inputs, plot_open], board_outputs,
                          queue=False, js=share.tab_writer("leaderboard"))
@@ -348,12 +407,27 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         copy_button.click(lambda url: gr.Textbox(value=url, visible=True), link_box, link_box,
                           js=share.COPY_LINK_JS, queue=False)
         for control in (model_pick, detail_category):
-            control.input(render_model, [model_pick, detail_category], details_outputs, queue=False,
+            control.input(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False,
                           js=share.query_writer(share.DETAILS_KEYS))
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
         # the heaviest thing on the page.
-        details_tab.select(render_model, [model_pick, detail_category], details_outputs, queue=False,
+        details_tab.select(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False,
                            js=share.query_writer(share.DETAILS_KEYS, tab="details"))
+        for control in (model_a, model_b, pair_category):
+            control.input(render_pair, pair_inputs, pair_outputs, queue=False,
+                          js=share.query_writer(share.HEAD_TO_HEAD_KEYS))
+        pair_tab.select(render_pair, pair_inputs, pair_outputs, queue=False,
+                        js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"))
+        map_box.expand(lambda: True, None, map_open).then(render_map, [map_scope, p_values], duel_map_plot,
+                                                          queue=False)
+        map_box.collapse(lambda: False, None, map_open)
+        map_scope.input(render_map, [map_scope, p_values], duel_map_plot, queue=False)
+        # The p-value setting changes every score: the other tabs follow (the board's own
+        # handler is among board_inputs' above).
+        p_values.input(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False).then(
+            render_pair, pair_inputs, pair_outputs, queue=False).then(
+            lambda scope, p, is_open: render_map(scope, p) if is_open else gr.skip(), [map_scope, p_values, map_open],
+            duel_map_plot, queue=False)
         submission_tab.select(None, js=share.tab_writer("submission"))
         about_tab.select(None, js=share.tab_writer("about"))
 

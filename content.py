@@ -22,6 +22,9 @@ READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is 
 CONFIRM = ("**Publish this model?** It will appear on the public leaderboard and duel future "
            "submissions. This cannot be undone from the app.")
 
+P_VALUES_INFO = ("BH-adjusted: each model's p-values over all its duels are corrected for testing many at once "
+                 "(Benjamini-Hochberg); every score, rank, view and download follows. See About.")
+
 
 def title(benchmark: Benchmark) -> str:
     return f"{benchmark.name} duel leaderboard"
@@ -87,6 +90,49 @@ on every run. The tests:
 over its tasks; the overall score is the mean over categories, so each category weighs
 the same. Ties share a rank. A new model duels the {benchmark.top_opponents} best models at the time it is
 submitted; every duel is stored in both directions.
+
+**How certain is a rank?** Beside every rank the table shows a **95% interval for the rank**,
+one for the **score**, and a **tie group** (A = the top group), for the overall score and for
+each category. They come from a seeded bootstrap over the tasks, computed on the whole
+board (so search and filters never move a model between groups; each p-value setting has
+its own):
+- each model's task win scores spread around its category's mean; this spread is pooled
+  over the categories with two or more tasks (scaled by √(k/(k−1)) for a category of k
+  tasks so that it is not underestimated);
+- 1000 resamples each redraw every category's tasks from that pool (the same draws for
+  every model, so models with similar profiles move together) and recompute category and
+  overall scores and ranks; the intervals run from the 2.5th to the 97.5th percentile;
+- tie groups go down the ranking: the best model leads group A; a model joins the current
+  group when its score interval reaches the leader's lower end, else it leads the next.
+
+What it answers: how much the order depends on which tasks happen to be in the benchmark.
+In simulations with 50 tasks in 9 categories, the overall interval covers
+the true score (the score on many more tasks like these) in about 95% of cases, a
+category's interval in about 92-94%. Limits: it assumes the tasks of a category are
+interchangeable and spread alike in every category; it takes each task's win score as
+exact (which opponents a model met, and the noise of each duel, are not resampled), and
+tasks are treated as independent. Overlapping intervals are a cautious rule: two models
+in one group may still differ; two models in different groups very likely do.
+
+**Raw or adjusted p-values.** A model's win scores count hundreds of duels at p ≤ {benchmark.alpha:g}, so
+some wins are chance. The switch at the top applies the **Benjamini-Hochberg** correction
+(`scipy.stats.false_discovery_control`) to each model's p-values, with **one family per
+model: all its duels on all tasks** ("this model is better than that one on this task").
+Significance, win scores, ranks, intervals, the duel views and every download are then
+recomputed from the adjusted p-values, which keeps the expected share of false wins
+among each model's wins at {benchmark.alpha:.0%}. Duels whose p-value was not stored (imported from the
+original leaderboard with only a verdict) keep their verdict. The Parquet snapshot holds
+the raw ranking.
+
+**Head-to-head and the duel map.** Pick two models: per task, each side's metric value,
+the difference Δ in the task's unit (percentage points, or perplexity), both one-tailed
+p-values and who wins significantly; the count per category; and a **sign test** over the
+tasks (`scipy.stats.binomtest`): is A's metric better on more tasks than a coin would
+give? Two models that never dueled (neither among the other's top {benchmark.top_opponents}) are dueled on the
+spot from the stored results; those duels are shown but never stored or scored; with
+adjusted p-values they are corrected within each model's stored duels plus this pair's.
+The **duel map** shows every pair on a task or category in rank order: won, lost, not
+separable, or never dueled.
 
 ## The submission file
 One JSON object:

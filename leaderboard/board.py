@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+import stats
 from leaderboard import ranking
 from leaderboard.snapshot import snapshot_parquet
 from leaderboard import duel_files
@@ -26,6 +27,7 @@ from leaderboard.store import (BoardRewrite, LocalStore, Publication, PublishedM
 from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, parse_submission,
                                     submission_id, title_key, validate_metadata)
 from leaderboard.tasks import Benchmark, load_benchmark
+from stats import evidence
 from leaderboard.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
                                     rows_from_json, rules_description, rules_id, summarize)
 
@@ -62,6 +64,7 @@ class Leaderboard:
         self.rules_description = rules_description(self.benchmark)
         self.rules = rules_id(self.rules_description)
         self._lock = threading.RLock()
+        self._evidence_cache: dict[bool, tuple] = {}
         self.load(progress)
 
     # --- state ---------------------------------------------------------------------------
@@ -129,9 +132,59 @@ class Leaderboard:
     def submitted(self) -> pd.Series:
         return _submitted(self.models)
 
-    def ranked(self) -> pd.DataFrame:
-        """Scores of every published model, best first, with `rank` (ties share a rank)."""
-        return self._ranked
+    def ranked(self, adjusted: bool = False) -> pd.DataFrame:
+        """Scores of every published model, best first, with `rank` (ties share a rank);
+        `adjusted`: from duels judged by Benjamini-Hochberg adjusted p-values (`duels`)."""
+        return self._evidence(adjusted)[1] if adjusted else self._ranked
+
+    def duels(self, adjusted: bool = False) -> Tournament:
+        """The stored duels; `adjusted`: with Benjamini-Hochberg adjusted p-values and the
+        verdicts they give, one family per model (`Tournament.bh_adjusted`)."""
+        return self._evidence(adjusted)[0] if adjusted else self.tournament
+
+    def certainty(self, adjusted: bool = False) -> pd.DataFrame:
+        """Score and rank intervals and tie groups of `ranked(adjusted)`, same rows
+        (`ranking.certainty_table`)."""
+        return self._evidence(adjusted)[2]
+
+    def pair_duels(self, a: str, b: str, adjusted: bool = False) -> tuple[DuelRows, DuelRows, bool]:
+        """The duels a-vs-b and b-vs-a (one row each, the board's model indices) and whether
+        they were run now: a pair that never met (neither was among the other's top
+        opponents) is dueled on demand from the stored per-model arrays, nothing stored.
+        `adjusted`: Benjamini-Hochberg p-values and verdicts as in `duels(True)`; a pair
+        run now is adjusted within each model's stored duels plus this one."""
+        for sid in (a, b):
+            if sid not in self.models:
+                raise SubmissionError(f"no published model {sid!r}")
+        if a == b:
+            raise SubmissionError("pick two different models")
+        tournament = self.duels(adjusted)
+        if tournament.has_dueled(a, b):
+            return tournament.pair(a, b), tournament.pair(b, a), False
+        raw = self.tournament
+        index = np.array([raw.index(a), raw.index(b)], dtype=np.int32)
+        rows = duel_rows(self.benchmark, Tournament(raw.task_ids, [a, b]), a, [b],
+                         {a: self.models[a].results, b: self.models[b].results}, self.rules)
+        rows = DuelRows(index, index[::-1], rows.fought, rows.significant, rows.p_value, rows.delta, rows.rules)
+        if adjusted:
+            family = DuelRows.concat([raw.rows_between([a, b], raw.model_ids), rows], len(raw.task_ids))
+            p_value = evidence.bh_adjusted(family.p_value, family.first, family.fought)[-2:]
+            rows = DuelRows(rows.first, rows.second, rows.fought, p_value <= self.benchmark.alpha, p_value, rows.delta,
+                            rows.rules)
+        return rows.take([0]), rows.take([1]), True
+
+    def _evidence(self, adjusted: bool) -> tuple[Tournament, pd.DataFrame, pd.DataFrame]:
+        """(duels, ranking, certainty) under a p-value setting, computed once per state: the
+        cache entry names the tournament it was computed from, so a reader racing a reload
+        never gets another state's."""
+        tournament, models, ranked = self.tournament, self.models, self._ranked
+        cached = self._evidence_cache.get(adjusted)
+        if cached is None or cached[0] is not tournament:
+            duels = tournament.bh_adjusted(self.benchmark.alpha) if adjusted else tournament
+            ranked = self._rank(models, duels) if adjusted else ranked
+            cached = (tournament, duels, ranked, ranking.certainty_table(ranked, self.benchmark))
+            self._evidence_cache[adjusted] = cached
+        return cached[1:]
 
     def titles(self) -> dict[str, str]:
         return _titles(self.models)

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.tasks import Benchmark
+from stats import evidence
 from leaderboard.tournament import Tournament
 
 OVERALL = "overall"
@@ -49,3 +50,34 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
 def top_ids(table: pd.DataFrame, submitted: pd.Series, k: int) -> list[str]:
     """The k best models by overall score: a new model's opponents (k: the benchmark's top_opponents)."""
     return list(ranked(table, submitted).index[:k])
+
+
+CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group")
+
+
+def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
+    """How certain each score and rank of `ranked_table` (a `ranked` table) is: one row per
+    model in its order, columns (scope, field) for scope `overall` and each category and
+    field in CERTAINTY_FIELDS: the 95% interval of the score (fractions in [0, 1]) and of
+    the rank, and the tie group ("A" = the top group; "" without duels). Computed on the
+    whole board, so a filtered view keeps every model's group (see
+    `stats.evidence.rank_certainty` for the method)."""
+    categories = {c: i for i, c in enumerate(benchmark.categories)}
+    result = evidence.rank_certainty(ranked_table[benchmark.task_ids].to_numpy(dtype=float),
+                                     np.array([categories[t.category] for t in benchmark.tasks], dtype=int))
+    scopes = [OVERALL, *benchmark.categories]
+    fields = {"score_low": np.clip(result.score_low, 0, 1), "score_high": np.clip(result.score_high, 0, 1),
+              "rank_low": result.rank_low, "rank_high": result.rank_high,
+              "group": np.vectorize(group_label, otypes=[object])(result.group)}
+    columns = {(scope, field): values[:, s] for field, values in fields.items() for s, scope in enumerate(scopes)}
+    table = pd.DataFrame(columns, index=ranked_table.index)
+    return table[pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS])]
+
+
+def group_label(group: int) -> str:
+    """A tie group as letters: 0 -> A, 25 -> Z, 26 -> AA; a negative group (no duels) -> ""."""
+    label, group = "", int(group) + 1
+    while group > 0:
+        group, letter = divmod(group - 1, 26)
+        label = chr(ord("A") + letter) + label
+    return label

@@ -6,6 +6,7 @@ import io
 
 import pandas as pd
 
+from leaderboard import ranking
 from leaderboard.tasks import Benchmark
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
@@ -14,13 +15,16 @@ METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "preci
 
 def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
     """One row per model, best first: ids, metadata, rank, overall, category and task win
-    scores (fractions in [0, 1])."""
+    scores (fractions in [0, 1]), then per scope (`overall` and each category) the 95%
+    intervals of score and rank and the tie group: `<scope>_score_low`, ..., `<scope>_group`."""
     meta = pd.DataFrame([{field: models[sid].metadata.get(field) for field in METADATA_FIELDS}
                          for sid in ranked.index])
     scores = ranked.reset_index(drop=True)
+    certainty = ranking.certainty_table(ranked, benchmark).reset_index(drop=True)
+    certainty.columns = [f"{scope}_{field}" for scope, field in certainty.columns]
     table = pd.concat([pd.DataFrame({"submission_id": list(ranked.index),
                                      "title": [models[sid].title for sid in ranked.index]}),
-                       meta, scores], axis=1)
+                       meta, scores, certainty], axis=1)
     table["parameters"] = pd.to_numeric(table["parameters"], errors="coerce")
     table["input_length"] = pd.to_numeric(table["input_length"], errors="coerce").astype("Int64")
     table["submission_timestamp"] = pd.to_numeric(table["submission_timestamp"], errors="coerce")
@@ -46,7 +50,11 @@ configs:
 # {benchmark_name} duel leaderboard
 
 `leaderboard.parquet` is the current ranking, one row per published model: ids, metadata,
-rank, overall win score, one column per category and per task (win scores as fractions).
+rank, overall win score, one column per category and per task (win scores as fractions),
+and per scope (`overall` and each category) how certain the score and rank are:
+`<scope>_score_low`/`_score_high` (95% interval of the win score), `<scope>_rank_low`/`_rank_high`
+(95% interval of the rank) and `<scope>_group` (tie group, "A" = the top group; see the app's
+About tab for the method).
 It is rewritten by every publication. Raw per-sample submissions are in `data/`, all
 duels (p-values, deltas, and the rules that computed them) in `duels/<submission_id>.parquet`,
 one file per publication.

@@ -21,6 +21,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 import stats
+from stats import evidence
 from leaderboard.submission import ParsedSubmission, SubmissionError
 from leaderboard.tasks import Benchmark
 
@@ -260,6 +261,18 @@ class Tournament:
         mapping = np.full(len(self.model_ids), -1, dtype=np.int64)
         mapping[[self._index[m] for m in model_ids]] = np.arange(len(model_ids))
         return Tournament(self.task_ids, model_ids, self.rows().renumbered(mapping))
+
+    def bh_adjusted(self, alpha: float = stats.ALPHA) -> "Tournament":
+        """The same duels with Benjamini-Hochberg adjusted p-values, one family per model:
+        every task of every duel the model claims to win (its rows as the first model),
+        and significance recomputed from them. Cells whose p-value was not stored (some
+        reference-layout entries) keep their verdict. A duel is won at adjusted p <= `alpha`."""
+        rows = self.rows()
+        adjusted = evidence.bh_adjusted(rows.p_value, rows.first, rows.fought)
+        known = ~np.isnan(adjusted)
+        return Tournament(self.task_ids, self.model_ids, DuelRows(
+            rows.first, rows.second, rows.fought, np.where(known, adjusted <= alpha, rows.significant),
+            np.where(known, adjusted, rows.p_value), rows.delta, rows.rules))
 
     def rows_between(self, first_ids, second_ids) -> DuelRows:
         """Rows whose first model is in `first_ids` and second in `second_ids`."""

@@ -20,7 +20,9 @@ HOSTILE = "<img src=x onerror=alert(1)> [x](javascript:alert(2)) =cmd|' /C calc'
 def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store):
     table = views.leaderboard_table(small_store)
     cats = list(small_store.benchmark.categories)
-    assert list(table.columns) == ["Rank", "Model", "Overall win score %", *[f"{c} win score %" for c in cats],
+    assert list(table.columns) == ["Rank", "Model", "Overall win score %", "Rank 95% low", "Rank 95% high",
+                                   "Tie group", "Overall win score % 95% low", "Overall win score % 95% high",
+                                   *[f"{c} win score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
                                    "Description", "Submitted", "Link"]
     ranked = small_store.ranked()
@@ -34,8 +36,10 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
 
 def test_category_table_has_its_tasks_and_metric_values_in_their_units(small_store):
     table = views.leaderboard_table(small_store, "Language", views.METRIC_VALUE)
-    assert list(table.columns[:6]) == ["Language rank", "Model", "Language win score %", "Overall rank",
-                                       "AUC AUROC % ↑", "PPL perplexity ↓"]
+    assert list(table.columns[:11]) == ["Language rank", "Model", "Language win score %", "Language rank 95% low",
+                                        "Language rank 95% high", "Language tie group",
+                                        "Language win score % 95% low", "Language win score % 95% high",
+                                        "Overall rank", "AUC AUROC % ↑", "PPL perplexity ↓"]
     sid = table.index[0]
     aggregates = small_store.models[sid].results.aggregates
     assert table.loc[sid, "AUC AUROC % ↑"] == round(aggregates["t_auc"] * 100, 2)  # AUROC in percent
@@ -249,8 +253,13 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
              "details_category": "Knowledge"}
     view = share.view_from_query(query, small_store)
     assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
-                    "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "model": sid,
-                    "details_category": "Knowledge"}
+                    "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "p": "raw",
+                    "model": sid, "details_category": "Knowledge", "a": None, "b": None, "h2h_category": "Overall"}
+    other = small_store.ranked().index[0]
+    pair = share.view_from_query({"tab": "head-to-head", "a": sid, "b": other, "h2h_category": "Language",
+                                  "p": "bh"}, small_store)
+    assert (pair["tab"], pair["a"], pair["b"], pair["h2h_category"], pair["p"]) == ("head-to-head", sid, other,
+                                                                                    "Language", "bh")
     junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none"}, small_store)
     assert junk == share.DEFAULTS
     assert share.view_from_query({"values": "metric"}, small_store)["values"] == views.WIN_SCORE  # Overall

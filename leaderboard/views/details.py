@@ -15,7 +15,7 @@ from leaderboard.board import Leaderboard
 from leaderboard.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.tasks import Benchmark
-from leaderboard.views.table import META_COLUMNS, _submitted, is_overall, percent
+from leaderboard.views.table import META_COLUMNS, _submitted, delta_scale, is_overall, p_text, percent
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
@@ -41,19 +41,30 @@ def model_choices(board: Leaderboard) -> list[tuple[str, str]]:
     return [(board.models[sid].title, sid) for sid in board.ranked().index]
 
 
-def category_rank(board: Leaderboard, category: str) -> pd.Series:
-    return ranking.competition_rank(board.ranked()[category])
+def category_rank(board: Leaderboard, category: str, adjusted: bool = False) -> pd.Series:
+    return ranking.competition_rank(board.ranked(adjusted)[category])
 
 
-def model_card(board: Leaderboard, submission_id: str, category: str | None = None) -> str:
+def _certain(board: Leaderboard, submission_id: str, scope: str, adjusted: bool) -> str:
+    """"95% interval 2–5, tie group B" of a model in a scope (overall or a category)."""
+    row = board.certainty(adjusted).loc[submission_id, scope]
+    rank = f"{row['rank_low']}" if row["rank_low"] == row["rank_high"] else f"{row['rank_low']}–{row['rank_high']}"
+    return f"(95% interval {rank}, tie group **{row['group']}**)" if row["group"] else ""
+
+
+def model_card(board: Leaderboard, submission_id: str, category: str | None = None, adjusted: bool = False) -> str:
+    """Title, ranks with their intervals and tie groups, scores, metadata. `adjusted`:
+    ranks and scores from Benjamini-Hochberg adjusted duels."""
     model = board.models[submission_id]
     m = model.metadata
-    row = board.ranked().loc[submission_id]
+    row = board.ranked(adjusted).loc[submission_id]
     lines = [f"### {escape_markdown(model.title)}",
-             f"Rank **{int(row['rank'])}** of {len(board.models)} · overall win score **{percent(row['overall'])}**"]
+             f"Rank **{int(row['rank'])}** of {len(board.models)} {_certain(board, submission_id, ranking.OVERALL, adjusted)}"
+             f" · overall win score **{percent(row['overall'])}**"]
     if not is_overall(category):
-        lines.append(f"{escape_markdown(category)}: rank **{int(category_rank(board, category)[submission_id])}** "
-                     f"of {len(board.models)} · win score **{percent(row[category])}**")
+        lines.append(f"{escape_markdown(category)}: rank "
+                     f"**{int(category_rank(board, category, adjusted)[submission_id])}** of {len(board.models)} "
+                     f"{_certain(board, submission_id, category, adjusted)} · win score **{percent(row[category])}**")
     lines += ["", "| Field | Value |", "| --- | --- |",
               f"| Model page | {markdown_link(m.get('link_to_model', ''), m.get('link_to_model'))} |"]
     for key, label in {**META_COLUMNS, "submission_id": "Submission id"}.items():
@@ -127,10 +138,10 @@ def provenance(meta: dict) -> list[tuple[str, str]]:
     return rows
 
 
-def score_bars(board: Leaderboard, submission_id: str, category: str | None = None) -> str:
+def score_bars(board: Leaderboard, submission_id: str, category: str | None = None, adjusted: bool = False) -> str:
     """Win score per category, or per task of `category`, as an HTML bar chart: plain
     elements draw at once, where a plotly figure costs the page a second or more."""
-    row = board.ranked().loc[submission_id]
+    row = board.ranked(adjusted).loc[submission_id]
     if is_overall(category):
         keys = labels = list(board.benchmark.categories)
         title = "Win score per category"
@@ -147,12 +158,6 @@ def score_bars(board: Leaderboard, submission_id: str, category: str | None = No
     return (f'<figure class="score-bars" aria-label="{html.escape(title)} (%)">'
             f'<figcaption>{html.escape(board.models[submission_id].title)}: {html.escape(title)} (%)</figcaption>'
             f"{bars}</figure>")
-
-
-def _delta_scale(board: Leaderboard, task_ids) -> tuple[np.ndarray, list[str]]:
-    """Per task: the factor to the task's display unit and the unit (pp or the metric)."""
-    metrics = [board.benchmark.task(t).metric for t in task_ids]
-    return np.where([m.percent for m in metrics], 100.0, 1.0), ["pp" if m.percent else m.unit or m.display_name for m in metrics]
 
 
 def duel_table(board: Leaderboard, submission_id: str, category: str | None = None,
@@ -174,7 +179,7 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
     t_idx = np.array([tour.task_ids.index(t.id) for t in tasks])
     grid = np.ix_(np.array([row_of[o] for o in opponents]), t_idx)  # (opponents, tasks), flattened opponent-major
     won, lost = forward.significant[grid].ravel(), backward.significant[grid].ravel()
-    scale, units = _delta_scale(board, [t.id for t in tasks])
+    scale, units = delta_scale(board, [t.id for t in tasks])
     n_tasks, n_opp = len(tasks), len(opponents)
     rank = pd.Series(range(1, len(order) + 1), index=order)
     return pd.DataFrame({
@@ -189,12 +194,6 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
         "p (competitor better)": backward.p_value[grid].ravel(),
         "Δ": forward.delta[grid].ravel() * np.tile(scale, n_opp),
         "Δ unit": np.tile(units, n_opp)})
-
-
-def _p(p) -> str:
-    if p is None or np.isnan(p):
-        return "–"
-    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
 
 
 _COLOURS = {WON: "background-color: #c8e6c9", LOST: "background-color: #ffcdd2",
@@ -221,7 +220,7 @@ def duel_grid(duels: pd.DataFrame, category: str | None = None):
     else:
         p = np.where(duels["Result"] == LOST, duels["p (competitor better)"], duels["p (this model better)"])
         duels = duels.assign(cell=duels["Result"] + "\nΔ " + duels["Δ"].map("{:+.2f}".format) + " "
-                             + duels["Δ unit"] + "\np=" + pd.Series(p, index=duels.index).map(_p))
+                             + duels["Δ unit"] + "\np=" + pd.Series(p, index=duels.index).map(p_text))
         order = list(dict.fromkeys(duels["Task"]))
         cells, verdicts = (duels.pivot(index=["Rank", "Competitor"], columns="Task", values=v)[order]
                            for v in ("cell", "Result"))

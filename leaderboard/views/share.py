@@ -1,5 +1,6 @@
 """Shareable views: the page's state (tab, category, value kind, search, filters, sort,
-columns, the model in details) as a URL query, read back when a link is opened."""
+columns, p-values, the model in details, the head-to-head pair) as a URL query, read back
+when a link is opened."""
 from __future__ import annotations
 
 import json
@@ -8,16 +9,17 @@ from collections.abc import Mapping
 
 from leaderboard.board import Leaderboard
 from leaderboard.submission import MODEL_TYPES
-from leaderboard.views.table import (METRIC_VALUE, OVERALL, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
+from leaderboard.views.table import (ADJUSTED_P, METRIC_VALUE, OVERALL, RAW_P, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
                                      sort_choices)
 
-TABS = ("leaderboard", "details", "submission", "about")
+TABS = ("leaderboard", "details", "head-to-head", "submission", "about")
 # The query's keys and their defaults (a default is left out of the URL).
 DEFAULTS = {"tab": "leaderboard", "category": OVERALL, "values": WIN_SCORE, "search": "", "types": [],
-            "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "model": None,
-            "details_category": OVERALL}
-BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns"]
+            "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "p": RAW_P, "model": None,
+            "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL}
+BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns", "p"]
 DETAILS_KEYS = ["model", "details_category"]
+HEAD_TO_HEAD_KEYS = ["a", "b", "h2h_category"]
 
 
 def _number(text: str) -> float | None:
@@ -35,7 +37,7 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
     view = dict(DEFAULTS)
     if text["tab"] in TABS:
         view["tab"] = text["tab"]
-    for key in ("category", "details_category"):
+    for key in ("category", "details_category", "h2h_category"):
         if text[key] in categories:
             view[key] = text[key]
     if text["values"] in (WIN_SCORE, METRIC_VALUE) and view["category"] != OVERALL:
@@ -48,8 +50,11 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
         view["sort"] = text["sort"]
     if "columns" in query:
         view["columns"] = [c for c in SHOWN_META if c in text["columns"].split(",")]
-    if text["model"] in board.models:
-        view["model"] = text["model"]
+    if text["p"] in (RAW_P, ADJUSTED_P):
+        view["p"] = text["p"]
+    for key in ("model", "a", "b"):
+        if text[key] in board.models:
+            view[key] = text[key]
     return view
 
 

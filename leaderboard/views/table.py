@@ -31,6 +31,8 @@ META_COLUMNS = {"model_type": "Type", "parameters": "Parameters (B)", "precision
                 "input_length": "Input length (tokens)", "description": "Description"}
 SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted"]  # the column chooser's
 RANK_SORT = "rank"
+RAW_P, ADJUSTED_P = "raw", "bh"  # the p-value setting: as tested, or Benjamini-Hochberg adjusted
+P_VALUE_CHOICES = [("Raw p-values", RAW_P), ("BH-adjusted", ADJUSTED_P)]
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,14 @@ def score_columns(board: Leaderboard, category: str | None, values: str = WIN_SC
     return [ScoreColumn(category, _win_header(category)), *task_columns]
 
 
+def delta_scale(board: Leaderboard, task_ids) -> tuple[np.ndarray, list[str]]:
+    """Per task: the factor from the metric to its display unit (100 for a percentage),
+    and the unit of a difference: "pp" (percentage points) or the metric's own."""
+    metrics = [board.benchmark.task(t).metric for t in task_ids]
+    return (np.where([m.percent for m in metrics], 100.0, 1.0),
+            ["pp" if m.percent else m.unit or m.display_name for m in metrics])
+
+
 def rank_header(category: str | None) -> str:
     return "Rank" if is_overall(category) else f"{category} rank"
 
@@ -93,32 +103,52 @@ def model_info(models: dict[str, PublishedModel], ids) -> pd.DataFrame:
     return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"))
 
 
+def scope_order(ranked: pd.DataFrame, key: str) -> pd.DataFrame:
+    """`ranked` in order of the score column `key` (best first, no score last); equal
+    scores keep the overall order."""
+    return ranked.iloc[np.argsort(-ranked[key].round(9).fillna(-1).to_numpy(), kind="stable")]
+
+
+INTERVAL = "95%"  # the level of stats.evidence's intervals, as headers name it
+
+
 def leaderboard_table(board: Leaderboard, category: str | None = None, values: str = WIN_SCORE,
-                      preview: Preview | None = None) -> pd.DataFrame:
-    """The ranked table: rank, model, the view's scores (percent, perplexity as is), then
-    metadata. A category view is ranked by the category's win score (ties share a rank,
-    then overall order) with the overall rank beside it. With a preview, the ranking as
-    it would be, with `Previous rank` and `Rank change`."""
+                      preview: Preview | None = None, adjusted: bool = False) -> pd.DataFrame:
+    """The ranked table: rank, model, the view's score with how certain it is (95%
+    intervals of rank and score, tie group), the other scores (percent, perplexity as
+    is), then metadata. A category view is ranked by the category's win score (ties share
+    a rank, then overall order) with the overall rank beside it. `adjusted`: scores from
+    Benjamini-Hochberg adjusted duels. With a preview, the ranking as it would be, with
+    `Previous rank` and `Rank change` (and no intervals)."""
     models = dict(board.models)
-    ranked = board.ranked()
+    ranked = board.ranked(adjusted)
     if preview is not None:
         models[preview.submission_id] = preview.model
         ranked = preview.table
     columns = score_columns(board, category, values)
     first = columns[0].key
-    if not is_overall(category):  # stable: equal category scores keep the overall order
-        ranked = ranked.iloc[np.argsort(-ranked[first].round(9).fillna(-1).to_numpy(), kind="stable")]
+    if not is_overall(category):
+        ranked = scope_order(ranked, first)
     scores = ranked[[c.key for c in columns]] * 100.0
     if values == METRIC_VALUE:
         tasks = [c.task_id for c in columns if c.task_id]
         raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(ranked.index)
-        scores[tasks] = raw[tasks] * np.where([board.benchmark.task(t).metric.percent for t in tasks], 100.0, 1.0)
+        scores[tasks] = raw[tasks] * delta_scale(board, tasks)[0]
     scores.columns = [c.header for c in columns]
     ranks = pd.DataFrame({rank_header(category): ranking.competition_rank(ranked[first])}, index=ranked.index)
     extra = ranked[[c for c in ("previous_rank", "rank_change") if c in ranked.columns]].rename(
         columns={"previous_rank": "Previous rank", "rank_change": "Rank change"})
     info = model_info(models, ranked.index)
     parts = [ranks, extra, info[["Model"]], scores.iloc[:, :1].round(2)]
+    if preview is None:
+        certainty = board.certainty(adjusted)[ranking.OVERALL if is_overall(category) else category].loc[ranked.index]
+        rank, score = rank_header(category), columns[0].header
+        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype(int),
+                                   f"{rank} {INTERVAL} high": certainty["rank_high"].astype(int),
+                                   f"{'Tie group' if is_overall(category) else f'{category} tie group'}":
+                                       certainty["group"],
+                                   f"{score} {INTERVAL} low": (certainty["score_low"] * 100).round(2),
+                                   f"{score} {INTERVAL} high": (certainty["score_high"] * 100).round(2)}))
     if not is_overall(category):
         parts.append(ranked[["rank"]].rename(columns={"rank": "Overall rank"}))
     return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model")], axis=1)
@@ -132,9 +162,23 @@ def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.Data
     descriptions and links stay in exports and details; of the metadata columns only
     those in `shown_meta` (None: all)."""
     hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta]
-    out = table.drop(columns=["Link", "Description", *hidden])
+    out = merged_intervals(table.drop(columns=["Link", "Description", *hidden]))
     out["Model"] = [app_link(m, {"tab": "details", "model": sid}) if sid in published else escape_markdown(m)
                     for sid, m in zip(table.index, table["Model"])]
+    return out
+
+
+def merged_intervals(table: pd.DataFrame) -> pd.DataFrame:
+    """Each pair of columns "X 95% low", "X 95% high" as one text column "X 95%" ("2–5",
+    "61.20–67.90"; one number when both ends are equal), in the low column's place."""
+    out = table.copy()
+    for low in [c for c in table.columns if c.endswith(f" {INTERVAL} low")]:
+        name = low.removesuffix(" low")
+        ends = [table[low], table[f"{name} high"]]
+        form = "{:d}" if pd.api.types.is_integer_dtype(ends[0]) else "{:.2f}"
+        text = [e.map(lambda v: "–" if pd.isna(v) else form.format(v)) for e in ends]
+        out[low] = np.where(text[0] == text[1], text[0], text[0] + "–" + text[1])
+        out = out.drop(columns=f"{name} high").rename(columns={low: name})
     return out
 
 
@@ -221,6 +265,13 @@ def percent(fraction) -> str:
     return "no duels yet" if fraction is None or np.isnan(fraction) else f"{fraction * 100:.2f}%"
 
 
+def p_text(p) -> str:
+    """A p-value for people: two significant digits, "<0.0001" below that, "–" unknown."""
+    if p is None or np.isnan(p):
+        return "–"
+    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
+
+
 def export_name(*parts: str) -> str:
     """A file name from words: lower case, dashes, e.g. benczechmark_ner_metric-value_2025-03-01."""
     return "_".join(re.sub(r"[^a-z0-9.]+", "-", p.lower()).strip("-") for p in parts if p)
@@ -252,9 +303,11 @@ def export_table(table: pd.DataFrame, fmt: str, name: str = "leaderboard") -> st
     return export_file(data, f"{name}.{fmt}")
 
 
-def board_export_name(board: Leaderboard, category: str | None, values: str) -> str:
+def board_export_name(board: Leaderboard, category: str | None, values: str, adjusted: bool = False) -> str:
+    """e.g. benczechmark_ner_metric-value_2025-03-01; with `adjusted` ..._bh-adjusted_2025-03-01."""
     kind = VALUE_NAMES[WIN_SCORE if is_overall(category) else values]
-    return export_name(board.benchmark.name, category or OVERALL, kind, as_of(board).strftime("%Y-%m-%d"))
+    return export_name(board.benchmark.name, category or OVERALL, kind, "bh-adjusted" if adjusted else "",
+                       as_of(board).strftime("%Y-%m-%d"))
 
 
 def as_of(board: Leaderboard) -> dt.datetime:

@@ -1,0 +1,135 @@
+"""The evidence views in a real headless Chromium: rank intervals and tie groups in the table,
+the p-value switch, the Head-to-head tab and the duel map, on a desktop and a phone.
+
+Screenshots are saved in test-artifacts/ (see test_e2e.py for the app fixture).
+"""
+from __future__ import annotations
+
+import re
+import time
+from urllib.parse import unquote, urlencode
+
+from playwright.sync_api import expect
+
+from test_e2e import app_url, browser, choose, column, headers, open_page, page, phone, rows, shot  # noqa: F401
+
+
+def downloaded_name(page, selector: str, expected: str, seconds: float = 20.0) -> str:
+    """The name of the file a download button gives, once it holds `expected` (the button
+    is updated by the server after the change that renamed it) or the time is up."""
+    deadline = time.monotonic() + seconds
+    while True:
+        with page.expect_download() as download:
+            page.locator(selector).click()
+        name = download.value.suggested_filename
+        if expected in name or time.monotonic() > deadline:
+            return name
+        page.wait_for_timeout(250)
+
+
+def open_pair_tab(page):
+    page.get_by_role("tab", name="Head-to-head").click()
+    expect(page.locator("#pair-summary")).to_contain_text("A wins", timeout=30000)
+
+
+def test_table_shows_rank_interval_and_tie_group_beside_the_rank(page):
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    assert headers(page)[:6] == ["Rank", "Model", "Overall win score %", "Rank 95%", "Tie group",
+                                 "Overall win score % 95%"]
+    ranks = [int(r) for r in column(page, 0)]
+    for rank, interval in zip(ranks, column(page, 3)):
+        low, high = (int(x) for x in (interval.split("–") * 2)[:2])
+        assert low <= rank <= high, (rank, interval)
+    groups = column(page, 4)
+    assert groups[0] == "A" and groups == sorted(groups, key=lambda g: (len(g), g))
+    assert all(re.fullmatch(r"\d+\.\d\d(–\d+\.\d\d)?", v) for v in column(page, 5)), column(page, 5)
+    with page.expect_download() as download:
+        page.locator("#csv").click()
+    header = open(download.value.path(), encoding="utf-8").readline()
+    assert "Rank 95% low,Rank 95% high,Tie group,Overall win score % 95% low" in header
+
+
+def test_p_value_switch_applies_to_the_page_the_link_and_the_exports(page):
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    page.locator("#p-values").get_by_text("BH-adjusted", exact=True).click()
+    page.wait_for_url(re.compile("p=bh"))
+    assert "bh-adjusted" in downloaded_name(page, "#csv", "bh-adjusted")
+    shot(page, "20_p_values_adjusted", full_page=False)
+    open_pair_tab(page)
+    expect(page.locator("#pair-summary")).to_contain_text("Benjamini-Hochberg adjusted")
+    page.get_by_role("tab", name="Details").click()
+    expect(page.locator("#card")).to_contain_text("tie group", timeout=30000)
+    assert "bh-adjusted" in downloaded_name(page, "#duel-csv", "bh-adjusted")
+
+
+def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
+    open_pair_tab(page)
+    summary = page.locator("#pair-summary")
+    expect(summary).to_contain_text("On all tasks (50)")
+    expect(summary).to_contain_text("sign test")
+    expect(rows(page, "pair-tasks").first).to_be_visible(timeout=30000)  # rendered virtually: not all 50 rows
+    expect(page.locator("#pair-record")).to_contain_text("Total")
+    expect(page.locator("#pair-plot .barlayer .point").first).to_be_attached(timeout=30000)
+    assert page.locator("#pair-plot .barlayer .point").count() == 50
+    assert "tab=head-to-head" in page.url
+    shot(page, "21_head_to_head")
+    choose(page, "pair-category", "Language Modeling")
+    expect(rows(page, "pair-tasks")).to_have_count(8, timeout=30000)
+    expect(summary).to_contain_text("the Language Modeling tasks (8)")
+    assert "perplexity" in " ".join(rows(page, "pair-tasks").all_inner_texts())
+    choose(page, "pair-category", "NER")
+    expect(rows(page, "pair-tasks")).to_have_count(2, timeout=30000)
+    expect(summary).to_contain_text("the NER tasks (2)")
+    assert "h2h_category=NER" in page.url
+    assert " %" in " ".join(rows(page, "pair-tasks").all_inner_texts())
+    with page.expect_download() as download:
+        page.locator("#pair-csv").click()
+    header = open(download.value.path(), encoding="utf-8").readline()
+    assert "p (A better)" in header and "Verdict" in header and header.count("A: ") == 1
+    shot(page, "22_head_to_head_ner")
+
+
+def test_a_head_to_head_link_opens_the_pair(browser, app_url):
+    page = open_page(browser, app_url[0])
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    titles = column(page, 1)
+    links = page.locator("#board a").evaluate_all("links => links.map(a => [a.textContent, a.getAttribute('href')])")
+    ids = {title: unquote(re.search(r"model=([^&]+)", link).group(1)) for title, link in links}
+    page.context.close()
+    query = urlencode({"tab": "head-to-head", "a": ids[titles[3]], "b": ids[titles[1]], "h2h_category": "Sentiment"})
+    other = open_page(browser, f"{app_url[0]}?{query}")
+    expect(other.locator("#pair-summary")).to_contain_text("the Sentiment tasks (4)", timeout=30000)
+    expect(other.locator("#model-a input")).to_have_value(titles[3])
+    expect(other.locator("#model-b input")).to_have_value(titles[1])
+    expect(rows(other, "pair-tasks")).to_have_count(4)
+    other.context.close()
+
+
+def test_duel_map_shows_every_pair_coloured_by_verdict(page):
+    open_pair_tab(page)
+    page.get_by_text("Duel map: every pair of models").click()
+    expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    expect(page.locator("#duel-map .legendtext")).to_have_count(4)
+    expect(page.locator("#duel-map .gtitle")).to_contain_text("Overall: row vs column")
+    choose(page, "map-scope", "NER › CNEC")
+    expect(page.locator("#duel-map .gtitle")).to_contain_text("Czech Named Entity", timeout=30000)
+    page.locator("#map-box").scroll_into_view_if_needed()
+    shot(page, "23_duel_map")
+
+
+def test_phone_shows_head_to_head_and_duel_map(phone):
+    expect(rows(phone)).to_have_count(5, timeout=30000)
+    score = rows(phone).first.locator("[role=gridcell]").nth(2)  # the switch leaves a score on the first screen
+    box = score.bounding_box()
+    assert box["y"] + box["height"] <= 844, box
+    shot(phone, "24_phone_board_first_screen", full_page=False)
+    open_pair_tab(phone)
+    expect(rows(phone, "pair-tasks").first).to_be_visible(timeout=30000)
+    expect(phone.locator("#pair-plot .barlayer .point").first).to_be_attached(timeout=30000)
+    plot = phone.locator("#pair-plot").bounding_box()
+    assert plot["x"] >= 0 and plot["x"] + plot["width"] <= 390 + 1, plot  # no sideways scrolling of the page
+    shot(phone, "25_phone_head_to_head")
+    phone.get_by_text("Duel map: every pair of models").click()
+    expect(phone.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    phone.locator("#map-box").scroll_into_view_if_needed()
+    shot(phone, "26_phone_duel_map")

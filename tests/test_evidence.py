@@ -1,0 +1,244 @@
+"""Evidence statistics against hand-computed and simulated truth: Benjamini-Hochberg,
+score and rank intervals (coverage), tie groups, the sign test."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from stats.evidence import bh_adjusted, rank_certainty, sign_test, tie_groups
+
+# BenCzechMark's category sizes: 50 tasks in 9 categories, one of them a single task.
+SIZES = [16, 8, 7, 6, 4, 4, 2, 2, 1]
+CATEGORY = np.repeat(np.arange(len(SIZES)), SIZES)
+SPREAD = 0.12  # sd of a model's task win scores around its category mean
+
+
+def test_bh_matches_a_hand_computed_example_per_family():
+    p = np.array([[0.01, 0.04], [0.03, 0.005], [0.02, 0.5], [0.2, np.nan]])
+    tested = np.array([[True, True], [True, True], [True, True], [False, True]])
+    adjusted = bh_adjusted(p, np.array([0, 0, 1, 1]), tested)
+    # family 0: sorted 0.005, 0.01, 0.03, 0.04 times 4/rank = 0.02, 0.02, 0.04, 0.04 (running minimum from the top)
+    np.testing.assert_allclose(adjusted[:2], [[0.02, 0.04], [0.04, 0.02]])
+    # family 1 holds two p-values: the untested cell and the NaN p-value are not in it
+    np.testing.assert_allclose(adjusted[2], [0.04, 0.5])
+    assert np.isnan(adjusted[3]).all()
+
+
+def test_bh_never_lowers_a_p_value_and_leaves_a_single_test_as_is():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(size=(40, 5)) ** 3
+    family = rng.integers(0, 4, size=40)
+    adjusted = bh_adjusted(p, family, np.ones_like(p, dtype=bool))
+    assert (adjusted >= p - 1e-15).all() and (adjusted <= 1).all()
+    one = bh_adjusted(np.array([[0.03]]), np.array([0]), np.array([[True]]))
+    assert one[0, 0] == pytest.approx(0.03)
+
+
+def simulated_board(rng, n_models: int, ability=None):
+    """Task win scores of models whose true category scores are `ability` (n, C), each task
+    a category score plus normal noise; returns (task scores, true category scores)."""
+    truth = rng.uniform(0.3, 0.7, size=(n_models, len(SIZES))) if ability is None else ability
+    return truth[:, CATEGORY] + SPREAD * rng.standard_normal((n_models, CATEGORY.size)), truth
+
+
+def test_intervals_cover_the_true_scores_as_stated():
+    """About says: overall 95% (measured ~94.5%), a category ~93%. Each model of a board
+    is one independent trial; 3 boards x 400 models, so the sampling error is ~0.7 pp."""
+    rng = np.random.default_rng(7)
+    covered = {"overall": [], "4 tasks": [], "1 task": []}
+    for seed in range(3):
+        scores, truth = simulated_board(rng, 400)
+        result = rank_certainty(scores, CATEGORY, seed=seed)
+        for name, scope, true in (("overall", 0, truth.mean(axis=1)), ("4 tasks", 5, truth[:, 4]),
+                                  ("1 task", 9, truth[:, 8])):
+            covered[name] += list((result.score_low[:, scope] <= true) & (true <= result.score_high[:, scope]))
+    assert 0.93 <= np.mean(covered["overall"]) <= 0.97, np.mean(covered["overall"])
+    assert 0.90 <= np.mean(covered["4 tasks"]) <= 0.96, np.mean(covered["4 tasks"])
+    assert 0.89 <= np.mean(covered["1 task"]) <= 0.96, np.mean(covered["1 task"])
+
+
+def test_equal_models_share_a_group_and_clearly_different_ones_do_not():
+    """Boards of 6 models: two of equal ability on top, then steps of 0.15 (about six
+    standard errors of an overall score)."""
+    rng = np.random.default_rng(3)
+    ability = np.repeat(np.array([0.7, 0.7, 0.55, 0.4, 0.25, 0.1])[:, None], len(SIZES), axis=1)
+    same_equal, same_different = [], []
+    for seed in range(150):
+        scores, _ = simulated_board(rng, 6, ability)
+        group = rank_certainty(scores, CATEGORY, seed=seed).group[:, 0]
+        same_equal.append(group[0] == group[1])
+        same_different.append(group[2] == group[3])
+    assert np.mean(same_equal) >= 0.9, np.mean(same_equal)
+    assert np.mean(same_different) <= 0.05, np.mean(same_different)
+
+
+def test_rank_intervals_hold_the_rank_and_a_model_without_scores_is_last():
+    rng = np.random.default_rng(1)
+    scores, _ = simulated_board(rng, 12)
+    scores[5] = np.nan
+    result = rank_certainty(scores, CATEGORY)
+    assert result.score.shape == (12, 1 + len(SIZES))
+    finite = np.isfinite(result.score[:, 0])
+    assert (result.rank_low[finite] <= result.rank[finite]).all()
+    assert (result.rank[finite] <= result.rank_high[finite]).all()
+    assert (result.score_low[finite] <= result.score[finite]).all()
+    assert (result.score[finite] <= result.score_high[finite]).all()
+    assert result.rank[5, 0] == 12 and result.group[5, 0] == -1 and np.isnan(result.score_low[5]).all()
+    # the single-task category's spread comes from the pooled residuals: not a point
+    assert (result.score_high[finite, 9] > result.score_low[finite, 9]).all()
+    again = rank_certainty(scores, CATEGORY)  # seeded: the same on every run
+    np.testing.assert_array_equal(again.score_low, result.score_low)
+    np.testing.assert_array_equal(again.rank_high, result.rank_high)
+
+
+def test_tie_groups_follow_the_leader_rule():
+    score = np.array([[0.9], [0.8], [0.7], [0.6]])
+    low = np.array([[0.75], [0.65], [0.55], [0.45]])
+    high = np.array([[1.0], [0.95], [0.85], [0.72]])
+    # 0.8 reaches the leader's 0.75: group 0; 0.7's upper 0.85 too; 0.6's upper 0.72 does not: a new group
+    assert tie_groups(score, low, high)[:, 0].tolist() == [0, 0, 0, 1]
+
+
+def test_sign_test_counts_tasks_and_matches_the_binomial():
+    ahead, behind, p = sign_test(np.array([0.5, 1.0, 2.0, -1.0, 0.0]))
+    assert (ahead, behind) == (3, 1)
+    assert p == pytest.approx(5 / 16)  # P(X >= 3), X ~ Binomial(4, 1/2)
+    assert sign_test(np.zeros(3)) == (0, 0, 1.0)
+
+
+# --- through the board: the p-value setting, head-to-head, the duel map, the snapshot ---------
+
+
+from leaderboard import ranking  # noqa: E402
+from leaderboard.board import Leaderboard  # noqa: E402
+from leaderboard.snapshot import snapshot_table  # noqa: E402
+from leaderboard.store import LocalStore  # noqa: E402
+from leaderboard.submission import SubmissionError  # noqa: E402
+from leaderboard.views import compare, table as views  # noqa: E402
+from scipy.stats import false_discovery_control  # noqa: E402
+
+
+def test_adjusted_setting_recomputes_verdicts_win_scores_and_ranks_per_model(small_store):
+    raw, adjusted = small_store.duels(), small_store.duels(adjusted=True)
+    rows, adjusted_rows = raw.rows(), adjusted.rows()
+    expected_won = np.zeros((len(raw.model_ids), len(raw.task_ids)))
+    for model in range(len(raw.model_ids)):  # by hand: one family per model, every task of its rows
+        mine = rows.first == model
+        p = false_discovery_control(rows.p_value[mine].ravel()).reshape(-1, len(raw.task_ids))
+        np.testing.assert_allclose(adjusted_rows.p_value[adjusted_rows.first == model], p)
+        expected_won[model] = (p <= 0.05).sum(axis=0)
+    np.testing.assert_allclose(adjusted.win_scores(), expected_won / raw._fought)
+    assert (adjusted_rows.significant <= rows.significant).all()  # adjusting never adds a win
+    ranked = small_store.ranked(adjusted=True)
+    np.testing.assert_allclose(ranked.loc[raw.model_ids, "overall"],
+                               ranking.scores_from_win_scores(expected_won / raw._fought, raw.model_ids,
+                                                              small_store.benchmark)["overall"])
+    table = views.leaderboard_table(small_store, adjusted=True)
+    assert list(table.index) == list(ranked.index)
+    np.testing.assert_allclose(table["Overall win score %"], (ranked["overall"] * 100).round(2))
+    assert small_store.ranked() is small_store.ranked(adjusted=False)  # the raw setting is the stored ranking
+
+
+def test_adjusted_tournament_matches_a_hand_computed_example():
+    from leaderboard.tournament import DuelRows, Tournament
+    p = np.array([[0.01, 0.04], [0.03, 0.2], [1.0, 1.0], [1.0, 1.0], [0.5, 0.5], [0.5, 0.5]])
+    rows = DuelRows([0, 0, 1, 2, 1, 2], [1, 2, 0, 0, 2, 1], np.ones((6, 2)), p <= 0.05, p, np.ones((6, 2)),
+                    ["r"] * 6)
+    raw = Tournament(["t1", "t2"], ["m0", "m1", "m2"], rows)
+    adjusted = raw.bh_adjusted()
+    # model 0's family: 0.01, 0.03, 0.04, 0.2 -> x 4 / rank = 0.04, 0.06, 0.0533, 0.2 -> running minimum from the top
+    np.testing.assert_allclose(adjusted.pair("m0", "m1").p_value, [[0.04, 0.16 / 3]])
+    np.testing.assert_allclose(adjusted.pair("m0", "m2").p_value, [[0.16 / 3, 0.2]])
+    np.testing.assert_allclose(raw.win_scores()[0], [1.0, 0.5])  # raw: 0.01, 0.03 and 0.04 win
+    np.testing.assert_allclose(adjusted.win_scores()[0], [0.5, 0.0])  # adjusted: only 0.01 does
+    np.testing.assert_allclose(adjusted.win_scores()[1:], raw.win_scores()[1:])
+
+
+def test_certainty_is_computed_on_the_whole_board_and_goes_into_the_snapshot(small_store):
+    certainty = small_store.certainty()
+    ranked = small_store.ranked()
+    assert list(certainty.index) == list(ranked.index)
+    overall = certainty[ranking.OVERALL]
+    assert (overall["rank_low"] <= ranked["rank"]).all() and (ranked["rank"] <= overall["rank_high"]).all()
+    assert overall["group"].iloc[0] == "A" and list(overall["group"]) == sorted(overall["group"])
+    assert ((overall["score_low"] <= ranked["overall"]) & (ranked["overall"] <= overall["score_high"])).all()
+    table = views.leaderboard_table(small_store)
+    shown = views.filter_table(table, table["Model"].iloc[-1])  # a filter keeps the groups of the full board
+    assert shown["Tie group"].tolist() == table["Tie group"].iloc[-1:].tolist()
+    snapshot = snapshot_table(small_store.models, ranked, small_store.benchmark)
+    assert snapshot["overall_group"].tolist() == overall["group"].tolist()
+    assert snapshot["Language_rank_high"].tolist() == certainty["Language", "rank_high"].tolist()
+    assert {"overall_score_low", "overall_score_high", "overall_rank_low", "Knowledge_group"} <= set(snapshot)
+
+
+def test_head_to_head_reads_the_stored_duels(small_store):
+    a, b = small_store.ranked().index[:2]
+    result = compare.head_to_head(small_store, a, b)
+    ab, ba = small_store.tournament.pair(a, b), small_store.tournament.pair(b, a)
+    assert not result.on_demand and len(result.tasks) == 5
+    np.testing.assert_allclose(result.tasks["p (A better)"], ab.p_value[0])
+    np.testing.assert_allclose(result.tasks["p (B better)"], ba.p_value[0])
+    expected = np.select([ab.significant[0], ba.significant[0]], [compare.A_WINS, compare.B_WINS], compare.NOT_SEPARABLE)
+    assert result.tasks["Verdict"].tolist() == expected.tolist()
+    acc = result.tasks.set_index("task_id").loc["t_acc"]
+    assert acc["A"] == pytest.approx(small_store.models[a].results.aggregates["t_acc"] * 100)  # in percent
+    assert acc["Δ"] == pytest.approx(acc["A"] - acc["B"]) and acc["Δ unit"] == "pp"
+    ppl = result.tasks.set_index("task_id").loc["t_ppl"]
+    assert ppl["Unit"] == "perplexity" and ppl["Δ"] == pytest.approx(ppl["B"] - ppl["A"])  # positive: A lower
+    record = result.record.set_index("Category")
+    assert record.loc["Total", "Total"] == 5 and record.loc["Total", compare.A_WINS] == (expected == compare.A_WINS).sum()
+    ahead, behind = (result.tasks["Δ"] > 0).sum(), (result.tasks["Δ"] < 0).sum()
+    assert (result.ahead, result.behind) == (ahead, behind)
+    assert result.sign_p == pytest.approx(sign_test(result.tasks["Δ"].to_numpy())[2])
+    language = compare.head_to_head(small_store, a, b, "Language")
+    assert language.tasks["Task"].tolist() == ["AUC", "PPL"] and "Language tasks" in compare.head_to_head_summary(language)
+    with pytest.raises(SubmissionError, match="two different"):
+        compare.head_to_head(small_store, a, a)
+    with pytest.raises(SubmissionError, match="no published model"):
+        compare.head_to_head(small_store, a, "nobody")
+    with pytest.raises(ValueError, match="unknown category"):
+        compare.head_to_head(small_store, a, b, "Nope")
+
+
+def test_a_pair_that_never_met_is_dueled_on_demand_with_the_stored_duels_results(small_store):
+    a, b = small_store.ranked().index[:2]
+    stored = compare.head_to_head(small_store, a, b)
+    newer = max(a, b, key=lambda s: small_store.models[s].submitted)  # its file holds the pair's duels
+    (small_store.store.root / "duels" / f"{newer}.parquet").unlink()
+    board = Leaderboard(LocalStore(small_store.store.root), small_store.benchmark)
+    assert not board.tournament.has_dueled(a, b)
+    fresh = compare.head_to_head(board, a, b)
+    assert fresh.on_demand and "never dueled" in compare.head_to_head_summary(fresh)
+    pd.testing.assert_frame_equal(fresh.tasks, stored.tasks)  # seeded: the very same duels
+    assert not board.tournament.has_dueled(a, b)  # nothing stored
+    adjusted = compare.head_to_head(board, a, b, adjusted=True)
+    assert (adjusted.tasks["p (A better)"] >= fresh.tasks["p (A better)"] - 1e-12).all()
+
+
+def test_duel_map_codes_every_pair_in_rank_order(small_store):
+    order = list(small_store.ranked().index)
+    task = compare.duel_map(small_store, "t_acc")
+    cells = task.cells
+    assert len(cells) == len(order) ** 2
+    acc_order = list(views.scope_order(small_store.ranked(), "t_acc").index)
+    assert task.model_ids == acc_order and cells["model_id"].iloc[::len(order)].tolist() == acc_order
+    for row in cells.sample(12, random_state=0).to_dict("records"):
+        a, b = row["model_id"], row["opponent_id"]
+        if a == b:
+            assert row["Verdict"] == ""
+            continue
+        ab, ba = small_store.tournament.pair(a, b), small_store.tournament.pair(b, a)
+        k = small_store.benchmark.task_ids.index("t_acc")
+        expected = "won" if ab.significant[0, k] else "lost" if ba.significant[0, k] else "not separable"
+        assert row["Verdict"] == expected
+        assert row["p (model better)"] == ab.p_value[0, k] and row["Δ"] == pytest.approx(ab.delta[0, k] * 100)
+    overall = compare.duel_map(small_store).cells
+    assert overall["model_id"].iloc[::len(order)].tolist() == order
+    mine = overall[(overall["Won"] + overall["Lost"] + overall["Not separable"]) > 0]
+    assert ((mine["Won"] + mine["Lost"] + mine["Not separable"]) == 5).all()
+    fig = compare.duel_map_figure(compare.duel_map(small_store, "Knowledge"))
+    assert fig.data[0].z.shape == (len(order), len(order))
+    assert [t.name for t in fig.data[1:]] == ["won", "lost", "not separable", "not dueled"]
+    bars = compare.head_to_head_figure(compare.head_to_head(small_store, *order[:2]))
+    assert sum(len(t.x) for t in bars.data) == 5
