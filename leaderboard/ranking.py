@@ -47,6 +47,7 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
     return out
 
 
-def top_ids(table: pd.DataFrame, submitted: pd.Series, k: int = TOP_OPPONENTS) -> list[str]:
-    """The k best models by overall score: a new model's opponents."""
-    return list(ranked(table, submitted).index[:k])
+def opponents(ranked_table: pd.DataFrame, flagged=()) -> list[str]:
+    """A new model's opponents: the TOP_OPPONENTS best models of a `ranked` table that are
+    not in `flagged`."""
+    return [m for m in ranked_table.index if m not in flagged][:TOP_OPPONENTS]

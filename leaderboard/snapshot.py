@@ -10,13 +10,16 @@ from leaderboard.tasks import Benchmark
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
                    "link_to_model", "description", "submission_timestamp"]
+FLAG_FIELDS = ["flagged", "flag_reason", "flag_link"]  # a flagged model stays in the ranking, marked
 
 
-def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
-    """One row per model, best first: ids, metadata, rank, overall, category and task win
-    scores (fractions in [0, 1])."""
-    meta = pd.DataFrame([{field: models[sid].metadata.get(field) for field in METADATA_FIELDS}
-                         for sid in ranked.index])
+def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> pd.DataFrame:
+    """One row per model, best first: ids, metadata, whether it is flagged (and why), rank,
+    overall, category and task win scores (fractions in [0, 1])."""
+    meta = pd.DataFrame([{**{field: models[sid].metadata.get(field) for field in METADATA_FIELDS},
+                          "flagged": sid in flags, "flag_reason": flags[sid].reason if sid in flags else None,
+                          "flag_link": flags[sid].link if sid in flags else None}
+                         for sid in ranked.index], columns=[*METADATA_FIELDS, *FLAG_FIELDS])
     scores = ranked.reset_index(drop=True)
     table = pd.concat([pd.DataFrame({"submission_id": list(ranked.index),
                                      "title": [models[sid].title for sid in ranked.index]}),
@@ -24,14 +27,16 @@ def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark) -> 
     table["parameters"] = pd.to_numeric(table["parameters"], errors="coerce")
     table["input_length"] = pd.to_numeric(table["input_length"], errors="coerce").astype("Int64")
     table["submission_timestamp"] = pd.to_numeric(table["submission_timestamp"], errors="coerce")
-    for column in ("team_name", "model_name", "model_type", "precision", "link_to_model", "description"):
+    table["flagged"] = table["flagged"].astype(bool)
+    for column in ("team_name", "model_name", "model_type", "precision", "link_to_model", "description",
+                   "flag_reason", "flag_link"):
         table[column] = table[column].astype("string")
     return table
 
 
-def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark) -> bytes:
+def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> bytes:
     buffer = io.BytesIO()
-    snapshot_table(models, ranked, benchmark).to_parquet(buffer, index=False)
+    snapshot_table(models, ranked, benchmark, flags).to_parquet(buffer, index=False)
     return buffer.getvalue()
 
 
@@ -46,7 +51,8 @@ configs:
 # {benchmark_name} duel leaderboard
 
 `leaderboard.parquet` is the current ranking, one row per published model: ids, metadata,
-rank, overall win score, one column per category and per task (win scores as fractions).
+whether the maintainers flagged it (`flagged`, `flag_reason`, `flag_link`; flagged models
+are ranked like the others and are not opponents of new submissions), rank, overall win score, one column per category and per task (win scores as fractions).
 It is rewritten by every publication. Raw per-sample submissions are in `data/`, all
 duels (p-values, deltas, and the rules that computed them) in `duels/<submission_id>.parquet`,
 one file per publication.

@@ -22,7 +22,7 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
     cats = list(small_store.benchmark.categories)
     assert list(table.columns) == ["Rank", "Model", "Overall win score %", *[f"{c} win score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
-                                   "Description", "Submitted", "Link"]
+                                   "Description", "Submitted", "Link", *views.FLAG_COLUMNS]
     ranked = small_store.ranked()
     assert list(table.index) == list(ranked.index)
     assert table["Overall win score %"].is_monotonic_decreasing
