@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -17,6 +18,7 @@ from leaderboard.previews import PreviewShelf
 from leaderboard.store import StoreError
 from leaderboard.submission import MAX_FILE_BYTES, MODEL_TYPES, PRECISIONS, SubmissionError
 from leaderboard.views import details, share, submission, table as board_views
+from leaderboard.views.api import ENDPOINTS, ReadApi
 from leaderboard.views.markdown import escape_markdown
 
 log = logging.getLogger("leaderboard.app")
@@ -72,7 +74,10 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
 # The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 RANK_WIDTH, MODEL_WIDTH = "60px", "170px"  # the pinned columns: Rank, and Model right of it
-RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns"]  # sort and values come with the table
+RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "exclude_flagged"]  # sort and values
+# come with the table
+# Events of the page are for the page: only the read API's endpoints (gr.api) are public.
+PRIVATE = {"api_visibility": "private"}
 CSS = """
 #board th:nth-child(-n+2), #board [role=gridcell]:nth-child(-n+2) {
   position: sticky; z-index: 3; background: var(--table-even-background-fill);
@@ -105,12 +110,13 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
     categories = [OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
 
-    def board_parts(category, values, search, types, min_params, max_params, sort, shown_meta, plot_open=False):
+    def board_parts(category, values, search, types, min_params, max_params, sort, shown_meta, exclude_flagged,
+                    plot_open=False):
         """Everything the Leaderboard tab shows for one view, from the current board."""
         board.refresh()
         values = values if category != OVERALL else board_views.WIN_SCORE
         columns = board_views.score_columns(board, category, values)
-        full = board_views.leaderboard_table(board, category, values)
+        full = board_views.leaderboard_table(board, category, values, exclude_flagged=exclude_flagged)
         shown = board_views.filter_table(full, search, types, min_params, max_params)
         shown = board_views.sort_table(shown, columns, sort)
         display = board_views.with_model_links(shown, board.models, shown_meta)
@@ -119,7 +125,9 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
             widths=[RANK_WIDTH, MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
-            note=board_views.filter_note(shown, len(full), search, types, min_params, max_params),
+            note="\n\n".join(filter(None, [board_views.filter_note(shown, len(full), search, types, min_params,
+                                                                  max_params),
+                                            board_views.flag_note(board, exclude_flagged)])),
             legend=board_views.category_legend(board, category),
             csv=board_views.export_table(shown, "csv", name), json=board_views.export_table(shown, "json", name),
             plot=board_views.score_scatter(shown, columns[0].header) if plot_open else gr.skip(),
@@ -137,7 +145,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 p["as_of"], p["revision"])
 
     def render_plot(*view):
-        shown = board_views.filter_table(board_views.leaderboard_table(board, view[0], view[1]), *view[2:6])
+        shown = board_views.filter_table(board_views.leaderboard_table(board, view[0], view[1],
+                                                                       exclude_flagged=view[8]), *view[2:6])
         return board_views.score_scatter(shown, board_views.score_columns(board, view[0], view[1])[0].header)
 
     def refresh_if_changed(shown_revision, *view):
@@ -232,6 +241,10 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                     sort = gr.Dropdown(first["sorts"], value=default_view["sort"], label="Sort by", elem_id="sort",
                                        min_width=150)
                     search = gr.Textbox(label="Search model or team", elem_id="search", min_width=150)
+                    exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"],
+                                                  label=f"Exclude flagged models ({board_views.MARKER})",
+                                                  info="Rank without them and their duels", elem_id="exclude-flagged",
+                                                  min_width=150)
                 with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
                     with gr.Row():
                         types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type", elem_id="types")
@@ -305,29 +318,30 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             with gr.Tab("About", id="about") as about_tab:
                 gr.Markdown(content.ABOUT)
 
-        board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta]
+        board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta, exclude_flagged]
         board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision]
         for control in board_inputs:
             control.input(board_view, [*board_inputs, plot_open], board_outputs, queue=False,
-                          js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last")
+                          js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE)
         details_outputs = [model_pick, card, bars, summary, duel_view, duel_csv]
         app.load(restore_view, [plot_open],
-                 [tabs, category, search, types, min_params, max_params, shown_meta, *board_outputs, detail_category,
-                  *details_outputs, params, input_length],  # Gradio's Number mounts None as 0; reset
-                 queue=False)
+                 [tabs, category, search, types, min_params, max_params, shown_meta, exclude_flagged, *board_outputs,
+                  detail_category, *details_outputs, params, input_length],  # Gradio's Number mounts None as 0; reset
+                 queue=False, **PRIVATE)
         board_tab.select(refresh_if_changed, [shown_revision, *board_inputs, plot_open], board_outputs,
-                         queue=False, js=share.tab_writer("leaderboard"))
-        plot_box.expand(lambda: True, None, plot_open).then(render_plot, board_inputs, scatter, queue=False)
-        plot_box.collapse(lambda: False, None, plot_open)
+                         queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
+        plot_box.expand(lambda: True, None, plot_open, **PRIVATE).then(render_plot, board_inputs, scatter, queue=False,
+                                                                       **PRIVATE)
+        plot_box.collapse(lambda: False, None, plot_open, **PRIVATE)
         copy_button.click(lambda url: gr.Textbox(value=url, visible=True), link_box, link_box,
-                          js=share.COPY_LINK_JS, queue=False)
+                          js=share.COPY_LINK_JS, queue=False, **PRIVATE)
         for control in (model_pick, detail_category):
             control.input(render_model, [model_pick, detail_category], details_outputs, queue=False,
-                          js=share.query_writer(share.DETAILS_KEYS))
+                          js=share.query_writer(share.DETAILS_KEYS), **PRIVATE)
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
         # the heaviest thing on the page.
         details_tab.select(render_model, [model_pick, detail_category], details_outputs, queue=False,
-                           js=share.query_writer(share.DETAILS_KEYS, tab="details"))
+                           js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
         submission_tab.select(None, js=share.tab_writer("submission"))
         about_tab.select(None, js=share.tab_writer("about"))
 
@@ -335,20 +349,37 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             presubmit, [team, model, model_type, params, input_length, precision, description, link, file],
             [status, form_errors, file_errors, preview_table, preview_duels, preview_state, new_row, publish_row,
              confirm_box],
-            concurrency_limit=2, show_progress_on=[status], js=SCROLL_TO_STATUS_JS,
+            concurrency_limit=2, show_progress_on=[status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
         ).then(None, new_row, None, js=SCROLL_TO_NEW_ROW_JS)
         publish_button.click(lambda: (gr.update(visible=False), gr.update(visible=True)), None,
-                             [publish_row, confirm_box])
+                             [publish_row, confirm_box], **PRIVATE)
 
         def cancel(token, request: gr.Request):
             previews.discard(request.session_hash, token)
             return "Pre-submission discarded.", gr.update(visible=False), gr.update(visible=False), None, gr.update(visible=False)
 
-        cancel_button.click(cancel, preview_state, [status, preview_table, preview_duels, preview_state, confirm_box])
+        cancel_button.click(cancel, preview_state, [status, preview_table, preview_duels, preview_state, confirm_box],
+                            **PRIVATE)
         confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
-                             concurrency_limit=1, show_progress_on=[status], js=SCROLL_TO_STATUS_JS,
-                             ).then(board_view, [*board_inputs, plot_open], board_outputs)
+                             concurrency_limit=1, show_progress_on=[status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
+                             ).then(board_view, [*board_inputs, plot_open], board_outputs, **PRIVATE)
+
+        read_api = ReadApi(board)
+        for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab)
+            gr.api(api_endpoint(getattr(read_api, name)), api_name=name)
     return app
+
+
+def api_endpoint(answer):
+    """A ReadApi method as an endpoint: its ValueError (an unknown category or model) is the
+    caller's error message, not a bare "Error"."""
+    @functools.wraps(answer)  # the signature and type hints, from which gr.api makes the endpoint's schema
+    def endpoint(*args, **kwargs):
+        try:
+            return answer(*args, **kwargs)
+        except ValueError as e:
+            raise gr.Error(str(e)) from None
+    return endpoint
 
 
 def main():

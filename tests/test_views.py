@@ -245,12 +245,12 @@ def test_problems_are_split_by_field_and_name_tasks_by_abbreviation(small_store)
 def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
     sid = small_store.ranked().index[2]
     query = {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": "chat,bogus",
-             "min": "1.5", "max": "-3", "sort": "t_ppl", "columns": "Type,Submitted", "model": sid,
-             "details_category": "Knowledge"}
+             "min": "1.5", "max": "-3", "sort": "t_ppl", "columns": "Type,Submitted", "exclude_flagged": "true",
+             "model": sid, "details_category": "Knowledge"}
     view = share.view_from_query(query, small_store)
     assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
-                    "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "model": sid,
-                    "details_category": "Knowledge"}
+                    "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"],
+                    "exclude_flagged": True, "model": sid, "details_category": "Knowledge"}
     junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none"}, small_store)
     assert junk == share.DEFAULTS
     assert share.view_from_query({"values": "metric"}, small_store)["values"] == views.WIN_SCORE  # Overall

@@ -1,5 +1,5 @@
 """Shareable views: the page's state (tab, category, value kind, search, filters, sort,
-columns, the model in details) as a URL query, read back when a link is opened."""
+columns, flagged models left out or not, the model in details) as a URL query, read back when a link is opened."""
 from __future__ import annotations
 
 import json
@@ -14,9 +14,9 @@ from leaderboard.views.table import (METRIC_VALUE, OVERALL, RANK_SORT, SHOWN_MET
 TABS = ("leaderboard", "details", "submission", "about")
 # The query's keys and their defaults (a default is left out of the URL).
 DEFAULTS = {"tab": "leaderboard", "category": OVERALL, "values": WIN_SCORE, "search": "", "types": [],
-            "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "model": None,
-            "details_category": OVERALL}
-BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns"]
+            "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "exclude_flagged": False,
+            "model": None, "details_category": OVERALL}
+BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns", "exclude_flagged"]
 DETAILS_KEYS = ["model", "details_category"]
 
 
@@ -48,12 +48,16 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
         view["sort"] = text["sort"]
     if "columns" in query:
         view["columns"] = [c for c in SHOWN_META if c in text["columns"].split(",")]
+    view["exclude_flagged"] = text["exclude_flagged"] == "true"
     if text["model"] in board.models:
         view["model"] = text["model"]
     return view
 
 
 def _query_value(value) -> str:
+    """A value as the page's script writes it into the URL (String() in JavaScript)."""
+    if isinstance(value, bool):
+        return str(value).lower()
     if isinstance(value, list):
         return ",".join(value)
     return "" if value is None else str(value)
