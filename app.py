@@ -241,10 +241,9 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                     sort = gr.Dropdown(first["sorts"], value=default_view["sort"], label="Sort by", elem_id="sort",
                                        min_width=150)
                     search = gr.Textbox(label="Search model or team", elem_id="search", min_width=150)
-                    exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"],
-                                                  label=f"Exclude flagged models ({board_views.MARKER})",
-                                                  info="Rank without them and their duels", elem_id="exclude-flagged",
-                                                  min_width=150)
+                exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"],
+                                              label=f"Exclude flagged models ({board_views.MARKER}): rank without "
+                                                    f"them and their duels", elem_id="exclude-flagged")
                 with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
                     with gr.Row():
                         types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type", elem_id="types")

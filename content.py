@@ -5,7 +5,7 @@ TITLE = "BenCzechMark duel leaderboard"
 INTRO = """
 # BenCzechMark duel leaderboard
 Models are ranked by **duels**: on each of the 50 tasks a model is tested against the top
-50 published models, and its **Win Score** is the share of duels it won with a
+50 published models that are not flagged, and its **Win Score** is the share of duels it won with a
 statistically significant result (one-tailed, α = 0.05). Scores are in percent.
 """
 
@@ -42,7 +42,16 @@ gives p ≤ 0.05. When A's score is worse than B's, no test is run and A does no
 **Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
 over its tasks; the overall score is the mean over categories, so each category weighs
 the same. Ties share a rank. A new model duels the 50 best models at the time it is
-submitted; every duel is stored in both directions.
+submitted, passing over flagged ones; every duel is stored in both directions.
+
+**Flags (⚑).** The maintainers can flag a published model, for instance when its test data
+leaked into its training data, with a reason and a link to the evidence. A flagged model
+stays on the board, marked ⚑ with its reason (in the note above the table, on hover and in
+its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`), and its
+duels still count as usual. **Exclude flagged models** ranks without them: every score is
+recomputed from the stored duels with the duels against flagged models left out (no duel is
+run again). New submissions never duel a flagged model: they take the 50 best models that
+are not flagged.
 
 **What we changed from the original BenCzechMark leaderboard, and why**
 - Identical results never win a duel (the original counted a NaN p-value as a win).
@@ -55,6 +64,27 @@ submitted; every duel is stored in both directions.
 - Scores are computed from the per-sample values; if the file's `results` disagree,
   you get a warning.
 - A pre-submission takes seconds instead of up to two hours.
+
+## Public API
+The board can be read by programs through Gradio's API (read only: pre-submitting and
+publishing are not API endpoints; use the page or the command line for those).
+
+| endpoint | parameters | returns |
+| --- | --- | --- |
+| `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"`, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false) | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank, `Model`, scores in percent, metadata, `Flagged`, `Flag reason`, `Flag link` |
+| `/model_details` | `submission_id`, `category` (default Overall) | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `duels` in the category (per competitor and task: `Result`, both p-values, `Δ` in the task's unit) |
+
+Head-to-head and heatmap data will follow. A bad argument (an unknown category or model)
+gets an error with its message.
+
+```python
+from gradio_client import Client
+
+client = Client("https://<this space's address>/")
+rows = client.predict(category="NER", exclude_flagged=True, api_name="/leaderboard_table")
+best = client.predict(submission_id=rows[0]["submission_id"], api_name="/model_details")
+print(best["title"], best["overall"], best["flag"])
+```
 
 ## The submission file
 One JSON object:

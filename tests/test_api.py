@@ -10,6 +10,7 @@ import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
 
+import content
 from conftest import tree_digest
 from leaderboard.board import Leaderboard
 from leaderboard.store import LocalStore
@@ -42,6 +43,9 @@ def test_only_the_read_endpoints_are_public(served):
     api = client.view_api(return_format="dict", print_info=False)
     assert set(api["named_endpoints"]) == PUBLIC
     assert api["unnamed_endpoints"] == {}
+    for name, endpoint in api["named_endpoints"].items():  # the About tab documents each and its parameters
+        assert f"`{name}`" in content.ABOUT
+        assert all(f"`{p['parameter_name']}`" in content.ABOUT for p in endpoint["parameters"]), endpoint
     before = tree_digest(store)
     for hidden in ("/presubmit", "/publish", "/cancel", "/board_view", "/restore_view", "/render_model"):
         with pytest.raises(ValueError, match="Cannot find a function"):

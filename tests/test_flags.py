@@ -98,7 +98,7 @@ def test_excluding_flagged_models_ranks_as_if_they_and_their_duels_were_gone(sma
     assert excluded.loc[model, task] == pytest.approx(won.sum() / forward.fought[kept, t].sum())
     table = views.leaderboard_table(small_store, exclude_flagged=True)
     assert list(table.index) == list(excluded.index) and not table["Flagged"].any()
-    assert "left out" in views.flag_note(small_store, True)
+    assert "Left out as flagged" in views.flag_note(small_store, True)
 
 
 def test_flagged_models_are_not_opponents_and_check_follows_the_flags(small_store, small_documents, monkeypatch):

@@ -53,8 +53,9 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
     model = board.models[submission_id]
     m = model.metadata
     row = board.ranked().loc[submission_id]
-    lines = [f"### {f'{MARKER} ' * (submission_id in board.flags)}{escape_markdown(model.title)}",
-             *filter(None, [flag_line(board, submission_id)]),
+    flagged = submission_id in board.flags
+    lines = [f"### {f'{MARKER} ' * flagged}{escape_markdown(model.title)}",
+             *([f"> {flag_line(board, submission_id)}", ""] if flagged else []),
              f"Rank **{int(row['rank'])}** of {len(board.models)} · overall win score **{percent(row['overall'])}**"]
     if not is_overall(category):
         lines.append(f"{escape_markdown(category)}: rank **{int(category_rank(board, category)[submission_id])}** "

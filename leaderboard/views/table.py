@@ -165,8 +165,8 @@ def flag_note(board: Leaderboard, exclude_flagged: bool) -> str:
     if not board.flags:
         return ""
     if exclude_flagged:
-        return (f"{len(board.flags)} flagged {'model is' if len(board.flags) == 1 else 'models are'} left out; "
-                f"the scores are recomputed without {'its' if len(board.flags) == 1 else 'their'} duels.")
+        titles = ", ".join(f"**{escape_markdown(board.models[sid].title)}**" for sid in board.flags)
+        return f"{MARKER} Left out as flagged: {titles}. The scores are recomputed without their duels."
     items = [f"- **{escape_markdown(board.models[sid].title)}**: {escape_markdown(flag.reason)}"
              + (f" ({markdown_link('evidence', flag.link)})" if flag.link else "")
              for sid, flag in board.flags.items()]
