@@ -74,10 +74,10 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
 # The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 RANK_WIDTH, MODEL_WIDTH = "60px", "170px"  # the pinned columns: Rank, and Model right of it
-RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "exclude_flagged"]  # sort and values
-# come with the table
+RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns"]  # sort, values, flagged: with the table
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
+BOARD_OUTPUTS = 11  # what board_view updates
 CSS = """
 #board th:nth-child(-n+2), #board [role=gridcell]:nth-child(-n+2) {
   position: sticky; z-index: 3; background: var(--table-even-background-fill);
@@ -133,7 +133,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             plot=board_views.score_scatter(shown, columns[0].header) if plot_open else gr.skip(),
             sorts=sorts, sort=sort if sort in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
-            revision=board.revision)
+            revision=board.revision, exclude_flagged=exclude_flagged, any_flagged=bool(board.flags))
 
     def board_view(*view):
         """board_parts as updates of board_outputs."""
@@ -142,7 +142,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 p["legend"], p["csv"], p["json"], p["plot"], gr.Dropdown(choices=p["sorts"], value=p["sort"]),
                 gr.Radio(value=p["values"], interactive=p["values_open"],
                          info=VALUES_IN_CATEGORY if p["values_open"] else VALUES_IN_OVERALL),
-                p["as_of"], p["revision"])
+                p["as_of"], p["revision"], gr.Checkbox(value=p["exclude_flagged"], visible=p["any_flagged"]))
 
     def render_plot(*view):
         shown = board_views.filter_table(board_views.leaderboard_table(board, view[0], view[1],
@@ -152,7 +152,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
     def refresh_if_changed(shown_revision, *view):
         """On opening the Leaderboard tab: re-render only when the board changed meanwhile."""
         board.refresh()
-        return board_view(*view) if board.revision != shown_revision else (gr.skip(),) * 10
+        return board_view(*view) if board.revision != shown_revision else (gr.skip(),) * BOARD_OUTPUTS
 
     def render_model(submission_id, category):
         board.refresh()
@@ -182,7 +182,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                          (gr.Dropdown(choices=details.model_choices(board), value=model), *(gr.skip(),) * 5))
         return (gr.Tabs(selected=view["tab"]) if view["tab"] != default_view["tab"] else gr.skip(),
                 *[view[k] for k in RESTORED_KEYS],
-                *((gr.skip(),) * 10 if unchanged else board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
+                *((gr.skip(),) * BOARD_OUTPUTS if unchanged else
+                  board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
                 view["details_category"], *shown_details, None, None)
 
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
@@ -241,7 +242,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                     sort = gr.Dropdown(first["sorts"], value=default_view["sort"], label="Sort by", elem_id="sort",
                                        min_width=150)
                     search = gr.Textbox(label="Search model or team", elem_id="search", min_width=150)
-                exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"],
+                exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"], visible=first["any_flagged"],
                                               label=f"Exclude flagged models ({board_views.MARKER}): rank without "
                                                     f"them and their duels", elem_id="exclude-flagged")
                 with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
@@ -318,13 +319,14 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 gr.Markdown(content.ABOUT)
 
         board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta, exclude_flagged]
-        board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision]
+        board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision,
+                         exclude_flagged]  # shown while some model is flagged
         for control in board_inputs:
             control.input(board_view, [*board_inputs, plot_open], board_outputs, queue=False,
                           js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE)
         details_outputs = [model_pick, card, bars, summary, duel_view, duel_csv]
         app.load(restore_view, [plot_open],
-                 [tabs, category, search, types, min_params, max_params, shown_meta, exclude_flagged, *board_outputs,
+                 [tabs, category, search, types, min_params, max_params, shown_meta, *board_outputs,
                   detail_category, *details_outputs, params, input_length],  # Gradio's Number mounts None as 0; reset
                  queue=False, **PRIVATE)
         board_tab.select(refresh_if_changed, [shown_revision, *board_inputs, plot_open], board_outputs,

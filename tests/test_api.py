@@ -3,9 +3,6 @@ it: exactly the documented read-only endpoints are listed, each answers, bad arg
 get their message, and no endpoint that changes state can be called."""
 from __future__ import annotations
 
-import os
-import shutil
-
 import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
@@ -14,28 +11,28 @@ import content
 from conftest import tree_digest
 from leaderboard.board import Leaderboard
 from leaderboard.store import LocalStore
-from test_e2e import free_port, start_app
+from test_e2e import serve
 
 PUBLIC = {"/leaderboard_table", "/model_details"}
+REASON, EVIDENCE = "test set in the training data", "https://example.com/report"
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory, full_store_template):
-    """The app on a 5-model store whose second model is flagged; (client, store, flagged id)."""
-    store = tmp_path_factory.mktemp("api") / "store"
-    shutil.copytree(full_store_template, store)
-    board = Leaderboard(LocalStore(store))
-    flagged = board.ranked().index[1]
-    board.flag(flagged, "test set in the training data", "https://example.com/report")
-    port = free_port()
-    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False"}
-    process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
-    try:
-        yield Client(f"http://127.0.0.1:{port}/", verbose=False), store, flagged
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+def flagged_server(tmp_path_factory, full_store_template):
+    """The app on a 5-model store whose second model is flagged while it runs (as the
+    command line does it): (url, store, flagged id, its title)."""
+    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
+        board = Leaderboard(LocalStore(store))
+        flagged = board.ranked().index[1]
+        board.flag(flagged, REASON, EVIDENCE)
+        yield url, store, flagged, board.models[flagged].title
+
+
+@pytest.fixture(scope="module")
+def served(flagged_server):
+    """(client, store, flagged id)"""
+    url, store, flagged, _ = flagged_server
+    return Client(url, verbose=False), store, flagged
 
 
 def test_only_the_read_endpoints_are_public(served):
@@ -63,7 +60,7 @@ def test_the_table_endpoint_marks_and_can_exclude_flagged_models(served):
     assert len(rows) == 5 and [r["Rank"] for r in rows] == sorted(r["Rank"] for r in rows)
     marked = [r for r in rows if r["Flagged"]]
     assert [r["submission_id"] for r in marked] == [flagged]
-    assert marked[0]["Flag reason"] == "test set in the training data"
+    assert marked[0]["Flag reason"] == REASON
     without = client.predict("Overall", "win_score", True, api_name="/leaderboard_table")
     assert len(without) == 4 and flagged not in {r["submission_id"] for r in without}
     assert [r["Rank"] for r in without] == [1, 2, 3, 4]
@@ -79,8 +76,7 @@ def test_the_model_endpoint_gives_scores_flag_and_duels(served):
     client, _, flagged = served
     model = client.predict(flagged, "NER", api_name="/model_details")
     assert model["submission_id"] == flagged and model["rank"] == 2 and model["models"] == 5
-    assert model["flag"]["reason"] == "test set in the training data"
-    assert model["flag"]["link"] == "https://example.com/report"
+    assert model["flag"]["reason"] == REASON and model["flag"]["link"] == EVIDENCE
     assert len(model["categories"]) == 9 and len(model["tasks"]) == len(model["metric_values"]) == 50
     assert 0 <= model["overall"] <= 100
     assert {d["Category"] for d in model["duels"]} == {"NER"}

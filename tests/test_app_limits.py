@@ -5,12 +5,10 @@ file of the corpus refused with its message and the store untouched; pre-submiss
 20 sessions keep the server's memory bounded; unit tests of the pre-submission shelf."""
 from __future__ import annotations
 
-import contextlib
 import html
 import json
 import os
 import re
-import shutil
 import time
 import uuid
 from pathlib import Path
@@ -24,25 +22,10 @@ from leaderboard.demo import demo_model
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import dump_json
 from leaderboard.views.submission import with_abbreviations
-from test_e2e import free_port, start_app
+from test_e2e import serve
 
 FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
 MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbounded previews took ~33 MB each
-
-
-@contextlib.contextmanager
-def serve(tmp_path_factory, full_store_template, **env):
-    store = tmp_path_factory.mktemp("limits") / "store"
-    shutil.copytree(full_store_template, store)
-    port = free_port()
-    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio")), **env}
-    process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
-    try:
-        yield f"http://127.0.0.1:{port}/", store, process.pid, Path(env["GRADIO_TEMP_DIR"])
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")

@@ -3,53 +3,29 @@ reason on the board and in the model's details, the switch that ranks without fl
 models, and the link that keeps it. Screenshots in test-artifacts/."""
 from __future__ import annotations
 
-import os
 import re
-import shutil
 
 import pytest
 from playwright.sync_api import expect
 
-from leaderboard.board import Leaderboard
 from leaderboard.flags import MARKER
-from leaderboard.store import LocalStore
-from test_e2e import DESKTOP, PHONE, browser, column, free_port, open_page, rows, shot, start_app  # noqa: F401
-
-REASON = "test set found in the training data"
-
-
-@pytest.fixture(scope="module")
-def flagged_app(tmp_path_factory, full_store_template):
-    """The app on a 5-model store whose second model is flagged: (url, flagged id, its title)."""
-    store = tmp_path_factory.mktemp("flags") / "store"
-    shutil.copytree(full_store_template, store)
-    board = Leaderboard(LocalStore(store))
-    flagged = board.ranked().index[1]
-    board.flag(flagged, REASON, "https://example.com/report")
-    port = free_port()
-    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False"}
-    process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
-    try:
-        yield f"http://127.0.0.1:{port}/", flagged, board.models[flagged].title
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+from test_api import EVIDENCE, REASON, flagged_server  # noqa: F401
+from test_e2e import DESKTOP, PHONE, browser, column, open_page, rows, shot  # noqa: F401
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_app, viewport):  # noqa: F811
-    url, flagged, title = flagged_app
+def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_server, viewport):  # noqa: F811
+    url, _, flagged, title = flagged_server
     page = open_page(browser, url, viewport)
-    expect(rows(page)).to_have_count(5, timeout=30000)
+    note = page.locator("#board-note")
+    expect(note).to_contain_text("Flagged by the maintainers", timeout=30000)  # flagged after the app started
+    expect(rows(page)).to_have_count(5)
     models = column(page, 1)
     assert [m.startswith(MARKER) for m in models] == [False, True, False, False, False], models
     assert title in models[1]
     expect(page.locator(f'#board a[title="Flagged: {REASON}"]').first).to_be_attached()  # the reason on hover
-    note = page.locator("#board-note")
-    expect(note).to_contain_text("Flagged by the maintainers")
     expect(note).to_contain_text(f"{title}: {REASON}")
-    expect(note.get_by_role("link", name="evidence")).to_have_attribute("href", "https://example.com/report")
+    expect(note.get_by_role("link", name="evidence")).to_have_attribute("href", EVIDENCE)
     shot(page, "20_flagged_marked")
     page.locator("#exclude-flagged input").check()
     expect(rows(page)).to_have_count(4, timeout=15000)
@@ -67,8 +43,8 @@ def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_app
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_the_flagged_models_details_say_why(browser, flagged_app, viewport):  # noqa: F811
-    url, flagged, title = flagged_app
+def test_the_flagged_models_details_say_why(browser, flagged_server, viewport):  # noqa: F811
+    url, _, flagged, title = flagged_server
     page = open_page(browser, f"{url}?tab=details&model={flagged}", viewport)
     card = page.locator("#card")
     expect(card).to_contain_text(f"{MARKER} {title}", timeout=30000)
