@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -19,6 +20,7 @@ from leaderboard.archive import MAX_ARCHIVE_BYTES
 from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
 from leaderboard.tasks import TasksFileError
 from leaderboard.views import compare, details, share, submission, table as board_views
+from leaderboard.views.api import ENDPOINTS, ReadApi
 from leaderboard.views.markdown import escape_markdown
 
 log = logging.getLogger("leaderboard.app")
@@ -74,7 +76,10 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
 # The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 RANK_WIDTH, MODEL_WIDTH = "60px", "170px"  # the pinned columns: Rank, and Model right of it
-RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "p"]  # sort and values come with the table
+RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "p"]  # sort, values, flagged: with the table
+# Events of the page are for the page: only the read API's endpoints (gr.api) are public.
+PRIVATE = {"api_visibility": "private"}
+BOARD_OUTPUTS = 11  # what board_view updates
 CSS = """
 #board th:nth-child(-n+2), #board [role=gridcell]:nth-child(-n+2) {
   position: sticky; z-index: 3; background: var(--table-even-background-fill);
@@ -115,12 +120,14 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
     previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
 
     def board_parts(category, values, search, types, min_params, max_params, sort, shown_meta, p_values,
+                    exclude_flagged,
                     plot_open=False):
         """Everything the Leaderboard tab shows for one view, from the current board."""
         board.refresh()
         values = values if category != OVERALL else board_views.WIN_SCORE
         columns = board_views.score_columns(board, category, values)
-        full = board_views.leaderboard_table(board, category, values, adjusted=p_values == board_views.ADJUSTED_P)
+        full = board_views.leaderboard_table(board, category, values, adjusted=p_values == board_views.ADJUSTED_P,
+                                             exclude_flagged=exclude_flagged)
         shown = board_views.filter_table(full, search, types, min_params, max_params)
         shown = board_views.sort_table(shown, columns, sort)
         display = board_views.with_model_links(shown, board.models, shown_meta)
@@ -129,13 +136,15 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
             widths=[RANK_WIDTH, MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
-            note=board_views.filter_note(shown, len(full), search, types, min_params, max_params),
+            note="\n\n".join(filter(None, [board_views.filter_note(shown, len(full), search, types, min_params,
+                                                                  max_params),
+                                            board_views.flag_note(board, exclude_flagged)])),
             legend=board_views.category_legend(board, category),
             csv=board_views.export_table(shown, "csv", name), json=board_views.export_table(shown, "json", name),
             plot=board_views.score_scatter(shown, columns[0].header) if plot_open else gr.skip(),
             sorts=sorts, sort=sort if sort in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
-            revision=board.revision)
+            revision=board.revision, exclude_flagged=exclude_flagged, any_flagged=bool(board.flags))
 
     def board_view(*view):
         """board_parts as updates of board_outputs."""
@@ -144,17 +153,18 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 p["legend"], p["csv"], p["json"], p["plot"], gr.Dropdown(choices=p["sorts"], value=p["sort"]),
                 gr.Radio(value=p["values"], interactive=p["values_open"],
                          info=VALUES_IN_CATEGORY if p["values_open"] else VALUES_IN_OVERALL),
-                p["as_of"], p["revision"])
+                p["as_of"], p["revision"], gr.Checkbox(value=p["exclude_flagged"], visible=p["any_flagged"]))
 
     def render_plot(*view):
-        table = board_views.leaderboard_table(board, view[0], view[1], adjusted=view[8] == board_views.ADJUSTED_P)
+        table = board_views.leaderboard_table(board, view[0], view[1], adjusted=view[8] == board_views.ADJUSTED_P,
+                                              exclude_flagged=view[9])
         shown = board_views.filter_table(table, *view[2:6])
         return board_views.score_scatter(shown, board_views.score_columns(board, view[0], view[1])[0].header)
 
     def refresh_if_changed(shown_revision, *view):
         """On opening the Leaderboard tab: re-render only when the board changed meanwhile."""
         board.refresh()
-        return board_view(*view) if board.revision != shown_revision else (gr.skip(),) * 10
+        return board_view(*view) if board.revision != shown_revision else (gr.skip(),) * BOARD_OUTPUTS
 
     def render_model(submission_id, category, p_values):
         board.refresh()
@@ -189,7 +199,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 board_views.export_table(compare.head_to_head_export(result), "csv", name))
 
     def render_map(scope, p_values):
-        return compare.duel_map_figure(compare.duel_map(board, scope, p_values == board_views.ADJUSTED_P))
+        return compare.duel_map_figure(compare.duel_map(board, scope, p_values == board_views.ADJUSTED_P,
+                                                        compare.MAP_MODELS))
 
     default_view = share.view_from_query({}, board)
     first = board_parts(*[default_view[k] for k in share.BOARD_KEYS])
@@ -211,7 +222,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                        gr.Dropdown(choices=details.model_choices(board), value=b), *(gr.skip(),) * 5))
         return (gr.Tabs(selected=view["tab"]) if view["tab"] != default_view["tab"] else gr.skip(),
                 *[view[k] for k in RESTORED_KEYS],
-                *((gr.skip(),) * 10 if unchanged else board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
+                *((gr.skip(),) * BOARD_OUTPUTS if unchanged else
+                  board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
                 view["details_category"], *shown_details, view["h2h_category"], *shown_pair, None, None)
 
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
@@ -290,6 +302,9 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                     sort = gr.Dropdown(first["sorts"], value=default_view["sort"], label="Sort by", elem_id="sort",
                                        min_width=150)
                     search = gr.Textbox(label="Search model or team", elem_id="search", min_width=150)
+                exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"], visible=first["any_flagged"],
+                                              label=f"Exclude flagged models ({board_views.MARKER}): rank without "
+                                                    f"them and their duels", elem_id="exclude-flagged")
                 with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
                     with gr.Row():
                         types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type", elem_id="types")
@@ -342,8 +357,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                                           elem_id="pair-tasks", max_height=600, wrap=True)
                 pair_csv = gr.DownloadButton("Download head-to-head CSV", size="sm", elem_id="pair-csv")
                 map_open = gr.State(False)
-                with gr.Accordion("Duel map: every pair of models on a task or category", open=False,
-                                  elem_id="map-box") as map_box:
+                with gr.Accordion(f"Duel map: every pair of the best {compare.MAP_MODELS} models on a task or "
+                                  f"category", open=False, elem_id="map-box") as map_box:
                     map_scope = gr.Dropdown(compare.scope_choices(board), value=OVERALL, label="Task or category",
                                             elem_id="map-scope")
                     duel_map_plot = gr.Plot(show_label=False, elem_id="duel-map")
@@ -387,11 +402,13 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             with gr.Tab("About", id="about") as about_tab:
                 gr.Markdown(content.about(board.benchmark), elem_id="about")
 
-        board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta, p_values]
-        board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision]
+        board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta, p_values,
+                        exclude_flagged]
+        board_outputs = [table, note, legend, csv_button, json_button, scatter, sort, values, as_of, shown_revision,
+                         exclude_flagged]  # shown while some model is flagged
         for control in board_inputs:
             control.input(board_view, [*board_inputs, plot_open], board_outputs, queue=False,
-                          js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last")
+                          js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE)
         details_outputs = [model_pick, card, bars, summary, duel_view, duel_csv]
         pair_inputs = [model_a, model_b, pair_category, p_values]
         pair_outputs = [model_a, model_b, pair_summary, pair_record, pair_plot, pair_tasks, pair_csv]
@@ -399,59 +416,80 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                  [tabs, category, search, types, min_params, max_params, shown_meta, p_values, *board_outputs,
                   detail_category, *details_outputs, pair_category, *pair_outputs,
                   params, input_length],  # Gradio's Number mounts None as 0; reset
-                 queue=False)
+                 queue=False, **PRIVATE)
         board_tab.select(refresh_if_changed, [shown_revision, *board_inputs, plot_open], board_outputs,
-                         queue=False, js=share.tab_writer("leaderboard"))
-        plot_box.expand(lambda: True, None, plot_open).then(render_plot, board_inputs, scatter, queue=False)
-        plot_box.collapse(lambda: False, None, plot_open)
+                         queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
+        plot_box.expand(lambda: True, None, plot_open, **PRIVATE).then(render_plot, board_inputs, scatter, queue=False,
+                                                                       **PRIVATE)
+        plot_box.collapse(lambda: False, None, plot_open, **PRIVATE)
         copy_button.click(lambda url: gr.Textbox(value=url, visible=True), link_box, link_box,
-                          js=share.COPY_LINK_JS, queue=False)
+                          js=share.COPY_LINK_JS, queue=False, **PRIVATE)
         for control in (model_pick, detail_category):
             control.input(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False,
-                          js=share.query_writer(share.DETAILS_KEYS))
+                          js=share.query_writer(share.DETAILS_KEYS), **PRIVATE)
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
         # the heaviest thing on the page.
         details_tab.select(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False,
-                           js=share.query_writer(share.DETAILS_KEYS, tab="details"))
+                           js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
         for control in (model_a, model_b, pair_category):
             control.input(render_pair, pair_inputs, pair_outputs, queue=False,
-                          js=share.query_writer(share.HEAD_TO_HEAD_KEYS))
+                          js=share.query_writer(share.HEAD_TO_HEAD_KEYS), **PRIVATE)
         pair_tab.select(render_pair, pair_inputs, pair_outputs, queue=False,
-                        js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"))
-        map_box.expand(lambda: True, None, map_open).then(render_map, [map_scope, p_values], duel_map_plot,
-                                                          queue=False)
-        map_box.collapse(lambda: False, None, map_open)
-        map_scope.input(render_map, [map_scope, p_values], duel_map_plot, queue=False)
+                        js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"), **PRIVATE)
+        map_box.expand(lambda: True, None, map_open, **PRIVATE).then(render_map, [map_scope, p_values], duel_map_plot,
+                                                                     queue=False, **PRIVATE)
+        map_box.collapse(lambda: False, None, map_open, **PRIVATE)
+        map_scope.input(render_map, [map_scope, p_values], duel_map_plot, queue=False, **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the board's own
         # handler is among board_inputs' above).
-        p_values.input(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False).then(
-            render_pair, pair_inputs, pair_outputs, queue=False).then(
+        p_values.input(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False,
+                       **PRIVATE).then(
+            render_pair, pair_inputs, pair_outputs, queue=False, **PRIVATE).then(
             lambda scope, p, is_open: render_map(scope, p) if is_open else gr.skip(), [map_scope, p_values, map_open],
-            duel_map_plot, queue=False)
+            duel_map_plot, queue=False, **PRIVATE)
         submission_tab.select(None, js=share.tab_writer("submission"))
         about_tab.select(None, js=share.tab_writer("about"))
 
         file.upload(uploaded, [file, model, input_length, params, precision],
-                    [file_errors, compiled, model, input_length, params, precision], show_progress_on=[file_errors])
-        file.clear(lambda: ("", gr.DownloadButton(visible=False)), None, [file_errors, compiled], queue=False)
+                    [file_errors, compiled, model, input_length, params, precision], show_progress_on=[file_errors],
+                    **PRIVATE)
+        file.clear(lambda: ("", gr.DownloadButton(visible=False)), None, [file_errors, compiled], queue=False,
+                   **PRIVATE)
         presubmit_button.click(
             presubmit, [team, model, model_type, params, input_length, precision, description, link, file],
             [status, form_errors, file_errors, preview_table, preview_duels, preview_state, new_row, publish_row,
              confirm_box],
-            concurrency_limit=2, show_progress_on=[status], js=SCROLL_TO_STATUS_JS,
+            concurrency_limit=2, show_progress_on=[status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
         ).then(None, new_row, None, js=SCROLL_TO_NEW_ROW_JS)
         publish_button.click(lambda: (gr.update(visible=False), gr.update(visible=True)), None,
-                             [publish_row, confirm_box])
+                             [publish_row, confirm_box], **PRIVATE)
 
         def cancel(token, request: gr.Request):
             previews.discard(request.session_hash, token)
             return "Pre-submission discarded.", gr.update(visible=False), gr.update(visible=False), None, gr.update(visible=False)
 
-        cancel_button.click(cancel, preview_state, [status, preview_table, preview_duels, preview_state, confirm_box])
+        cancel_button.click(cancel, preview_state, [status, preview_table, preview_duels, preview_state, confirm_box],
+                            **PRIVATE)
         confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
-                             concurrency_limit=1, show_progress_on=[status], js=SCROLL_TO_STATUS_JS,
-                             ).then(board_view, [*board_inputs, plot_open], board_outputs)
+                             concurrency_limit=1, show_progress_on=[status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
+                             ).then(board_view, [*board_inputs, plot_open], board_outputs, **PRIVATE)
+
+        read_api = ReadApi(board)
+        for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab)
+            gr.api(api_endpoint(getattr(read_api, name)), api_name=name)
     return app
+
+
+def api_endpoint(answer):
+    """A ReadApi method as an endpoint: its ValueError (an unknown category or model) is the
+    caller's error message, not a bare "Error"."""
+    @functools.wraps(answer)  # the signature and type hints, from which gr.api makes the endpoint's schema
+    def endpoint(*args, **kwargs):
+        try:
+            return answer(*args, **kwargs)
+        except ValueError as e:
+            raise gr.Error(str(e)) from None
+    return endpoint
 
 
 def main():

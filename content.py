@@ -40,8 +40,8 @@ def intro(benchmark: Benchmark) -> str:
 {benchmark.description}
 
 Models are ranked by **duels**: on each of the {_plural(len(benchmark.tasks), "task")} a model is tested
-against the top {benchmark.top_opponents} published models, and its **Win Score** is the share of duels it
-won with a statistically significant result (one-tailed, α = {benchmark.alpha:g}). Scores are in percent.
+against the top {benchmark.top_opponents} published models that are not flagged, and its **Win Score** is
+the share of duels it won with a statistically significant result (one-tailed, α = {benchmark.alpha:g}). Scores are in percent.
 """
 
 
@@ -89,7 +89,16 @@ on every run. The tests:
 **Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
 over its tasks; the overall score is the mean over categories, so each category weighs
 the same. Ties share a rank. A new model duels the {benchmark.top_opponents} best models at the time it is
-submitted; every duel is stored in both directions.
+submitted, passing over flagged ones; every duel is stored in both directions.
+
+**Flags (⚑).** The maintainers can flag a published model, for instance when its test data
+leaked into its training data, with a reason and a link to the evidence. A flagged model
+stays on the board, marked ⚑ with its reason (in the note above the table, on hover and in
+its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`), and its
+duels still count as usual. **Exclude flagged models** ranks without them: every score is
+recomputed from the stored duels with the duels against flagged models left out (no duel is
+run again). New submissions never duel a flagged model: they take the {benchmark.top_opponents} best models
+that are not flagged.
 
 **How certain is a rank?** Beside every rank the table shows a **95% interval for the rank**,
 one for the **score**, and a **tie group** (A = the top group), for the overall score and for
@@ -133,6 +142,31 @@ spot from the stored results; those duels are shown but never stored or scored; 
 adjusted p-values they are corrected within each model's stored duels plus this pair's.
 The **duel map** shows every pair on a task or category in rank order: won, lost, not
 separable, or never dueled.
+
+## Public API
+The board can be read by programs through Gradio's API (read only: pre-submitting and
+publishing are not API endpoints; use the page or the command line for those). Every
+endpoint takes `adjusted` (bool, default false): true judges the duels by
+Benjamini-Hochberg adjusted p-values, as the page's *BH-adjusted* setting.
+
+| endpoint | parameters | returns |
+| --- | --- | --- |
+| `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"`, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false), `adjusted` | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank and its 95% interval, the tie group, `Model`, scores in percent, metadata, `Flagged`, `Flag reason`, `Flag link` |
+| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `duels` in the category (per competitor and task: `Result`, both p-values, `Δ` in the task's unit) |
+| `/head_to_head` | `model_a`, `model_b` (submission ids), `category` (default Overall), `adjusted` | as the Head-to-head tab: `tasks` (per task both metric values, `Δ`, `p (A better)`, `p (B better)`, `Verdict`), `record` per category and Total, the sign test (`ahead`, `behind`, `sign_p`), `on_demand` (true: the two never dueled; the duels were run for this answer) |
+| `/duel_map` | `scope` (Overall, a category or a task id), `top` (the best models on the scope, 1-200, default 50), `adjusted` | the heatmap's data: `model_ids` in the scope's rank order and `cells`, one per ordered pair: `Verdict` (won, lost, not separable, not dueled), tasks won / lost / not separable, and on a task `p (model better)`, `p (opponent better)`, `Δ` |
+
+A bad argument (an unknown category or model) gets an error with its message.
+
+```python
+from gradio_client import Client
+
+client = Client("https://<this space's address>/")
+rows = client.predict(category="{benchmark.categories[0]}", exclude_flagged=True, api_name="/leaderboard_table")
+a, b = rows[0]["submission_id"], rows[1]["submission_id"]
+pair = client.predict(model_a=a, model_b=b, api_name="/head_to_head")
+print(pair["record"][-1], pair["sign_p"])
+```
 
 ## The submission file
 One JSON object:

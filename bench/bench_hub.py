@@ -44,7 +44,7 @@ def repo_files(store: Path) -> dict[str, bytes]:
     from leaderboard.store import SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, encode_cached
     board = Leaderboard(LocalStore(store))
     files = {TOURNAMENT_FILE: (store / TOURNAMENT_FILE).read_bytes(), TITLES_FILE: (store / TITLES_FILE).read_bytes(),
-             SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), board.benchmark),
+             SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), board.benchmark, board.flags),
              "README.md": dataset_card(board.benchmark.name)}
     for sid, model in board.models.items():
         document = (store / "data" / f"{sid}.json").read_bytes()

@@ -22,10 +22,11 @@ import stats
 from leaderboard import ranking
 from leaderboard.snapshot import snapshot_parquet
 from leaderboard import duel_files
+from leaderboard.flags import Flag, flags_json, parse_flags, validate_flag
 from leaderboard.store import (BoardRewrite, LocalStore, Publication, PublishedModel, StoreConflict, StoreError,
                                dump_json)
-from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, parse_submission,
-                                    submission_id, title_key, validate_metadata)
+from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, normalize_name,
+                                    parse_submission, submission_id, title_key, validate_metadata)
 from leaderboard.tasks import Benchmark, load_benchmark
 from stats import evidence
 from leaderboard.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
@@ -61,10 +62,11 @@ class Leaderboard:
         self.load_problems: list[str] = []
         self.orphan_duels: set[str] = set()  # unpublished models that stored duels mention
         self.models: dict[str, PublishedModel] = {}
+        self.flags: dict[str, Flag] = {}  # flagged published models
         self.rules_description = rules_description(self.benchmark)
         self.rules = rules_id(self.rules_description)
         self._lock = threading.RLock()
-        self._evidence_cache: dict[bool, tuple] = {}
+        self._evidence_cache: dict[tuple[bool, bool], tuple] = {}  # (adjusted, exclude_flagged) -> state
         self.load(progress)
 
     # --- state ---------------------------------------------------------------------------
@@ -86,8 +88,16 @@ class Leaderboard:
             except SubmissionError as e:
                 problems.append(f"data/{sid}.json is skipped: {e.problems[0]}")
         tournament, orphans, duel_problems = self._read_duels(list(models))
-        self._set_state(models, tournament, revision)
-        self.load_problems, self.orphan_duels = problems + duel_problems, orphans
+        flags, flag_problems = self._read_flags(models)
+        self._set_state(models, tournament, revision, flags=flags)
+        self.load_problems, self.orphan_duels = problems + duel_problems + flag_problems, orphans
+
+    def _read_flags(self, models: dict) -> tuple[dict[str, Flag], list[str]]:
+        """The stored flags of published models, and problems (entries of unpublished ones)."""
+        data = self.store.read_flags()
+        flags, problems = parse_flags(data) if data is not None else ({}, [])
+        problems += [f"flags.json names {sid}, which is not published (ignored)" for sid in flags if sid not in models]
+        return {sid: flag for sid, flag in flags.items() if sid in models}, problems
 
     def _read_duels(self, model_ids: list[str]) -> tuple[Tournament, set[str], list[str]]:
         """The stored duels among `model_ids`: the reference layout's tournament.json, if
@@ -105,10 +115,13 @@ class Leaderboard:
         return ranking.ranked(ranking.scores_table(tournament, self.benchmark), _submitted(models))
 
     def _set_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision,
-                   ranked: pd.DataFrame | None = None) -> None:
+                   ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None:
+        """The new state; `flags` None keeps the current flags."""
         ranked = self._rank(models, tournament) if ranked is None else ranked
+        flags = self.flags if flags is None else flags
         # Readers run in other threads: the state changes in one assignment.
-        self.models, self.tournament, self.revision, self._ranked = models, tournament, revision, ranked
+        self.models, self.tournament, self.revision, self._ranked, self.flags = (models, tournament, revision, ranked,
+                                                                                 flags)
 
     def refresh(self, fresh: bool = False) -> bool:
         """Reload when the store changed under us (another process or replica published).
@@ -132,20 +145,23 @@ class Leaderboard:
     def submitted(self) -> pd.Series:
         return _submitted(self.models)
 
-    def ranked(self, adjusted: bool = False) -> pd.DataFrame:
-        """Scores of every published model, best first, with `rank` (ties share a rank);
-        `adjusted`: from duels judged by Benjamini-Hochberg adjusted p-values (`duels`)."""
-        return self._evidence(adjusted)[1] if adjusted else self._ranked
+    def ranked(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
+        """Scores of every published model, best first, with `rank` (ties share a rank).
+        `adjusted`: from duels judged by Benjamini-Hochberg adjusted p-values (`duels`).
+        `exclude_flagged`: the models that are not flagged, scored on their stored duels
+        among themselves (duels against flagged models dropped)."""
+        return self._evidence(adjusted, exclude_flagged)[1]
 
-    def duels(self, adjusted: bool = False) -> Tournament:
-        """The stored duels; `adjusted`: with Benjamini-Hochberg adjusted p-values and the
-        verdicts they give, one family per model (`Tournament.bh_adjusted`)."""
-        return self._evidence(adjusted)[0] if adjusted else self.tournament
+    def duels(self, adjusted: bool = False, exclude_flagged: bool = False) -> Tournament:
+        """The stored duels; `exclude_flagged`: only those between models not flagged;
+        `adjusted`: then with Benjamini-Hochberg adjusted p-values and the verdicts they
+        give, one family per model (`Tournament.bh_adjusted`)."""
+        return self._evidence(adjusted, exclude_flagged)[0]
 
-    def certainty(self, adjusted: bool = False) -> pd.DataFrame:
-        """Score and rank intervals and tie groups of `ranked(adjusted)`, same rows
-        (`ranking.certainty_table`)."""
-        return self._evidence(adjusted)[2]
+    def certainty(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
+        """Score and rank intervals and tie groups of `ranked(adjusted, exclude_flagged)`,
+        same rows (`ranking.certainty_table`)."""
+        return self._evidence(adjusted, exclude_flagged)[2]
 
     def pair_duels(self, a: str, b: str, adjusted: bool = False) -> tuple[DuelRows, DuelRows, bool]:
         """The duels a-vs-b and b-vs-a (one row each, the board's model indices) and whether
@@ -173,18 +189,25 @@ class Leaderboard:
                             rows.rules)
         return rows.take([0]), rows.take([1]), True
 
-    def _evidence(self, adjusted: bool) -> tuple[Tournament, pd.DataFrame, pd.DataFrame]:
-        """(duels, ranking, certainty) under a p-value setting, computed once per state: the
-        cache entry names the tournament it was computed from, so a reader racing a reload
-        never gets another state's."""
-        tournament, models, ranked = self.tournament, self.models, self._ranked
-        cached = self._evidence_cache.get(adjusted)
-        if cached is None or cached[0] is not tournament:
-            duels = tournament.bh_adjusted(self.benchmark.alpha) if adjusted else tournament
-            ranked = self._rank(models, duels) if adjusted else ranked
-            cached = (tournament, duels, ranked, ranking.certainty_table(ranked, self.benchmark))
-            self._evidence_cache[adjusted] = cached
-        return cached[1:]
+    def _evidence(self, adjusted: bool, exclude_flagged: bool) -> tuple[Tournament, pd.DataFrame, pd.DataFrame]:
+        """(duels, ranking, certainty) under a view setting, computed once per state: the
+        cache entry names the tournament and flags it was computed from, so a reader racing
+        a reload never gets another state's."""
+        tournament, models, flags = self.tournament, self.models, self.flags
+        key = (adjusted, exclude_flagged)
+        cached = self._evidence_cache.get(key)
+        if cached is None or cached[0] is not tournament or cached[1] is not flags:
+            if not (adjusted or exclude_flagged):
+                duels, ranked = tournament, self._ranked
+            else:
+                if exclude_flagged:
+                    models = {sid: model for sid, model in models.items() if sid not in flags}
+                    tournament = tournament.subset(list(models))
+                duels = tournament.bh_adjusted(self.benchmark.alpha) if adjusted else tournament
+                ranked = self._rank(models, duels)
+            cached = (self.tournament, flags, duels, ranked, ranking.certainty_table(ranked, self.benchmark))
+            self._evidence_cache[key] = cached
+        return cached[2:]
 
     def titles(self) -> dict[str, str]:
         return _titles(self.models)
@@ -213,7 +236,7 @@ class Leaderboard:
         if problems:
             raise SubmissionError(problems)
         sid = submission_id(metadata, parsed)
-        models, tournament, ranked_now = self.models, self.tournament, self._ranked
+        models, tournament, ranked_now, flags = self.models, self.tournament, self._ranked, self.flags
         _refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
         progress(0.3, "summarizing the samples")
         model = PublishedModel(sid, {}, summarize(parsed, self.benchmark),
@@ -221,7 +244,7 @@ class Leaderboard:
         shas = parsed.predictions_sha256, parsed.results_sha256
         model.metadata = self._stored_metadata(metadata, *shas, sid, time.time())
         progress(0.5, "running the duels")
-        opponents = list(ranked_now.index[:self.benchmark.top_opponents])
+        opponents = ranking.opponents(ranked_now, self.benchmark.top_opponents, flags)
         preview_tournament = tournament.copy()
         results = {sid: model.results, **{o: models[o].results for o in opponents}}
         play(self.benchmark, preview_tournament, sid, results, opponents, rules=self.rules)
@@ -250,7 +273,7 @@ class Leaderboard:
                 self.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
                 _refuse_duplicate(self.models, sid, preview.metadata.title, preview.predictions_sha256)
                 progress(0.2, "running missing duels")
-                opponents = list(self._ranked.index[:self.benchmark.top_opponents])
+                opponents = ranking.opponents(self._ranked, self.benchmark.top_opponents, self.flags)
                 tournament = self.tournament.copy()
                 results = {sid: preview.model.results, **{o: self.models[o].results for o in opponents}}
                 play(self.benchmark, tournament, sid, results, opponents, reuse=reuse, rules=self.rules)
@@ -263,7 +286,7 @@ class Leaderboard:
                 ranked = self._rank(models, tournament)
                 duels = self._duel_file(tournament, tournament.rows_involving(sid))
                 publication = Publication(sid, document, duels, _titles(models),
-                                          snapshot_parquet(models, ranked, self.benchmark), model)
+                                          snapshot_parquet(models, ranked, self.benchmark, self.flags), model)
                 try:
                     revision = self.store.publish(publication, parent=self.revision)
                 except StoreConflict:
@@ -355,10 +378,12 @@ class Leaderboard:
                                     {self.rules: self.rules_description, UNRECORDED_RULES: UNRECORDED_DESCRIPTION})
 
     def _rewrite(self, tournament: Tournament, models: dict, message: str, deleted=(), removed: str | None = None,
-                 drop_legacy: bool = False, legacy: dict | None = None, only: set[str] | None = None) -> int:
+                 drop_legacy: bool = False, legacy: dict | None = None, only: set[str] | None = None,
+                 flags: dict[str, Flag] | None = None) -> int:
         """Write the duel files of `tournament` (grouped by owner; all, or those of the
         owners in `only`), delete the files in `deleted` that are not written, and write
-        the board files, in one commit; then make it the state. Returns the files written."""
+        the board files (and `flags`, when given), in one commit; then make it the state.
+        Returns the files written."""
         rows = tournament.rows()
         owners = self._owners(tournament, rows)
         order = np.argsort(owners, kind="stable")
@@ -367,24 +392,33 @@ class Leaderboard:
                  for chunk in np.split(order, bounds)
                  if len(chunk) and (only is None or tournament.model_ids[owners[chunk[0]]] in only)}
         ranked = self._rank(models, tournament)
-        change = BoardRewrite(_titles(models), snapshot_parquet(models, ranked, self.benchmark), message, files,
-                              tuple(sid for sid in deleted if sid not in files), legacy, drop_legacy, removed)
+        change = BoardRewrite(_titles(models), snapshot_parquet(models, ranked, self.benchmark,
+                                                                self.flags if flags is None else flags),
+                              message, files, tuple(sid for sid in deleted if sid not in files), legacy, drop_legacy,
+                              removed, None if flags is None else flags_json(flags))
+        self._write(change, models, tournament, ranked, flags)
+        self.orphan_duels = set()
+        return len(files)
+
+    def _write(self, change: BoardRewrite, models: dict, tournament: Tournament, ranked: pd.DataFrame,
+               flags: dict[str, Flag] | None) -> None:
+        """Commit `change` on top of the loaded revision, then make its result the state."""
         try:
             revision = self.store.rewrite(change, parent=self.revision)
         except (StoreConflict, StoreError) as e:
             raise SubmissionError(f"writing the store failed, nothing was changed: {e}") from None
-        self._set_state(models, tournament, revision, ranked)
-        self.orphan_duels = set()
-        return len(files)
+        self._set_state(models, tournament, revision, ranked, flags)
 
     def _expected_opponents(self, tournament: Tournament):
-        """(model, the top models of its day) in time order, as the replay defines them.
+        """(model, the top models of its day) in time order, as the replay defines them
+        (models flagged by then are passed over).
         Scores of the earlier models come from their duels among themselves in
         `tournament`, counted as the replay goes (the caller may add the duels it runs
         for a model before the next is yielded): O(stored duels), not a ranking of every
         prefix from scratch."""
         order = sorted(self.models.values(), key=lambda m: (m.submitted, m.submission_id))
         ids = [m.submission_id for m in order]
+        flagged_at = {sid: flag.flagged_at for sid, flag in self.flags.items()}
         position = np.full(len(tournament.model_ids), -1, dtype=np.int64)
         position[[tournament.index(s) for s in ids if s in tournament]] = np.arange(len(ids))[
             [s in tournament for s in ids]]
@@ -394,7 +428,9 @@ class Leaderboard:
             if k:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     table = ranking.scores_from_win_scores(won[:k] / fought[:k], ids[:k], self.benchmark)
-                yield sid, ranking.top_ids(table, submitted.iloc[:k], self.benchmark.top_opponents)
+                flagged = {s for s in ids[:k] if flagged_at.get(s, np.inf) <= self.models[sid].submitted}
+                yield sid, ranking.opponents(ranking.ranked(table, submitted.iloc[:k]), self.benchmark.top_opponents,
+                                                   flagged)
             if sid not in tournament:
                 continue
             rows = tournament.rows_involving(sid)  # its duels with earlier models now count
@@ -409,8 +445,7 @@ class Leaderboard:
             raise SubmissionError("give a reason for the removal")
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
-            if submission_id not in self.models:
-                raise SubmissionError(f"no published model {submission_id!r}")
+            self._require_published(submission_id)
             models = {s: m for s, m in self.models.items() if s != submission_id}
             affected = {self.tournament.model_ids[i] for part in [self.tournament.rows_involving(submission_id)]
                         for i in np.r_[part.first, part.second]} - {submission_id}
@@ -419,8 +454,41 @@ class Leaderboard:
             if legacy:
                 legacy = {a: {b: d for b, d in row.items() if b != submission_id}
                           for a, row in legacy.items() if a != submission_id}
+            flags = ({s: f for s, f in self.flags.items() if s != submission_id} if submission_id in self.flags
+                     else None)
             self._rewrite(tournament, models, f"Remove {submission_id}: {reason}", deleted=[submission_id, *affected],
-                          only=affected, removed=submission_id, legacy=legacy or None)
+                          only=affected, removed=submission_id, legacy=legacy or None, flags=flags)
+
+    def flag(self, submission_id: str, reason: str, link: str | None = None) -> Flag:
+        """Mark a published model (or change its flag's reason and link), in one write.
+        The model stays on the board; new submissions no longer duel it."""
+        reason, link = validate_flag(reason, link)
+        with self._lock, self.store.lock():
+            self.refresh(fresh=True)
+            self._require_published(submission_id)
+            flag = Flag(reason, link, time.time())
+            self._write_flags({**self.flags, submission_id: flag}, f"Flag {submission_id}: {reason}")
+            return flag
+
+    def unflag(self, submission_id: str, reason: str = "") -> None:
+        """Take a model's flag off, in one write."""
+        reason = validate_flag(reason)[0] if normalize_name(reason) else ""
+        with self._lock, self.store.lock():
+            self.refresh(fresh=True)
+            self._require_published(submission_id)
+            if submission_id not in self.flags:
+                raise SubmissionError(f"{submission_id} is not flagged")
+            self._write_flags({s: f for s, f in self.flags.items() if s != submission_id},
+                              f"Unflag {submission_id}" + (f": {reason}" if reason else ""))
+
+    def _require_published(self, submission_id: str) -> None:
+        if submission_id not in self.models:
+            raise SubmissionError(f"no published model {submission_id!r}")
+
+    def _write_flags(self, flags: dict[str, Flag], message: str) -> None:
+        snapshot = snapshot_parquet(self.models, self._ranked, self.benchmark, flags)
+        self._write(BoardRewrite(self.titles(), snapshot, message, flags=flags_json(flags)), self.models,
+                    self.tournament, self._ranked, flags)
 
     def check(self) -> list[str]:
         """Integrity report: files that fail validation, duels that are missing (by the

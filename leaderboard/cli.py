@@ -140,7 +140,8 @@ def _print_table(table, fmt: str) -> None:
     elif fmt == "json":
         print(table.to_json(orient="records", indent=1, force_ascii=False))  # NaN (no duels yet) becomes null
     else:
-        text = table.drop(columns=["Description", "Link"]).map(lambda v: terminal_safe(v) if isinstance(v, str) else v)
+        text = table.drop(columns=["Description", "Link", "Flagged", "Flag link"]).map(
+            lambda v: terminal_safe(v) if isinstance(v, str) else v)
         print(text.to_string(index=False, na_rep="–"))
 
 
@@ -182,7 +183,8 @@ def cmd_table(args) -> None:
     from leaderboard.views.table import leaderboard_table
     board = _open_board(args)
     try:
-        table = leaderboard_table(board, args.category)
+        table = leaderboard_table(board, args.category, adjusted=args.bh_adjusted,
+                                  exclude_flagged=args.exclude_flagged)
     except ValueError as e:
         raise BadInput(str(e)) from None
     _print_table(table, args.format)
@@ -227,6 +229,24 @@ def cmd_remove(args) -> None:
     title = board.models[args.submission_id].title if args.submission_id in board.models else args.submission_id
     board.remove(args.submission_id, args.reason)
     _say(f"removed {title} ({args.submission_id}) from {board.store}: {len(board.models)} models left")
+
+
+def cmd_flag(args) -> None:
+    board = _open_board(args)
+    board.flag(args.submission_id, args.reason, args.link)
+    flagged = board.flags[args.submission_id]
+    _say(f"flagged {board.models[args.submission_id].title} ({args.submission_id}) on {board.store}: "
+         f"{flagged.reason}{f' ({flagged.link})' if flagged.link else ''}; new submissions will not duel it")
+
+
+def cmd_unflag(args) -> None:
+    board = _open_board(args)
+    flag = board.flags.get(args.submission_id)
+    board.unflag(args.submission_id, args.reason or "")
+    skipped = sum(m.submitted >= flag.flagged_at for m in board.models.values())
+    _say(f"unflagged {board.models[args.submission_id].title} ({args.submission_id}) on {board.store}"
+         + (f"; {skipped} models published while it was flagged did not duel it: `check` lists the missing "
+            f"duels, `rebuild` runs them" if skipped else ""))
 
 
 def cmd_check(args) -> None:
@@ -345,6 +365,10 @@ def build_parser() -> argparse.ArgumentParser:
     store_arg(p)
     p.add_argument("--category", default=None)
     p.add_argument("--format", choices=["text", "csv", "json"], default="text")
+    p.add_argument("--exclude-flagged", action="store_true",
+                   help="leave flagged models out; scores recomputed without their duels")
+    p.add_argument("--bh-adjusted", action="store_true",
+                   help="duels judged by Benjamini-Hochberg adjusted p-values (one family per model)")
     p.set_defaults(run=cmd_table)
 
     p = sub.add_parser("rebuild", help="run every missing duel")
@@ -371,6 +395,20 @@ def build_parser() -> argparse.ArgumentParser:
     store_arg(p)
     p.set_defaults(run=cmd_remove)
 
+    p = sub.add_parser("flag", help="mark a model (e.g. contaminated): shown with the reason, no longer an "
+                                    "opponent of new submissions (one commit)")
+    p.add_argument("submission_id", nargs="?", help="the id (one starting with '-' is read as the id too)")
+    p.add_argument("--reason", required=True, help="why; shown beside the model")
+    p.add_argument("--link", help="http(s) address of the evidence")
+    store_arg(p)
+    p.set_defaults(run=cmd_flag)
+
+    p = sub.add_parser("unflag", help="take a model's flag off (one commit)")
+    p.add_argument("submission_id", nargs="?", help="the id (one starting with '-' is read as the id too)")
+    p.add_argument("--reason", help="why; recorded in the commit message")
+    store_arg(p)
+    p.set_defaults(run=cmd_unflag)
+
     p = sub.add_parser("check", help="integrity report: missing or orphan duels, invalid files")
     store_arg(p)
     p.set_defaults(run=cmd_check)
@@ -388,17 +426,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+ID_COMMANDS = ("remove", "flag", "unflag")  # commands taking a submission id
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    """argparse, except that `remove` takes an id starting with "-" (ids are made from
-    team names, which may start with one) without needing "--" before it."""
+    """argparse, except that the ID_COMMANDS take an id starting with "-" (ids are made
+    from team names, which may start with one) without needing "--" before it."""
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
-    if args.command == "remove" and args.submission_id is None and len(unknown) == 1:
+    if args.command in ID_COMMANDS and args.submission_id is None and len(unknown) == 1:
         args.submission_id = unknown[0]
     elif unknown:
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    if args.command == "remove" and args.submission_id is None:
-        parser.error("remove needs the submission id of the model")
+    if args.command in ID_COMMANDS and args.submission_id is None:
+        parser.error(f"{args.command} needs the submission id of the model")
     return args
 
 

@@ -27,6 +27,7 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, hf
 from huggingface_hub.errors import HfHubHTTPError, HTTPError, RepositoryNotFoundError  # HTTPError: the client's transport
 from huggingface_hub.hf_api import RepoFile
 
+from leaderboard.flags import FLAGS_FILE
 from leaderboard.snapshot import dataset_card
 from leaderboard import duel_files
 from leaderboard.store import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
@@ -135,6 +136,10 @@ class HubStore:
         self.revision()
         return json.loads(self._read(TOURNAMENT_FILE)) if TOURNAMENT_FILE in self._files else {}
 
+    def read_flags(self) -> bytes | None:
+        self.revision()
+        return self._read(FLAGS_FILE) if FLAGS_FILE in self._files else None
+
     def duel_file_ids(self) -> list[str]:
         self.revision()
         return sorted(p[len(DUELS_DIR) + 1:-len(".parquet")] for p in self._files
@@ -218,5 +223,7 @@ class HubStore:
             deletes.append(TOURNAMENT_FILE)
         if change.removed is not None:
             deletes += [f"data/{change.removed}.json", f"{ARRAYS_DIR}/{change.removed}.npz"]
+        if change.flags is not None:
+            operations.append(CommitOperationAdd(FLAGS_FILE, dump_json(change.flags)))
         operations += [CommitOperationDelete(path) for path in deletes if path in self._files]
         return self._commit(operations, change.message, parent)

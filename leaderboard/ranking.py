@@ -47,9 +47,10 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
     return out
 
 
-def top_ids(table: pd.DataFrame, submitted: pd.Series, k: int) -> list[str]:
-    """The k best models by overall score: a new model's opponents (k: the benchmark's top_opponents)."""
-    return list(ranked(table, submitted).index[:k])
+def opponents(ranked_table: pd.DataFrame, k: int, flagged=()) -> list[str]:
+    """A new model's opponents: the k best models of a `ranked` table (k: the benchmark's
+    top_opponents) that are not in `flagged`."""
+    return [m for m in ranked_table.index if m not in flagged][:k]
 
 
 CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group")

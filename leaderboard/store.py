@@ -6,6 +6,7 @@
     .cache/<submission_id>.npz           per-model arrays for the duel engine; rebuildable from data/
                                          (in a Hub repo: arrays/<submission_id>.npz)
     leaderboard.parquet (+ README.md)    the public ranking snapshot, for `datasets.load_dataset`
+    flags.json                           flagged models: reason, link, when (flags.py)
     tournament.json                      the reference layout's duels, {A_id: {B_id: {task: {...}}}}:
                                          read as is when present; `migrate` converts it to duels/
 
@@ -39,6 +40,7 @@ from typing import Callable
 import numpy as np
 
 from leaderboard import duel_files
+from leaderboard.flags import FLAGS_FILE
 from leaderboard.submission import TaskReference
 from leaderboard.tournament import ModelResults
 
@@ -75,8 +77,8 @@ class Publication:
 
 @dataclass
 class BoardRewrite:
-    """A rebuild, migration or removal: duel files written and deleted, the board files,
-    and what happens to the reference layout's tournament.json."""
+    """A rebuild, migration, removal or flag change: duel files written and deleted, the
+    board files, and what happens to the reference layout's tournament.json."""
 
     titles: dict
     snapshot: bytes
@@ -86,6 +88,7 @@ class BoardRewrite:
     legacy_tournament: dict | None = None  # written as tournament.json when not None
     drop_legacy_tournament: bool = False
     removed: str | None = None  # a submission taken off the board with its arrays
+    flags: dict | None = None  # written as flags.json when not None (flags.flags_json)
 
 
 @dataclass
@@ -308,8 +311,13 @@ class LocalStore:
             results = list(pool.map(read, self.duel_file_ids()))
         return [r for r in results if not isinstance(r, str)], [r for r in results if isinstance(r, str)]
 
+    def read_flags(self) -> bytes | None:
+        """flags.json, None when there is none."""
+        path = self.root / FLAGS_FILE
+        return path.read_bytes() if path.exists() else None
+
     def _changed_paths(self) -> list[Path]:
-        return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir]
+        return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir, self.root / FLAGS_FILE]
 
     def revision(self, fresh: bool = False) -> tuple:
         """Changes whenever a publication, removal or rebuild lands (always read afresh):
@@ -419,8 +427,8 @@ class LocalStore:
         return self.revision()
 
     def rewrite(self, change: "BoardRewrite", parent=None) -> tuple:
-        """A rebuild, migration or removal, in one commit. Call under lock(). Returns the
-        new revision."""
+        """A rebuild, migration, removal or flag change, in one commit. Call under lock().
+        Returns the new revision."""
         self._check_parent(parent)
         writes = {TITLES_FILE: dump_json(change.titles), SNAPSHOT_FILE: change.snapshot,
                   **{f"{DUELS_DIR}/{sid}.parquet": data for sid, data in change.duel_files.items()}}
@@ -431,6 +439,8 @@ class LocalStore:
             deletes.append(TOURNAMENT_FILE)
         if change.removed is not None:
             deletes += [f"data/{change.removed}.json", f".cache/{change.removed}.npz"]
+        if change.flags is not None:
+            writes[FLAGS_FILE] = dump_json(change.flags)
         self._commit(writes, deletes=tuple(deletes))
         return self.revision()
 

@@ -1,20 +1,20 @@
-"""The web app against hostile uploads and many anonymous users, through its real HTTP
-API (gradio_client uploads the file exactly as the browser's upload does): every bad file
-of the corpus refused with its message and the store untouched; pre-submissions from 20
-sessions keep the server's memory bounded; unit tests of the pre-submission shelf."""
+"""The web app against hostile uploads and many anonymous users, through the HTTP requests
+its page makes (pre-submission and publication are not public API endpoints, so this
+speaks the page's protocol: upload, join the queue, read the event stream): every bad
+file of the corpus refused with its message and the store untouched; pre-submissions from
+20 sessions keep the server's memory bounded; unit tests of the pre-submission shelf."""
 from __future__ import annotations
 
-import contextlib
 import html
 import json
 import os
 import re
-import shutil
 import time
+import uuid
 from pathlib import Path
 
+import httpx
 import pytest
-from gradio_client import Client, handle_file
 
 from bad_files import CASE_NAMES, bad_files
 from conftest import tree_digest
@@ -22,25 +22,10 @@ from leaderboard.demo import demo_model
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import dump_json
 from leaderboard.views.submission import with_abbreviations
-from test_e2e import free_port, start_app
+from test_e2e import serve
 
 FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
 MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbounded previews took ~33 MB each
-
-
-@contextlib.contextmanager
-def serve(tmp_path_factory, full_store_template, **env):
-    store = tmp_path_factory.mktemp("limits") / "store"
-    shutil.copytree(full_store_template, store)
-    port = free_port()
-    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio")), **env}
-    process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
-    try:
-        yield f"http://127.0.0.1:{port}/", store, process.pid, Path(env["GRADIO_TEMP_DIR"])
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -54,15 +39,55 @@ def shown(markdown: str) -> str:
     return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
 
 
-def presubmit(client: Client, path: Path) -> str:
+class PageSession:
+    """One browser tab's session with the app, as its page talks to the server: files go
+    to /upload, an event joins the queue by its function's index, the result comes on the
+    session's event stream. Gradio keeps the page's state (the pre-submission's token)
+    per session."""
+
+    def __init__(self, url: str):
+        self.url, self.session_hash = url, uuid.uuid4().hex[:11]
+        self.http = httpx.Client(base_url=url, timeout=300)
+        config = self.http.get("config").json()
+        self.functions = {d["api_name"]: d["id"] for d in config["dependencies"] if d.get("api_name")}
+
+    def upload(self, path: Path) -> dict:
+        with open(path, "rb") as f:
+            response = self.http.post("gradio_api/upload", files={"files": (path.name, f)})
+        if response.status_code != 200:
+            raise RuntimeError(response.text)
+        return {"path": response.json()[0], "orig_name": path.name, "meta": {"_type": "gradio.FileData"}}
+
+    def call(self, function: str, data: list) -> list:
+        """The outputs of the event whose function is `function`; RuntimeError on an error."""
+        joined = self.http.post("gradio_api/queue/join", json={
+            "data": data, "fn_index": self.functions[function], "session_hash": self.session_hash,
+            "event_data": None, "trigger_id": None})
+        joined.raise_for_status()
+        with self.http.stream("GET", "gradio_api/queue/data", params={"session_hash": self.session_hash}) as events:
+            for line in events.iter_lines():
+                message = json.loads(line[len("data:"):]) if line.startswith("data:") else {}
+                if message.get("msg") == "process_completed":
+                    if not message.get("success"):
+                        raise RuntimeError(message.get("output"))
+                    return message["output"]["data"]
+        raise RuntimeError("the event stream ended without a result")
+
+
+def presubmit(session: PageSession, path: Path) -> str:
     """The status and the messages by the form and the file, as one text."""
-    status, form_errors, file_errors, *_ = client.predict(*FORM, handle_file(str(path)), api_name="/presubmit")
+    status, form_errors, file_errors, *_ = session.call("presubmit", [*FORM, session.upload(path)])
     return "\n".join((status, form_errors, file_errors))
+
+
+def publish(session: PageSession) -> str:
+    """The status after confirming the session's pre-submission."""
+    return session.call("publish", [None])[0]
 
 
 def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, full_benchmark, tmp_path):
     url, store, _, _ = server
-    client = Client(url, verbose=False)
+    session = PageSession(url)
     corpus = bad_files(json.loads(new_model_file.read_text()))
     before = tree_digest(store)
     refused = 0
@@ -71,8 +96,8 @@ def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, ful
         path = tmp_path / "upload.json"
         path.write_bytes(content)
         try:
-            status = shown(presubmit(client, path))
-        except Exception as e:  # noqa: BLE001 - Gradio itself refuses uploads over max_file_size
+            status = shown(presubmit(session, path))
+        except RuntimeError as e:  # Gradio itself refuses uploads over max_file_size
             assert case == "larger than the limit" and "maximum" in str(e).lower(), (case, e)
             refused += 1
             continue
@@ -93,31 +118,29 @@ def test_twenty_sessions_presubmitting_keep_memory_bounded(server, full_benchmar
         _, document, _ = demo_model(full_benchmark, 30 + k, seed=0)
         paths.append(tmp_path / f"m{k}.json")
         paths[-1].write_bytes(dump_json(document))
-    first = Client(url, verbose=False)
+    first = PageSession(url)
     assert "would rank" in presubmit(first, paths[0])
     before = rss_mb(pid)
     for path in paths[1:]:
-        assert "would rank" in presubmit(Client(url, verbose=False), path)
+        assert "would rank" in presubmit(PageSession(url), path)
     growth = rss_mb(pid) - before
     print(f"server RSS {before:.0f} MB after one pre-submission, +{growth:.0f} MB after 19 more sessions")
     assert growth < MEMORY_BOUND_MB
-    status, *_ = first.predict(api_name="/publish")  # the first session's preview was evicted
-    assert "expired" in status
+    assert "expired" in publish(first)  # the first session's preview was evicted
 
 
 def test_uploads_and_previews_are_deleted_when_old(tmp_path_factory, full_store_template, new_model_file):
     """With LEADERBOARD_CACHE_SECONDS=3: an upload and its preview are gone a few seconds later."""
     with serve(tmp_path_factory, full_store_template, LEADERBOARD_CACHE_SECONDS="3") as (url, _, _, cache):
-        client = Client(url, verbose=False)
-        assert "would rank" in presubmit(client, new_model_file)  # the preview's token stays in the session
+        session = PageSession(url)
+        assert "would rank" in presubmit(session, new_model_file)  # the preview's token stays in the session
         uploads = lambda: list(cache.rglob(new_model_file.name))  # noqa: E731
         assert uploads()
         deadline = time.monotonic() + 30  # deletion runs every second for files over 3 s old
         while uploads() and time.monotonic() < deadline:
             time.sleep(0.2)
         assert uploads() == []
-        status, *_ = client.predict(api_name="/publish")
-        assert "expired" in status
+        assert "expired" in publish(session)
 
 
 def rss_mb(pid: int) -> float:

@@ -1,6 +1,7 @@
 """The command line as a user runs it: real processes, real files, exit codes."""
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -11,6 +12,8 @@ import pandas as pd
 
 
 from conftest import tree_digest
+from leaderboard.board import Leaderboard
+from leaderboard.store import LocalStore
 
 ROOT = Path(__file__).resolve().parent.parent
 FORM = ["--team", "CLI Team", "--model", "cli-model", "--type", "chat", "--params", "7", "--input-length",
@@ -75,9 +78,15 @@ def test_table_formats_and_category(full_store):
     csv = run("table", "--store", full_store, "--category", "NER", "--format", "csv")
     assert csv.returncode == 0
     header = csv.stdout.splitlines()[0].split(",")
-    assert header[:6] == ["NER rank", "Model", "NER win score %", "Overall rank", "CNEC win score %",
-                          "CCDNER win score %"]  # the web app's columns: ranked by the category
+    assert header[:11] == ["NER rank", "Model", "NER win score %", "NER rank 95% low", "NER rank 95% high",
+                           "NER tie group", "NER win score % 95% low", "NER win score % 95% high", "Overall rank",
+                           "CNEC win score %", "CCDNER win score %"]  # the web app's columns: ranked by the category
     assert len(csv.stdout.splitlines()) == 6
+    raw = pd.read_csv(io.StringIO(csv.stdout), index_col="Model")
+    adjusted = run("table", "--store", full_store, "--category", "NER", "--format", "csv", "--bh-adjusted")
+    bh = pd.read_csv(io.StringIO(adjusted.stdout), index_col="Model")
+    assert adjusted.returncode == 0 and set(bh.index) == set(raw.index)
+    assert (bh["NER win score %"] <= raw.loc[bh.index, "NER win score %"]).all()  # adjusted p >= raw: fewer wins
     bad = run("table", "--store", full_store, "--category", "Poetry")
     assert bad.returncode == 2 and "unknown category 'Poetry'" in bad.stderr
 
@@ -160,3 +169,29 @@ def test_sample_file_is_accepted_by_its_store(full_store, tmp_path):
     assert made.returncode == 0 and "a sample submission for" in made.stdout, made.stderr
     preview = run("presubmit", sample, "--store", full_store, "--team", "Try", "--model", "sample")
     assert preview.returncode == 0 and "would rank" in preview.stdout, preview.stderr
+
+
+def test_flag_unflag_and_the_table_without_flagged_models(full_store):
+    board = Leaderboard(LocalStore(full_store))
+    top, title = board.ranked().index[0], board.models[board.ranked().index[0]].title
+    before = tree_digest(full_store)
+    for args, message in (((top, "--reason", " "), "error: Reason: required"),
+                          ((top, "--reason", "leaked", "--link", "javascript:alert(1)"),
+                           "error: Link: an http:// or https:// address"),
+                          (("no-such-model", "--reason", "leaked"), "error: no published model 'no-such-model'")):
+        refused = run("flag", *args, "--store", full_store)
+        assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr
+    assert run("unflag", top, "--store", full_store).returncode == 2
+    assert tree_digest(full_store) == before
+    flagged = run("flag", top, "--reason", "test set leaked", "--link", "https://example.com/r", "--store", full_store)
+    assert flagged.returncode == 0 and "test set leaked" in flagged.stdout, flagged.stderr
+    shown = json.loads(run("table", "--store", full_store, "--format", "json").stdout)
+    assert [r["Flagged"] for r in shown] == [True, False, False, False, False]
+    assert shown[0]["Flag reason"] == "test set leaked"
+    assert "test set leaked" in run("table", "--store", full_store).stdout
+    without = json.loads(run("table", "--store", full_store, "--format", "json", "--exclude-flagged").stdout)
+    assert len(without) == 4 and title not in [r["Model"] for r in without]
+    assert run("check", "--store", full_store).returncode == 0
+    unflagged = run("unflag", top, "--reason", "cleared", "--store", full_store)
+    assert unflagged.returncode == 0 and "unflagged" in unflagged.stdout, unflagged.stderr
+    assert not any(r["Flagged"] for r in json.loads(run("table", "--store", full_store, "--format", "json").stdout))

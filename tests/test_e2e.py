@@ -4,6 +4,7 @@ Screenshots of each step are saved in test-artifacts/.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -57,19 +58,27 @@ def start_app(env: dict, log_path: Path, seconds: float = 180.0) -> subprocess.P
     return process
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory, full_store_template):
-    store = tmp_path_factory.mktemp("e2e") / "store"
+@contextlib.contextmanager
+def serve(tmp_path_factory, full_store_template, **env):
+    """The app on a copy of the template store, with `env` added to its environment:
+    (url, store folder, process id, Gradio's cache folder)."""
+    store = tmp_path_factory.mktemp("served") / "store"
     shutil.copytree(full_store_template, store)
     port = free_port()
     env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False"}
+           "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio")), **env}
     process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
     try:
-        yield f"http://127.0.0.1:{port}/", store
+        yield f"http://127.0.0.1:{port}/", store, process.pid, Path(env["GRADIO_TEMP_DIR"])
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory, full_store_template):
+    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
+        yield url, store
 
 
 @pytest.fixture(scope="module")

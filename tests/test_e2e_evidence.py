@@ -107,7 +107,7 @@ def test_a_head_to_head_link_opens_the_pair(browser, app_url):
 
 def test_duel_map_shows_every_pair_coloured_by_verdict(page):
     open_pair_tab(page)
-    page.get_by_text("Duel map: every pair of models").click()
+    page.get_by_text("Duel map: every pair of the best").click()
     expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
     expect(page.locator("#duel-map .legendtext")).to_have_count(4)
     expect(page.locator("#duel-map .gtitle")).to_contain_text("Overall: row vs column")
@@ -129,7 +129,7 @@ def test_phone_shows_head_to_head_and_duel_map(phone):
     plot = phone.locator("#pair-plot").bounding_box()
     assert plot["x"] >= 0 and plot["x"] + plot["width"] <= 390 + 1, plot  # no sideways scrolling of the page
     shot(phone, "25_phone_head_to_head")
-    phone.get_by_text("Duel map: every pair of models").click()
+    phone.get_by_text("Duel map: every pair of the best").click()
     expect(phone.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
     phone.locator("#map-box").scroll_into_view_if_needed()
     shot(phone, "26_phone_duel_map")

@@ -166,7 +166,7 @@ def test_certainty_is_computed_on_the_whole_board_and_goes_into_the_snapshot(sma
     table = views.leaderboard_table(small_store)
     shown = views.filter_table(table, table["Model"].iloc[-1])  # a filter keeps the groups of the full board
     assert shown["Tie group"].tolist() == table["Tie group"].iloc[-1:].tolist()
-    snapshot = snapshot_table(small_store.models, ranked, small_store.benchmark)
+    snapshot = snapshot_table(small_store.models, ranked, small_store.benchmark, small_store.flags)
     assert snapshot["overall_group"].tolist() == overall["group"].tolist()
     assert snapshot["Language_rank_high"].tolist() == certainty["Language", "rank_high"].tolist()
     assert {"overall_score_low", "overall_score_high", "overall_rank_low", "Knowledge_group"} <= set(snapshot)

@@ -24,7 +24,7 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
                                    "Tie group", "Overall win score % 95% low", "Overall win score % 95% high",
                                    *[f"{c} win score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
-                                   "Description", "Submitted", "Link"]
+                                   "Description", "Submitted", "Link", *views.FLAG_COLUMNS]
     ranked = small_store.ranked()
     assert list(table.index) == list(ranked.index)
     assert table["Overall win score %"].is_monotonic_decreasing
@@ -249,12 +249,13 @@ def test_problems_are_split_by_field_and_name_tasks_by_abbreviation(small_store)
 def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
     sid = small_store.ranked().index[2]
     query = {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": "chat,bogus",
-             "min": "1.5", "max": "-3", "sort": "t_ppl", "columns": "Type,Submitted", "model": sid,
-             "details_category": "Knowledge"}
+             "min": "1.5", "max": "-3", "sort": "t_ppl", "columns": "Type,Submitted", "exclude_flagged": "true",
+             "model": sid, "details_category": "Knowledge"}
     view = share.view_from_query(query, small_store)
     assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
                     "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "p": "raw",
-                    "model": sid, "details_category": "Knowledge", "a": None, "b": None, "h2h_category": "Overall"}
+                    "exclude_flagged": True, "model": sid, "details_category": "Knowledge", "a": None, "b": None,
+                    "h2h_category": "Overall"}
     other = small_store.ranked().index[0]
     pair = share.view_from_query({"tab": "head-to-head", "a": sid, "b": other, "h2h_category": "Language",
                                   "p": "bh"}, small_store)

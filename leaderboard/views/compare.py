@@ -158,23 +158,27 @@ class DuelMap:
     cells: pd.DataFrame
 
 
+MAP_MODELS = 50  # the page's duel map: the best 50 models on its scope (more cells are unreadable on a screen)
+
+
 def scope_choices(board: Leaderboard) -> list[tuple[str, str]]:
     """(label, key) of every duel-map scope: Overall, each category, then each task."""
     return [(OVERALL, OVERALL), *[(c, c) for c in board.benchmark.categories],
             *[(f"{t.category} › {t.abbreviation}", t.id) for t in board.benchmark.tasks]]
 
 
-def duel_map(board: Leaderboard, scope: str = OVERALL, adjusted: bool = False) -> DuelMap:
-    """The duels of every pair on `scope`: a task id, a category, or Overall (all tasks).
-    On a task each cell is its duel's verdict; on several tasks the side that won more of
-    them (equal counts: not separable)."""
+def duel_map(board: Leaderboard, scope: str = OVERALL, adjusted: bool = False, top: int | None = None) -> DuelMap:
+    """The duels of every pair on `scope`: a task id, a category, or Overall (all tasks),
+    among the `top` best models on it (None: all). On a task each cell is its duel's
+    verdict; on several tasks the side that won more of them (equal counts: not
+    separable). Memory: (models² x tasks) booleans, p and Δ only on a task."""
     benchmark = board.benchmark
     if scope in benchmark.task_ids:
         tasks, key, name = [benchmark.task(scope)], scope, benchmark.task(scope).name
     else:
         tasks = _category_tasks(board, scope)
         key, name = (ranking.OVERALL, OVERALL) if is_overall(scope) else (scope, scope)
-    order = list(scope_order(board.ranked(adjusted), key).index)
+    order = list(scope_order(board.ranked(adjusted), key).index)[:top]
     tournament = board.duels(adjusted)
     rows = tournament.rows()
     n, columns = len(order), np.array([benchmark.task_ids.index(t.id) for t in tasks])
@@ -183,18 +187,20 @@ def duel_map(board: Leaderboard, scope: str = OVERALL, adjusted: bool = False) -
     i, j = position[rows.first], position[rows.second]
     kept = (i >= 0) & (j >= 0)
     fought = np.zeros((n, n, len(tasks)), dtype=bool)
-    won, p_value, delta = np.zeros_like(fought), np.full(fought.shape, np.nan), np.full(fought.shape, np.nan)
+    won = np.zeros_like(fought)
     fought[i[kept], j[kept]] = rows.fought[kept][:, columns]
     won[i[kept], j[kept]] = (rows.significant & rows.fought)[kept][:, columns]
-    p_value[i[kept], j[kept]] = rows.p_value[kept][:, columns]
-    delta[i[kept], j[kept]] = rows.delta[kept][:, columns]
+    single = len(tasks) == 1
+    if single:
+        p_value, delta = np.full((n, n), np.nan), np.full((n, n), np.nan)
+        p_value[i[kept], j[kept]] = rows.p_value[kept][:, columns[0]]
+        delta[i[kept], j[kept]] = rows.delta[kept][:, columns[0]]
     lost = won.transpose(1, 0, 2)
     dueled = fought | fought.transpose(1, 0, 2)
     n_won, n_lost = won.sum(axis=2), lost.sum(axis=2)
     n_open = (dueled & ~won & ~lost).sum(axis=2)
     verdict = np.select([n_won > n_lost, n_lost > n_won, dueled.any(axis=2)], [WON, LOST, NOT_SEPARABLE], NOT_DUELED)
     verdict[np.arange(n), np.arange(n)] = ""
-    single = len(tasks) == 1
     scale, units = delta_scale(board, [tasks[0].id]) if single else (np.array([np.nan]), [""])
     titles = np.array([board.models[m].title for m in order], dtype=object)
     cells = pd.DataFrame({
@@ -202,9 +208,9 @@ def duel_map(board: Leaderboard, scope: str = OVERALL, adjusted: bool = False) -
         "Opponent rank": np.tile(np.arange(1, n + 1), n), "Opponent": np.tile(titles, n),
         "opponent_id": np.tile(order, n), "Verdict": verdict.ravel(), "Won": n_won.ravel(), "Lost": n_lost.ravel(),
         "Not separable": n_open.ravel(),
-        "p (model better)": p_value[:, :, 0].ravel() if single else np.nan,
-        "p (opponent better)": p_value.transpose(1, 0, 2)[:, :, 0].ravel() if single else np.nan,
-        "Δ": delta[:, :, 0].ravel() * scale[0] if single else np.nan, "Δ unit": units[0]})
+        "p (model better)": p_value.ravel() if single else np.nan,
+        "p (opponent better)": p_value.T.ravel() if single else np.nan,
+        "Δ": delta.ravel() * scale[0] if single else np.nan, "Δ unit": units[0]})
     return DuelMap(scope if single else name, name, order, cells)
 
 

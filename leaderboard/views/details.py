@@ -12,6 +12,7 @@ import pandas as pd
 
 from leaderboard import ranking
 from leaderboard.board import Leaderboard
+from leaderboard.flags import MARKER
 from leaderboard.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.tasks import Benchmark
@@ -37,8 +38,19 @@ pick a category to see each task's verdict, Δ and p.
 
 
 def model_choices(board: Leaderboard) -> list[tuple[str, str]]:
-    """(title, submission id) of every published model, in rank order."""
-    return [(board.models[sid].title, sid) for sid in board.ranked().index]
+    """(title, submission id) of every published model, in rank order; flagged ones marked."""
+    return [(f"{MARKER} " * (sid in board.flags) + board.models[sid].title, sid) for sid in board.ranked().index]
+
+
+def flag_line(board: Leaderboard, submission_id: str) -> str:
+    """The flag of a model as a markdown line, empty when it is not flagged."""
+    flag = board.flags.get(submission_id)
+    if flag is None:
+        return ""
+    return (f"{MARKER} **Flagged by the maintainers** on {_submitted(flag.flagged_at)}: {escape_markdown(flag.reason)}"
+            + (f" ({markdown_link('evidence', flag.link)})" if flag.link else "")
+            + ". It is ranked as usual, unless the leaderboard's *Exclude flagged models* is on, and new "
+              "submissions do not duel it.")
 
 
 def category_rank(board: Leaderboard, category: str, adjusted: bool = False) -> pd.Series:
@@ -58,7 +70,9 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
     model = board.models[submission_id]
     m = model.metadata
     row = board.ranked(adjusted).loc[submission_id]
-    lines = [f"### {escape_markdown(model.title)}",
+    flagged = submission_id in board.flags
+    lines = [f"### {f'{MARKER} ' * flagged}{escape_markdown(model.title)}",
+             *([f"> {flag_line(board, submission_id)}", ""] if flagged else []),
              f"Rank **{int(row['rank'])}** of {len(board.models)} {_certain(board, submission_id, ranking.OVERALL, adjusted)}"
              f" · overall win score **{percent(row['overall'])}**"]
     if not is_overall(category):
@@ -174,8 +188,9 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
     order = board.ranked().index if rank_order is None else rank_order
     opponents = [o for o in order if o in row_of]
     if not opponents or not tasks:
-        return pd.DataFrame(columns=["Rank", "Competitor", "competitor_id", "Category", "Task", "task_id", "Result",
-                                     "p (this model better)", "p (competitor better)", "Δ", "Δ unit"])
+        return pd.DataFrame(columns=["Rank", "Competitor", "competitor_id", "competitor_flagged", "Category", "Task",
+                                     "task_id", "Result", "p (this model better)", "p (competitor better)", "Δ",
+                                     "Δ unit"])
     t_idx = np.array([tour.task_ids.index(t.id) for t in tasks])
     grid = np.ix_(np.array([row_of[o] for o in opponents]), t_idx)  # (opponents, tasks), flattened opponent-major
     won, lost = forward.significant[grid].ravel(), backward.significant[grid].ravel()
@@ -186,6 +201,7 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
         "Rank": np.repeat(rank[opponents].to_numpy(), n_tasks),
         "Competitor": np.repeat([models[o].title for o in opponents], n_tasks),
         "competitor_id": np.repeat(opponents, n_tasks),
+        "competitor_flagged": np.repeat([o in board.flags for o in opponents], n_tasks),
         "Category": np.tile([t.category for t in tasks], n_opp),
         "Task": np.tile([t.abbreviation for t in tasks], n_opp),
         "task_id": np.tile([t.id for t in tasks], n_opp),
@@ -208,7 +224,8 @@ def duel_grid(duels: pd.DataFrame, category: str | None = None):
     instead of 50, and the task cells one category pick away."""
     if duels.empty:
         return pd.DataFrame({"Competitor": ["no duels yet"]})
-    duels = duels.assign(Competitor=duels["Rank"].astype(str) + ". " + duels["Competitor"])
+    marks = np.where(duels["competitor_flagged"].astype(bool), f"{MARKER} ", "")
+    duels = duels.assign(Competitor=duels["Rank"].astype(str) + ". " + marks + duels["Competitor"])
     if is_overall(category):
         columns = pd.MultiIndex.from_product([list(dict.fromkeys(duels["Category"])), [WON, LOST, NOT_SIGNIFICANT]])
         counts = (duels.groupby(["Rank", "Competitor", "Category", "Result"]).size()

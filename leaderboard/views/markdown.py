@@ -24,7 +24,9 @@ def markdown_link(text, url) -> str:
     return f"[{escape_markdown(text)}]({quote(url, safe=':/?&=#%@+,;~')})"
 
 
-def app_link(text, query: dict) -> str:
-    """A link to a view of this app (`?tab=details&model=...`), the query percent-encoded."""
+def app_link(text, query: dict, title: str | None = None) -> str:
+    """A link to a view of this app (`?tab=details&model=...`), the query percent-encoded;
+    `title` is shown on hover."""
     encoded = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in query.items())
-    return f"[{escape_markdown(text)}](?{encoded})"
+    hover = "" if title is None else ' "' + escape_markdown(title).replace('"', '\\"') + '"'
+    return f"[{escape_markdown(text)}](?{encoded}{hover})"

@@ -1,6 +1,6 @@
 """Shareable views: the page's state (tab, category, value kind, search, filters, sort,
-columns, p-values, the model in details, the head-to-head pair) as a URL query, read back
-when a link is opened."""
+columns, p-values, flagged models left out or not, the model in details, the head-to-head
+pair) as a URL query, read back when a link is opened."""
 from __future__ import annotations
 
 import json
@@ -15,9 +15,9 @@ from leaderboard.views.table import (ADJUSTED_P, METRIC_VALUE, OVERALL, RAW_P, R
 TABS = ("leaderboard", "details", "head-to-head", "submission", "about")
 # The query's keys and their defaults (a default is left out of the URL).
 DEFAULTS = {"tab": "leaderboard", "category": OVERALL, "values": WIN_SCORE, "search": "", "types": [],
-            "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "p": RAW_P, "model": None,
-            "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL}
-BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns", "p"]
+            "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "p": RAW_P, "exclude_flagged": False,
+            "model": None, "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL}
+BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns", "p", "exclude_flagged"]
 DETAILS_KEYS = ["model", "details_category"]
 HEAD_TO_HEAD_KEYS = ["a", "b", "h2h_category"]
 
@@ -52,6 +52,7 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
         view["columns"] = [c for c in SHOWN_META if c in text["columns"].split(",")]
     if text["p"] in (RAW_P, ADJUSTED_P):
         view["p"] = text["p"]
+    view["exclude_flagged"] = text["exclude_flagged"] == "true"
     for key in ("model", "a", "b"):
         if text[key] in board.models:
             view[key] = text[key]
@@ -59,6 +60,9 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
 
 
 def _query_value(value) -> str:
+    """A value as the page's script writes it into the URL (String() in JavaScript)."""
+    if isinstance(value, bool):
+        return str(value).lower()
     if isinstance(value, list):
         return ",".join(value)
     return "" if value is None else str(value)

@@ -21,6 +21,7 @@ import plotly.graph_objects as go
 
 from leaderboard import ranking
 from leaderboard.board import Leaderboard, Preview
+from leaderboard.flags import MARKER
 from leaderboard.store import PublishedModel
 from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
 
@@ -33,6 +34,7 @@ SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "S
 RANK_SORT = "rank"
 RAW_P, ADJUSTED_P = "raw", "bh"  # the p-value setting: as tested, or Benjamini-Hochberg adjusted
 P_VALUE_CHOICES = [("Raw p-values", RAW_P), ("BH-adjusted", ADJUSTED_P)]
+FLAG_COLUMNS = ["Flagged", "Flag reason", "Flag link"]
 
 
 @dataclass(frozen=True)
@@ -113,15 +115,18 @@ INTERVAL = "95%"  # the level of stats.evidence's intervals, as headers name it
 
 
 def leaderboard_table(board: Leaderboard, category: str | None = None, values: str = WIN_SCORE,
-                      preview: Preview | None = None, adjusted: bool = False) -> pd.DataFrame:
+                      preview: Preview | None = None, adjusted: bool = False,
+                      exclude_flagged: bool = False) -> pd.DataFrame:
     """The ranked table: rank, model, the view's score with how certain it is (95%
     intervals of rank and score, tie group), the other scores (percent, perplexity as
-    is), then metadata. A category view is ranked by the category's win score (ties share
-    a rank, then overall order) with the overall rank beside it. `adjusted`: scores from
-    Benjamini-Hochberg adjusted duels. With a preview, the ranking as it would be, with
-    `Previous rank` and `Rank change` (and no intervals)."""
+    is), then metadata and the maintainers' flag (FLAG_COLUMNS). A category view is
+    ranked by the category's win score (ties share a rank, then overall order) with the
+    overall rank beside it. `adjusted`: scores from Benjamini-Hochberg adjusted duels.
+    `exclude_flagged`: the ranking without the flagged models and their duels. With a
+    preview, the ranking as it would be, with `Previous rank` and `Rank change` (and no
+    intervals)."""
     models = dict(board.models)
-    ranked = board.ranked(adjusted)
+    ranked = board.ranked(adjusted, exclude_flagged)
     if preview is not None:
         models[preview.submission_id] = preview.model
         ranked = preview.table
@@ -141,7 +146,8 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     info = model_info(models, ranked.index)
     parts = [ranks, extra, info[["Model"]], scores.iloc[:, :1].round(2)]
     if preview is None:
-        certainty = board.certainty(adjusted)[ranking.OVERALL if is_overall(category) else category].loc[ranked.index]
+        scope = ranking.OVERALL if is_overall(category) else category
+        certainty = board.certainty(adjusted, exclude_flagged)[scope].loc[ranked.index]
         rank, score = rank_header(category), columns[0].header
         parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype(int),
                                    f"{rank} {INTERVAL} high": certainty["rank_high"].astype(int),
@@ -151,20 +157,33 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
                                    f"{score} {INTERVAL} high": (certainty["score_high"] * 100).round(2)}))
     if not is_overall(category):
         parts.append(ranked[["rank"]].rename(columns={"rank": "Overall rank"}))
-    return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model")], axis=1)
+    return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model"),
+                      flag_columns(board.flags, ranked.index)], axis=1)
+
+
+def flag_columns(flags: dict, ids) -> pd.DataFrame:
+    """FLAG_COLUMNS for the given submission ids: flagged or not, the reason and link."""
+    return pd.DataFrame({"Flagged": [sid in flags for sid in ids],
+                         "Flag reason": [flags[sid].reason if sid in flags else None for sid in ids],
+                         "Flag link": [flags[sid].link if sid in flags else None for sid in ids]},
+                        index=pd.Index(list(ids), name="submission_id"))
 
 
 # --- for the web app: the table on screen, filters, sorting, exports, plot --------------------
 
 def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.DataFrame:
     """The table for the screen: the Model column links to the model's details in this app
-    (for `published` ids; its own page is linked from there), as escaped markdown;
-    descriptions and links stay in exports and details; of the metadata columns only
-    those in `shown_meta` (None: all)."""
+    (for `published` ids; its own page is linked from there), as escaped markdown; a
+    flagged model's name follows the MARKER, its reason shown on hover (and in
+    `flag_note`); descriptions, links and the flag columns stay in exports and details;
+    of the metadata columns only those in `shown_meta` (None: all)."""
     hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta]
-    out = merged_intervals(table.drop(columns=["Link", "Description", *hidden]))
-    out["Model"] = [app_link(m, {"tab": "details", "model": sid}) if sid in published else escape_markdown(m)
-                    for sid, m in zip(table.index, table["Model"])]
+    out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden]))
+    out["Model"] = [(f"{MARKER} " if flagged else "")
+                    + (app_link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else None)
+                       if sid in published else escape_markdown(m))
+                    for sid, m, flagged, reason in zip(table.index, table["Model"], table["Flagged"],
+                                                       table["Flag reason"])]
     return out
 
 
@@ -180,6 +199,21 @@ def merged_intervals(table: pd.DataFrame) -> pd.DataFrame:
         out[low] = np.where(text[0] == text[1], text[0], text[0] + "–" + text[1])
         out = out.drop(columns=f"{name} high").rename(columns={low: name})
     return out
+
+
+def flag_note(board: Leaderboard, exclude_flagged: bool) -> str:
+    """Below the controls: which models the maintainers flagged and why, or that they are
+    left out of the ranking; empty when none is flagged."""
+    if not board.flags:
+        return ""
+    if exclude_flagged:
+        titles = ", ".join(f"**{escape_markdown(board.models[sid].title)}**" for sid in board.flags)
+        return f"{MARKER} Left out as flagged: {titles}. The scores are recomputed without their duels."
+    items = [f"- **{escape_markdown(board.models[sid].title)}**: {escape_markdown(flag.reason)}"
+             + (f" ({markdown_link('evidence', flag.link)})" if flag.link else "")
+             for sid, flag in board.flags.items()]
+    return "\n".join([f"{MARKER} **Flagged by the maintainers** (ranked as usual; "
+                      f"not an opponent of new submissions):", *items])
 
 
 def emphasised(table: pd.DataFrame, score_column: str, highlight: str | None = None):

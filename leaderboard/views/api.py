@@ -1,0 +1,111 @@
+"""The public read API: what the app's named endpoints answer, as JSON values.
+
+Each public method is one endpoint (app.py exposes them with `gr.api`, named by the
+method). Parameters and returns are typed, as `gr.api` derives the endpoint's schema from
+the hints, so this module keeps real annotations (no `from __future__ import annotations`).
+Bad arguments raise ValueError with a message for the caller. Nothing here writes.
+`adjusted=True` everywhere means duels judged by Benjamini-Hochberg adjusted p-values, as
+the page's "BH-adjusted" setting.
+"""
+import json
+import math
+
+from leaderboard.board import Leaderboard
+from leaderboard.views import compare, details
+from leaderboard.views.table import METRIC_VALUE, OVERALL, VALUE_NAMES, WIN_SCORE, is_overall, leaderboard_table
+
+# The public methods, in the order the About tab lists them.
+ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map")
+MAX_MAP_MODELS = 200  # a duel map's models: 200² cells is already 40,000 records
+
+
+def _records(table) -> list[dict]:
+    """A table as JSON records, its index (submission ids) as `submission_id`; NaN as null."""
+    return json.loads(table.reset_index().to_json(orient="records", force_ascii=False))
+
+
+def _percent(fraction: float) -> float | None:
+    return None if math.isnan(fraction) else round(100 * float(fraction), 4)
+
+
+class ReadApi:
+    def __init__(self, board: Leaderboard):
+        self.board = board
+
+    def _category(self, category: str) -> str:
+        if category != OVERALL and category not in self.board.benchmark.categories:
+            raise ValueError(f"unknown category {category!r}; choose {OVERALL} or one of "
+                             f"{', '.join(self.board.benchmark.categories)}")
+        return category
+
+    def _model(self, submission_id: str) -> str:
+        if submission_id not in self.board.models:
+            raise ValueError(f"no published model {submission_id!r}; the ids are in leaderboard_table's "
+                             f"submission_id")
+        return submission_id
+
+    def leaderboard_table(self, category: str = OVERALL, values: str = WIN_SCORE,
+                          exclude_flagged: bool = False, adjusted: bool = False) -> list[dict]:
+        """The ranked table of a category, as on the Leaderboard tab: one record per model, best
+        first, with submission_id, rank, model, the ranking score's 95% intervals and tie group,
+        scores in percent (values="metric": each task's own metric in a category), metadata and
+        the flag (Flagged, Flag reason, Flag link). exclude_flagged=True ranks without the
+        flagged models and their duels."""
+        self.board.refresh()
+        if values not in VALUE_NAMES:
+            raise ValueError(f"unknown values {values!r}; choose {WIN_SCORE!r} or {METRIC_VALUE!r}")
+        category = self._category(category)
+        return _records(leaderboard_table(self.board, None if is_overall(category) else category,
+                                          values, adjusted=adjusted, exclude_flagged=exclude_flagged))
+
+    def model_details(self, submission_id: str, category: str = OVERALL, adjusted: bool = False) -> dict:
+        """One published model: title, metadata, rank, overall, category and task win scores in
+        percent, each task's metric value, its flag (or null), and its duels in the category
+        (every task for Overall): per competitor and task the verdict, both p-values and the
+        delta in the task's unit."""
+        self.board.refresh()
+        board = self.board
+        submission_id, category = self._model(submission_id), self._category(category)
+        ranked = board.ranked(adjusted)
+        model, row, flag = board.models[submission_id], ranked.loc[submission_id], board.flags.get(submission_id)
+        return {
+            "submission_id": submission_id, "title": model.title, "metadata": model.metadata,
+            "rank": int(row["rank"]), "models": len(board.models), "overall": _percent(row["overall"]),
+            "categories": {c: _percent(row[c]) for c in board.benchmark.categories},
+            "tasks": {t: _percent(row[t]) for t in board.benchmark.task_ids},
+            "metric_values": {t: model.results.aggregates[t] for t in board.benchmark.task_ids},
+            "flag": None if flag is None else {"reason": flag.reason, "link": flag.link, "flagged_at": flag.flagged_at},
+            "duels": _records(details.duel_table(board, submission_id, None if is_overall(category) else category,
+                                                 tournament=board.duels(adjusted), rank_order=ranked.index)
+                              .set_index("competitor_id")),
+        }
+
+    def head_to_head(self, model_a: str, model_b: str, category: str = OVERALL, adjusted: bool = False) -> dict:
+        """Two published models on the tasks of a category (every task for Overall), as on the
+        Head-to-head tab: per task both metric values, the delta in the task's unit, both
+        one-tailed p-values and the verdict (A wins, B wins, not separable); the record per
+        category; the sign test over the tasks (ahead, behind, sign_p); on_demand is true when
+        the two never dueled and the duels were run for this answer (not stored)."""
+        self.board.refresh()
+        model_a, model_b, category = self._model(model_a), self._model(model_b), self._category(category)
+        if model_a == model_b:
+            raise ValueError("pick two different models")
+        result = compare.head_to_head(self.board, model_a, model_b, category, adjusted)
+        return {"model_a": model_a, "model_b": model_b, "title_a": result.title_a, "title_b": result.title_b,
+                "category": result.category, "adjusted": adjusted, "on_demand": result.on_demand,
+                "tasks": _records(result.tasks.set_index("task_id")), "record": _records(result.record.set_index("Category")),
+                "ahead": result.ahead, "behind": result.behind, "sign_p": result.sign_p}
+
+    def duel_map(self, scope: str = OVERALL, top: int = 50, adjusted: bool = False) -> dict:
+        """The heatmap's data: every ordered pair among the `top` best models (at most 200) on a
+        scope (Overall, a category or a task id), in the scope's rank order; per cell the
+        verdict (won, lost, not separable, not dueled), the tasks won, lost and not separable,
+        and on a task the p-values and delta."""
+        self.board.refresh()
+        if scope not in self.board.benchmark.task_ids:
+            scope = self._category(scope)
+        if not 1 <= top <= MAX_MAP_MODELS:
+            raise ValueError(f"top must be between 1 and {MAX_MAP_MODELS}, not {top}")
+        result = compare.duel_map(self.board, scope, adjusted, top)
+        return {"scope": result.scope, "scope_name": result.scope_name, "model_ids": result.model_ids,
+                "cells": _records(result.cells.set_index("model_id"))}

@@ -1,0 +1,145 @@
+"""The public read API of a real started app, through gradio_client as an API caller uses
+it: exactly the documented read-only endpoints are listed, each answers, bad arguments
+get their message, and no endpoint that changes state can be called."""
+from __future__ import annotations
+
+import pytest
+from gradio_client import Client
+from gradio_client.exceptions import AppError
+
+import content
+from conftest import tree_digest
+from leaderboard.board import Leaderboard
+from leaderboard.store import LocalStore
+from leaderboard.tasks import load_benchmark
+from leaderboard.views import compare
+from test_e2e import serve
+
+PUBLIC = {"/leaderboard_table", "/model_details", "/head_to_head", "/duel_map"}
+REASON, EVIDENCE = "test set in the training data", "https://example.com/report"
+
+
+@pytest.fixture(scope="module")
+def flagged_server(tmp_path_factory, full_store_template):
+    """The app on a 5-model store whose second model is flagged while it runs (as the
+    command line does it): (url, store, flagged id, its title)."""
+    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
+        board = Leaderboard(LocalStore(store))
+        flagged = board.ranked().index[1]
+        board.flag(flagged, REASON, EVIDENCE)
+        yield url, store, flagged, board.models[flagged].title
+
+
+@pytest.fixture(scope="module")
+def served(flagged_server):
+    """(client, store, flagged id)"""
+    url, store, flagged, _ = flagged_server
+    return Client(url, verbose=False), store, flagged
+
+
+def test_only_the_read_endpoints_are_public(served):
+    client, store, _ = served
+    api = client.view_api(return_format="dict", print_info=False)
+    assert set(api["named_endpoints"]) == PUBLIC
+    assert api["unnamed_endpoints"] == {}
+    about = content.about(load_benchmark())
+    for name, endpoint in api["named_endpoints"].items():  # the About tab documents each and its parameters
+        assert f"`{name}`" in about
+        assert all(f"`{p['parameter_name']}`" in about for p in endpoint["parameters"]), endpoint
+    before = tree_digest(store)
+    for hidden in ("/presubmit", "/publish", "/cancel", "/board_view", "/restore_view", "/render_model", "/render_pair",
+                   "/render_map", "/uploaded"):
+        with pytest.raises(ValueError, match="Cannot find a function"):
+            client.predict(api_name=hidden)
+    for index, endpoint in client.endpoints.items():  # by number too: every other one is refused
+        if endpoint.api_name not in PUBLIC:
+            with pytest.raises(ValueError, match="Invalid function index"):
+                client.predict(fn_index=index)
+    assert tree_digest(store) == before
+
+
+def test_the_table_endpoint_marks_and_can_exclude_flagged_models(served):
+    client, _, flagged = served
+    rows = client.predict(api_name="/leaderboard_table")
+    assert len(rows) == 5 and [r["Rank"] for r in rows] == sorted(r["Rank"] for r in rows)
+    marked = [r for r in rows if r["Flagged"]]
+    assert [r["submission_id"] for r in marked] == [flagged]
+    assert marked[0]["Flag reason"] == REASON
+    without = client.predict("Overall", "win_score", True, api_name="/leaderboard_table")
+    assert len(without) == 4 and flagged not in {r["submission_id"] for r in without}
+    assert [r["Rank"] for r in without] == [1, 2, 3, 4]
+    ner = client.predict(category="NER", values="metric", api_name="/leaderboard_table")
+    assert "NER rank" in ner[0] and "Overall rank" in ner[0]
+    with pytest.raises(AppError, match="unknown category 'Nonsense'; choose Overall or one of"):
+        client.predict(category="Nonsense", api_name="/leaderboard_table")
+    with pytest.raises(AppError, match="unknown values 'raw'"):
+        client.predict(values="raw", api_name="/leaderboard_table")
+
+
+def test_the_model_endpoint_gives_scores_flag_and_duels(served):
+    client, _, flagged = served
+    model = client.predict(flagged, "NER", api_name="/model_details")
+    assert model["submission_id"] == flagged and model["rank"] == 2 and model["models"] == 5
+    assert model["flag"]["reason"] == REASON and model["flag"]["link"] == EVIDENCE
+    assert len(model["categories"]) == 9 and len(model["tasks"]) == len(model["metric_values"]) == 50
+    assert 0 <= model["overall"] <= 100
+    assert {d["Category"] for d in model["duels"]} == {"NER"}
+    assert len(model["duels"]) == 4 * len({d["task_id"] for d in model["duels"]})  # 4 competitors
+    assert {"competitor_id", "Result", "p (this model better)", "p (competitor better)", "Δ"} <= set(model["duels"][0])
+    other = client.predict(submission_id=model["duels"][0]["competitor_id"], api_name="/model_details")
+    assert other["flag"] is None and len(other["duels"]) == 4 * 50
+    with pytest.raises(AppError, match="no published model 'nobody'"):
+        client.predict("nobody", api_name="/model_details")
+
+
+def test_the_table_endpoint_follows_the_p_value_setting(served):
+    client, store, _ = served
+    raw = {r["submission_id"]: r for r in client.predict(api_name="/leaderboard_table")}
+    adjusted = client.predict(adjusted=True, api_name="/leaderboard_table")
+    board = Leaderboard(LocalStore(store))
+    assert [r["submission_id"] for r in adjusted] == list(board.ranked(adjusted=True).index)
+    for row in adjusted:  # adjusted p-values are never below the raw ones: never more wins
+        assert row["Overall win score %"] <= raw[row["submission_id"]]["Overall win score %"] + 1e-9
+        assert row["Rank 95% low"] <= row["Rank"] <= row["Rank 95% high"] and row["Tie group"]
+
+
+def test_the_head_to_head_endpoint_answers_as_the_tab(served):
+    client, store, _ = served
+    board = Leaderboard(LocalStore(store))
+    a, b = board.ranked().index[0], board.ranked().index[3]
+    answer = client.predict(a, b, "NER", api_name="/head_to_head")
+    expected = compare.head_to_head(board, a, b, "NER")
+    assert (answer["model_a"], answer["model_b"], answer["category"], answer["on_demand"]) == (a, b, "NER", False)
+    assert [t["task_id"] for t in answer["tasks"]] == list(expected.tasks["task_id"])
+    assert [t["Verdict"] for t in answer["tasks"]] == list(expected.tasks["Verdict"])
+    for got, want in zip(answer["tasks"], expected.tasks.to_dict("records")):
+        assert got["p (A better)"] == pytest.approx(want["p (A better)"], nan_ok=True)
+        assert got["Δ"] == pytest.approx(want["Δ"])
+    assert answer["record"][-1]["Category"] == "Total"
+    assert (answer["ahead"], answer["behind"], answer["sign_p"]) == (expected.ahead, expected.behind,
+                                                                     pytest.approx(expected.sign_p))
+    with pytest.raises(AppError, match="pick two different models"):
+        client.predict(a, a, api_name="/head_to_head")
+    with pytest.raises(AppError, match="no published model 'nobody'"):
+        client.predict(a, "nobody", api_name="/head_to_head")
+
+
+def test_the_duel_map_endpoint_gives_every_pair_of_the_best_models(served):
+    client, store, _ = served
+    board = Leaderboard(LocalStore(store))
+    task = board.benchmark.task_ids[0]
+    answer = client.predict(task, 3, api_name="/duel_map")
+    assert answer["model_ids"] == compare.duel_map(board, task, top=3).model_ids and len(answer["model_ids"]) == 3
+    cells = {(c["model_id"], c["opponent_id"]): c for c in answer["cells"]}
+    assert len(cells) == 9
+    for (m, o), cell in cells.items():  # a duel seen from both sides
+        mirror = {"won": "lost", "lost": "won"}.get(cell["Verdict"], cell["Verdict"])
+        assert cells[(o, m)]["Verdict"] == mirror
+        if m != o:
+            assert cell["p (model better)"] == pytest.approx(cells[(o, m)]["p (opponent better)"], nan_ok=True)
+    overall = client.predict(api_name="/duel_map")
+    assert len(overall["cells"]) == 25 and overall["scope_name"] == "Overall"
+    with pytest.raises(AppError, match="top must be between 1 and 200"):
+        client.predict(top=0, api_name="/duel_map")
+    with pytest.raises(AppError, match="unknown category 'Poetry'"):
+        client.predict(scope="Poetry", api_name="/duel_map")
