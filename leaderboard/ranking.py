@@ -54,6 +54,9 @@ def opponents(ranked_table: pd.DataFrame, k: int, flagged=()) -> list[str]:
 
 
 CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group")
+# The last (ranked table, benchmark, certainty): a publication's snapshot and the board's
+# views after it ask for the same table's certainty, which costs ~1 s at 1,000 models.
+_last_certainty: tuple = (None, None, None)
 
 
 def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
@@ -62,7 +65,12 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark) -> pd.Data
     field in CERTAINTY_FIELDS: the 95% interval of the score (fractions in [0, 1]) and of
     the rank, and the tie group ("A" = the top group; "" without duels). Computed on the
     whole board, so a filtered view keeps every model's group (see
-    `stats.evidence.rank_certainty` for the method)."""
+    `stats.evidence.rank_certainty` for the method). Ranked tables are never modified,
+    so the last one's certainty is reused."""
+    global _last_certainty
+    table, benchmark_of, certainty = _last_certainty
+    if table is ranked_table and benchmark_of is benchmark:
+        return certainty
     categories = {c: i for i, c in enumerate(benchmark.categories)}
     result = evidence.rank_certainty(ranked_table[benchmark.task_ids].to_numpy(dtype=float),
                                      np.array([categories[t.category] for t in benchmark.tasks], dtype=int))
@@ -71,8 +79,9 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark) -> pd.Data
               "rank_low": result.rank_low, "rank_high": result.rank_high,
               "group": np.vectorize(group_label, otypes=[object])(result.group)}
     columns = {(scope, field): values[:, s] for field, values in fields.items() for s, scope in enumerate(scopes)}
-    table = pd.DataFrame(columns, index=ranked_table.index)
-    return table[pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS])]
+    certainty = pd.DataFrame(columns, index=ranked_table.index)[pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS])]
+    _last_certainty = (ranked_table, benchmark, certainty)
+    return certainty
 
 
 def group_label(group: int) -> str:
