@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -58,14 +60,17 @@ def main():
     engine = [timed(board.pair_duels, *pairs[0]) for _ in range(n)]
     stored = list(ranked.index[:2])
     from_store = [timed(compare.head_to_head, board, *stored) for _ in range(n)]
-    certainty = [timed(ranking.certainty_table, ranked, board.benchmark) for _ in range(n)]
-    adjusted = [timed(lambda: ranking.ranked(ranking.scores_table(board.tournament.bh_adjusted(), board.benchmark),
+    categories = np.array([board.benchmark.categories.index(t.category) for t in board.benchmark.tasks])
+    scores = ranked[board.benchmark.task_ids].to_numpy(dtype=float)
+    certainty = [timed(evidence.rank_certainty, scores, categories) for _ in range(n)]  # the table memoizes it
+    adjusted = [timed(lambda: ranking.ranked(ranking.scores_table(board.tournament.bh_adjusted(board.benchmark.alpha), board.benchmark),
                                              board.submitted)) for _ in range(n)]
     board.ranked(adjusted=True)
     on_demand_adjusted = [timed(compare.head_to_head, board, *pairs[0], adjusted=True) for _ in range(n)]
-    duel_map = {scope: statistics.median(timed(compare.duel_map, board, scope) for _ in range(n))
-                for scope in ("Overall", "NLI", board.benchmark.task_ids[0])}
-    figure = compare.duel_map(board)
+    duel_map = {scope: statistics.median(timed(compare.duel_map, board, scope, top=compare.MAP_MODELS)
+                                         for _ in range(n))
+                for scope in ("Overall", board.benchmark.categories[0], board.benchmark.task_ids[0])}
+    figure = compare.duel_map(board, top=compare.MAP_MODELS)
     draw = statistics.median(timed(compare.duel_map_figure, figure) for _ in range(n))
     print(json.dumps({
         "models": len(board.models), "stored_duel_rows": len(board.tournament), "repeats": n,
