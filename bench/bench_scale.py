@@ -5,8 +5,9 @@
 
 Stores are synthetic, in the project's own layout, on the full 50-task benchmark with
 `--samples` samples per task (small, so that a 10,000-model store fits in minutes; the
-code paths are those of a real store). Models are written through the store's publish
-path without duels, then `rebuild` runs every duel (its time is the rebuild curve).
+code paths are those of a real store). Models are written as the store lays them out
+(submission file, per-model cache stamped by content, titles) without duels, then
+`rebuild` runs every duel (its time is the rebuild curve).
 With `--synthetic-duels` the duel files are written directly with random verdicts
 against 50 earlier models each (a 10,000-model rebuild takes too long to repeat; the
 files and everything that reads them are the real ones).
@@ -31,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-REPEATS = 3
+REPEATS = 3  # runs of each measurement unless --repeats says otherwise
 
 
 def peak_mb() -> float:
@@ -60,7 +61,7 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
 
     from leaderboard.board import Leaderboard
     from leaderboard.demo import demo_model
-    from leaderboard.store import LocalStore, Publication, PublishedModel, dump_json
+    from leaderboard.store import TITLES_FILE, LocalStore, PublishedModel, dump_json
     from leaderboard.submission import TaskReference, parse_submission, submission_id, validate_metadata
     from leaderboard.tasks import load_benchmark
     from leaderboard.tournament import DuelRows, summarize
@@ -68,7 +69,8 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
     benchmark = load_benchmark()
     designs = small_designs(benchmark, int(samples))
     store_obj = LocalStore(store)
-    empty = duel_files.duel_file(DuelRows.empty(len(benchmark.tasks)), [], [t.id for t in benchmark.tasks], {})
+    store_obj.data_dir.mkdir(parents=True, exist_ok=True)
+    (Path(store) / "duels").mkdir(exist_ok=True)
     t = time.perf_counter()
     titles, ids = {}, []
     for i in range(int(n_models)):
@@ -83,9 +85,10 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
                                {k: TaskReference.of(s) for k, s in parsed.tasks.items()})
         titles[sid] = metadata.title
         ids.append(sid)
-        with store_obj.lock():
-            store_obj.publish(Publication(sid, {**parsed.document, "submission_metadata": stored}, empty,
-                                          titles, b"", model))
+        data = dump_json({**parsed.document, "submission_metadata": stored})
+        (store_obj.data_dir / f"{sid}.json").write_bytes(data)
+        store_obj.save_cached(model)
+    (Path(store) / TITLES_FILE).write_bytes(dump_json(titles))
     written = time.perf_counter() - t
     result = {"write_models_seconds": written}
     if synthetic == "1":
@@ -207,16 +210,16 @@ def measure(n: int, args) -> dict:
     presubmit = [*cli, "presubmit", str(new_file), "--store", str(store), "--team", "Bench", "--model",
                  "scale-probe", "--type", "chat", "--params", "7", "--input-length", "4096", "--precision",
                  "bfloat16", "--link", "https://example.com/probe"]
-    runs = [timed_process(presubmit) for _ in range(REPEATS)]
+    runs = [timed_process(presubmit) for _ in range(args.repeats)]
     result["cold_presubmit_process_seconds"] = statistics.median(r[0] for r in runs)
     result["cold_table_process_seconds"] = statistics.median(
-        timed_process([*cli, "table", "--store", str(store), "--format", "csv"])[0] for _ in range(REPEATS))
+        timed_process([*cli, "table", "--store", str(store), "--format", "csv"])[0] for _ in range(args.repeats))
     result["validate_process_seconds"] = statistics.median(
-        timed_process([*cli, "validate", str(new_file)])[0] for _ in range(REPEATS))
-    result["app_start_seconds"] = statistics.median(app_start(store, work / "scale_app.log") for _ in range(REPEATS))
+        timed_process([*cli, "validate", str(new_file)])[0] for _ in range(args.repeats))
+    result["app_start_seconds"] = statistics.median(app_start(store, work / "scale_app.log") for _ in range(args.repeats))
     copy = work / f"scale{n}-publish-copy"
     publishes = []
-    for _ in range(REPEATS):  # publishing changes the store: each run on a fresh copy
+    for _ in range(args.repeats):  # publishing changes the store: each run on a fresh copy
         shutil.rmtree(copy, ignore_errors=True)
         shutil.copytree(store, copy)
         publishes.append(run_phase("in_process", copy, new_file))
@@ -234,6 +237,7 @@ def main():
     parser.add_argument("--samples", type=int, default=40, help="samples per task")
     parser.add_argument("--synthetic-duels", action="store_true")
     parser.add_argument("--workdir", default=str(ROOT / "bench" / "out"))
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="runs of each measurement (median)")
     parser.add_argument("--phase")
     parser.add_argument("args", nargs="*")
     args = parser.parse_args()

@@ -135,8 +135,8 @@ def head_to_head_figure(result: HeadToHead) -> go.Figure:
                           "<br>p (A better) %{customdata[2]} · p (B better) %{customdata[3]}<extra></extra>"))
     fig.update_layout(
         barmode="relative", template="plotly_white", height=140 + 18 * len(tasks),
-        margin={"l": 10, "r": 10, "t": 30, "b": 40}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
-        xaxis={"title": "Δ = A − B, in the task's unit (right: A better)",
+        margin={"l": 10, "r": 10, "t": 30, "b": 56}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
+        xaxis={"title": "Δ = A − B in the task's unit<br>right: A better",
                "zeroline": True, "zerolinecolor": "#444"},
         yaxis={"categoryorder": "array", "categoryarray": labels[::-1], "automargin": True})
     return fig
