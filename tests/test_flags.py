@@ -100,6 +100,11 @@ def test_excluding_flagged_models_ranks_as_if_they_and_their_duels_were_gone(sma
     table = views.leaderboard_table(small_store, exclude_flagged=True)
     assert list(table.index) == list(excluded.index) and not table["Flagged"].any()
     assert "Left out as flagged" in views.flag_note(small_store, True)
+    # with adjusted p-values too: the same as adjusting the copy without the model
+    pd.testing.assert_frame_equal(small_store.ranked(adjusted=True, exclude_flagged=True),
+                                  without.ranked(adjusted=True))
+    small_store.unflag(flagged)  # a new flag state is a new ranking, not the cached one
+    assert flagged in small_store.ranked(adjusted=True, exclude_flagged=True).index
 
 
 def test_flagged_models_are_not_opponents_and_check_follows_the_flags(small_store, small_documents, monkeypatch):
