@@ -115,7 +115,7 @@ its own):
   group when its score interval reaches the leader's lower end, else it leads the next.
 
 What it answers: how much the order depends on which tasks happen to be in the benchmark.
-In simulations with 50 tasks in 9 categories, the overall interval covers
+In simulations of a benchmark of 50 tasks in 9 categories, the overall interval covers
 the true score (the score on many more tasks like these) in about 95% of cases, a
 category's interval in about 92-94%. Limits: it assumes the tasks of a category are
 interchangeable and spread alike in every category; it takes each task's win score as

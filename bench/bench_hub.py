@@ -29,7 +29,9 @@ import json, resource, sys, time
 t = time.perf_counter()
 from leaderboard.board import Leaderboard
 from leaderboard.hub_store import HubStore
-board = Leaderboard(HubStore(sys.argv[1], endpoint=sys.argv[2], cache_dir=sys.argv[3]))
+from leaderboard.tasks import load_benchmark
+benchmark = load_benchmark()
+board = Leaderboard(HubStore(sys.argv[1], benchmark.name, endpoint=sys.argv[2], cache_dir=sys.argv[3]), benchmark)
 board.ranked()
 print(json.dumps({"seconds": time.perf_counter() - t, "models": len(board.models),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

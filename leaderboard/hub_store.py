@@ -54,8 +54,8 @@ class StoreNotFound(StoreError):
 
 
 class HubStore:
-    def __init__(self, repo_id: str, token: str | None = None, endpoint: str | None = None,
-                 cache_dir: str | Path | None = None, benchmark_name: str = "BenCzechMark"):
+    def __init__(self, repo_id: str, benchmark_name: str, token: str | None = None, endpoint: str | None = None,
+                 cache_dir: str | Path | None = None):
         self.repo_id, self.benchmark_name = repo_id, benchmark_name
         self.api = HfApi(endpoint=endpoint, token=token)
         self.cache_dir = Path(cache_dir or default_cache_dir(repo_id))

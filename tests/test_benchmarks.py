@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from conftest import tree_digest
+from leaderboard.submission import parse_submission
 from leaderboard.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
 from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
 
@@ -185,3 +186,20 @@ def test_bad_samples_are_refused_naming_task_sample_and_problem(built, tmp_path,
     assert f"error: task {task}, sample {index} (doc_id " in out.stderr and message in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
     assert tree_digest(store) == before
+
+
+def test_judge_criteria_are_combined_with_the_declared_weights(built):
+    """helps_answers declares helpfulness 0.5, relevance 0.3, brevity 0.2: each sample's
+    score is that weighted mean of its criteria scores."""
+    benchmark, _, _, sample = built
+    if "helps_answers" not in benchmark.task_ids:
+        pytest.skip("a CzechSuite task")
+    assert dict(benchmark.task("helps_answers").criteria) == {"helpfulness": 0.5, "relevance": 0.3, "brevity": 0.2}
+    document = json.loads(sample.read_text())
+    samples = document["predictions"]["helps_answers"]
+    given = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (0.2, 0.6, 1.0)]
+    for item, (h, r, b) in zip(samples, given * len(samples)):
+        item["judge_score"] = {"brevity": b, "helpfulness": h, "relevance": r}  # any key order
+    parsed = parse_submission(json.dumps(document).encode(), benchmark)
+    scores = parsed.tasks["helps_answers"].samples[:4]
+    assert scores.tolist() == pytest.approx([0.5, 0.3, 0.2, 0.5 * 0.2 + 0.3 * 0.6 + 0.2 * 1.0])

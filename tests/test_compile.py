@@ -164,6 +164,21 @@ def test_a_metric_missing_from_a_result(mini, tmp_path, capsys):
     assert "task t_acc" in err and "mini_quiz_2 has no result for acc" in err
 
 
+def test_every_problem_of_a_run_is_listed_at_once(mini, tmp_path, capsys):
+    """Problems in several tasks and runs come back together, not one per attempt."""
+    _, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, ["t_acc", "t_auc", "t_ppl", "t_rouge"], document, DATE_A,
+                     extra_tasks=("mystery_task",))
+    (path.parent / f"samples_mini_nli_1_{DATE_A}.jsonl").unlink()
+    logs = json.loads(path.read_text())
+    del logs["results"]["mini_quiz_2"]["acc,none"]
+    path.write_text(json.dumps(logs))
+    err = refused(mini, tmp_path, capsys)
+    for problem in ("mystery_task", "1 of 5 Mini tasks are in none of the runs: t_em", "mini_quiz_2 has no result for acc",
+                    f"samples file samples_mini_nli_1_{DATE_A}.jsonl is missing"):
+        assert problem in err, (problem, err)
+
+
 def test_variants_with_different_document_counts(mini, tmp_path, capsys):
     _, benchmark, document = mini
     path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)

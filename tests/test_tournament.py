@@ -282,3 +282,20 @@ def test_migrate_keeps_the_ranking_and_recompute_reports_the_changed_verdicts(tm
     assert report.recomputed_pairs == 6 and report.dueled == 0
     assert report.changed == [("t_em", a, b, not original, original)]
     pd.testing.assert_frame_equal(Leaderboard(LocalStore(root), small_benchmark).ranked(), board.ranked())
+
+
+def test_the_tasks_files_alpha_decides_every_verdict(tmp_path, small_benchmark, small_documents):
+    """A benchmark declaring alpha = 0.2 wins duels at p <= 0.2 (not 0.05) and records it
+    in the rules; the same submissions at 0.05 win fewer."""
+    loose = dataclasses.replace(small_benchmark, alpha=0.2)
+    board = Leaderboard(LocalStore(tmp_path / "loose"), loose)
+    publish_all(board, small_documents[:5])
+    rows = board.tournament.rows()
+    tested = rows.fought & ~np.isnan(rows.p_value)
+    assert (rows.significant[tested] == (rows.p_value[tested] <= 0.2)).all()
+    assert ((rows.p_value > 0.05) & (rows.p_value <= 0.2) & rows.significant).any()  # wins only alpha 0.2 gives
+    assert board.rules_description["alpha"] == 0.2
+    strict = Leaderboard(LocalStore(tmp_path / "strict"), small_benchmark)
+    publish_all(strict, small_documents[:5])
+    assert strict.rules != board.rules
+    assert (board.ranked()["overall"].sum() > strict.ranked()["overall"].sum())

@@ -76,6 +76,8 @@ def test_filter_note_explains_an_empty_view(small_store):
     table = views.leaderboard_table(small_store)
     empty = views.filter_table(table, "no such model")
     assert "No model matches" in views.filter_note(empty, len(table), "no such model")
+    shown = views.with_model_links(empty, small_store.models)  # the screen's table, with no rows
+    assert len(shown) == 0 and "Rank 95%" in shown.columns
     assert "above the maximum" in views.filter_note(views.filter_table(table, min_params=70, max_params=7),
                                                     len(table), min_params=70, max_params=7)
     assert views.filter_note(table, len(table)) == ""
@@ -273,3 +275,18 @@ def test_sample_file_lines_up_with_the_store(small_store):
         "precision": "bfloat16", "link_to_model": "https://example.com"})
     assert preview.rank >= 1 and preview.submission_id not in small_store.models
     assert open(submission.sample_file(small_store), "rb").read() == dump_json(document)
+
+
+def test_provenance_says_how_the_model_was_evaluated():
+    rows = dict(details.provenance({
+        "lm_eval_version": {"run_a": "0.4.13", "run_b": "0.4.13"}, "transformers_version": "4.57.1",
+        "n-shot": {"t1": 0, "t2": 0, "t3": 3}, "chat_template_sha": "0123456789abcdef" * 4,
+        "total_evaluation_time_seconds": {"run_a": "5400", "run_b": "1800.5"}, "task_hashes": {"t1": "h1"}}))
+    assert rows["lm-evaluation-harness"] == "0.4.13" and rows["transformers"] == "4.57.1"
+    assert rows["Few-shot examples"] == "0 on 2 tasks, 3 on 1 task"
+    assert rows["Chat template"] == "used (sha256 0123456789ab)"
+    assert rows["Evaluation time"] == "2.0 h"
+    assert rows["Task hashes"].startswith("1 task, fingerprint ")
+    differing = dict(details.provenance({"lm_eval_version": {"a": "0.4.12", "b": "0.4.13"}, "chat_template": None}))
+    assert differing["lm-evaluation-harness"] == "0.4.12 / 0.4.13 (differs between runs)"
+    assert differing["Chat template"] == "not used"

@@ -148,7 +148,7 @@ def provenance(meta: dict) -> list[tuple[str, str]]:
     hashes = meta.get("task_hashes")
     if isinstance(hashes, dict) and hashes:
         fingerprint = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()[:12]
-        rows.append(("Task hashes", f"{len(hashes)} tasks, fingerprint {fingerprint}"))
+        rows.append(("Task hashes", f"{len(hashes)} task{'s' * (len(hashes) != 1)}, fingerprint {fingerprint}"))
     return rows
 
 

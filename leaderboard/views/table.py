@@ -195,7 +195,7 @@ def merged_intervals(table: pd.DataFrame) -> pd.DataFrame:
         name = low.removesuffix(" low")
         ends = [table[low], table[f"{name} high"]]
         form = "{:d}" if pd.api.types.is_integer_dtype(ends[0]) else "{:.2f}"
-        text = [e.map(lambda v: "–" if pd.isna(v) else form.format(v)) for e in ends]
+        text = [e.map(lambda v: "–" if pd.isna(v) else form.format(v)).astype(object) for e in ends]  # also with no rows
         out[low] = np.where(text[0] == text[1], text[0], text[0] + "–" + text[1])
         out = out.drop(columns=f"{name} high").rename(columns={low: name})
     return out
