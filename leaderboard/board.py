@@ -66,7 +66,7 @@ class Leaderboard:
         self.rules_description = rules_description(self.benchmark)
         self.rules = rules_id(self.rules_description)
         self._lock = threading.RLock()
-        self._evidence_cache: dict[tuple[bool, bool], tuple] = {}  # (adjusted, exclude_flagged) -> state
+        self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
         self.load(progress)
 
     # --- state ---------------------------------------------------------------------------
@@ -150,18 +150,22 @@ class Leaderboard:
         `adjusted`: from duels judged by Benjamini-Hochberg adjusted p-values (`duels`).
         `exclude_flagged`: the models that are not flagged, scored on their stored duels
         among themselves (duels against flagged models dropped)."""
-        return self._evidence(adjusted, exclude_flagged)[1]
+        return self._evidence(adjusted, exclude_flagged)["ranked"] if adjusted or exclude_flagged else self._ranked
 
     def duels(self, adjusted: bool = False, exclude_flagged: bool = False) -> Tournament:
         """The stored duels; `exclude_flagged`: only those between models not flagged;
         `adjusted`: then with Benjamini-Hochberg adjusted p-values and the verdicts they
         give, one family per model (`Tournament.bh_adjusted`)."""
-        return self._evidence(adjusted, exclude_flagged)[0]
+        return self._evidence(adjusted, exclude_flagged)["duels"] if adjusted or exclude_flagged else self.tournament
 
     def certainty(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
         """Score and rank intervals and tie groups of `ranked(adjusted, exclude_flagged)`,
-        same rows (`ranking.certainty_table`)."""
-        return self._evidence(adjusted, exclude_flagged)[2]
+        same rows (`ranking.certainty_table`); computed on first use (seconds for thousands
+        of models), so loading and ranking do not pay for it."""
+        entry = self._evidence(adjusted, exclude_flagged)
+        if entry.get("certainty") is None:
+            entry["certainty"] = ranking.certainty_table(entry["ranked"], self.benchmark)
+        return entry["certainty"]
 
     def pair_duels(self, a: str, b: str, adjusted: bool = False) -> tuple[DuelRows, DuelRows, bool]:
         """The duels a-vs-b and b-vs-a (one row each, the board's model indices) and whether
@@ -189,25 +193,25 @@ class Leaderboard:
                             rows.rules)
         return rows.take([0]), rows.take([1]), True
 
-    def _evidence(self, adjusted: bool, exclude_flagged: bool) -> tuple[Tournament, pd.DataFrame, pd.DataFrame]:
-        """(duels, ranking, certainty) under a view setting, computed once per state: the
-        cache entry names the tournament and flags it was computed from, so a reader racing
-        a reload never gets another state's."""
-        tournament, models, flags = self.tournament, self.models, self.flags
+    def _evidence(self, adjusted: bool, exclude_flagged: bool) -> dict:
+        """{"duels", "ranked", "certainty" (None until asked for)} under a view setting,
+        made once per state: the entry names the tournament and flags it was made from, so
+        a reader racing a reload never gets another state's."""
+        tournament, models, flags, ranked = self.tournament, self.models, self.flags, self._ranked
         key = (adjusted, exclude_flagged)
-        cached = self._evidence_cache.get(key)
-        if cached is None or cached[0] is not tournament or cached[1] is not flags:
-            if not (adjusted or exclude_flagged):
-                duels, ranked = tournament, self._ranked
-            else:
-                if exclude_flagged:
-                    models = {sid: model for sid, model in models.items() if sid not in flags}
-                    tournament = tournament.subset(list(models))
-                duels = tournament.bh_adjusted(self.benchmark.alpha) if adjusted else tournament
+        entry = self._evidence_cache.get(key)
+        if entry is None or entry["of"] is not tournament or entry["flags"] is not flags:
+            duels = tournament
+            if exclude_flagged:
+                models = {sid: model for sid, model in models.items() if sid not in flags}
+                duels = duels.subset(list(models))
+            if adjusted:
+                duels = duels.bh_adjusted(self.benchmark.alpha)
+            if adjusted or exclude_flagged:
                 ranked = self._rank(models, duels)
-            cached = (self.tournament, flags, duels, ranked, ranking.certainty_table(ranked, self.benchmark))
-            self._evidence_cache[key] = cached
-        return cached[2:]
+            entry = {"of": tournament, "flags": flags, "duels": duels, "ranked": ranked, "certainty": None}
+            self._evidence_cache[key] = entry
+        return entry
 
     def titles(self) -> dict[str, str]:
         return _titles(self.models)
