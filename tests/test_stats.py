@@ -383,6 +383,16 @@ def test_false_positive_rate_of_judge_scores_is_near_alpha():
     assert 0.025 <= rate <= 0.075
 
 
+def test_false_positive_rate_of_token_f1_and_chrf_bootstrap_is_near_alpha():
+    """Per-sample scores in [0, 1] with many zeros (answers that share no token), both
+    models from one distribution; chrF shares the test."""
+    def draw(rng):
+        return np.where(rng.random((2, 200)) < 0.3, 0.0, rng.beta(4, 2, (2, 200)))
+    assert METRICS["chrf"].test is METRICS["token_f1"].test
+    rate = false_positive_rate(METRICS["token_f1"], draw, 600)
+    assert 0.025 <= rate <= 0.075
+
+
 def test_alpha_decides_significance():
     a = np.r_[np.ones(30), np.zeros(10)]
     b = np.r_[np.zeros(6), np.ones(24), 1, np.zeros(9)]  # 6 samples better, 1 worse: p = 0.029
