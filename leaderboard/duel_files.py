@@ -79,17 +79,21 @@ def rows_from_tables(tables: list, task_ids: list[str], index: dict[str, int]) -
                 unknown |= set(np.asarray(table[side].to_pylist(), dtype=object)[missing])
             where[side] = np.where(missing, -1, positions[np.nan_to_num(found, nan=0).astype(np.int64)])
         keep = (where["first"] >= 0) & (where["second"] >= 0)
+        keep_all = keep.all()
         columns = {}
         for name, kind, fill in (("fought", bool, False), ("significant", bool, False),
                                  ("p_value", float, np.nan), ("delta", float, np.nan)):
             values = (table[name].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-                      .reshape(n, len(file_tasks)).astype(kind))
-            out = np.full((n, len(task_ids)), fill, dtype=kind)
-            shared = [(k, file_tasks.index(t)) for k, t in enumerate(task_ids) if t in file_tasks]
-            if shared:
-                to, frm = zip(*shared)
-                out[:, list(to)] = values[:, list(frm)]
-            columns[name] = out[keep]
+                      .reshape(n, len(file_tasks)).astype(kind))  # a writable copy of Arrow's buffers
+            if file_tasks == task_ids:  # the usual case: no further copy of these (rows x tasks) arrays
+                out = values
+            else:
+                out = np.full((n, len(task_ids)), fill, dtype=kind)
+                shared = [(k, file_tasks.index(t)) for k, t in enumerate(task_ids) if t in file_tasks]
+                if shared:
+                    to, frm = zip(*shared)
+                    out[:, list(to)] = values[:, list(frm)]
+            columns[name] = out if keep_all else out[keep]
         rules_column = table["rules"].cast(pa.string())
         names = pc.unique(rules_column)
         codes = pc.index_in(rules_column, value_set=names).to_numpy(zero_copy_only=False)
