@@ -12,7 +12,8 @@ import math
 
 from leaderboard.board import Leaderboard
 from leaderboard.views import compare, details
-from leaderboard.views.table import METRIC_VALUE, OVERALL, VALUE_NAMES, WIN_SCORE, is_overall, leaderboard_table
+from leaderboard.views.table import (METRIC_VALUE, OVERALL, VALUE_NAMES, WIN_SCORE, check_category, is_overall,
+                                     leaderboard_table)
 
 # The public methods, in the order the About tab lists them.
 ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map")
@@ -33,9 +34,7 @@ class ReadApi:
         self.board = board
 
     def _category(self, category: str) -> str:
-        if category != OVERALL and category not in self.board.benchmark.categories:
-            raise ValueError(f"unknown category {category!r}; choose {OVERALL} or one of "
-                             f"{', '.join(self.board.benchmark.categories)}")
+        check_category(self.board, category)
         return category
 
     def _model(self, submission_id: str) -> str:

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from leaderboard import ranking
 from leaderboard.board import Leaderboard
 from leaderboard.views.markdown import escape_markdown
-from leaderboard.views.table import OVERALL, delta_scale, is_overall, p_text, scope_order
+from leaderboard.views.table import OVERALL, check_category, delta_scale, is_overall, p_text, scope_order
 from stats import evidence
 
 A_WINS, B_WINS, NOT_SEPARABLE = "A wins", "B wins", "not separable"
@@ -54,11 +54,8 @@ class HeadToHead:
 def _category_tasks(board: Leaderboard, category: str | None):
     if is_overall(category):
         return list(board.benchmark.tasks)
-    tasks = board.benchmark.tasks_in(category)
-    if not tasks:
-        raise ValueError(f"unknown category {category!r}; choose {OVERALL} or one of "
-                         f"{', '.join(board.benchmark.categories)}")
-    return tasks
+    check_category(board, category)
+    return board.benchmark.tasks_in(category)
 
 
 def head_to_head(board: Leaderboard, a: str, b: str, category: str | None = None,

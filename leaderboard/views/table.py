@@ -58,16 +58,22 @@ def metric_header(task) -> str:
     return f"{task.abbreviation} {m.display_name}{' %' if m.percent else ''} {'↑' if m.higher_is_better else '↓'}"
 
 
+def check_category(board: Leaderboard, category: str | None) -> None:
+    """Raise ValueError naming the choices unless `category` is Overall or one of the
+    benchmark's categories."""
+    if category != OVERALL and category not in board.benchmark.categories:
+        raise ValueError(f"unknown category {category!r}; choose {OVERALL} or one of "
+                         f"{', '.join(board.benchmark.categories)}")
+
+
 def score_columns(board: Leaderboard, category: str | None, values: str = WIN_SCORE) -> list[ScoreColumn]:
     """The view's score columns, its ranking score first: Overall and the categories, or a
     category and its tasks (win scores, or with METRIC_VALUE each task's own metric)."""
     if is_overall(category):
         return [ScoreColumn(ranking.OVERALL, _win_header(OVERALL)),
                 *[ScoreColumn(c, _win_header(c)) for c in board.benchmark.categories]]
+    check_category(board, category)
     tasks = board.benchmark.tasks_in(category)
-    if not tasks:
-        raise ValueError(f"unknown category {category!r}; choose Overall or one of "
-                         f"{', '.join(board.benchmark.categories)}")
     if values == METRIC_VALUE:
         task_columns = [ScoreColumn(t.id, metric_header(t), t.id, not t.metric.higher_is_better) for t in tasks]
     else:
