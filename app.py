@@ -205,21 +205,26 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
     default_view = share.view_from_query({}, board)
     first = board_parts(*[default_view[k] for k in share.BOARD_KEYS])
     first_revision = first["revision"]
+    def best_two() -> list:
+        """The two best models' ids, None where the board has fewer."""
+        return [*board.ranked().index[:2], None, None][:2]
+
     default_model = board.ranked().index[0] if len(board.models) else None
-    default_pair = list(board.ranked().index[:2]) + [None] * (2 - min(len(board.models), 2))
+    default_pair = best_two()
 
     def restore_view(plot_open, request: gr.Request):
         """On page load: the view the link asks for (its query), from the current board."""
         view = share.view_from_query(request.query_params, board)
         board.refresh()
         unchanged = board.revision == first_revision and view == default_view
-        top = list(board.ranked().index[:2]) + [None] * (2 - min(len(board.models), 2))  # the board may have changed
+        top = best_two()  # the board may have changed
         model, a, b = view["model"] or top[0], view["a"] or top[0], view["b"] or top[1]
+        choices = details.model_choices(board)
         shown_details = (render_model(model, view["details_category"], view["p"]) if view["tab"] == "details" else
-                         (gr.Dropdown(choices=details.model_choices(board), value=model), *(gr.skip(),) * 5))
+                         (gr.Dropdown(choices=choices, value=model), *(gr.skip(),) * 5))
         shown_pair = (render_pair(a, b, view["h2h_category"], view["p"]) if view["tab"] == "head-to-head" else
-                      (gr.Dropdown(choices=details.model_choices(board), value=a),
-                       gr.Dropdown(choices=details.model_choices(board), value=b), *(gr.skip(),) * 5))
+                      (gr.Dropdown(choices=choices, value=a), gr.Dropdown(choices=choices, value=b),
+                       *(gr.skip(),) * 5))
         return (gr.Tabs(selected=view["tab"]) if view["tab"] != default_view["tab"] else gr.skip(),
                 *[view[k] for k in RESTORED_KEYS],
                 *((gr.skip(),) * BOARD_OUTPUTS if unchanged else
