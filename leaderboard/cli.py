@@ -307,7 +307,7 @@ def cmd_demo(args) -> None:
     from leaderboard.demo import build_demo_store
     if LocalStore(args.store).submission_ids():
         raise BadInput(f"{args.store} already holds submissions; demo builds a new store")
-    bar = Bar("building the demo store")
+    bar = Bar("demo")
     try:
         board = build_demo_store(args.store, args.models, args.seed, load_benchmark(args.tasks), progress=bar)
     finally:
