@@ -331,6 +331,8 @@ class Leaderboard:
                 ranked = self._rank(models, tournament)
                 staged.append((model, dump_json({**parsed.document, "submission_metadata": model.metadata}),
                                self._duel_file(tournament, tournament.rows_involving(sid))))
+            if not staged:
+                return []
             progress(1.0, "writing the files")
             titles, snapshot = _titles(models), snapshot_parquet(models, ranked, self.benchmark, self.flags)
             publications = [Publication(m.submission_id, document, duels, titles, snapshot, m)

@@ -305,6 +305,8 @@ def cmd_compile(args) -> None:
 
 def cmd_demo(args) -> None:
     from leaderboard.demo import build_demo_store
+    if args.models < 1:
+        raise BadInput(f"--models must be at least 1, got {args.models}")
     if LocalStore(args.store).submission_ids():
         raise BadInput(f"{args.store} already holds submissions; demo builds a new store")
     bar = Bar("demo")

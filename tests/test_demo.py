@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,6 +14,8 @@ from leaderboard.store import LocalStore
 from leaderboard.tasks import load_benchmark
 from leaderboard.views.table import leaderboard_table
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def _benchmark(tmp_path, tasks: dict, top_opponents: int):
     path = tmp_path / "tasks.json"
@@ -21,7 +24,7 @@ def _benchmark(tmp_path, tasks: dict, top_opponents: int):
 
 
 def _czechsuite() -> dict:
-    return json.loads(open("data/czechsuite_tasks.json").read())
+    return json.loads((ROOT / "data" / "czechsuite_tasks.json").read_text())
 
 
 @pytest.mark.parametrize("tasks, top_opponents, n_models", [
@@ -66,3 +69,12 @@ def test_the_demo_store_is_written_in_one_commit(tmp_path, small_benchmark, monk
     assert len(commits) == 1
     assert sum(name.startswith("data/") for name in commits[0]) == 6
     assert sum(name.startswith("duels/") for name in commits[0]) == 6
+
+
+def test_a_demo_of_no_models_is_refused(tmp_path):
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "leaderboard", "demo", "--store", str(tmp_path / "demo"),
+                             "--models", "0"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2 and "--models must be at least 1, got 0" in result.stderr, result.stderr
+    assert not (tmp_path / "demo" / "data").exists()
