@@ -305,6 +305,45 @@ class Leaderboard:
         raise SubmissionError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
                               f"nothing was published, please try again")
 
+    def publish_all(self, submissions, progress: Progress = no_progress, count: int | None = None) -> list[str]:
+        """Publish validated submissions, an iterable of (SubmissionMetadata,
+        ParsedSubmission, submitted_at) in time order, in one commit: the same files,
+        duels and ranking as publishing them one by one (each duels the top models of its
+        day), without a snapshot and a file write per model. For building a store (the
+        demo); `count`, when known, is how many there are, for the progress messages.
+        Returns the submission ids."""
+        with self._lock, self.store.lock():
+            self.refresh(fresh=True)
+            models, tournament, ranked = dict(self.models), self.tournament.copy(), self._ranked
+            staged = []  # (model, document bytes, duel file bytes); bytes: a parsed document is ~10x larger
+            for k, (metadata, parsed, submitted_at) in enumerate(submissions):
+                progress(k / count if count else 0.0, f"model {k + 1}{f' of {count}' if count else ''}")
+                sid = submission_id(metadata, parsed)
+                _refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
+                model = PublishedModel(sid, self._stored_metadata(metadata, parsed.predictions_sha256,
+                                                                  parsed.results_sha256, sid, submitted_at),
+                                       summarize(parsed, self.benchmark),
+                                       {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
+                opponents = ranking.opponents(ranked, self.benchmark.top_opponents, self.flags)
+                results = {sid: model.results, **{o: models[o].results for o in opponents}}
+                play(self.benchmark, tournament, sid, results, opponents, rules=self.rules)
+                models[sid] = model
+                ranked = self._rank(models, tournament)
+                staged.append((model, dump_json({**parsed.document, "submission_metadata": model.metadata}),
+                               self._duel_file(tournament, tournament.rows_involving(sid))))
+            if not staged:
+                return []
+            progress(1.0, "writing the files")
+            titles, snapshot = _titles(models), snapshot_parquet(models, ranked, self.benchmark, self.flags)
+            publications = [Publication(m.submission_id, document, duels, titles, snapshot, m)
+                            for m, document, duels in staged]
+            try:
+                revision = self.store.publish_all(publications, parent=self.revision)
+            except (StoreConflict, StoreError) as e:
+                raise SubmissionError(f"publishing failed, nothing was published: {e}") from None
+            self._set_state(models, tournament, revision, ranked)
+            return [m.submission_id for m, _, _ in staged]
+
 
     def rebuild(self, progress: Progress = no_progress, recompute: bool = False) -> "RebuildReport":
         """Replay the submissions in time order, each dueling the top models of its

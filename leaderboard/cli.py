@@ -78,22 +78,19 @@ def _open_board(args, must_exist: bool = True):
     return board
 
 
-def _form(args, for_publication: bool) -> dict:
+def _form(args) -> dict:
+    """The form fields; those a pre-submission may leave out (publish requires them) get placeholders."""
     given = {"team_name": args.team, "model_name": args.model, "model_type": args.type,
              "parameters": args.params, "input_length": args.input_length, "precision": args.precision,
              "link_to_model": args.link, "description": args.description or ""}
-    missing = [k for k, v in given.items() if v is None]
-    if for_publication and missing:
-        flags = {"model_type": "--type", "parameters": "--params", "input_length": "--input-length",
-                 "precision": "--precision", "link_to_model": "--link"}
-        raise BadInput("publish needs " + ", ".join(flags[k] for k in missing))
     return {k: PREVIEW_DEFAULTS[k] if v is None else v for k, v in given.items()}
 
 
-def terminal_safe(text) -> str:
+def terminal_safe(text, keep: str = "") -> str:
     """Text for a terminal: control characters (escape sequences, bidirectional
-    overrides) shown as \\x1b-style escapes instead of being obeyed."""
-    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii") for c in str(text))
+    overrides) shown as \\x1b-style escapes instead of being obeyed; those in `keep` stay."""
+    return "".join(c if c.isprintable() or c == " " or c in keep else c.encode("unicode_escape").decode("ascii")
+                   for c in str(text))
 
 
 def _say(text, file=None) -> None:
@@ -136,7 +133,13 @@ def cmd_duel(args) -> None:
 def _print_table(table, fmt: str) -> None:
     from leaderboard.views.table import spreadsheet_safe
     if fmt == "csv":
-        spreadsheet_safe(table).to_csv(sys.stdout, index=False)
+        # CSV has no escapes of its own: control characters are written as \\x1b-style text,
+        # so neither a terminal nor `cat` of the file obeys them. Written to a file or pipe,
+        # newlines and tabs stay data (CSV quoting carries them); --format json keeps every
+        # character exactly (JSON escapes them).
+        keep = "" if sys.stdout.isatty() else "\n\t"
+        safe = spreadsheet_safe(table).map(lambda v: terminal_safe(v, keep) if isinstance(v, str) else v)
+        safe.to_csv(sys.stdout, index=False)
     elif fmt == "json":
         print(table.to_json(orient="records", indent=1, force_ascii=False))  # NaN (no duels yet) becomes null
     else:
@@ -151,7 +154,7 @@ def cmd_presubmit(args, publish: bool = False) -> None:
     board = _open_board(args, must_exist=False)  # publishing into a new folder creates the store
     bar = Bar("pre-submission")
     try:
-        preview = board.presubmit(args.file, _form(args, publish), progress=bar)
+        preview = board.presubmit(args.file, _form(args), progress=bar)
         if publish:
             board.publish(preview, progress=bar)
     finally:
@@ -302,9 +305,11 @@ def cmd_compile(args) -> None:
 
 def cmd_demo(args) -> None:
     from leaderboard.demo import build_demo_store
+    if args.models < 1:
+        raise BadInput(f"--models must be at least 1, got {args.models}")
     if LocalStore(args.store).submission_ids():
         raise BadInput(f"{args.store} already holds submissions; demo builds a new store")
-    bar = Bar("building the demo store")
+    bar = Bar("demo")
     try:
         board = build_demo_store(args.store, args.models, args.seed, load_benchmark(args.tasks), progress=bar)
     finally:
@@ -343,11 +348,12 @@ def build_parser() -> argparse.ArgumentParser:
         store_arg(p)
         p.add_argument("--team", required=True)
         p.add_argument("--model", required=True)
-        p.add_argument("--type", help="chat, pretrained or ensemble")
-        p.add_argument("--params", help="parameters in billions")
-        p.add_argument("--input-length", help="input length in tokens")
-        p.add_argument("--precision")
-        p.add_argument("--link", help="http(s) link to the model")
+        # a pre-submission fills these with placeholders; a publication stores them
+        p.add_argument("--type", required=publish, help="chat, pretrained or ensemble")
+        p.add_argument("--params", required=publish, help="parameters in billions")
+        p.add_argument("--input-length", required=publish, help="input length in tokens")
+        p.add_argument("--precision", required=publish, help="e.g. bfloat16")
+        p.add_argument("--link", required=publish, help="http(s) link to the model")
         p.add_argument("--description")
         p.add_argument("--json", action="store_true")
         p.set_defaults(run=lambda a, publish=publish: cmd_presubmit(a, publish))
@@ -429,11 +435,47 @@ def build_parser() -> argparse.ArgumentParser:
 ID_COMMANDS = ("remove", "flag", "unflag")  # commands taking a submission id
 
 
+def _options(parser: argparse.ArgumentParser) -> tuple[set[str], set[str]]:
+    """(every option string, those taking one value) of the parser and its subcommands."""
+    every, valued = set(), set()
+    for action in parser._actions:  # argparse has no public listing of its options
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub_every, sub_valued = _options(sub)
+                every |= sub_every
+                valued |= sub_valued
+        every |= set(action.option_strings)
+        if action.nargs is None:
+            valued |= set(action.option_strings)
+    return every, valued
+
+
+def _attach_dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """argv with each value that begins with "-" joined to its option (`--team -2+3` ->
+    `--team=-2+3`): argparse reads such a value as an unknown option. A word that is an
+    option (or an abbreviation of one) stays an option, so a missing value is still an error."""
+    every, valued = _options(parser)
+    longs = [o for o in every if o.startswith("--")]
+
+    def is_option(word: str) -> bool:
+        name = word.split("=", 1)[0]
+        return name in every or (name.startswith("--") and any(o.startswith(name) for o in longs))
+    joined, words = [], iter(argv)
+    for word in words:
+        value = next(words, None) if word in valued else None
+        if value is not None and value.startswith("-") and not is_option(value):
+            joined.append(f"{word}={value}")
+        else:
+            joined += [word] + ([value] if value is not None else [])
+    return joined
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
-    """argparse, except that the ID_COMMANDS take an id starting with "-" (ids are made
-    from team names, which may start with one) without needing "--" before it."""
+    """argparse, except that option values may begin with "-" (team and model names,
+    reasons) and the ID_COMMANDS take an id starting with "-" (ids are made from team
+    names) without needing "--" before it."""
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
+    args, unknown = parser.parse_known_args(_attach_dash_values(parser, sys.argv[1:] if argv is None else argv))
     if args.command in ID_COMMANDS and args.submission_id is None and len(unknown) == 1:
         args.submission_id = unknown[0]
     elif unknown:

@@ -10,7 +10,9 @@ import zlib
 
 import numpy as np
 
+from leaderboard.submission import ParsedSubmission, TaskSamples, canonical_sha256, validate_metadata
 from leaderboard.tasks import Benchmark, Task
+from leaderboard.tournament import no_progress
 from stats import ClassProbs, LabelPairs
 
 TEAMS = ["CzechAI", "Brno NLP", "Vltava Labs", "Morava ML", "Prague LLM", "Krkonose", "Sumava AI",
@@ -100,6 +102,12 @@ def _samples(task: Task, design: dict, skill: float, rng: np.random.Generator) -
 def demo_model(benchmark: Benchmark, index: int, seed: int = 0,
                designs: dict | None = None) -> tuple[dict, dict, int]:
     """The `index`-th demo model: (form fields for `validate_metadata`, file document, timestamp)."""
+    return _demo_submission(benchmark, index, seed, designs)[:3]
+
+
+def _demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
+                     designs: dict | None = None) -> tuple[dict, dict, int, dict[str, TaskSamples]]:
+    """demo_model, and the per-sample arrays its file holds (task id -> TaskSamples)."""
     rng = _rng(seed, index, "model")
     size = SIZES[int(rng.integers(len(SIZES)))]
     ability = 0.45 * np.log2(size) - 1.0 + rng.normal(0, 0.45)
@@ -113,15 +121,16 @@ def demo_model(benchmark: Benchmark, index: int, seed: int = 0,
             "description": f"Demo model {index}: a synthetic {size:g}B model."}
     specialisation = {c: rng.normal(0, 0.25) for c in benchmark.categories}
     designs = designs or {t.id: task_design(t, seed) for t in benchmark.tasks}
-    predictions, results = {}, {}
+    predictions, results, tasks = {}, {}, {}
     for task in benchmark.tasks:
         values, samples = _samples(task, designs[task.id], ability + specialisation[task.category], rng)
         results[task.id] = {task.metric_name: task.metric.aggregate(samples), "alias": task.short_name}
         predictions[task.id] = [{task.metric_name: v, "doc_id": int(i)}
                                 for i, v in zip(designs[task.id]["doc_ids"], values)]
+        tasks[task.id] = TaskSamples(samples, np.asarray(designs[task.id]["doc_ids"], dtype=np.int64))
     document = {"predictions": predictions, "results": results,
                 "metadata": {"model_name": f"{team}/{model}", "max_length": form["input_length"], "n-shot": 0}}
-    return form, document, FIRST_TIMESTAMP + 3 * 86400 * index
+    return form, document, FIRST_TIMESTAMP + 3 * 86400 * index, tasks
 
 
 def sample_document(benchmark: Benchmark, references: dict, seed: int = 0) -> dict:
@@ -137,16 +146,20 @@ SAMPLE_INDEX = 10_000  # far from the demo store's models, so never already publ
 
 
 def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchmark | None = None,
-                     progress=None):
-    """Publish `n_models` demo models into the store at `root` through the normal
-    pre-submission and publication path. Returns the Leaderboard."""
+                     progress=no_progress):
+    """A store at `root` of `n_models` demo models, written in one commit; the same store
+    as publishing them one by one (tests/test_demo.py checks), in a fraction of the time:
+    the files are not parsed back and the snapshot is made once. Returns the Leaderboard."""
     from leaderboard.board import Leaderboard
-    from leaderboard.store import LocalStore, dump_json
+    from leaderboard.store import LocalStore
     board = Leaderboard(LocalStore(root), benchmark)
     designs = {t.id: task_design(t, seed) for t in board.benchmark.tasks}
-    for i in range(n_models):
-        if progress:
-            progress(i / n_models, f"demo model {i + 1} of {n_models}")
-        form, document, submitted_at = demo_model(board.benchmark, i, seed, designs)
-        board.publish(board.presubmit(dump_json(document), form), submitted_at=submitted_at)
+
+    def submissions():
+        for i in range(n_models):
+            form, document, submitted_at, tasks = _demo_submission(board.benchmark, i, seed, designs)
+            parsed = ParsedSubmission(tasks, document, canonical_sha256(document["predictions"]),
+                                      canonical_sha256(document["results"]))
+            yield validate_metadata(**form), parsed, submitted_at
+    board.publish_all(submissions(), lambda f, message: progress(f, f"building the demo store: {message}"), n_models)
     return board

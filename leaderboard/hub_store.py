@@ -199,7 +199,7 @@ class HubStore:
 
     def publish(self, publication: Publication, parent: str | None = None) -> str:
         sid = publication.submission_id
-        document = dump_json(publication.document)
+        document = publication.document_bytes()
         stamp = git_blob_id(document)
         cached = encode_cached(publication.model, stamp)
         operations = [CommitOperationAdd(f"data/{sid}.json", document),

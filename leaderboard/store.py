@@ -68,11 +68,14 @@ class Publication:
     """Everything one publication writes, in one commit."""
 
     submission_id: str
-    document: dict
+    document: dict | bytes  # with "submission_metadata"; bytes: already as JSON (a batch holds many)
     duels: bytes  # duels/<submission_id>.parquet
     titles: dict
     snapshot: bytes  # leaderboard.parquet
     model: "PublishedModel"
+
+    def document_bytes(self) -> bytes:
+        return self.document if isinstance(self.document, bytes) else dump_json(self.document)
 
 
 @dataclass
@@ -418,12 +421,21 @@ class LocalStore:
     def publish(self, publication: Publication, parent=None) -> tuple:
         """The submission file, its duels, titles and snapshot in one commit. Call under
         lock(). Returns the new revision."""
+        return self.publish_all([publication], parent)
+
+    def publish_all(self, publications: list[Publication], parent=None) -> tuple:
+        """Several publications in one commit, in time order: their submission and duel
+        files, and the titles and snapshot of the last (the board after all of them).
+        Call under lock(). Returns the new revision."""
         self._check_parent(parent)
-        sid = publication.submission_id
-        document = dump_json(publication.document)
-        self._commit({TITLES_FILE: dump_json(publication.titles), SNAPSHOT_FILE: publication.snapshot,
-                      f"{DUELS_DIR}/{sid}.parquet": publication.duels, f"data/{sid}.json": document})
-        self.save_cached(publication.model, self._stamp(sid, document))
+        documents = {p.submission_id: p.document_bytes() for p in publications}
+        writes = {TITLES_FILE: dump_json(publications[-1].titles), SNAPSHOT_FILE: publications[-1].snapshot}
+        for p in publications:
+            writes[f"{DUELS_DIR}/{p.submission_id}.parquet"] = p.duels
+            writes[f"data/{p.submission_id}.json"] = documents[p.submission_id]
+        self._commit(writes)
+        for p in publications:
+            self.save_cached(p.model, self._stamp(p.submission_id, documents[p.submission_id]))
         return self.revision()
 
     def rewrite(self, change: "BoardRewrite", parent=None) -> tuple:

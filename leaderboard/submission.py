@@ -340,7 +340,7 @@ def _sample_label(items: list, index: int) -> str:
     return f"sample {index}" + (f" (doc_id {doc_id})" if type(doc_id) is int else "")
 
 
-def _canonical_sha256(obj) -> str:
+def canonical_sha256(obj) -> str:
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -521,8 +521,8 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
                 problems.append(f"task {task_id}: {problem}")
     if problems:
         raise SubmissionError(problems)
-    parsed = ParsedSubmission(tasks, document, _canonical_sha256(predictions),
-                              _canonical_sha256(document.get("results", {})))
+    parsed = ParsedSubmission(tasks, document, canonical_sha256(predictions),
+                              canonical_sha256(document.get("results", {})))
     parsed.warnings = _results_warnings(parsed, benchmark)
     return parsed
 

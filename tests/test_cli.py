@@ -60,7 +60,8 @@ def test_presubmit_previews_and_writes_nothing_then_publish(new_model_file, full
     assert tree_digest(full_store) == before
 
     missing = run("publish", new_model_file, "--store", full_store, "--team", "CLI Team", "--model", "cli-model")
-    assert missing.returncode == 2 and "publish needs --type, --params" in missing.stderr
+    assert missing.returncode == 2
+    assert "required: --type, --params, --input-length, --precision, --link" in missing.stderr
     published = run("publish", new_model_file, "--store", full_store, *FORM, "--json")
     assert published.returncode == 0, published.stderr
     sid = json.loads(published.stdout)["submission_id"]
@@ -195,3 +196,83 @@ def test_flag_unflag_and_the_table_without_flagged_models(full_store):
     unflagged = run("unflag", top, "--reason", "cleared", "--store", full_store)
     assert unflagged.returncode == 0 and "unflagged" in unflagged.stdout, unflagged.stderr
     assert not any(r["Flagged"] for r in json.loads(run("table", "--store", full_store, "--format", "json").stdout))
+
+
+# --- argument handling and what the table prints (issue 18, item 17) --------------------------
+
+PUBLICATION_FIELDS = ("--type", "--params", "--input-length", "--precision", "--link")
+
+
+def test_publish_help_shows_the_fields_publication_needs_as_required():
+    usage = " ".join(run("publish", "--help").stdout.split("\n\n")[0].split())
+    for flag in PUBLICATION_FIELDS:
+        assert f"{flag} " in usage and f"[{flag} " not in usage, usage  # shown without brackets: required
+    assert "[--description DESCRIPTION]" in usage
+    for flag in PUBLICATION_FIELDS:  # a pre-submission fills them with placeholders: optional there
+        assert f"[{flag} " in " ".join(run("presubmit", "--help").stdout.split("\n\n")[0].split())
+
+
+def test_publish_without_a_link_names_the_missing_argument(new_model_file, full_store):
+    before = tree_digest(full_store)
+    without_link = FORM[:FORM.index("--link")]
+    result = run("publish", new_model_file, "--store", full_store, *without_link)
+    assert result.returncode == 2 and "the following arguments are required: --link" in result.stderr
+    assert tree_digest(full_store) == before
+
+
+def test_option_values_may_begin_with_a_dash(new_model_file, full_store):
+    form = [*FORM, "--description", "-- a note"]
+    form[form.index("--team") + 1], form[form.index("--model") + 1] = "-2+3", "-x"
+    published = run("publish", new_model_file, "--store", full_store, *form, "--json")
+    assert published.returncode == 0, published.stderr
+    sid = json.loads(published.stdout)["submission_id"]
+    stored = json.loads((full_store / "data" / f"{sid}.json").read_text())["submission_metadata"]
+    assert (stored["team_name"], stored["model_name"], stored["description"]) == ("-2+3", "-x", "-- a note")
+    flagged = run("flag", sid, "--reason", "-leaked test set", "--store", full_store)
+    assert flagged.returncode == 0 and "-leaked test set" in flagged.stdout, flagged.stderr
+    missing = run("flag", sid, "--store", full_store, "--reason")  # a value that is missing is still an error
+    assert missing.returncode == 2 and "expected one argument" in missing.stderr
+
+
+HOSTILE_DESCRIPTION = "clear\x1b[2J title\x1b]0;owned\x07 bidi\u202egnp.exe\nsecond line"
+
+
+def _publish_hostile_description(new_model_file, full_store) -> str:
+    form = [*FORM, "--description", HOSTILE_DESCRIPTION, "--json"]
+    published = run("publish", new_model_file, "--store", full_store, *form)
+    assert published.returncode == 0, published.stderr
+    return json.loads(published.stdout)["submission_id"]
+
+
+def test_csv_to_a_file_keeps_the_data_but_no_control_characters(new_model_file, full_store):
+    _publish_hostile_description(new_model_file, full_store)
+    csv = run("table", "--store", full_store, "--format", "csv")
+    assert csv.returncode == 0, csv.stderr
+    assert "\x1b" not in csv.stdout and "\x07" not in csv.stdout and "\u202e" not in csv.stdout
+    descriptions = pd.read_csv(io.StringIO(csv.stdout), keep_default_na=False)["Description"]
+    # escape sequences written as text; the newline (CSV quotes it) kept as data
+    assert "clear\\x1b[2J title\\x1b]0;owned\\x07 bidi\\u202egnp.exe\nsecond line" in list(descriptions)
+
+
+def test_csv_to_a_terminal_escapes_control_characters_as_the_text_format_does(new_model_file, full_store):
+    import os
+    import pty
+    _publish_hostile_description(new_model_file, full_store)
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "leaderboard", "table", "--store", str(full_store),
+                                "--format", "csv"], cwd=ROOT, stdout=follower, stderr=subprocess.PIPE)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the process closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert process.wait(timeout=300) == 0, process.stderr.read()
+    text = shown.decode()
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "clear\\x1b[2J title\\x1b]0;owned\\x07 bidi\\u202egnp.exe\\nsecond line" in text  # one line, as in text
