@@ -290,3 +290,19 @@ def test_provenance_says_how_the_model_was_evaluated():
     differing = dict(details.provenance({"lm_eval_version": {"a": "0.4.12", "b": "0.4.13"}, "chat_template": None}))
     assert differing["lm-evaluation-harness"] == "0.4.12 / 0.4.13 (differs between runs)"
     assert differing["Chat template"] == "not used"
+
+
+def test_search_is_literal_text_and_an_over_long_one_is_refused_with_a_message(small_store):
+    table = views.leaderboard_table(small_store)
+    titled = table.assign(Model=table["Model"].where(table.index != table.index[1], "Lab (v2)/Model.*+[x]"))
+    assert list(views.filter_table(titled, "(V2)/model.*+[").index) == [table.index[1]]  # regex characters as text
+    assert views.filter_table(titled, "Lab.*x").empty and views.filter_table(titled, "L.b").empty
+    longest = "x" * views.MAX_SEARCH_CHARS
+    assert views.filter_table(table, longest).empty and "No model matches" in views.filter_note(
+        views.filter_table(table, longest), len(table), longest)
+    megabyte = "(" * 1_000_000
+    refused = views.filter_table(table, megabyte)
+    assert refused.empty
+    note = views.filter_note(refused, len(table), megabyte)
+    assert note == (f"**Search not applied:** it is 1,000,000 characters long; at most {views.MAX_SEARCH_CHARS} "
+                    f"(the longest model title). Shorten it.")

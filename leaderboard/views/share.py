@@ -9,7 +9,7 @@ from collections.abc import Mapping
 
 from leaderboard.board import Leaderboard
 from leaderboard.submission import MODEL_TYPES
-from leaderboard.views.table import (ADJUSTED_P, METRIC_VALUE, OVERALL, RAW_P, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
+from leaderboard.views.table import (ADJUSTED_P, MAX_SEARCH_CHARS, METRIC_VALUE, OVERALL, RAW_P, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
                                      sort_choices)
 
 TABS = ("leaderboard", "details", "head-to-head", "submission", "about")
@@ -42,7 +42,7 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
             view[key] = text[key]
     if text["values"] in (WIN_SCORE, METRIC_VALUE) and view["category"] != OVERALL:
         view["values"] = text["values"]
-    view["search"] = text["search"][:200]
+    view["search"] = text["search"][:MAX_SEARCH_CHARS]
     view["types"] = [t for t in MODEL_TYPES if t in text["types"].split(",")]
     view["min"], view["max"] = _number(text["min"]), _number(text["max"])
     sorts = [key for _, key in sort_choices(score_columns(board, view["category"], view["values"]))]

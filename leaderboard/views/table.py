@@ -23,6 +23,7 @@ from leaderboard import ranking
 from leaderboard.board import Leaderboard, Preview
 from leaderboard.flags import MARKER
 from leaderboard.store import PublishedModel
+from leaderboard.submission import MAX_NAME_LENGTH
 from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
 
 OVERALL = "Overall"
@@ -32,6 +33,7 @@ META_COLUMNS = {"model_type": "Type", "parameters": "Parameters (B)", "precision
                 "input_length": "Input length (tokens)", "description": "Description"}
 SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted"]  # the column chooser's
 RANK_SORT = "rank"
+MAX_SEARCH_CHARS = 2 * MAX_NAME_LENGTH + 1  # the longest title, "team/model": a longer search cannot match
 RAW_P, ADJUSTED_P = "raw", "bh"  # the p-value setting: as tested, or Benjamini-Hochberg adjusted
 P_VALUE_CHOICES = [("Raw p-values", RAW_P), ("BH-adjusted", ADJUSTED_P)]
 FLAG_COLUMNS = ["Flagged", "Flag reason", "Flag link"]
@@ -236,11 +238,15 @@ def emphasised(table: pd.DataFrame, score_column: str, highlight: str | None = N
 
 def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
                  min_params: float | None = None, max_params: float | None = None) -> pd.DataFrame:
-    """Rows whose model or team contains `search` (case-insensitive), of the given types
-    and parameter range (None: no limit); ranks are kept as on the full board."""
+    """Rows whose model or team contains `search` as literal text (case-insensitive), of the
+    given types and parameter range (None: no limit); ranks are kept as on the full board.
+    A search over MAX_SEARCH_CHARS matches nothing (filter_note says why)."""
     keep = pd.Series(True, index=table.index)
     if search and search.strip():
-        keep &= table["Model"].str.contains(search.strip(), case=False, regex=False)
+        # Lower-cased on both sides: pandas' case=False runs the text through a regex engine,
+        # which refuses long patterns.
+        keep &= (len(search.strip()) <= MAX_SEARCH_CHARS
+                 and table["Model"].str.lower().str.contains(search.strip().lower(), regex=False))
     if model_types:
         keep &= table["Type"].isin(model_types)
     if min_params is not None:
@@ -253,6 +259,9 @@ def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
 def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=None,
                 min_params: float | None = None, max_params: float | None = None) -> str:
     """What the filters did, in words: why nothing shows, or how many of how many."""
+    if search and len(search.strip()) > MAX_SEARCH_CHARS:
+        return (f"**Search not applied:** it is {len(search.strip()):,} characters long; at most {MAX_SEARCH_CHARS} "
+                f"(the longest model title). Shorten it.")
     if min_params is not None and max_params is not None and min_params > max_params:
         return (f"**No model can match:** the minimum size ({min_params:g} B) is above the maximum "
                 f"({max_params:g} B). Swap or clear them.")
