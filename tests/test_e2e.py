@@ -303,7 +303,7 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     expect(page.locator("#bars")).to_contain_text("win score per task")
     expect(page.locator("#duels thead th")).to_have_count(9)  # competitor + 8 tasks
     text = " ".join(rows(page, "duels").all_inner_texts())
-    assert "perplexity" in text and "p=" in text and "Δ " in text
+    assert "perplexity" in text and "p = " in text and "Δ " in text
     expect(page.locator("#duel-summary")).not_to_contain_text("Factual Knowledge")
     assert "details_category=Language+Modeling" in page.url
     page.locator("#model-pick input").click()

@@ -306,3 +306,41 @@ def test_search_is_literal_text_and_an_over_long_one_is_refused_with_a_message(s
     note = views.filter_note(refused, len(table), megabyte)
     assert note == (f"**Search not applied:** it is 1,000,000 characters long; at most {views.MAX_SEARCH_CHARS} "
                     f"(the longest model title). Shorten it.")
+
+
+def test_p_values_and_parameters_read_the_same_in_every_view(small_store):
+    """One format everywhere: "p = 0.012", "p < 0.0001" (never "p=<0.0001" or "8.88e-16");
+    parameters as "7", not "7.0"."""
+    import dataclasses
+
+    from leaderboard.views import compare
+    tiny, some = 8.88e-16, 0.01234
+    a, b = small_store.ranked().index[:2]
+    result = compare.head_to_head(small_store, a, b)
+    result = dataclasses.replace(result, sign_p=tiny,
+                                 tasks=result.tasks.assign(**{"p (A better)": tiny, "p (B better)": some}))
+    assert "(sign test p < 0.0001)" in compare.head_to_head_summary(result)
+    display = compare.head_to_head_display(result).data
+    assert set(display["p (A better)"]) == {"< 0.0001"} and set(display["p (B better)"]) == {"0.012"}
+    hover = {str(v) for trace in compare.head_to_head_figure(result).data if trace.customdata is not None
+             for row in trace.customdata for v in row}
+    assert {"< 0.0001", "0.012"} <= hover
+    duels = details.duel_table(small_store, a, "Knowledge").assign(**{"p (this model better)": tiny,
+                                                                       "p (competitor better)": tiny})
+    cells = details.duel_grid(duels, "Knowledge").data.drop(columns="Competitor").to_numpy().ravel()
+    assert all(cell.endswith("\np < 0.0001") for cell in cells), cells[:3]
+    duel_map = compare.duel_map(small_store, "t_acc")
+    duel_map = dataclasses.replace(duel_map, cells=duel_map.cells.assign(**{"p (model better)": tiny,
+                                                                            "p (opponent better)": some}))
+    map_hover = {str(v) for row in compare.duel_map_figure(duel_map).data[0].customdata for pair in row for v in pair}
+    assert any("p (row better) < 0.0001 · p (column better) 0.012" in h for h in map_hover)
+    for sid, model in small_store.models.items():
+        shown = views.parameters_text(model.metadata["parameters"])
+        assert shown == f"{model.metadata['parameters']:g}" and not shown.endswith(".0")
+        assert f"| Parameters (B) | {shown} |" in details.model_card(small_store, sid)
+    table = views.with_model_links(views.leaderboard_table(small_store), small_store.models)
+    styled = views.emphasised(table, "Overall win score %")
+    rendered = styled._translate(False, False)["body"]  # the strings the page shows
+    column = list(table.columns).index("Parameters (B)")
+    assert [row[column + 1]["display_value"] for row in rendered] == [
+        views.parameters_text(small_store.models[sid].metadata["parameters"]) for sid in table.index]

@@ -233,7 +233,7 @@ def emphasised(table: pd.DataFrame, score_column: str, highlight: str | None = N
                             axis=1)
     scores = [c for c in table.select_dtypes("float").columns if c != "Parameters (B)"]
     style = style.format(precision=2, subset=scores, na_rep="–")
-    return style.format("{:g}", subset=["Parameters (B)"]) if "Parameters (B)" in table else style
+    return style.format(parameters_text, subset=["Parameters (B)"]) if "Parameters (B)" in table else style
 
 
 def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
@@ -263,8 +263,8 @@ def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=N
         return (f"**Search not applied:** it is {len(search.strip()):,} characters long; at most {MAX_SEARCH_CHARS} "
                 f"(the longest model title). Shorten it.")
     if min_params is not None and max_params is not None and min_params > max_params:
-        return (f"**No model can match:** the minimum size ({min_params:g} B) is above the maximum "
-                f"({max_params:g} B). Swap or clear them.")
+        return (f"**No model can match:** the minimum size ({parameters_text(min_params)} B) is above the maximum "
+                f"({parameters_text(max_params)} B). Swap or clear them.")
     if shown.empty:
         asked = []
         if search and search.strip():
@@ -272,8 +272,7 @@ def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=N
         if model_types:
             asked.append("type " + " or ".join(model_types))
         if min_params is not None or max_params is not None:
-            asked.append(f"{'any' if min_params is None else f'{min_params:g}'}–"
-                         f"{'any' if max_params is None else f'{max_params:g}'} B parameters")
+            asked.append(f"{parameters_text(min_params) or 'any'}–{parameters_text(max_params) or 'any'} B parameters")
         return (f"**No model matches** {', '.join(asked)} (of {total} models). "
                 f"Clear the search or widen the filters.")
     if len(shown) < total:
@@ -315,10 +314,21 @@ def percent(fraction) -> str:
 
 
 def p_text(p) -> str:
-    """A p-value for people: two significant digits, "<0.0001" below that, "–" unknown."""
+    """A p-value for a table cell: two significant digits, "< 0.0001" below that, "–" unknown."""
     if p is None or np.isnan(p):
         return "–"
-    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
+    return "< 0.0001" if p < 1e-4 else f"{p:.2g}"
+
+
+def p_phrase(p) -> str:
+    """A p-value in a sentence: "p = 0.012", "p < 0.0001"."""
+    text = p_text(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def parameters_text(billions) -> str:
+    """Parameters (billions) as everywhere on the page: "7", "1.5"; "" when not given."""
+    return "" if billions is None or billions == "" or np.isnan(float(billions)) else f"{float(billions):g}"
 
 
 def export_name(*parts: str) -> str:
