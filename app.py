@@ -10,11 +10,12 @@ import logging
 import os
 
 import gradio as gr
+from gradio.route_utils import get_root_url
 
 import content
 from leaderboard.board import open_configured_board
 from leaderboard.hub_store import HubStore
-from leaderboard.previews import PreviewShelf
+from leaderboard.previews import DEFAULT_TTL_SECONDS, PreviewShelf, lifetime_text
 from leaderboard.store import StoreError
 from leaderboard.archive import MAX_ARCHIVE_BYTES
 from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
@@ -27,7 +28,7 @@ log = logging.getLogger("leaderboard.app")
 READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true", "yes")
 # Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
 # a pre-submission waits at most as long for its confirmation.
-CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", "900"))
+CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", DEFAULT_TTL_SECONDS))
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
@@ -225,11 +226,18 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         shown_pair = (render_pair(a, b, view["h2h_category"], view["p"]) if view["tab"] == "head-to-head" else
                       (gr.Dropdown(choices=choices, value=a), gr.Dropdown(choices=choices, value=b),
                        *(gr.skip(),) * 5))
+        shown_map = ((view["map"], gr.Accordion(open=True), True, render_map(view["map"], view["p"])) if view["map"] else
+                     (gr.skip(),) * 4)
         return (gr.Tabs(selected=view["tab"]) if view["tab"] != default_view["tab"] else gr.skip(),
                 *[view[k] for k in RESTORED_KEYS],
                 *((gr.skip(),) * BOARD_OUTPUTS if unchanged else
                   board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
-                view["details_category"], *shown_details, view["h2h_category"], *shown_pair, None, None)
+                view["details_category"], *shown_details, view["h2h_category"], *shown_pair, None, None, *shown_map)
+
+    def about_page(request: gr.Request) -> str:
+        """The About tab, its API example addressed to this server as the browser reached it
+        (behind a proxy: the forwarded host)."""
+        return content.about(board.benchmark, get_root_url(request.request, request.request.url.path, None) + "/")
 
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
                   request: gr.Request, progress=gr.Progress()):
@@ -280,7 +288,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         preview = previews.get(request.session_hash, token)
         if preview is None or READ_ONLY:
             message = ("Nothing to publish: pre-submit a file first." if token is None or READ_ONLY else
-                       "This pre-submission has expired (they are kept for 15 minutes); pre-submit the file again.")
+                       f"This pre-submission has expired (they are kept for {lifetime_text(CACHE_SECONDS)}); "
+                       "pre-submit the file again.")
             return message, None, gr.update(visible=False), gr.update()
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
@@ -396,7 +405,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 with gr.Group(visible=False) as publish_row:
                     publish_button = gr.Button("Publish…", variant="primary", elem_id="publish")
                 with gr.Group(visible=False) as confirm_box:
-                    gr.Markdown(content.CONFIRM)
+                    gr.Markdown(content.confirm(CACHE_SECONDS))
                     with gr.Row():
                         confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
                         cancel_button = gr.Button("Cancel", elem_id="cancel")
@@ -405,7 +414,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
                                              visible=False, line_breaks=True, wrap=True)
             with gr.Tab("About", id="about") as about_tab:
-                gr.Markdown(content.about(board.benchmark), elem_id="about")
+                about = gr.Markdown(elem_id="about")  # filled on load: its API example has the server's address
 
         board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta, p_values,
                         exclude_flagged]
@@ -420,8 +429,10 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         app.load(restore_view, [plot_open],
                  [tabs, category, search, types, min_params, max_params, shown_meta, p_values, *board_outputs,
                   detail_category, *details_outputs, pair_category, *pair_outputs,
-                  params, input_length],  # Gradio's Number mounts None as 0; reset
+                  params, input_length,  # Gradio's Number mounts None as 0; reset
+                  map_scope, map_box, map_open, duel_map_plot],
                  queue=False, **PRIVATE)
+        app.load(about_page, None, about, queue=False, **PRIVATE)
         board_tab.select(refresh_if_changed, [shown_revision, *board_inputs, plot_open], board_outputs,
                          queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
         plot_box.expand(lambda: True, None, plot_open, **PRIVATE).then(render_plot, board_inputs, scatter, queue=False,
@@ -442,9 +453,11 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         pair_tab.select(render_pair, pair_inputs, pair_outputs, queue=False,
                         js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"), **PRIVATE)
         map_box.expand(lambda: True, None, map_open, **PRIVATE).then(render_map, [map_scope, p_values], duel_map_plot,
-                                                                     queue=False, **PRIVATE)
-        map_box.collapse(lambda: False, None, map_open, **PRIVATE)
-        map_scope.input(render_map, [map_scope, p_values], duel_map_plot, queue=False, **PRIVATE)
+                                                                     queue=False, js=share.query_writer(share.MAP_KEYS),
+                                                                     **PRIVATE)
+        map_box.collapse(lambda: False, None, map_open, js=share.MAP_CLOSER_JS, **PRIVATE)
+        map_scope.input(render_map, [map_scope, p_values], duel_map_plot, queue=False,
+                        js=share.query_writer(share.MAP_KEYS), **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the board's own
         # handler is among board_inputs' above).
         p_values.input(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False,

@@ -42,7 +42,7 @@ def test_only_the_read_endpoints_are_public(served):
     api = client.view_api(return_format="dict", print_info=False)
     assert set(api["named_endpoints"]) == PUBLIC
     assert api["unnamed_endpoints"] == {}
-    about = content.about(load_benchmark())
+    about = content.about(load_benchmark(), "http://127.0.0.1/")
     for name, endpoint in api["named_endpoints"].items():  # the About tab documents each and its parameters
         assert f"`{name}`" in about
         assert all(f"`{p['parameter_name']}`" in about for p in endpoint["parameters"]), endpoint

@@ -257,13 +257,16 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
     assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
                     "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "p": "raw",
                     "exclude_flagged": True, "model": sid, "details_category": "Knowledge", "a": None, "b": None,
-                    "h2h_category": "Overall"}
+                    "h2h_category": "Overall", "map": None}
     other = small_store.ranked().index[0]
     pair = share.view_from_query({"tab": "head-to-head", "a": sid, "b": other, "h2h_category": "Language",
                                   "p": "bh"}, small_store)
     assert (pair["tab"], pair["a"], pair["b"], pair["h2h_category"], pair["p"]) == ("head-to-head", sid, other,
                                                                                     "Language", "bh")
-    junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none"}, small_store)
+    for scope in ("Overall", "Language", "t_acc"):  # the open duel map's scope: Overall, a category or a task
+        assert share.view_from_query({"map": scope}, small_store)["map"] == scope
+    junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none", "map": "t_"},
+                                 small_store)
     assert junk == share.DEFAULTS
     assert share.view_from_query({"values": "metric"}, small_store)["values"] == views.WIN_SCORE  # Overall
 
