@@ -290,16 +290,18 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             message = ("Nothing to publish: pre-submit a file first." if token is None or READ_ONLY else
                        f"This pre-submission has expired (they are kept for {lifetime_text(CACHE_SECONDS)}); "
                        "pre-submit the file again.")
-            return message, None, gr.update(visible=False), gr.update()
+            return message, None, gr.update(visible=False), gr.update(), gr.skip()
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
             return (submission.problems_markdown(board.benchmark, e.problems, "Publishing failed:"), None,
-                    gr.update(visible=False), gr.update())
+                    gr.update(visible=False), gr.update(), gr.skip())
         previews.discard(request.session_hash, token)
-        return (f"Published **{escape_markdown(preview.model.title)}** as `{sid}`, rank "
-                f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
-                gr.update(choices=details.model_choices(board), value=sid))
+        published = board_views.with_model_links(submission.published_table(board, sid), board.models)
+        return (submission.published_summary(board, sid), None, gr.update(visible=False),
+                gr.update(choices=details.model_choices(board), value=sid),
+                gr.Dataframe(value=board_views.emphasised(published, board_views.score_columns(board, None)[0].header, sid),
+                             datatype=board_views.column_types(published)))
 
     with gr.Blocks(title=content.title(board.benchmark), delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
@@ -488,7 +490,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
 
         cancel_button.click(cancel, preview_state, [status, preview_table, preview_duels, preview_state, confirm_box],
                             **PRIVATE)
-        confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
+        confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick, preview_table],
                              concurrency_limit=1, show_progress_on=[status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
                              ).then(board_view, [*board_inputs, plot_open], board_outputs, **PRIVATE)
 
