@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import os
 
 import gradio as gr
@@ -39,10 +40,15 @@ VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own me
 PAGE_JS = """() => {
   %s
   const titles = %s;
-  const label = () => document.querySelectorAll("th.header-cell").forEach((th) => {
-    const title = titles[th.querySelector("span.header")?.textContent.trim()];
-    if (title && th.title !== title) th.title = title;
-  });
+  const label = () => {
+    document.querySelectorAll("th.header-cell").forEach((th) => {
+      const title = titles[th.querySelector("span.header")?.textContent.trim()];
+      if (title && th.title !== title) th.title = title;
+    });
+    // The pinned Model column starts where the rank column (its width follows the view) ends.
+    const board = document.getElementById("board"), rank = board?.querySelector("thead th");
+    if (rank) board.style.setProperty("--rank-width", `${rank.getBoundingClientRect().width}px`);
+  };
   new MutationObserver(label).observe(document.body, {subtree: true, childList: true,
                                                       attributes: true, attributeFilter: ["title"]});
   label();
@@ -76,7 +82,7 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
 }"""
 # The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
-RANK_WIDTH, MODEL_WIDTH = "60px", "170px"  # the pinned columns: Rank, and Model right of it
+MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
 RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "p"]  # sort, values, flagged: with the table
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
@@ -87,14 +93,15 @@ CSS = """
 }
 #board th:nth-child(1), #board [role=gridcell]:nth-child(1) { left: 0; }
 #board th:nth-child(2), #board [role=gridcell]:nth-child(2) {
-  left: RANK_WIDTH; box-shadow: 2px 0 0 var(--border-color-primary);
+  left: var(--rank-width, 60px); box-shadow: 2px 0 0 var(--border-color-primary);
 }
 #board th .header, #preview th .header { word-break: normal; overflow-wrap: normal; hyphens: none; }
 #duels [role=gridcell], #duels th { font-size: 12px; }
 #legend th, #legend td { word-break: normal; overflow-wrap: normal; hyphens: none; }
 .score-bars { margin: 0; max-width: 720px; }
 .score-bars figcaption { font-weight: 600; margin-bottom: 6px; }
-.bar-row { display: grid; grid-template-columns: minmax(80px, 17em) 1fr 3.5em; align-items: center; gap: 8px; }
+.bar-row { display: grid; grid-template-columns: minmax(4em, 17em) minmax(30%, 1fr) 3.5em; align-items: center; gap: 8px; }
+input[role=combobox] { padding-right: 28px !important; text-overflow: ellipsis; }  /* the text stops before the arrow */
 .bar-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .bar-track { background: var(--background-fill-secondary); height: 16px; border-radius: 3px; }
 .bar { display: block; height: 100%; background: #4C78A8; border-radius: 3px; }
@@ -113,7 +120,14 @@ CSS = """
   #legend table { display: block; overflow-x: auto; font-size: 13px; }
   #legend th, #legend td { padding: 4px 6px; }
 }
-""".replace("RANK_WIDTH", RANK_WIDTH)
+"""
+
+
+def rank_width(header: str) -> str:
+    """The pinned rank column's width: its header's longest word on one line ("Understanding"
+    in "Czech Language Understanding rank"); headers are 14px monospace, 0.6em a letter,
+    plus the cell's padding and a margin for fonts a little wider."""
+    return f"{max(60, math.ceil(8.6 * max(map(len, header.split())) + 20))}px"
 
 
 def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
@@ -136,7 +150,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         sorts = board_views.sort_choices(columns)
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
-            widths=[RANK_WIDTH, MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
+            widths=[rank_width(display.columns[0]), MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
             note="\n\n".join(filter(None, [board_views.filter_note(shown, len(full), search, types, min_params,
                                                                   max_params),
                                             board_views.flag_note(board, exclude_flagged)])),

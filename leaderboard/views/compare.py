@@ -240,8 +240,11 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
                                          "line": {"color": "#999", "width": 1}}))
     side = max(360, 16 * n + 170)
     fig.update_layout(
-        template="plotly_white", height=side, margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        title={"text": f"{html.escape(result.scope_name)}: row vs column", "x": 0, "font": {"size": 14}},
+        # The title starts below the toolbar (about 30px, shown on hover) that a phone's width
+        # puts over it; the top axis's title and ticks follow in the margin.
+        template="plotly_white", height=side, margin={"l": 10, "r": 10, "t": 110, "b": 10},
+        title={"text": f"{html.escape(result.scope_name)}: row vs column", "x": 0, "font": {"size": 14},
+               "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 34}},
         legend={"orientation": "h", "y": -0.02, "yanchor": "top", "x": 0},
         xaxis={"title": "opponent (rank)", "showgrid": False, "automargin": True, "side": "top", "dtick": 1 if n <= 30 else 5},
         yaxis={"autorange": "reversed", "showgrid": False, "automargin": True})
