@@ -79,9 +79,9 @@ class ReadApi:
         check_category(self.board, category)
         return category
 
-    def _model(self, submission_id: str) -> str:
+    def _model(self, parameter: str, submission_id: str) -> str:
         if submission_id not in self.board.models:
-            raise ValueError(f"no published model {submission_id!r}; the ids are in leaderboard_table's "
+            raise ValueError(f"{parameter}: no published model {submission_id!r}; the ids are in leaderboard_table's "
                              f"submission_id")
         return submission_id
 
@@ -108,7 +108,7 @@ class ReadApi:
         delta in the task's unit."""
         self.board.refresh()
         board = self.board
-        submission_id, category = self._model(submission_id), self._category(category)
+        submission_id, category = self._model("submission_id", submission_id), self._category(category)
         ranked = board.ranked(adjusted)
         model, row, flag = board.models[submission_id], ranked.loc[submission_id], board.flags.get(submission_id)
         return {
@@ -131,9 +131,10 @@ class ReadApi:
         category; the sign test over the tasks (ahead, behind, sign_p); on_demand is true when
         the two never dueled and the duels were run for this answer (not stored)."""
         self.board.refresh()
-        model_a, model_b, category = self._model(model_a), self._model(model_b), self._category(category)
+        model_a, model_b = self._model("model_a", model_a), self._model("model_b", model_b)
+        category = self._category(category)
         if model_a == model_b:
-            raise ValueError("pick two different models")
+            raise ValueError("model_a and model_b are the same model; pick two different models")
         result = compare.head_to_head(self.board, model_a, model_b, category, adjusted)
         return {"model_a": model_a, "model_b": model_b, "title_a": result.title_a, "title_b": result.title_b,
                 "category": result.category, "adjusted": adjusted, "on_demand": result.on_demand,
