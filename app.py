@@ -7,14 +7,16 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
 import os
 
 import gradio as gr
+from gradio.route_utils import get_root_url
 
 import content
 from leaderboard.board import open_configured_board
 from leaderboard.hub_store import HubStore
-from leaderboard.previews import PreviewShelf
+from leaderboard.previews import DEFAULT_TTL_SECONDS, PreviewShelf, lifetime_text
 from leaderboard.store import StoreError
 from leaderboard.archive import MAX_ARCHIVE_BYTES
 from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
@@ -27,7 +29,7 @@ log = logging.getLogger("leaderboard.app")
 READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true", "yes")
 # Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
 # a pre-submission waits at most as long for its confirmation.
-CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", "900"))
+CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", DEFAULT_TTL_SECONDS))
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
@@ -38,10 +40,15 @@ VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own me
 PAGE_JS = """() => {
   %s
   const titles = %s;
-  const label = () => document.querySelectorAll("th.header-cell").forEach((th) => {
-    const title = titles[th.querySelector("span.header")?.textContent.trim()];
-    if (title && th.title !== title) th.title = title;
-  });
+  const label = () => {
+    document.querySelectorAll("th.header-cell").forEach((th) => {
+      const title = titles[th.querySelector("span.header")?.textContent.trim()];
+      if (title && th.title !== title) th.title = title;
+    });
+    // The pinned Model column starts where the rank column (its width follows the view) ends.
+    const board = document.getElementById("board"), rank = board?.querySelector("thead th");
+    if (rank) board.style.setProperty("--rank-width", `${rank.getBoundingClientRect().width}px`);
+  };
   new MutationObserver(label).observe(document.body, {subtree: true, childList: true,
                                                       attributes: true, attributeFilter: ["title"]});
   label();
@@ -75,7 +82,7 @@ SCROLL_TO_STATUS_JS = """(...inputs) => {
 }"""
 # The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
-RANK_WIDTH, MODEL_WIDTH = "60px", "170px"  # the pinned columns: Rank, and Model right of it
+MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
 RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "p"]  # sort, values, flagged: with the table
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
@@ -86,14 +93,15 @@ CSS = """
 }
 #board th:nth-child(1), #board [role=gridcell]:nth-child(1) { left: 0; }
 #board th:nth-child(2), #board [role=gridcell]:nth-child(2) {
-  left: RANK_WIDTH; box-shadow: 2px 0 0 var(--border-color-primary);
+  left: var(--rank-width, 60px); box-shadow: 2px 0 0 var(--border-color-primary);
 }
 #board th .header, #preview th .header { word-break: normal; overflow-wrap: normal; hyphens: none; }
 #duels [role=gridcell], #duels th { font-size: 12px; }
 #legend th, #legend td { word-break: normal; overflow-wrap: normal; hyphens: none; }
 .score-bars { margin: 0; max-width: 720px; }
 .score-bars figcaption { font-weight: 600; margin-bottom: 6px; }
-.bar-row { display: grid; grid-template-columns: minmax(80px, 17em) 1fr 3.5em; align-items: center; gap: 8px; }
+.bar-row { display: grid; grid-template-columns: minmax(4em, 17em) minmax(30%, 1fr) 3.5em; align-items: center; gap: 8px; }
+input[role=combobox] { padding-right: 28px !important; text-overflow: ellipsis; }  /* the text stops before the arrow */
 .bar-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .bar-track { background: var(--background-fill-secondary); height: 16px; border-radius: 3px; }
 .bar { display: block; height: 100%; background: #4C78A8; border-radius: 3px; }
@@ -112,7 +120,14 @@ CSS = """
   #legend table { display: block; overflow-x: auto; font-size: 13px; }
   #legend th, #legend td { padding: 4px 6px; }
 }
-""".replace("RANK_WIDTH", RANK_WIDTH)
+"""
+
+
+def rank_width(header: str) -> str:
+    """The pinned rank column's width: its header's longest word on one line ("Understanding"
+    in "Czech Language Understanding rank"); headers are 14px monospace, 0.6em a letter,
+    plus the cell's padding and a margin for fonts a little wider."""
+    return f"{max(60, math.ceil(8.6 * max(map(len, header.split())) + 20))}px"
 
 
 def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
@@ -135,7 +150,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         sorts = board_views.sort_choices(columns)
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
-            widths=[RANK_WIDTH, MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
+            widths=[rank_width(display.columns[0]), MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
             note="\n\n".join(filter(None, [board_views.filter_note(shown, len(full), search, types, min_params,
                                                                   max_params),
                                             board_views.flag_note(board, exclude_flagged)])),
@@ -225,11 +240,18 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         shown_pair = (render_pair(a, b, view["h2h_category"], view["p"]) if view["tab"] == "head-to-head" else
                       (gr.Dropdown(choices=choices, value=a), gr.Dropdown(choices=choices, value=b),
                        *(gr.skip(),) * 5))
+        shown_map = ((view["map"], gr.Accordion(open=True), True, render_map(view["map"], view["p"])) if view["map"] else
+                     (gr.skip(),) * 4)
         return (gr.Tabs(selected=view["tab"]) if view["tab"] != default_view["tab"] else gr.skip(),
                 *[view[k] for k in RESTORED_KEYS],
                 *((gr.skip(),) * BOARD_OUTPUTS if unchanged else
                   board_view(*[view[k] for k in share.BOARD_KEYS], plot_open)),
-                view["details_category"], *shown_details, view["h2h_category"], *shown_pair, None, None)
+                view["details_category"], *shown_details, view["h2h_category"], *shown_pair, None, None, *shown_map)
+
+    def about_page(request: gr.Request) -> str:
+        """The About tab, its API example addressed to this server as the browser reached it
+        (behind a proxy: the forwarded host)."""
+        return content.about(board.benchmark, get_root_url(request.request, request.request.url.path, None) + "/")
 
     def presubmit(team, model, model_type, params, input_length, precision, description, link, file,
                   request: gr.Request, progress=gr.Progress()):
@@ -280,17 +302,20 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         preview = previews.get(request.session_hash, token)
         if preview is None or READ_ONLY:
             message = ("Nothing to publish: pre-submit a file first." if token is None or READ_ONLY else
-                       "This pre-submission has expired (they are kept for 15 minutes); pre-submit the file again.")
-            return message, None, gr.update(visible=False), gr.update()
+                       f"This pre-submission has expired (they are kept for {lifetime_text(CACHE_SECONDS)}); "
+                       "pre-submit the file again.")
+            return message, None, gr.update(visible=False), gr.update(), gr.skip()
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
             return (submission.problems_markdown(board.benchmark, e.problems, "Publishing failed:"), None,
-                    gr.update(visible=False), gr.update())
+                    gr.update(visible=False), gr.update(), gr.skip())
         previews.discard(request.session_hash, token)
-        return (f"Published **{escape_markdown(preview.model.title)}** as `{sid}`, rank "
-                f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
-                gr.update(choices=details.model_choices(board), value=sid))
+        published = board_views.with_model_links(submission.published_table(board, sid), board.models)
+        return (submission.published_summary(board, sid), None, gr.update(visible=False),
+                gr.update(choices=details.model_choices(board), value=sid),
+                gr.Dataframe(value=board_views.emphasised(published, board_views.score_columns(board, None)[0].header, sid),
+                             datatype=board_views.column_types(published)))
 
     with gr.Blocks(title=content.title(board.benchmark), delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
@@ -396,7 +421,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 with gr.Group(visible=False) as publish_row:
                     publish_button = gr.Button("Publish…", variant="primary", elem_id="publish")
                 with gr.Group(visible=False) as confirm_box:
-                    gr.Markdown(content.CONFIRM)
+                    gr.Markdown(content.confirm(CACHE_SECONDS))
                     with gr.Row():
                         confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
                         cancel_button = gr.Button("Cancel", elem_id="cancel")
@@ -405,7 +430,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
                                              visible=False, line_breaks=True, wrap=True)
             with gr.Tab("About", id="about") as about_tab:
-                gr.Markdown(content.about(board.benchmark), elem_id="about")
+                about = gr.Markdown(elem_id="about")  # filled on load: its API example has the server's address
 
         board_inputs = [category, values, search, types, min_params, max_params, sort, shown_meta, p_values,
                         exclude_flagged]
@@ -420,8 +445,10 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         app.load(restore_view, [plot_open],
                  [tabs, category, search, types, min_params, max_params, shown_meta, p_values, *board_outputs,
                   detail_category, *details_outputs, pair_category, *pair_outputs,
-                  params, input_length],  # Gradio's Number mounts None as 0; reset
+                  params, input_length,  # Gradio's Number mounts None as 0; reset
+                  map_scope, map_box, map_open, duel_map_plot],
                  queue=False, **PRIVATE)
+        app.load(about_page, None, about, queue=False, **PRIVATE)
         board_tab.select(refresh_if_changed, [shown_revision, *board_inputs, plot_open], board_outputs,
                          queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
         plot_box.expand(lambda: True, None, plot_open, **PRIVATE).then(render_plot, board_inputs, scatter, queue=False,
@@ -442,9 +469,11 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         pair_tab.select(render_pair, pair_inputs, pair_outputs, queue=False,
                         js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"), **PRIVATE)
         map_box.expand(lambda: True, None, map_open, **PRIVATE).then(render_map, [map_scope, p_values], duel_map_plot,
-                                                                     queue=False, **PRIVATE)
-        map_box.collapse(lambda: False, None, map_open, **PRIVATE)
-        map_scope.input(render_map, [map_scope, p_values], duel_map_plot, queue=False, **PRIVATE)
+                                                                     queue=False, js=share.query_writer(share.MAP_KEYS),
+                                                                     **PRIVATE)
+        map_box.collapse(lambda: False, None, map_open, js=share.MAP_CLOSER_JS, **PRIVATE)
+        map_scope.input(render_map, [map_scope, p_values], duel_map_plot, queue=False,
+                        js=share.query_writer(share.MAP_KEYS), **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the board's own
         # handler is among board_inputs' above).
         p_values.input(render_model, [model_pick, detail_category, p_values], details_outputs, queue=False,
@@ -475,7 +504,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
 
         cancel_button.click(cancel, preview_state, [status, preview_table, preview_duels, preview_state, confirm_box],
                             **PRIVATE)
-        confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick],
+        confirm_button.click(publish, [preview_state], [status, preview_state, confirm_box, model_pick, preview_table],
                              concurrency_limit=1, show_progress_on=[status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
                              ).then(board_view, [*board_inputs, plot_open], board_outputs, **PRIVATE)
 

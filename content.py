@@ -2,6 +2,7 @@
 benchmark; its own prose comes from the file's `description` and `about`."""
 from __future__ import annotations
 
+from leaderboard.previews import lifetime_text
 from leaderboard.tasks import Benchmark
 from stats.duel_tests import N_RESAMPLES
 from stats.metrics import SAMPLE_KINDS
@@ -19,8 +20,11 @@ TEST_EXPLANATIONS = {
 
 READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is switched off."
 
-CONFIRM = ("**Publish this model?** It will appear on the public leaderboard and duel future "
-           "submissions. This cannot be undone from the app.")
+def confirm(kept_seconds: float) -> str:
+    """The question before publishing; the pre-submission is kept `kept_seconds`."""
+    return ("**Publish this model?** It will appear on the public leaderboard and duel future "
+            "submissions. This cannot be undone from the app. The pre-submission is kept for "
+            f"{lifetime_text(kept_seconds)}: publish before then or pre-submit again.")
 
 P_VALUES_INFO = ("BH-adjusted: each model's p-values over all its duels are corrected for testing many at once "
                  "(Benjamini-Hochberg); every score, rank, view and download follows. See About.")
@@ -64,7 +68,8 @@ def _metrics_used(benchmark: Benchmark) -> dict:
     return used
 
 
-def about(benchmark: Benchmark) -> str:
+def about(benchmark: Benchmark, address: str) -> str:
+    """The About tab; `address` is this server's as the reader reached it (the API example's)."""
     used = _metrics_used(benchmark)
     metrics = "\n".join(
         f"- **{m.display_name}** (`{m.name}`, {_plural(n, 'task')}, {'higher' if m.higher_is_better else 'lower'} "
@@ -156,12 +161,13 @@ Benjamini-Hochberg adjusted p-values, as the page's *BH-adjusted* setting.
 | `/head_to_head` | `model_a`, `model_b` (submission ids), `category` (default Overall), `adjusted` | as the Head-to-head tab: `tasks` (per task both metric values, `Δ`, `p (A better)`, `p (B better)`, `Verdict`), `record` per category and Total, the sign test (`ahead`, `behind`, `sign_p`), `on_demand` (true: the two never dueled; the duels were run for this answer) |
 | `/duel_map` | `scope` (Overall, a category or a task id), `top` (the best models on the scope, 1-200, default 50), `adjusted` | the heatmap's data: `model_ids` in the scope's rank order and `cells`, one per ordered pair: `Verdict` (won, lost, not separable, not dueled), tasks won / lost / not separable, and on a task `p (model better)`, `p (opponent better)`, `Δ` |
 
-A bad argument (an unknown category or model) gets an error with its message.
+A bad argument (a wrong type, text over 500 characters, a number out of range, an unknown
+category, scope or model) gets an error naming the parameter.
 
 ```python
 from gradio_client import Client
 
-client = Client("https://<this space's address>/")
+client = Client("{address}")
 rows = client.predict(category="{benchmark.categories[0]}", exclude_flagged=True, api_name="/leaderboard_table")
 a, b = rows[0]["submission_id"], rows[1]["submission_id"]
 pair = client.predict(model_a=a, model_b=b, api_name="/head_to_head")

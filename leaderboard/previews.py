@@ -14,10 +14,22 @@ from collections import OrderedDict
 from typing import Callable, Generic, TypeVar
 
 Item = TypeVar("Item")
+# How long a pre-submission (and an upload in Gradio's cache) is kept: the app's
+# LEADERBOARD_CACHE_SECONDS, whose default (README) is this.
+DEFAULT_TTL_SECONDS = 900
+
+
+def lifetime_text(seconds: float) -> str:
+    """A lifetime for people: "45 seconds", "15 minutes", "2 hours"."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size:
+            count = round(seconds / size)
+            return f"{count} {unit}s"
+    return f"{seconds:g} second{'s' * (seconds != 1)}"
 
 
 class PreviewShelf(Generic[Item]):
-    def __init__(self, ttl: float = 1800.0, per_session: int = 1, total: int = 8,
+    def __init__(self, ttl: float = DEFAULT_TTL_SECONDS, per_session: int = 1, total: int = 8,
                  clock: Callable[[], float] = time.monotonic):
         self.ttl, self.per_session, self.total, self.clock = ttl, per_session, total, clock
         self._items: OrderedDict[str, tuple[str, float, Item]] = OrderedDict()  # token -> (session, put at, item), oldest first

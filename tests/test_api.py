@@ -42,7 +42,7 @@ def test_only_the_read_endpoints_are_public(served):
     api = client.view_api(return_format="dict", print_info=False)
     assert set(api["named_endpoints"]) == PUBLIC
     assert api["unnamed_endpoints"] == {}
-    about = content.about(load_benchmark())
+    about = content.about(load_benchmark(), "http://127.0.0.1/")
     for name, endpoint in api["named_endpoints"].items():  # the About tab documents each and its parameters
         assert f"`{name}`" in about
         assert all(f"`{p['parameter_name']}`" in about for p in endpoint["parameters"]), endpoint
@@ -141,5 +141,61 @@ def test_the_duel_map_endpoint_gives_every_pair_of_the_best_models(served):
     assert len(overall["cells"]) == 25 and overall["scope_name"] == "Overall"
     with pytest.raises(AppError, match="top must be between 1 and 200"):
         client.predict(top=0, api_name="/duel_map")
-    with pytest.raises(AppError, match="unknown category 'Poetry'"):
+    with pytest.raises(AppError, match="unknown scope .Poetry."):
         client.predict(scope="Poetry", api_name="/duel_map")
+
+
+MEGABYTE = "x" * 1_000_000
+
+
+def bad_calls(a: str, b: str) -> list[tuple[str, dict, str]]:
+    """(endpoint, arguments, the message's start): wrong types, out-of-range numbers and
+    over-long text for every parameter of every endpoint."""
+    return [
+        ("/leaderboard_table", {"category": 5}, "category must be text, not a number (5)"),
+        ("/leaderboard_table", {"category": ["x"]}, "category must be text, not a list"),
+        ("/leaderboard_table", {"category": None}, "category must be text, not null"),
+        ("/leaderboard_table", {"category": MEGABYTE}, "category is 1,000,000 characters long; at most 500"),
+        ("/leaderboard_table", {"category": "Nonsense"}, "unknown category 'Nonsense'"),
+        ("/leaderboard_table", {"values": 3}, "values must be text, not a number (3)"),
+        ("/leaderboard_table", {"values": "raw"}, "unknown values 'raw'"),
+        ("/leaderboard_table", {"exclude_flagged": "yes"}, "exclude_flagged must be true or false, not text ('yes')"),
+        ("/leaderboard_table", {"exclude_flagged": 1}, "exclude_flagged must be true or false, not a number (1)"),
+        ("/leaderboard_table", {"adjusted": None}, "adjusted must be true or false, not null"),
+        ("/model_details", {"submission_id": ["x"]}, "submission_id must be text, not a list"),
+        ("/model_details", {"submission_id": {"a": 1}}, "submission_id must be text, not an object"),
+        ("/model_details", {"submission_id": 5}, "submission_id must be text, not a number (5)"),
+        ("/model_details", {"submission_id": MEGABYTE}, "submission_id is 1,000,000 characters long; at most 500"),
+        ("/model_details", {"submission_id": "nobody"}, "submission_id: no published model 'nobody'"),
+        ("/head_to_head", {"model_a": a, "model_b": "nobody"}, "model_b: no published model 'nobody'"),
+        ("/head_to_head", {"model_a": a, "model_b": a}, "model_a and model_b are the same model"),
+        ("/model_details", {"submission_id": a, "category": 7}, "category must be text, not a number (7)"),
+        ("/model_details", {"submission_id": a, "adjusted": "x"}, "adjusted must be true or false, not text ('x')"),
+        ("/head_to_head", {"model_a": None, "model_b": b}, "model_a must be text, not null"),
+        ("/head_to_head", {"model_a": a, "model_b": [1]}, "model_b must be text, not a list"),
+        ("/head_to_head", {"model_a": a, "model_b": MEGABYTE}, "model_b is 1,000,000 characters long; at most 500"),
+        ("/head_to_head", {"model_a": a, "model_b": b, "category": {}}, "category must be text, not an object"),
+        ("/head_to_head", {"model_a": a, "model_b": b, "adjusted": 2}, "adjusted must be true or false, not a number (2)"),
+        ("/duel_map", {"top": "5"}, "top must be a whole number, not text ('5')"),
+        ("/duel_map", {"top": 5.5}, "top must be a whole number, not a number (5.5)"),
+        ("/duel_map", {"top": True}, "top must be a whole number, not true or false (True)"),
+        ("/duel_map", {"top": None}, "top must be a whole number, not null"),
+        ("/duel_map", {"top": 0}, "top must be between 1 and 200, not 0"),
+        ("/duel_map", {"top": 10**30}, "top must be between 1 and 200, not 1000000000000000000000000000000"),
+        ("/duel_map", {"scope": 3}, "scope must be text, not a number (3)"),
+        ("/duel_map", {"scope": MEGABYTE}, "scope is 1,000,000 characters long; at most 500"),
+        ("/duel_map", {"scope": "Poetry"}, "unknown scope 'Poetry'; choose Overall, a category"),
+        ("/duel_map", {"adjusted": "true"}, "adjusted must be true or false, not text ('true')"),
+    ]
+
+
+def test_every_bad_argument_gets_a_message_naming_the_parameter(served):
+    client, store, _ = served
+    a, b = [r["submission_id"] for r in client.predict(api_name="/leaderboard_table")[:2]]
+    before = tree_digest(store)
+    for endpoint, arguments, message in bad_calls(a, b):
+        with pytest.raises(AppError) as refused:
+            client.predict(**arguments, api_name=endpoint)
+        assert str(refused.value).startswith(message), (endpoint, str(arguments)[:80], str(refused.value)[:300])
+        assert len(str(refused.value)) < 600  # an over-long argument is not echoed back
+    assert tree_digest(store) == before

@@ -22,7 +22,7 @@ from leaderboard.demo import demo_model
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import dump_json
 from leaderboard.views.submission import with_abbreviations
-from test_e2e import serve
+from test_e2e import ROOT, serve
 
 FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
 MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbounded previews took ~33 MB each
@@ -146,6 +146,23 @@ def test_uploads_and_previews_are_deleted_when_old(tmp_path_factory, full_store_
 def rss_mb(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
+
+
+def test_the_shelf_keeps_a_preview_as_long_as_the_readme_says():
+    now = [0.0]
+    shelf = PreviewShelf(clock=lambda: now[0])
+    token = shelf.put("a", "preview")
+    default = int(re.search(r"`LEADERBOARD_CACHE_SECONDS` \| [^|]+ \| (\d+) \|", (ROOT / "README.md").read_text())[1])
+    now[0] = default - 1
+    assert shelf.get("a", token) == "preview"
+    now[0] = default + 1
+    assert shelf.get("a", token) is None
+
+
+def test_the_page_states_the_configured_lifetime_of_a_pre_submission(tmp_path_factory, full_store_template):
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_CACHE_SECONDS="120") as (url, _, _, _):
+        page = httpx.get(f"{url}config", timeout=60).text
+    assert "kept for 2 minutes" in page and "15 minutes" not in page
 
 
 def test_the_shelf_bounds_time_sessions_and_total():

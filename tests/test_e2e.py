@@ -303,7 +303,7 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     expect(page.locator("#bars")).to_contain_text("win score per task")
     expect(page.locator("#duels thead th")).to_have_count(9)  # competitor + 8 tasks
     text = " ".join(rows(page, "duels").all_inner_texts())
-    assert "perplexity" in text and "p=" in text and "Δ " in text
+    assert "perplexity" in text and "p = " in text and "Δ " in text
     expect(page.locator("#duel-summary")).not_to_contain_text("Factual Knowledge")
     assert "details_category=Language+Modeling" in page.url
     page.locator("#model-pick input").click()
@@ -383,10 +383,23 @@ def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     expect(status).to_contain_text(f"{team}/e2e-model")
     expect(status).to_be_in_viewport()
     assert len(list((store / "data").glob("*.json"))) == 6
+    published_row = page.locator("#preview [role=row]").filter(has_text=f"{team}/e2e-model")
+    expect(published_row).to_contain_text("published", timeout=30000)  # no longer "new"
+    expect(published_row.locator("[role=gridcell]").nth(1)).not_to_have_text("new")
+    expect(published_row.locator("a")).to_have_attribute("href", re.compile(r"tab=details&model="))
+    details_link = status.get_by_role("link", name="See its details")
+    expect(details_link).to_have_attribute("href", re.compile(r"\?tab=details&model="))
+    shot(page, "06_published_status")
     page.get_by_role("tab", name="Leaderboard").click()
     expect(rows(page)).to_have_count(6, timeout=30000)
     expect(page.locator("#board [role=grid]")).to_contain_text(f"{team}/e2e-model")
     shot(page, "07_published")
+    page.get_by_role("tab", name="Submit").click()
+    with page.context.expect_page() as opened:  # the link opens the new model's details (in a new tab)
+        details_link.click()
+    expect(opened.value.locator("#card")).to_contain_text(f"{team}/e2e-model", timeout=30000)
+    expect(opened.value.locator("#model-pick input")).to_have_value(f"{team}/e2e-model")
+    opened.value.close()
     page.get_by_role("tab", name="Details").click()  # the new model is picked there
     expect(page.locator("#model-pick input")).to_have_value(f"{team}/e2e-model")
     expect(rows(page, "duels")).to_have_count(5, timeout=30000)

@@ -133,3 +133,27 @@ def test_phone_shows_head_to_head_and_duel_map(phone):
     expect(phone.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
     phone.locator("#map-box").scroll_into_view_if_needed()
     shot(phone, "26_phone_duel_map")
+
+
+def test_a_duel_map_link_opens_the_map_on_its_scope(browser, app_url):
+    page = open_page(browser, app_url[0])
+    open_pair_tab(page)
+    page.get_by_text("Duel map: every pair of the best").click()
+    expect(page.locator("#duel-map .gtitle")).to_contain_text("Overall: row vs column", timeout=30000)
+    choose(page, "map-scope", "NER")
+    expect(page.locator("#duel-map .gtitle")).to_contain_text("NER: row vs column", timeout=30000)
+    page.wait_for_url(re.compile("map=NER"))
+    link = page.url
+    page.context.close()
+    other = open_page(browser, link)
+    expect(other.locator("#duel-map .gtitle")).to_contain_text("NER: row vs column", timeout=30000)
+    expect(other.locator("#map-scope input")).to_have_value("NER")
+    other.get_by_text("Duel map: every pair of the best").click()  # closing the map takes it out of the link
+    other.wait_for_url(lambda url: "map=" not in url)
+    other.context.close()
+
+
+def test_the_about_tab_shows_the_running_address_in_its_api_example(page, app_url):
+    page.get_by_role("tab", name="About").click()
+    expect(page.locator("#about")).to_contain_text(f'Client("{app_url[0]}")', timeout=30000)
+    assert "<this space's address>" not in page.locator("#about").inner_text()

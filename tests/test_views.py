@@ -186,7 +186,7 @@ def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_tas
                                             for o in small_store.ranked().index if o != sid]  # rank order
     won = duels[duels["Result"] == details.WON].iloc[0]
     cell = frame.set_index("Competitor").loc[f"{ranks[won['competitor_id']]}. {won['Competitor']}", won["Task"]]
-    assert cell.startswith("won\nΔ +") and "\np=" in cell
+    assert cell.startswith("won\nΔ +") and re.search(r"\np [=<] ", cell)
     assert cell.split("\n")[1].endswith("perplexity" if won["Task"] == "PPL" else "pp")
     styles = grid._compute().ctx  # the cell colours
     assert ("background-color", "#c8e6c9") in [s for v in styles.values() for s in v]
@@ -257,13 +257,16 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
     assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
                     "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "p": "raw",
                     "exclude_flagged": True, "model": sid, "details_category": "Knowledge", "a": None, "b": None,
-                    "h2h_category": "Overall"}
+                    "h2h_category": "Overall", "map": None}
     other = small_store.ranked().index[0]
     pair = share.view_from_query({"tab": "head-to-head", "a": sid, "b": other, "h2h_category": "Language",
                                   "p": "bh"}, small_store)
     assert (pair["tab"], pair["a"], pair["b"], pair["h2h_category"], pair["p"]) == ("head-to-head", sid, other,
                                                                                     "Language", "bh")
-    junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none"}, small_store)
+    for scope in ("Overall", "Language", "t_acc"):  # the open duel map's scope: Overall, a category or a task
+        assert share.view_from_query({"map": scope}, small_store)["map"] == scope
+    junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none", "map": "t_"},
+                                 small_store)
     assert junk == share.DEFAULTS
     assert share.view_from_query({"values": "metric"}, small_store)["values"] == views.WIN_SCORE  # Overall
 
@@ -290,3 +293,57 @@ def test_provenance_says_how_the_model_was_evaluated():
     differing = dict(details.provenance({"lm_eval_version": {"a": "0.4.12", "b": "0.4.13"}, "chat_template": None}))
     assert differing["lm-evaluation-harness"] == "0.4.12 / 0.4.13 (differs between runs)"
     assert differing["Chat template"] == "not used"
+
+
+def test_search_is_literal_text_and_an_over_long_one_is_refused_with_a_message(small_store):
+    table = views.leaderboard_table(small_store)
+    titled = table.assign(Model=table["Model"].where(table.index != table.index[1], "Lab (v2)/Model.*+[x]"))
+    assert list(views.filter_table(titled, "(V2)/model.*+[").index) == [table.index[1]]  # regex characters as text
+    assert views.filter_table(titled, "Lab.*x").empty and views.filter_table(titled, "L.b").empty
+    longest = "x" * views.MAX_SEARCH_CHARS
+    assert views.filter_table(table, longest).empty and "No model matches" in views.filter_note(
+        views.filter_table(table, longest), len(table), longest)
+    megabyte = "(" * 1_000_000
+    refused = views.filter_table(table, megabyte)
+    assert refused.empty
+    note = views.filter_note(refused, len(table), megabyte)
+    assert note == (f"**Search not applied:** it is 1,000,000 characters long; at most {views.MAX_SEARCH_CHARS} "
+                    f"(the longest model title). Shorten it.")
+
+
+def test_p_values_and_parameters_read_the_same_in_every_view(small_store):
+    """One format everywhere: "p = 0.012", "p < 0.0001" (never "p=<0.0001" or "8.88e-16");
+    parameters as "7", not "7.0"."""
+    import dataclasses
+
+    from leaderboard.views import compare
+    tiny, some = 8.88e-16, 0.01234
+    a, b = small_store.ranked().index[:2]
+    result = compare.head_to_head(small_store, a, b)
+    result = dataclasses.replace(result, sign_p=tiny,
+                                 tasks=result.tasks.assign(**{"p (A better)": tiny, "p (B better)": some}))
+    assert "(sign test p < 0.0001)" in compare.head_to_head_summary(result)
+    display = compare.head_to_head_display(result).data
+    assert set(display["p (A better)"]) == {"< 0.0001"} and set(display["p (B better)"]) == {"0.012"}
+    hover = {str(v) for trace in compare.head_to_head_figure(result).data if trace.customdata is not None
+             for row in trace.customdata for v in row}
+    assert {"< 0.0001", "0.012"} <= hover
+    duels = details.duel_table(small_store, a, "Knowledge").assign(**{"p (this model better)": tiny,
+                                                                       "p (competitor better)": tiny})
+    cells = details.duel_grid(duels, "Knowledge").data.drop(columns="Competitor").to_numpy().ravel()
+    assert all(cell.endswith("\np < 0.0001") for cell in cells), cells[:3]
+    duel_map = compare.duel_map(small_store, "t_acc")
+    duel_map = dataclasses.replace(duel_map, cells=duel_map.cells.assign(**{"p (model better)": tiny,
+                                                                            "p (opponent better)": some}))
+    map_hover = {str(v) for row in compare.duel_map_figure(duel_map).data[0].customdata for pair in row for v in pair}
+    assert any("p (row better) < 0.0001 · p (column better) 0.012" in h for h in map_hover)
+    for sid, model in small_store.models.items():
+        shown = views.parameters_text(model.metadata["parameters"])
+        assert shown == f"{model.metadata['parameters']:g}" and not shown.endswith(".0")
+        assert f"| Parameters (B) | {shown} |" in details.model_card(small_store, sid)
+    table = views.with_model_links(views.leaderboard_table(small_store), small_store.models)
+    styled = views.emphasised(table, "Overall win score %")
+    rendered = styled._translate(False, False)["body"]  # the strings the page shows
+    column = list(table.columns).index("Parameters (B)")
+    assert [row[column + 1]["display_value"] for row in rendered] == [
+        views.parameters_text(small_store.models[sid].metadata["parameters"]) for sid in table.index]

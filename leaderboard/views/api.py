@@ -3,10 +3,13 @@
 Each public method is one endpoint (app.py exposes them with `gr.api`, named by the
 method). Parameters and returns are typed, as `gr.api` derives the endpoint's schema from
 the hints, so this module keeps real annotations (no `from __future__ import annotations`).
-Bad arguments raise ValueError with a message for the caller. Nothing here writes.
+Bad arguments (wrong type, over-long text, out of range, unknown) raise ValueError with a
+message naming the parameter. Nothing here writes.
 `adjusted=True` everywhere means duels judged by Benjamini-Hochberg adjusted p-values, as
 the page's "BH-adjusted" setting.
 """
+import functools
+import inspect
 import json
 import math
 
@@ -18,6 +21,45 @@ from leaderboard.views.table import (METRIC_VALUE, OVERALL, VALUE_NAMES, WIN_SCO
 # The public methods, in the order the About tab lists them.
 ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map")
 MAX_MAP_MODELS = 200  # a duel map's models: 200² cells is already 40,000 records
+MAX_TEXT_CHARS = 500  # a text argument: ids, categories and task ids are far shorter
+_EXPECTED = {str: "text", bool: "true or false", int: "a whole number"}
+
+
+def _kind(value) -> str:
+    """What a JSON value is, in the words of the API's messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"true or false ({value})"
+    if isinstance(value, (int, float)):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"text ({value[:40]!r}{'…' * (len(value) > 40)})"
+    return "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _check_argument(name: str, expected: type, value) -> None:
+    """Raise ValueError naming the parameter unless `value` is of the `expected` JSON type
+    (bool is not a whole number here) and, as text, at most MAX_TEXT_CHARS long."""
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        raise ValueError(f"{name} must be {_EXPECTED[expected]}, not {_kind(value)}")
+    if expected is str and len(value) > MAX_TEXT_CHARS:
+        raise ValueError(f"{name} is {len(value):,} characters long; at most {MAX_TEXT_CHARS}")
+
+
+def _checked(method):
+    """An endpoint whose arguments are checked against its type hints first: the caller
+    gets which parameter is wrong and why, never a TypeError from deep inside."""
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)  # gr.api reads the signature and hints through the wrapper
+    def endpoint(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        for name, value in list(bound.arguments.items())[1:]:
+            _check_argument(name, signature.parameters[name].annotation, value)
+        return method(*bound.args, **bound.kwargs)
+    return endpoint
 
 
 def _records(table) -> list[dict]:
@@ -37,12 +79,13 @@ class ReadApi:
         check_category(self.board, category)
         return category
 
-    def _model(self, submission_id: str) -> str:
+    def _model(self, parameter: str, submission_id: str) -> str:
         if submission_id not in self.board.models:
-            raise ValueError(f"no published model {submission_id!r}; the ids are in leaderboard_table's "
+            raise ValueError(f"{parameter}: no published model {submission_id!r}; the ids are in leaderboard_table's "
                              f"submission_id")
         return submission_id
 
+    @_checked
     def leaderboard_table(self, category: str = OVERALL, values: str = WIN_SCORE,
                           exclude_flagged: bool = False, adjusted: bool = False) -> list[dict]:
         """The ranked table of a category, as on the Leaderboard tab: one record per model, best
@@ -57,6 +100,7 @@ class ReadApi:
         return _records(leaderboard_table(self.board, None if is_overall(category) else category,
                                           values, adjusted=adjusted, exclude_flagged=exclude_flagged))
 
+    @_checked
     def model_details(self, submission_id: str, category: str = OVERALL, adjusted: bool = False) -> dict:
         """One published model: title, metadata, rank, overall, category and task win scores in
         percent, each task's metric value, its flag (or null), and its duels in the category
@@ -64,7 +108,7 @@ class ReadApi:
         delta in the task's unit."""
         self.board.refresh()
         board = self.board
-        submission_id, category = self._model(submission_id), self._category(category)
+        submission_id, category = self._model("submission_id", submission_id), self._category(category)
         ranked = board.ranked(adjusted)
         model, row, flag = board.models[submission_id], ranked.loc[submission_id], board.flags.get(submission_id)
         return {
@@ -79,6 +123,7 @@ class ReadApi:
                               .set_index("competitor_id")),
         }
 
+    @_checked
     def head_to_head(self, model_a: str, model_b: str, category: str = OVERALL, adjusted: bool = False) -> dict:
         """Two published models on the tasks of a category (every task for Overall), as on the
         Head-to-head tab: per task both metric values, the delta in the task's unit, both
@@ -86,23 +131,27 @@ class ReadApi:
         category; the sign test over the tasks (ahead, behind, sign_p); on_demand is true when
         the two never dueled and the duels were run for this answer (not stored)."""
         self.board.refresh()
-        model_a, model_b, category = self._model(model_a), self._model(model_b), self._category(category)
+        model_a, model_b = self._model("model_a", model_a), self._model("model_b", model_b)
+        category = self._category(category)
         if model_a == model_b:
-            raise ValueError("pick two different models")
+            raise ValueError("model_a and model_b are the same model; pick two different models")
         result = compare.head_to_head(self.board, model_a, model_b, category, adjusted)
         return {"model_a": model_a, "model_b": model_b, "title_a": result.title_a, "title_b": result.title_b,
                 "category": result.category, "adjusted": adjusted, "on_demand": result.on_demand,
                 "tasks": _records(result.tasks.set_index("task_id")), "record": _records(result.record.set_index("Category")),
                 "ahead": result.ahead, "behind": result.behind, "sign_p": result.sign_p}
 
+    @_checked
     def duel_map(self, scope: str = OVERALL, top: int = 50, adjusted: bool = False) -> dict:
         """The heatmap's data: every ordered pair among the `top` best models (at most 200) on a
         scope (Overall, a category or a task id), in the scope's rank order; per cell the
         verdict (won, lost, not separable, not dueled), the tasks won, lost and not separable,
         and on a task the p-values and delta."""
         self.board.refresh()
-        if scope not in self.board.benchmark.task_ids:
-            scope = self._category(scope)
+        benchmark = self.board.benchmark
+        if scope != OVERALL and scope not in benchmark.categories and scope not in benchmark.task_ids:
+            raise ValueError(f"unknown scope {scope!r}; choose {OVERALL}, a category ({', '.join(benchmark.categories)}) "
+                             f"or a task id (the keys of model_details' tasks)")
         if not 1 <= top <= MAX_MAP_MODELS:
             raise ValueError(f"top must be between 1 and {MAX_MAP_MODELS}, not {top}")
         result = compare.duel_map(self.board, scope, adjusted, top)

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from leaderboard import ranking
 from leaderboard.board import Leaderboard
 from leaderboard.views.markdown import escape_markdown
-from leaderboard.views.table import OVERALL, check_category, delta_scale, is_overall, p_text, scope_order
+from leaderboard.views.table import OVERALL, check_category, delta_scale, is_overall, p_phrase, p_text, scope_order
 from stats import evidence
 
 A_WINS, B_WINS, NOT_SEPARABLE = "A wins", "B wins", "not separable"
@@ -98,8 +98,8 @@ def head_to_head_summary(result: HeadToHead) -> str:
     total = result.record.set_index("Category").loc["Total"]
     tasks = len(result.tasks)
     scope = "all tasks" if result.category == OVERALL else f"the {escape_markdown(result.category)} tasks"
-    verdict = (f"**A is ahead on this suite** (sign test p = {result.sign_p:.3g})" if result.sign_p <= result.alpha else
-               f"the sign test does not say A is ahead (p = {result.sign_p:.3g})")
+    verdict = (f"**A is ahead on this suite** (sign test {p_phrase(result.sign_p)})" if result.sign_p <= result.alpha
+               else f"the sign test does not say A is ahead ({p_phrase(result.sign_p)})")
     lines = [f"**A** = {a} · **B** = {b}",
              "",
              f"On {scope} ({tasks}): **A wins {total[A_WINS]}**, **B wins {total[B_WINS]}**, "
@@ -126,7 +126,7 @@ def head_to_head_figure(result: HeadToHead) -> go.Figure:
             x=tasks.loc[rows, "Δ"], y=np.array(labels, dtype=object)[rows.to_numpy()], orientation="h",
             name=html.escape(name[:60]), marker_color=VERDICT_COLOURS[verdict],
             customdata=np.stack([tasks.loc[rows, c].astype(str) for c in ("Category", "Δ unit")] +
-                                [tasks.loc[rows, c].map("{:.3g}".format) for c in ("p (A better)", "p (B better)")],
+                                [tasks.loc[rows, c].map(p_text) for c in ("p (A better)", "p (B better)")],
                                 axis=-1) if rows.any() else None,
             hovertemplate="%{y} · %{customdata[0]}<br>Δ %{x:+.2f} %{customdata[1]} (positive: A better)"
                           "<br>p (A better) %{customdata[2]} · p (B better) %{customdata[3]}<extra></extra>"))
@@ -222,8 +222,8 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
     names = [f"{r}. {t[:24]}" for r, t in enumerate(titles, 1)]  # rows; columns by rank, the names on hover
     single = cells["Δ unit"].iloc[0] != ""
     detail = (cells["Verdict"] + " · Δ " + cells["Δ"].map("{:+.2f}".format) + " " + cells["Δ unit"]
-              + "<br>p (row better) " + cells["p (model better)"].map("{:.3g}".format)
-              + " · p (column better) " + cells["p (opponent better)"].map("{:.3g}".format)) if single else (
+              + "<br>p (row better) " + cells["p (model better)"].map(p_text)
+              + " · p (column better) " + cells["p (opponent better)"].map(p_text)) if single else (
         cells["Verdict"] + "<br>tasks won " + cells["Won"].astype(str) + " · lost " + cells["Lost"].astype(str)
         + " · not separable " + cells["Not separable"].astype(str))
     detail = detail.where(cells["Verdict"] != "", "").where(cells["Verdict"] != NOT_DUELED, NOT_DUELED)
@@ -240,8 +240,11 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
                                          "line": {"color": "#999", "width": 1}}))
     side = max(360, 16 * n + 170)
     fig.update_layout(
-        template="plotly_white", height=side, margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        title={"text": f"{html.escape(result.scope_name)}: row vs column", "x": 0, "font": {"size": 14}},
+        # The title starts below the toolbar (about 30px, shown on hover) that a phone's width
+        # puts over it; the top axis's title and ticks follow in the margin.
+        template="plotly_white", height=side, margin={"l": 10, "r": 10, "t": 110, "b": 10},
+        title={"text": f"{html.escape(result.scope_name)}: row vs column", "x": 0, "font": {"size": 14},
+               "yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 34}},
         legend={"orientation": "h", "y": -0.02, "yanchor": "top", "x": 0},
         xaxis={"title": "opponent (rank)", "showgrid": False, "automargin": True, "side": "top", "dtick": 1 if n <= 30 else 5},
         yaxis={"autorange": "reversed", "showgrid": False, "automargin": True})

@@ -16,7 +16,8 @@ from leaderboard.flags import MARKER
 from leaderboard.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.tasks import Benchmark
-from leaderboard.views.table import META_COLUMNS, _submitted, delta_scale, is_overall, p_text, percent
+from leaderboard.views.table import (META_COLUMNS, _submitted, delta_scale, is_overall, p_phrase, parameters_text,
+                                     percent)
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
@@ -82,7 +83,8 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
     lines += ["", "| Field | Value |", "| --- | --- |",
               f"| Model page | {markdown_link(m.get('link_to_model', ''), m.get('link_to_model'))} |"]
     for key, label in {**META_COLUMNS, "submission_id": "Submission id"}.items():
-        lines.append(f"| {label} | {escape_markdown(m.get(key, ''))} |")
+        value = parameters_text(m.get(key)) if key == "parameters" else m.get(key, "")
+        lines.append(f"| {label} | {escape_markdown(value)} |")
     lines.append(f"| Submitted | {_submitted(m.get('submission_timestamp'))} |")
     rows = provenance(harness_metadata(board.store, submission_id))
     lines += ["", "#### How it was evaluated",
@@ -237,7 +239,7 @@ def duel_grid(duels: pd.DataFrame, category: str | None = None):
     else:
         p = np.where(duels["Result"] == LOST, duels["p (competitor better)"], duels["p (this model better)"])
         duels = duels.assign(cell=duels["Result"] + "\nΔ " + duels["Δ"].map("{:+.2f}".format) + " "
-                             + duels["Δ unit"] + "\np=" + pd.Series(p, index=duels.index).map(p_text))
+                             + duels["Δ unit"] + "\n" + pd.Series(p, index=duels.index).map(p_phrase))
         order = list(dict.fromkeys(duels["Task"]))
         cells, verdicts = (duels.pivot(index=["Rank", "Competitor"], columns="Task", values=v)[order]
                            for v in ("cell", "Result"))

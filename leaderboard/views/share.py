@@ -1,6 +1,6 @@
 """Shareable views: the page's state (tab, category, value kind, search, filters, sort,
 columns, p-values, flagged models left out or not, the model in details, the head-to-head
-pair) as a URL query, read back when a link is opened."""
+pair, the open duel map's scope) as a URL query, read back when a link is opened."""
 from __future__ import annotations
 
 import json
@@ -9,17 +9,20 @@ from collections.abc import Mapping
 
 from leaderboard.board import Leaderboard
 from leaderboard.submission import MODEL_TYPES
-from leaderboard.views.table import (ADJUSTED_P, METRIC_VALUE, OVERALL, RAW_P, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
+from leaderboard.views.compare import scope_choices
+from leaderboard.views.table import (ADJUSTED_P, MAX_SEARCH_CHARS, METRIC_VALUE, OVERALL, RAW_P, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
                                      sort_choices)
 
 TABS = ("leaderboard", "details", "head-to-head", "submission", "about")
 # The query's keys and their defaults (a default is left out of the URL).
 DEFAULTS = {"tab": "leaderboard", "category": OVERALL, "values": WIN_SCORE, "search": "", "types": [],
             "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "p": RAW_P, "exclude_flagged": False,
-            "model": None, "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL}
+            "model": None, "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL,
+            "map": None}  # the duel map's scope while it is open
 BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns", "p", "exclude_flagged"]
 DETAILS_KEYS = ["model", "details_category"]
 HEAD_TO_HEAD_KEYS = ["a", "b", "h2h_category"]
+MAP_KEYS = ["map"]
 
 
 def _number(text: str) -> float | None:
@@ -42,7 +45,7 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
             view[key] = text[key]
     if text["values"] in (WIN_SCORE, METRIC_VALUE) and view["category"] != OVERALL:
         view["values"] = text["values"]
-    view["search"] = text["search"][:200]
+    view["search"] = text["search"][:MAX_SEARCH_CHARS]
     view["types"] = [t for t in MODEL_TYPES if t in text["types"].split(",")]
     view["min"], view["max"] = _number(text["min"]), _number(text["max"])
     sorts = [key for _, key in sort_choices(score_columns(board, view["category"], view["values"]))]
@@ -56,6 +59,8 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
     for key in ("model", "a", "b"):
         if text[key] in board.models:
             view[key] = text[key]
+    if text["map"] in [key for _, key in scope_choices(board)]:
+        view["map"] = text["map"]
     return view
 
 
@@ -89,6 +94,10 @@ def query_writer(keys: list[str], tab: str | None = None) -> str:
     given, to the URL, then pass the inputs on to the event's function."""
     tab_js = f"window.writeViewQuery(['tab'], [{json.dumps(tab)}]); " if tab else ""
     return f"(...values) => {{ {tab_js}window.writeViewQuery({json.dumps(keys)}, values); return values; }}"
+
+
+# The duel map closed: its scope leaves the URL.
+MAP_CLOSER_JS = "() => { window.writeViewQuery(%s, ['']); return []; }" % json.dumps(MAP_KEYS)
 
 
 def tab_writer(tab: str) -> str:

@@ -17,7 +17,7 @@ from leaderboard.store import dump_json
 from leaderboard.submission import PRECISIONS, SubmissionError
 from leaderboard.tournament import Progress, no_progress
 from leaderboard.tasks import Benchmark
-from leaderboard.views.markdown import escape_markdown
+from leaderboard.views.markdown import app_link, escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent
 
 # The form's fields as `validate_metadata` names them at the start of a problem.
@@ -56,6 +56,21 @@ def preview_table(board: Leaderboard, preview: Preview) -> pd.DataFrame:
     table = table.drop(columns=["Previous rank"])
     table.loc[preview.submission_id, "Model"] = "★ " + table.loc[preview.submission_id, "Model"]
     return table
+
+
+def published_table(board: Leaderboard, submission_id: str) -> pd.DataFrame:
+    """The board after publishing `submission_id`: the preview's columns, its row marked
+    "published" where the preview said "new"."""
+    table = leaderboard_table(board, None)
+    table.insert(1, "Change", ["published" if sid == submission_id else "" for sid in table.index])
+    return table
+
+
+def published_summary(board: Leaderboard, submission_id: str) -> str:
+    """What was published, where it ranks, and a link to its details view."""
+    return (f"Published **{escape_markdown(board.models[submission_id].title)}** as `{submission_id}`, rank "
+            f"{int(board.ranked().loc[submission_id, 'rank'])} of {len(board.models)}. "
+            + app_link("See its details", {"tab": "details", "model": submission_id}) + ".")
 
 
 def preview_summary(board: Leaderboard, preview: Preview) -> str:

@@ -23,6 +23,7 @@ from leaderboard import ranking
 from leaderboard.board import Leaderboard, Preview
 from leaderboard.flags import MARKER
 from leaderboard.store import PublishedModel
+from leaderboard.submission import MAX_NAME_LENGTH
 from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
 
 OVERALL = "Overall"
@@ -32,6 +33,7 @@ META_COLUMNS = {"model_type": "Type", "parameters": "Parameters (B)", "precision
                 "input_length": "Input length (tokens)", "description": "Description"}
 SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted"]  # the column chooser's
 RANK_SORT = "rank"
+MAX_SEARCH_CHARS = 2 * MAX_NAME_LENGTH + 1  # the longest title, "team/model": a longer search cannot match
 RAW_P, ADJUSTED_P = "raw", "bh"  # the p-value setting: as tested, or Benjamini-Hochberg adjusted
 P_VALUE_CHOICES = [("Raw p-values", RAW_P), ("BH-adjusted", ADJUSTED_P)]
 FLAG_COLUMNS = ["Flagged", "Flag reason", "Flag link"]
@@ -231,16 +233,20 @@ def emphasised(table: pd.DataFrame, score_column: str, highlight: str | None = N
                             axis=1)
     scores = [c for c in table.select_dtypes("float").columns if c != "Parameters (B)"]
     style = style.format(precision=2, subset=scores, na_rep="–")
-    return style.format("{:g}", subset=["Parameters (B)"]) if "Parameters (B)" in table else style
+    return style.format(parameters_text, subset=["Parameters (B)"]) if "Parameters (B)" in table else style
 
 
 def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
                  min_params: float | None = None, max_params: float | None = None) -> pd.DataFrame:
-    """Rows whose model or team contains `search` (case-insensitive), of the given types
-    and parameter range (None: no limit); ranks are kept as on the full board."""
+    """Rows whose model or team contains `search` as literal text (case-insensitive), of the
+    given types and parameter range (None: no limit); ranks are kept as on the full board.
+    A search over MAX_SEARCH_CHARS matches nothing (filter_note says why)."""
     keep = pd.Series(True, index=table.index)
     if search and search.strip():
-        keep &= table["Model"].str.contains(search.strip(), case=False, regex=False)
+        # Lower-cased on both sides: pandas' case=False runs the text through a regex engine,
+        # which refuses long patterns.
+        keep &= (len(search.strip()) <= MAX_SEARCH_CHARS
+                 and table["Model"].str.lower().str.contains(search.strip().lower(), regex=False))
     if model_types:
         keep &= table["Type"].isin(model_types)
     if min_params is not None:
@@ -253,9 +259,12 @@ def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
 def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=None,
                 min_params: float | None = None, max_params: float | None = None) -> str:
     """What the filters did, in words: why nothing shows, or how many of how many."""
+    if search and len(search.strip()) > MAX_SEARCH_CHARS:
+        return (f"**Search not applied:** it is {len(search.strip()):,} characters long; at most {MAX_SEARCH_CHARS} "
+                f"(the longest model title). Shorten it.")
     if min_params is not None and max_params is not None and min_params > max_params:
-        return (f"**No model can match:** the minimum size ({min_params:g} B) is above the maximum "
-                f"({max_params:g} B). Swap or clear them.")
+        return (f"**No model can match:** the minimum size ({parameters_text(min_params)} B) is above the maximum "
+                f"({parameters_text(max_params)} B). Swap or clear them.")
     if shown.empty:
         asked = []
         if search and search.strip():
@@ -263,8 +272,7 @@ def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=N
         if model_types:
             asked.append("type " + " or ".join(model_types))
         if min_params is not None or max_params is not None:
-            asked.append(f"{'any' if min_params is None else f'{min_params:g}'}–"
-                         f"{'any' if max_params is None else f'{max_params:g}'} B parameters")
+            asked.append(f"{parameters_text(min_params) or 'any'}–{parameters_text(max_params) or 'any'} B parameters")
         return (f"**No model matches** {', '.join(asked)} (of {total} models). "
                 f"Clear the search or widen the filters.")
     if len(shown) < total:
@@ -306,10 +314,21 @@ def percent(fraction) -> str:
 
 
 def p_text(p) -> str:
-    """A p-value for people: two significant digits, "<0.0001" below that, "–" unknown."""
+    """A p-value for a table cell: two significant digits, "< 0.0001" below that, "–" unknown."""
     if p is None or np.isnan(p):
         return "–"
-    return "<0.0001" if p < 1e-4 else f"{p:.2g}"
+    return "< 0.0001" if p < 1e-4 else f"{p:.2g}"
+
+
+def p_phrase(p) -> str:
+    """A p-value in a sentence: "p = 0.012", "p < 0.0001"."""
+    text = p_text(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def parameters_text(billions) -> str:
+    """Parameters (billions) as everywhere on the page: "7", "1.5"; "" when not given."""
+    return "" if billions is None or billions == "" or np.isnan(float(billions)) else f"{float(billions):g}"
 
 
 def export_name(*parts: str) -> str:

@@ -1,0 +1,77 @@
+"""What the page's layout must not do, measured in a real headless Chromium on a desktop and
+a phone: cut the pinned rank header, squeeze the details bars to nothing, run a model's
+name under the dropdown's arrow, cover the duel map's titles with its toolbar.
+
+Screenshots are saved in test-artifacts/ (see test_e2e.py for the app fixture).
+"""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from playwright.sync_api import expect
+
+from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, shot  # noqa: F401
+
+VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+
+
+def overlap(a: dict, b: dict) -> bool:
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"]
+            and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"])
+
+
+@VIEWPORTS
+def test_the_pinned_rank_header_is_whole_in_every_category_view(browser, app_url, viewport):
+    from leaderboard.tasks import load_benchmark
+    page = open_page(browser, app_url[0], viewport)
+    for category in ["Overall", *load_benchmark().categories]:
+        page.goto(f"{app_url[0]}?category={quote(category)}")
+        header = page.locator("#board thead th").first
+        expect(header.locator(".header")).to_have_text("Rank" if category == "Overall" else f"{category} rank",
+                                                       timeout=30000)
+        text, cell = header.locator(".header"), header
+        fits = text.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert fits[0] <= fits[1], (category, fits)  # no word runs past the header's text box
+        box, cell_box = text.bounding_box(), cell.bounding_box()
+        assert box["x"] + box["width"] <= cell_box["x"] + cell_box["width"] + 0.5, (category, box, cell_box)
+        model = page.locator("#board thead th").nth(1).bounding_box()  # the pinned Model column starts after it
+        assert model["x"] >= cell_box["x"] + cell_box["width"] - 0.5, (category, cell_box, model)
+    page.goto(f"{app_url[0]}?category={quote('Czech Language Understanding')}")
+    expect(rows(page).first).to_be_visible(timeout=30000)
+    first = rows(page).first.locator("[role=gridcell]")
+    page.locator("#board .virtual-table-viewport").evaluate("e => e.scrollLeft = 600")
+    expect(first.nth(1)).to_be_in_viewport()
+    rank, model = first.nth(0).bounding_box(), first.nth(1).bounding_box()
+    assert model["x"] >= rank["x"] + rank["width"] - 0.5, (rank, model)  # still side by side when scrolled
+    shot(page, "30_category_rank_header", full_page=False)
+    page.context.close()
+
+
+@VIEWPORTS
+def test_details_bars_have_length_and_the_model_name_clears_the_arrow(browser, app_url, viewport):
+    page = open_page(browser, app_url[0] + "?tab=details", viewport)
+    expect(page.locator("#bars .bar").first).to_be_attached(timeout=30000)
+    widths = page.locator("#bars .bar").evaluate_all("bars => bars.map(b => b.getBoundingClientRect().width)")
+    values = [float(v) for v in page.locator("#bars .bar-value").all_inner_texts()]
+    assert all(w > 0 for w, v in zip(widths, values) if v > 0), (widths, values)
+    for picker in ("#model-pick", "#details-category"):
+        name = page.locator(f"{picker} input")
+        text_right = name.evaluate("e => e.getBoundingClientRect().right - parseFloat(getComputedStyle(e).paddingRight)")
+        arrow = page.locator(f"{picker} .icon-wrap").bounding_box()
+        assert text_right <= arrow["x"] + 0.5, (picker, text_right, arrow)  # the text stops before the arrow
+    shot(page, "31_details_bars")
+    page.context.close()
+
+
+@VIEWPORTS
+def test_the_duel_maps_toolbar_covers_none_of_its_titles(browser, app_url, viewport):
+    page = open_page(browser, app_url[0] + "?tab=head-to-head&map=Overall", viewport)
+    expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    page.locator("#map-box").scroll_into_view_if_needed()
+    page.locator("#duel-map").hover()  # the toolbar shows on hover
+    toolbar = page.locator("#duel-map .modebar").bounding_box()
+    for title in ("#duel-map .gtitle", "#duel-map .xtitle"):
+        assert not overlap(toolbar, page.locator(title).bounding_box()), (title, toolbar)
+    shot(page, "32_duel_map_titles", full_page=False)
+    page.context.close()
