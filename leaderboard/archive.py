@@ -2,7 +2,8 @@
 
 Every entry is checked before anything is written: the archive's size, the number of
 entries, each entry's declared size and their total, and each entry's name (no absolute
-path, no `..`, no drive letter) and type (files and folders only: no symlinks, devices
+path, no `..`, no drive letter, no name that the file system cannot hold, no path twice,
+no path both a file and a folder) and type (files and folders only: no symlinks, devices
 or encrypted entries). Sizes are counted again while unpacking, so a header that
 under-declares cannot write more than the limit. The folder is always removed afterwards.
 """
@@ -20,16 +21,32 @@ from leaderboard.submission import SubmissionError
 MAX_ARCHIVE_BYTES = 256 * 2**20
 MAX_UNPACKED_BYTES = 2 * 2**30
 MAX_MEMBERS = 10_000
+MAX_NAME_PART_BYTES = 255  # a file name on Linux file systems
+MAX_NAME_BYTES = 1024  # a whole path, well within PATH_MAX with the unpacking folder in front
 CHUNK = 2**20
+
+
+def shown_name(name: str, keep: int = 80) -> str:
+    """An entry's name for a message: quoted, and shortened when very long."""
+    return repr(name) if len(name) <= keep else repr(name[:keep]) + f"... ({len(name):,} characters)"
+
+
+def _parts(info: zipfile.ZipInfo) -> tuple[str, ...]:
+    """The entry's path inside the archive as its parts (`a//b`, `a/./b` and `a/b` alike)."""
+    return PurePosixPath(info.filename.replace("\\", "/")).parts
 
 
 def _entry_problem(info: zipfile.ZipInfo, max_member: int) -> str | None:
     name = info.filename.replace("\\", "/")
-    parts = PurePosixPath(name).parts
+    parts = _parts(info)
     if name.startswith("/") or (parts and len(parts[0]) == 2 and parts[0][1] == ":"):
         return "is an absolute path"
     if ".." in parts:
         return "points outside the archive's folder (..)"
+    if len(name.encode()) > MAX_NAME_BYTES:
+        return f"has a name longer than {MAX_NAME_BYTES:,} bytes"
+    if any(len(part.encode()) > MAX_NAME_PART_BYTES for part in parts):
+        return f"has a name part longer than {MAX_NAME_PART_BYTES} bytes"
     kind = stat.S_IFMT(info.external_attr >> 16)
     if kind == stat.S_IFLNK:
         return "is a symbolic link"
@@ -42,12 +59,32 @@ def _entry_problem(info: zipfile.ZipInfo, max_member: int) -> str | None:
     return None
 
 
+def _clashes(entries: list[zipfile.ZipInfo]) -> list[str]:
+    """Entries that would unpack onto one another: one path twice, or a path that is a file
+    in one entry and a folder (of another entry, or a folder entry) elsewhere."""
+    problems, files, folders = [], {}, {}
+    for info in entries:
+        parts = _parts(info)
+        if not info.is_dir():
+            if parts in files:
+                problems.append(f"the archive's entry {shown_name(info.filename)} is in the archive twice")
+            files.setdefault(parts, info.filename)
+        for k in range(1, len(parts) + info.is_dir()):
+            folders.setdefault(parts[:k], info.filename)
+    for parts, name in files.items():
+        if parts in folders:
+            problems.append(f"the archive's entry {shown_name('/'.join(parts))} is both a file and a folder "
+                            f"({shown_name(folders[parts])})")
+    return problems
+
+
 def _check(archive: zipfile.ZipFile, max_members: int, max_unpacked: int) -> list[zipfile.ZipInfo]:
     entries = archive.infolist()
     if len(entries) > max_members:
         raise SubmissionError(f"the archive has {len(entries):,} entries, more than the limit of {max_members:,}")
-    problems = [f"the archive's entry {info.filename!r} {problem}" for info in entries
+    problems = [f"the archive's entry {shown_name(info.filename)} {problem}" for info in entries
                 if (problem := _entry_problem(info, max_unpacked))]
+    problems += _clashes(entries)
     total = sum(info.file_size for info in entries)
     if total > max_unpacked:
         problems.append(f"the archive unpacks to {total / 2**20:.0f} MB, more than the limit of "

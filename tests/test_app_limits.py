@@ -11,6 +11,8 @@ import os
 import re
 import time
 import uuid
+import warnings
+import zipfile
 from pathlib import Path
 
 import httpx
@@ -166,3 +168,28 @@ def test_the_shelf_bounds_time_sessions_and_total():
     assert shelf.get("e", e) == "e"
     shelf.discard("e", e)
     assert shelf.get("e", e) is None and c
+
+
+def zip_of(path: Path, entries: list[tuple[str, bytes]]) -> Path:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name these tests are about
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in entries:
+                z.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("entries, message", [
+    ([("run/a.json", b"{}"), ("run/a.json", b"[]")], "'run/a.json' is in the archive twice"),
+    ([("run/a", b"x"), ("run/a/b.json", b"{}")], "'run/a' is both a file and a folder"),
+    ([("run/" + "x" * 300 + ".json", b"{}")], "has a name part longer than 255 bytes"),
+    ([("out/notes.txt", b"none")], "the archive: no harness results"),
+], ids=["twice", "file-and-folder", "overlong", "no-results"])
+def test_a_bad_archive_is_refused_by_the_upload_handler_without_server_paths(server, tmp_path, entries, message):
+    url, store, _, cache = server
+    before = tree_digest(store)
+    upload = PageSession(url).upload(zip_of(tmp_path / "logs.zip", entries))
+    file_errors = shown(PageSession(url).call("uploaded", [upload, "", None, None, "bfloat16"])[0])
+    assert "The archive was not accepted" in file_errors and message in file_errors, file_errors
+    assert "/tmp" not in file_errors and str(cache) not in file_errors, file_errors
+    assert tree_digest(store) == before

@@ -128,16 +128,19 @@ def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progr
         if key in _COMPILED:
             return _COMPILED[key]
     with extracted(path) as folder:
-        inside = str(folder) + "/"
+        def in_archive(text: str) -> str:
+            """The text with the unpacking folder's paths as paths inside the archive."""
+            return text.replace(str(folder) + "/", "").replace(str(folder), "the archive")
+
         try:
             document, notes = compile_runs([str(folder)], board.benchmark, progress=progress)
         except SubmissionError as e:
-            raise SubmissionError([p.replace(inside, "") for p in e.problems]) from None
+            raise SubmissionError([in_archive(p) for p in e.problems]) from None
     meta = document["metadata"]
     n = sum(len(samples) for samples in document["predictions"].values())
     lines = [f"**Compiled from the harness output**: {len(document['predictions'])} tasks, {n:,} samples of "
              f"`{meta.get('model_name')}`. The form is filled in from the logs where they say; check it."]
-    lines += [f"- {escape_markdown(note.replace(inside, ''))}" for note in notes]
+    lines += [f"- {escape_markdown(in_archive(note))}" for note in notes]
     compiled = Compiled(dump_json(document), harness_form(meta), "\n".join(lines))
     with _COMPILED_LOCK:
         _COMPILED[key] = compiled
