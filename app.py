@@ -31,6 +31,7 @@ CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", "900"))
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
+COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
 VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own metric, in the header's unit."
 # Gradio's Dataframe sets a header's title to its own text; this puts the task's full name
 # there instead (and again whenever Gradio re-renders a header). It also defines the URL
@@ -260,21 +261,28 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 previews.put(request.session_hash, preview), preview_display.index.get_loc(preview.submission_id),
                 gr.update(visible=not READ_ONLY), hidden)
 
-    def uploaded(file, model, input_length, params, precision, progress=gr.Progress()):
+    def compiling(file):
+        """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
+        if not submission.is_archive(file):
+            return gr.skip(), gr.skip()
+        return COMPILING, gr.Button(interactive=False)
+
+    def uploaded(file, team, model, input_length, params, precision, progress=gr.Progress()):
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
         and the compiled JSON can be downloaded; a JSON file: nothing to do."""
         hidden = gr.DownloadButton(visible=False)
         if not submission.is_archive(file):
-            return "", hidden, model, input_length, params, precision
+            return "", hidden, team, model, input_length, params, precision
         try:
             compiled = submission.compile_archive(board, file, lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
             return (submission.problems_markdown(board.benchmark, e.problems, "The archive was not accepted:"),
-                    hidden, model, input_length, params, precision)
+                    hidden, team, model, input_length, params, precision)
         form = compiled.form
         return (compiled.summary, gr.DownloadButton(value=submission.compiled_file(board, compiled), visible=True),
-                model or form.get("model_name", ""), form.get("input_length", input_length),
-                form.get("parameters", params), form.get("precision", precision))
+                team or form.get("team_name", ""), model or form.get("model_name", ""),
+                form.get("input_length", input_length), form.get("parameters", params),
+                form.get("precision", precision))
 
     def publish(token: str | None, request: gr.Request, progress=gr.Progress()):
         preview = previews.get(request.session_hash, token)
@@ -455,9 +463,10 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         submission_tab.select(None, js=share.tab_writer("submission"))
         about_tab.select(None, js=share.tab_writer("about"))
 
-        file.upload(uploaded, [file, model, input_length, params, precision],
-                    [file_errors, compiled, model, input_length, params, precision], show_progress_on=[file_errors],
-                    **PRIVATE)
+        file.upload(compiling, file, [file_errors, presubmit_button], queue=False, **PRIVATE).then(
+            uploaded, [file, team, model, input_length, params, precision],
+            [file_errors, compiled, team, model, input_length, params, precision], show_progress_on=[file_errors],
+            **PRIVATE).then(lambda: gr.Button(interactive=True), None, presubmit_button, queue=False, **PRIVATE)
         file.clear(lambda: ("", gr.DownloadButton(visible=False)), None, [file_errors, compiled], queue=False,
                    **PRIVATE)
         presubmit_button.click(

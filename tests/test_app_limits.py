@@ -189,7 +189,7 @@ def test_a_bad_archive_is_refused_by_the_upload_handler_without_server_paths(ser
     url, store, _, cache = server
     before = tree_digest(store)
     upload = PageSession(url).upload(zip_of(tmp_path / "logs.zip", entries))
-    file_errors = shown(PageSession(url).call("uploaded", [upload, "", None, None, "bfloat16"])[0])
+    file_errors = shown(PageSession(url).call("uploaded", [upload, "", "", None, None, "bfloat16"])[0])
     assert "The archive was not accepted" in file_errors and message in file_errors, file_errors
     assert "/tmp" not in file_errors and str(cache) not in file_errors, file_errors
     assert tree_digest(store) == before

@@ -100,3 +100,27 @@ def test_phone_compiles_a_zip_and_shows_provenance(browser, app_url, harness_zip
     expect(page.locator("#card")).to_contain_text("How it was evaluated", timeout=60000)
     shot(page, "26_phone_details_provenance")
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_zip_upload_shows_its_progress_holds_presubmit_and_fills_the_team(browser, app_url, full_benchmark,
+                                                                            tmp_path, viewport):
+    """The compile takes seconds: the page says so and Pre-submit waits for it; the team
+    comes from the harness model name's owner (Brno-NLP/Buk-9B-v1)."""
+    root = tmp_path / "lm_eval_output"  # a zip of its own: a zip compiled before is answered from memory
+    write_two_runs(root, full_benchmark, demo_model(full_benchmark, 20 + viewport["width"] % 7, seed=0)[1])
+    page = open_page(browser, app_url[0], viewport)
+    upload(page, zip_folder(root, tmp_path / "harness_output.zip"))
+    presubmit = page.locator("#presubmit")
+    expect(presubmit).to_be_disabled(timeout=10000)
+    expect(page.locator("#file-errors")).to_contain_text("Compiling the archive")
+    presubmit.scroll_into_view_if_needed()
+    page.screenshot(path=f"/tmp/shots-c/compiling_{viewport['width']}.png", full_page=False)
+    shot(page, "27_zip_compiling")
+    expect(page.locator("#file-errors")).to_contain_text("Compiled from the harness output", timeout=120000)
+    expect(presubmit).to_be_enabled()
+    expect(page.locator("#team textarea, #team input").first).to_have_value(MODEL.split("/")[0])
+    expect(page.locator("#model textarea, #model input").first).to_have_value(MODEL.split("/")[1])
+    presubmit.scroll_into_view_if_needed()
+    page.screenshot(path=f"/tmp/shots-c/compiled_{viewport['width']}.png", full_page=False)
+    page.context.close()

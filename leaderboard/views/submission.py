@@ -103,12 +103,16 @@ def _precision(dtype) -> str | None:
 
 
 def harness_form(metadata: dict) -> dict:
-    """Form fields the harness metadata can fill: the model's name (after its owner), the
-    input length (max_length), parameters (billions) and precision, where the run says."""
+    """Form fields the harness metadata can fill: the model's name (after its owner), the team
+    (the owner, when the name is a Hub id `owner/name`), the input length (max_length),
+    parameters (billions) and precision, where the run says."""
     form = {}
     name, length, params = metadata.get("model_name"), metadata.get("max_length"), metadata.get("model_num_parameters")
     if isinstance(name, str) and name.strip("/"):
         form["model_name"] = name.rstrip("/").rsplit("/", 1)[-1]
+        owner, _, model = name.partition("/")
+        if owner.strip() and model.strip() and "/" not in model:
+            form["team_name"] = owner
     if isinstance(length, int) and not isinstance(length, bool) and length > 0:
         form["input_length"] = length
     if isinstance(params, (int, float)) and not isinstance(params, bool) and params > 0:
