@@ -10,10 +10,12 @@ import logging
 import os
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 import content
 from leaderboard.board import open_configured_board
 from leaderboard.hub_store import HubStore
+from leaderboard.limits import MB, TempDiskBudget, UploadGate, UploadWindow
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import StoreError
 from leaderboard.archive import MAX_ARCHIVE_BYTES
@@ -28,6 +30,12 @@ READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true",
 # Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
 # a pre-submission waits at most as long for its confirmation.
 CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", "900"))
+CACHE_SWEEP_SECONDS = min(60, CACHE_SECONDS)  # how often Gradio looks for old files
+# Temporary disk in all (uploads while Gradio keeps them, archives while they are unpacked),
+# and what one address may upload per hour.
+TEMP_DISK = TempDiskBudget(int(os.environ.get("LEADERBOARD_TEMP_DISK_MB", "4096")) * MB)
+UPLOADS = UploadWindow(int(os.environ.get("LEADERBOARD_UPLOADS_PER_HOUR", "20")),
+                       int(os.environ.get("LEADERBOARD_UPLOAD_MB_PER_HOUR", "1024")) * MB)
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
@@ -241,7 +249,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
         try:
-            source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m)).data
+            source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
                       if submission.is_archive(file) else file)
             preview = board.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
@@ -274,7 +282,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         if not submission.is_archive(file):
             return "", hidden, team, model, input_length, params, precision
         try:
-            compiled = submission.compile_archive(board, file, lambda f, m: progress(f, desc=m))
+            compiled = submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
         except SubmissionError as e:
             return (submission.problems_markdown(board.benchmark, e.problems, "The archive was not accepted:"),
                     hidden, team, model, input_length, params, precision)
@@ -300,7 +308,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 f"{int(board.ranked().loc[sid, 'rank'])} of {len(board.models)}.", None, gr.update(visible=False),
                 gr.update(choices=details.model_choices(board), value=sid))
 
-    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
+    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
         p_values = gr.Radio(board_views.P_VALUE_CHOICES, value=default_view["p"], label="Significance of a duel",
                             info=content.P_VALUES_INFO, elem_id="p-values")
@@ -516,8 +524,10 @@ def main():
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))
     app = build_app(board)
     page_js = PAGE_JS % (share.QUERY_WRITER_JS, json.dumps(board_views.header_titles(board)))
+    # Uploads are admitted by address and by temporary disk before Gradio stores them.
+    gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)
     app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_ARCHIVE_BYTES, theme=THEME, css=CSS,
-                                                  js=page_js)
+                                                  js=page_js, app_kwargs={"middleware": [gate]})
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from leaderboard.limits import TempDiskBudget
 from leaderboard.submission import SubmissionError
 
 MAX_ARCHIVE_BYTES = 256 * 2**20
@@ -94,42 +95,59 @@ def _check(archive: zipfile.ZipFile, max_members: int, max_unpacked: int) -> lis
     return entries
 
 
-def _unpack(archive: zipfile.ZipFile, entries: list[zipfile.ZipInfo], root: Path, max_unpacked: int) -> None:
-    written = 0
+def _unpack(archive: zipfile.ZipFile, entries: list[zipfile.ZipInfo], root: Path) -> None:
+    """Writes at most the sizes the entries declare (the space reserved for them): an entry
+    that inflates to more is refused."""
     for info in entries:
         target = root / PurePosixPath(info.filename.replace("\\", "/"))
         if info.is_dir():
             target.mkdir(parents=True, exist_ok=True)
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
+        written = 0
         with archive.open(info) as source, open(target, "xb") as out:
             while chunk := source.read(CHUNK):
                 written += len(chunk)
-                if written > max_unpacked:
-                    raise SubmissionError(f"the archive unpacks to more than the limit of "
-                                          f"{max_unpacked / 2**20:.0f} MB")
+                if written > info.file_size:
+                    raise SubmissionError(f"the archive's entry {shown_name(info.filename)} unpacks to more than "
+                                          f"the {info.file_size:,} bytes its header declares")
                 out.write(chunk)
 
 
 @contextlib.contextmanager
 def extracted(path: str | Path, parent: str | Path | None = None, max_archive: int = MAX_ARCHIVE_BYTES,
-              max_unpacked: int = MAX_UNPACKED_BYTES, max_members: int = MAX_MEMBERS):
+              max_unpacked: int = MAX_UNPACKED_BYTES, max_members: int = MAX_MEMBERS,
+              budget: TempDiskBudget | None = None):
     """The archive unpacked into a new folder under `parent` (default: the system's
     temporary folder), removed when the block ends, whatever happens. Raises
-    SubmissionError, before writing anything, for an archive that breaks a rule."""
+    SubmissionError, before writing anything, for an archive that breaks a rule, or
+    LimitReached when `budget` (the process's temporary disk) cannot hold the sizes its
+    entries declare."""
     path = Path(path)
     size = path.stat().st_size
     if size > max_archive:
         raise SubmissionError(f"the archive is {size / 2**20:.0f} MB, more than the limit of "
                               f"{max_archive / 2**20:.0f} MB")
-    root = Path(tempfile.mkdtemp(prefix="harness-", dir=parent))
-    try:
+    with contextlib.ExitStack() as held:  # left in reverse: the folder removed, then its space released
         try:
             with zipfile.ZipFile(path) as archive:
                 entries = _check(archive, max_members, max_unpacked)
-                _unpack(archive, entries, root, max_unpacked)
+                if budget:
+                    held.enter_context(budget.held(sum(info.file_size for info in entries), "Unpacking the archive"))
+                root = held.enter_context(_folder(parent))
+                try:
+                    _unpack(archive, entries, root)
+                except OSError as e:  # e.g. a full disk: not the archive's fault, but it cannot be unpacked
+                    raise SubmissionError(f"the archive cannot be unpacked here ({e.strerror})") from None
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as e:
             raise SubmissionError(f"{path.name} is not a readable .zip archive ({e})") from None
+        yield root
+
+
+@contextlib.contextmanager
+def _folder(parent: str | Path | None):
+    root = Path(tempfile.mkdtemp(prefix="harness-", dir=parent))
+    try:
         yield root
     finally:
         shutil.rmtree(root, ignore_errors=True)

@@ -17,6 +17,7 @@ import pytest
 from conftest import SMALL_TASKS
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
 from leaderboard.archive import extracted
+from leaderboard.limits import LimitReached, TempDiskBudget
 from leaderboard.cli import main
 from leaderboard.demo import demo_model
 from leaderboard.submission import SubmissionError
@@ -314,3 +315,23 @@ def test_an_archive_without_results_is_refused_naming_no_server_path(small_store
     message = str(e.value)
     assert "the archive: no harness results (results_<date>.json) found" in message, message
     assert "harness-" not in message and str(Path(tempfile.gettempdir())) not in message, message
+
+
+def test_unpacking_holds_the_declared_size_of_the_temporary_disk_before_writing(tmp_path):
+    budget = TempDiskBudget(10 * 2**20)
+    archive = make_zip(tmp_path / "upload.zip", [("run/samples_a.jsonl", bytes(6 * 2**20))])
+    parent = tmp_path / "unpack"
+    parent.mkdir()
+    upload = budget.reserve(5 * 2**20, "An upload", seconds=600)
+    with pytest.raises(LimitReached, match=r"Unpacking the archive needs 6 MB of temporary space and the server's is "
+                                           r"in use by other uploads \(5 MB of 10 MB\); try again in 10 minutes"):
+        with extracted(archive, parent, budget=budget):
+            pytest.fail("unpacked past the budget")
+    assert list(parent.iterdir()) == []
+    budget.release(upload)
+    with extracted(archive, parent, budget=budget) as folder:
+        assert budget.in_use() == 6 * 2**20 and (folder / "run" / "samples_a.jsonl").stat().st_size == 6 * 2**20
+    assert budget.in_use() == 0 and list(parent.iterdir()) == []
+    with pytest.raises(LimitReached, match="needs 12 MB of temporary space, more than this server's 10 MB in all"):
+        with extracted(make_zip(tmp_path / "big.zip", [("run/b.jsonl", bytes(12 * 2**20))]), parent, budget=budget):
+            pass

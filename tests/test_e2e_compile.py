@@ -12,7 +12,7 @@ from conftest import tree_digest
 from harness_logs import MODEL, write_two_runs
 from leaderboard.demo import demo_model
 # app_url: a fresh app on a copy of the 5-model store, one per test module
-from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, shot  # noqa: F401 (fixtures)
+from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, serve, shot  # noqa: F401 (fixtures)
 
 
 def zip_folder(folder, path):
@@ -124,3 +124,24 @@ def test_a_zip_upload_shows_its_progress_holds_presubmit_and_fills_the_team(brow
     presubmit.scroll_into_view_if_needed()
     page.screenshot(path=f"/tmp/shots-c/compiled_{viewport['width']}.png", full_page=False)
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_an_upload_past_the_hourly_bound_is_refused_on_the_page_with_when_to_retry(
+        browser, tmp_path_factory, full_store_template, new_model_file, viewport):
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR="1") as (url, _, _, cache):
+        page = open_page(browser, url, viewport)
+        upload(page, new_model_file)
+        expect(page.locator("#file")).to_contain_text(new_model_file.name)
+        page.locator("#file button[aria-label='Clear']").click()
+        second = new_model_file.parent / "second_upload.json"
+        second.write_bytes(new_model_file.read_bytes())
+        page.locator("#file input[type=file]").set_input_files(str(second))
+        message = page.get_by_text("Too many uploads from your address: 1 in the last hour; try again in 60 minutes")
+        expect(message).to_be_visible(timeout=30000)
+        toast = page.locator(".toast-wrap, .toast-messages").first  # faded in: opaque for the screenshot
+        toast.evaluate("e => Promise.all(e.getAnimations({subtree: true}).map((a) => a.finished))")
+        page.screenshot(path=f"/tmp/shots-c/upload_refused_{viewport['width']}.png")
+        shot(page, "28_upload_refused", full_page=False)
+        assert list(cache.rglob(second.name)) == []
+        page.context.close()

@@ -13,6 +13,7 @@ from leaderboard.archive import extracted
 from leaderboard.board import Leaderboard, Preview
 from leaderboard.demo import sample_document
 from leaderboard.harness import compile_runs
+from leaderboard.limits import TempDiskBudget
 from leaderboard.store import dump_json
 from leaderboard.submission import PRECISIONS, SubmissionError
 from leaderboard.tournament import Progress, no_progress
@@ -122,16 +123,17 @@ def harness_form(metadata: dict) -> dict:
     return form
 
 
-def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progress) -> Compiled:
+def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progress,
+                    budget: TempDiskBudget | None = None) -> Compiled:
     """The submission compiled from an uploaded .zip of harness output folders (unpacked
-    safely, the folder removed afterwards). Raises SubmissionError; messages name files
-    inside the archive, not the server's temporary folder."""
+    safely within `budget`, the folder removed afterwards). Raises SubmissionError; messages
+    name files inside the archive, not the server's temporary folder."""
     stat = Path(path).stat()
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     with _COMPILED_LOCK:
         if key in _COMPILED:
             return _COMPILED[key]
-    with extracted(path) as folder:
+    with extracted(path, budget=budget) as folder:
         def in_archive(text: str) -> str:
             """The text with the unpacking folder's paths as paths inside the archive."""
             return text.replace(str(folder) + "/", "").replace(str(folder), "the archive")
