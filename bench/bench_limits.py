@@ -75,13 +75,12 @@ def files(workdir: Path) -> dict[str, Path]:
 
 def uploads(args) -> dict:
     import os
-    import threading
     import time
     from concurrent.futures import ThreadPoolExecutor
 
     sys.path.insert(0, str(ROOT / "tests"))
     from leaderboard.demo import build_demo_store
-    from test_app_limits import PageSession, UploadRefused, unpacked_bytes, zip_bomb
+    from test_app_limits import PageSession, UnpackingPeak, UploadRefused, zip_bomb
     from test_e2e import free_port, start_app
 
     workdir = args.workdir / "uploads"
@@ -102,23 +101,11 @@ def uploads(args) -> dict:
     try:
         sessions = [PageSession(url, f"10.1.0.{k}") for k in range(args.bombs)]
         files = [s.upload(bomb) for s in sessions]
-        peak, done = 0, threading.Event()
-
-        def measure():
-            nonlocal peak
-            while not done.is_set():
-                peak = max(peak, unpacked_bytes(unpacking))
-                done.wait(0.002)
-
-        monitor = threading.Thread(target=measure)
-        monitor.start()
         t = time.perf_counter()
-        with ThreadPoolExecutor(args.bombs) as pool:
+        with UnpackingPeak(unpacking) as peak, ThreadPoolExecutor(args.bombs) as pool:
             answers = list(pool.map(lambda s, f: s.call("uploaded", [f, "", "", None, None, "bfloat16"])[0],
                                     sessions, files))
         seconds = time.perf_counter() - t
-        done.set()
-        monitor.join()
 
         def refused(address: str, count: int, megabytes: float) -> dict:
             session, path = PageSession(url, address), workdir / f"upload{megabytes}.json"
@@ -133,7 +120,7 @@ def uploads(args) -> dict:
                     "first_refusal": messages[0] if messages else None}
 
         return {"bombs": {"count": args.bombs, "unpacks_to_mb": args.bomb_mb, "zip_kb": bomb.stat().st_size // 1024,
-                          "temp_disk_budget_mb": args.temp_disk_mb, "unpacking_peak_mb": round(peak / 2**20),
+                          "temp_disk_budget_mb": args.temp_disk_mb, "unpacking_peak_mb": round(peak.bytes / 2**20),
                           "unpacked": sum("no harness results" in a for a in answers),
                           "told_to_retry": sum("try again" in a for a in answers), "seconds": round(seconds, 1)},
                 "uploads_by_count": refused("10.1.1.1", 25, 1),

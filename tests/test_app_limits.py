@@ -296,6 +296,28 @@ def unpacked_bytes(folder: Path) -> int:
     return total
 
 
+class UnpackingPeak:
+    """The most bytes the unpacking folders under `folder` held while the block ran,
+    sampled every 2 ms by a thread."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.bytes, self._done = folder, 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample)
+
+    def _sample(self):
+        while not self._done.is_set():
+            self.bytes = max(self.bytes, unpacked_bytes(self.folder))
+            self._done.wait(0.002)  # a sampling interval, not a wait for an outcome
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
+
+
 def test_zip_bombs_unpacked_at_once_stay_within_the_temporary_disk(tmp_path_factory, full_store_template, tmp_path):
     """Six sessions upload a 100 MB zip bomb each and the server compiles them at the same
     time, with 150 MB of temporary disk: the unpacking folders' measured peak stays within
@@ -306,21 +328,10 @@ def test_zip_bombs_unpacked_at_once_stay_within_the_temporary_disk(tmp_path_fact
         bomb = zip_bomb(tmp_path / "bomb.zip", BOMB_MB)
         sessions = [PageSession(url, f"10.0.2.{k}") for k in range(BOMBS)]
         uploads = [s.upload(bomb) for s in sessions]
-        peak, done = 0, threading.Event()
-
-        def measure():
-            nonlocal peak
-            while not done.is_set():
-                peak = max(peak, unpacked_bytes(unpacking))
-                done.wait(0.002)  # a sampling interval, not a wait for an outcome
-
-        monitor = threading.Thread(target=measure)
-        monitor.start()
-        with ThreadPoolExecutor(BOMBS) as pool:
+        with UnpackingPeak(unpacking) as sampled, ThreadPoolExecutor(BOMBS) as pool:
             answers = list(pool.map(lambda s, u: shown(s.call("uploaded", [u, "", "", None, None, "bfloat16"])[0]),
                                     sessions, uploads))
-        done.set()
-        monitor.join()
+    peak = sampled.bytes
     print(f"{BOMBS} zip bombs of {BOMB_MB} MB compiled at once: temporary folder peak {peak / 2**20:.0f} MB "
           f"(bound {TEMP_DISK_MB} MB); {sum('try again' in a for a in answers)} told to retry")
     assert peak <= TEMP_DISK_MB * 2**20, peak
