@@ -39,8 +39,8 @@ UPLOADS = UploadWindow(int(os.environ.get("LEADERBOARD_UPLOADS_PER_HOUR", "20"))
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
-COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
 VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own metric, in the header's unit."
+COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
 # Gradio's Dataframe sets a header's title to its own text; this puts the task's full name
 # there instead (and again whenever Gradio re-renders a header). It also defines the URL
 # writer of the shareable views.
