@@ -12,10 +12,12 @@ import os
 
 import gradio as gr
 from gradio.route_utils import get_root_url
+from starlette.middleware import Middleware
 
 import content
 from leaderboard.board import open_configured_board
 from leaderboard.hub_store import HubStore
+from leaderboard.limits import MB, TempDiskBudget, UploadGate, UploadWindow
 from leaderboard.previews import DEFAULT_TTL_SECONDS, PreviewShelf, lifetime_text
 from leaderboard.store import StoreError
 from leaderboard.archive import MAX_ARCHIVE_BYTES
@@ -30,10 +32,17 @@ READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true",
 # Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
 # a pre-submission waits at most as long for its confirmation.
 CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", DEFAULT_TTL_SECONDS))
+CACHE_SWEEP_SECONDS = min(60, CACHE_SECONDS)  # how often Gradio looks for old files
+# Temporary disk in all (uploads while Gradio keeps them, archives while they are unpacked),
+# and what one address may upload per hour.
+TEMP_DISK = TempDiskBudget(int(os.environ.get("LEADERBOARD_TEMP_DISK_MB", "4096")) * MB)
+UPLOADS = UploadWindow(int(os.environ.get("LEADERBOARD_UPLOADS_PER_HOUR", "20")),
+                       int(os.environ.get("LEADERBOARD_UPLOAD_MB_PER_HOUR", "1024")) * MB)
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
 VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own metric, in the header's unit."
+COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
 # Gradio's Dataframe sets a header's title to its own text; this puts the task's full name
 # there instead (and again whenever Gradio re-renders a header). It also defines the URL
 # writer of the shareable views.
@@ -262,7 +271,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
         try:
-            source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m)).data
+            source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
                       if submission.is_archive(file) else file)
             preview = board.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
         except SubmissionError as e:
@@ -282,21 +291,28 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 previews.put(request.session_hash, preview), preview_display.index.get_loc(preview.submission_id),
                 gr.update(visible=not READ_ONLY), hidden)
 
-    def uploaded(file, model, input_length, params, precision, progress=gr.Progress()):
+    def compiling(file):
+        """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
+        if not submission.is_archive(file):
+            return gr.skip(), gr.skip()
+        return COMPILING, gr.Button(interactive=False)
+
+    def uploaded(file, team, model, input_length, params, precision, progress=gr.Progress()):
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
         and the compiled JSON can be downloaded; a JSON file: nothing to do."""
         hidden = gr.DownloadButton(visible=False)
         if not submission.is_archive(file):
-            return "", hidden, model, input_length, params, precision
+            return "", hidden, team, model, input_length, params, precision
         try:
-            compiled = submission.compile_archive(board, file, lambda f, m: progress(f, desc=m))
+            compiled = submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
         except SubmissionError as e:
             return (submission.problems_markdown(board.benchmark, e.problems, "The archive was not accepted:"),
-                    hidden, model, input_length, params, precision)
+                    hidden, team, model, input_length, params, precision)
         form = compiled.form
         return (compiled.summary, gr.DownloadButton(value=submission.compiled_file(board, compiled), visible=True),
-                model or form.get("model_name", ""), form.get("input_length", input_length),
-                form.get("parameters", params), form.get("precision", precision))
+                team or form.get("team_name", ""), model or form.get("model_name", ""),
+                form.get("input_length", input_length), form.get("parameters", params),
+                form.get("precision", precision))
 
     def publish(token: str | None, request: gr.Request, progress=gr.Progress()):
         preview = previews.get(request.session_hash, token)
@@ -317,7 +333,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
                 gr.Dataframe(value=board_views.emphasised(published, board_views.score_columns(board, None)[0].header, sid),
                              datatype=board_views.column_types(published)))
 
-    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(min(60, CACHE_SECONDS), CACHE_SECONDS)) as app:
+    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
         p_values = gr.Radio(board_views.P_VALUE_CHOICES, value=default_view["p"], label="Significance of a duel",
                             info=content.P_VALUES_INFO, elem_id="p-values")
@@ -484,9 +500,10 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
         submission_tab.select(None, js=share.tab_writer("submission"))
         about_tab.select(None, js=share.tab_writer("about"))
 
-        file.upload(uploaded, [file, model, input_length, params, precision],
-                    [file_errors, compiled, model, input_length, params, precision], show_progress_on=[file_errors],
-                    **PRIVATE)
+        file.upload(compiling, file, [file_errors, presubmit_button], queue=False, **PRIVATE).then(
+            uploaded, [file, team, model, input_length, params, precision],
+            [file_errors, compiled, team, model, input_length, params, precision], show_progress_on=[file_errors],
+            **PRIVATE).then(lambda: gr.Button(interactive=True), None, presubmit_button, queue=False, **PRIVATE)
         file.clear(lambda: ("", gr.DownloadButton(visible=False)), None, [file_errors, compiled], queue=False,
                    **PRIVATE)
         presubmit_button.click(
@@ -536,8 +553,10 @@ def main():
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))
     app = build_app(board)
     page_js = PAGE_JS % (share.QUERY_WRITER_JS, json.dumps(board_views.header_titles(board)))
+    # Uploads are admitted by address and by temporary disk before Gradio stores them.
+    gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)
     app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_ARCHIVE_BYTES, theme=THEME, css=CSS,
-                                                  js=page_js)
+                                                  js=page_js, app_kwargs={"middleware": [gate]})
 
 
 if __name__ == "__main__":

@@ -5,12 +5,17 @@ file of the corpus refused with its message and the store untouched; pre-submiss
 20 sessions keep the server's memory bounded; unit tests of the pre-submission shelf."""
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
 import re
 import time
+import threading
 import uuid
+import warnings
+import zipfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -19,6 +24,7 @@ import pytest
 from bad_files import CASE_NAMES, bad_files
 from conftest import tree_digest
 from leaderboard.demo import demo_model
+from leaderboard.limits import MB, LimitReached, TempDiskBudget, UploadWindow
 from leaderboard.previews import PreviewShelf
 from leaderboard.store import dump_json
 from leaderboard.views.submission import with_abbreviations
@@ -30,7 +36,10 @@ MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbound
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, full_store_template):
-    with serve(tmp_path_factory, full_store_template) as running:
+    # The whole corpus and twenty sessions come from one address: the upload bounds out of the way
+    # (they have tests of their own below).
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR="100000",
+               LEADERBOARD_UPLOAD_MB_PER_HOUR="100000", LEADERBOARD_TEMP_DISK_MB="100000") as running:
         yield running
 
 
@@ -39,15 +48,22 @@ def shown(markdown: str) -> str:
     return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
 
 
+class UploadRefused(RuntimeError):
+    def __init__(self, response: httpx.Response):
+        super().__init__(response.text)
+        self.status, self.retry_after = response.status_code, response.headers.get("retry-after")
+
+
 class PageSession:
     """One browser tab's session with the app, as its page talks to the server: files go
     to /upload, an event joins the queue by its function's index, the result comes on the
     session's event stream. Gradio keeps the page's state (the pre-submission's token)
     per session."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, address: str | None = None):
+        """`address`: the client's address as a trusted local proxy reports it (X-Forwarded-For)."""
         self.url, self.session_hash = url, uuid.uuid4().hex[:11]
-        self.http = httpx.Client(base_url=url, timeout=300)
+        self.http = httpx.Client(base_url=url, timeout=300, headers={"X-Forwarded-For": address} if address else {})
         config = self.http.get("config").json()
         self.functions = {d["api_name"]: d["id"] for d in config["dependencies"] if d.get("api_name")}
 
@@ -55,7 +71,7 @@ class PageSession:
         with open(path, "rb") as f:
             response = self.http.post("gradio_api/upload", files={"files": (path.name, f)})
         if response.status_code != 200:
-            raise RuntimeError(response.text)
+            raise UploadRefused(response)
         return {"path": response.json()[0], "orig_name": path.name, "meta": {"_type": "gradio.FileData"}}
 
     def call(self, function: str, data: list) -> list:
@@ -183,3 +199,192 @@ def test_the_shelf_bounds_time_sessions_and_total():
     assert shelf.get("e", e) == "e"
     shelf.discard("e", e)
     assert shelf.get("e", e) is None and c
+
+
+def zip_of(path: Path, entries: list[tuple[str, bytes]]) -> Path:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate name these tests are about
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, data in entries:
+                z.writestr(name, data)
+    return path
+
+
+@pytest.mark.parametrize("entries, message", [
+    ([("run/a.json", b"{}"), ("run/a.json", b"[]")], "'run/a.json' is in the archive twice"),
+    ([("run/a", b"x"), ("run/a/b.json", b"{}")], "'run/a' is both a file and a folder"),
+    ([("run/" + "x" * 300 + ".json", b"{}")], "has a name part longer than 255 bytes"),
+    ([("out/notes.txt", b"none")], "the archive: no harness results"),
+], ids=["twice", "file-and-folder", "overlong", "no-results"])
+def test_a_bad_archive_is_refused_by_the_upload_handler_without_server_paths(server, tmp_path, entries, message):
+    url, store, _, cache = server
+    before = tree_digest(store)
+    upload = PageSession(url).upload(zip_of(tmp_path / "logs.zip", entries))
+    file_errors = shown(PageSession(url).call("uploaded", [upload, "", "", None, None, "bfloat16"])[0])
+    assert "The archive was not accepted" in file_errors and message in file_errors, file_errors
+    assert "/tmp" not in file_errors and str(cache) not in file_errors, file_errors
+    assert tree_digest(store) == before
+
+
+# --- bounds on uploads: per address and the server's temporary disk ---------------------------
+
+UPLOADS_PER_HOUR, UPLOAD_MB_PER_HOUR, TEMP_DISK_MB = 3, 100, 150
+
+
+@pytest.fixture(scope="module")
+def bounded_server(tmp_path_factory, full_store_template):
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR=str(UPLOADS_PER_HOUR),
+               LEADERBOARD_UPLOAD_MB_PER_HOUR=str(UPLOAD_MB_PER_HOUR), LEADERBOARD_TEMP_DISK_MB=str(TEMP_DISK_MB),
+               ) as running:
+        yield running
+
+
+def stored(cache: Path, name: str) -> list[Path]:
+    return list(cache.rglob(name))
+
+
+def file_of(path: Path, megabytes: float) -> Path:
+    path.write_bytes(os.urandom(int(megabytes * 2**20)))
+    return path
+
+
+def test_uploads_past_the_hourly_count_are_refused_with_when_to_retry(bounded_server, tmp_path):
+    url, _, _, cache = bounded_server
+    session = PageSession(url, "10.0.0.1")
+    for k in range(UPLOADS_PER_HOUR):
+        session.upload(file_of(tmp_path / f"count-{k}.json", 0.01))
+    with pytest.raises(UploadRefused) as refused:
+        session.upload(file_of(tmp_path / "count-over.json", 0.01))
+    assert refused.value.status == 429 and refused.value.retry_after, refused.value
+    assert str(refused.value) == "Too many uploads from your address: 3 in the last hour; try again in 60 minutes"
+    assert stored(cache, "count-over.json") == [] and len(stored(cache, "count-0.json")) == 1
+    PageSession(url, "10.0.0.99").upload(file_of(tmp_path / "other.json", 0.01))  # another address is not held up
+
+
+def test_uploads_past_the_hourly_volume_are_refused_with_when_to_retry(bounded_server, tmp_path):
+    url, _, _, cache = bounded_server
+    session = PageSession(url, "10.0.0.2")
+    session.upload(file_of(tmp_path / "volume-1.json", 60))
+    with pytest.raises(UploadRefused) as refused:
+        session.upload(file_of(tmp_path / "volume-2.json", 60))
+    assert refused.value.status == 429, refused.value
+    assert re.fullmatch(r"Too much uploaded from your address: 60 MB in the last hour, 60 MB more would pass the "
+                        r"limit of 100 MB; try again in 60 minutes", str(refused.value)), refused.value
+    assert stored(cache, "volume-2.json") == []
+
+
+def test_uploads_past_the_temporary_disk_are_refused_with_when_to_retry(bounded_server, tmp_path):
+    """Each from its own address: only the server's temporary disk bounds them together."""
+    url, _, _, cache = bounded_server
+    accepted = 0
+    for k in range(TEMP_DISK_MB // 40 + 1):
+        try:
+            PageSession(url, f"10.0.1.{k}").upload(file_of(tmp_path / f"disk-{k}.json", 40))
+            accepted += 1
+        except UploadRefused as refused:
+            assert refused.status == 429, refused
+            assert re.fullmatch(r"The upload needs 40 MB of temporary space and the server's is in use by other "
+                                r"uploads \(\d+ MB of 150 MB\); try again in 1[56] minutes", str(refused)), refused
+            assert stored(cache, f"disk-{k}.json") == []
+            break
+    else:
+        pytest.fail("every upload was taken")
+    assert 1 <= accepted <= TEMP_DISK_MB // 40
+
+
+BOMB_MB, BOMBS = 100, 6
+
+
+def zip_bomb(path: Path, megabytes: int) -> Path:
+    """`megabytes` of zeros in one entry: about 0.1% of that on disk."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        with z.open("run/samples_bomb.jsonl", "w") as entry:
+            for _ in range(megabytes):
+                entry.write(bytes(2**20))
+    return path
+
+
+def unpacked_bytes(folder: Path) -> int:
+    """Bytes in the archives' unpacking folders (harness-*) under `folder`; files removed
+    while counting count nothing (os.walk skips folders it cannot read)."""
+    total = 0
+    for unpacking in folder.glob("harness-*"):
+        for parent, _, names in os.walk(unpacking):
+            for name in names:
+                with contextlib.suppress(FileNotFoundError):
+                    total += os.stat(os.path.join(parent, name)).st_size
+    return total
+
+
+class UnpackingPeak:
+    """The most bytes the unpacking folders under `folder` held while the block ran,
+    sampled every 2 ms by a thread."""
+
+    def __init__(self, folder: Path):
+        self.folder, self.bytes, self._done = folder, 0, threading.Event()
+        self._thread = threading.Thread(target=self._sample)
+
+    def _sample(self):
+        while not self._done.is_set():
+            self.bytes = max(self.bytes, unpacked_bytes(self.folder))
+            self._done.wait(0.002)  # a sampling interval, not a wait for an outcome
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._done.set()
+        self._thread.join()
+
+
+def test_zip_bombs_unpacked_at_once_stay_within_the_temporary_disk(tmp_path_factory, full_store_template, tmp_path):
+    """Six sessions upload a 100 MB zip bomb each and the server compiles them at the same
+    time, with 150 MB of temporary disk: the unpacking folders' measured peak stays within
+    it, and what did not fit is told when to retry."""
+    unpacking = tmp_path_factory.mktemp("unpacking")
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_TEMP_DISK_MB=str(TEMP_DISK_MB),
+               TMPDIR=str(unpacking)) as (url, store, _, _):
+        bomb = zip_bomb(tmp_path / "bomb.zip", BOMB_MB)
+        sessions = [PageSession(url, f"10.0.2.{k}") for k in range(BOMBS)]
+        uploads = [s.upload(bomb) for s in sessions]
+        with UnpackingPeak(unpacking) as sampled, ThreadPoolExecutor(BOMBS) as pool:
+            answers = list(pool.map(lambda s, u: shown(s.call("uploaded", [u, "", "", None, None, "bfloat16"])[0]),
+                                    sessions, uploads))
+    peak = sampled.bytes
+    print(f"{BOMBS} zip bombs of {BOMB_MB} MB compiled at once: temporary folder peak {peak / 2**20:.0f} MB "
+          f"(bound {TEMP_DISK_MB} MB); {sum('try again' in a for a in answers)} told to retry")
+    assert peak <= TEMP_DISK_MB * 2**20, peak
+    unpacked = [a for a in answers if "the archive: no harness results" in a]
+    busy = [a for a in answers if re.search(r"Unpacking the archive needs 100 MB of temporary space and the server's "
+                                            r"is in use by other uploads \(\d+ MB of 150 MB\); try again in 1 minute", a)]
+    assert unpacked and len(unpacked) + len(busy) == BOMBS, answers
+    assert unpacked_bytes(unpacking) == 0
+
+
+def test_the_upload_window_and_the_disk_budget_say_when_to_retry():
+    now = [0.0]
+    window = UploadWindow(max_uploads=2, max_bytes=100 * MB, clock=lambda: now[0])
+    window.admit("a", 10 * MB)
+    now[0] = 600
+    window.admit("a", 10 * MB)
+    with pytest.raises(LimitReached, match="2 in the last hour; try again in 50 minutes"):
+        window.admit("a", MB)
+    window.admit("b", 90 * MB)
+    with pytest.raises(LimitReached, match="90 MB in the last hour, 20 MB more would pass the limit of 100 MB"):
+        window.admit("b", 20 * MB)
+    with pytest.raises(LimitReached, match="The upload is 101 MB, more than the 100 MB an address may upload"):
+        window.admit("c", 101 * MB)
+    now[0] = 3601
+    window.admit("a", MB)  # the first upload left the window
+    disk = TempDiskBudget(100 * MB, clock=lambda: now[0])
+    disk.reserve(60 * MB, "An upload", seconds=300)
+    unpacking = disk.reserve(30 * MB, "Unpacking the archive")
+    with pytest.raises(LimitReached, match=r"\(90 MB of 100 MB\); try again in 5 minutes") as e:
+        disk.reserve(20 * MB, "The upload", seconds=300)
+    assert e.value.retry_after == 300
+    disk.release(unpacking)
+    now[0] += 100
+    disk.reserve(20 * MB, "The upload", seconds=300)
+    now[0] += 200
+    assert disk.in_use() == 20 * MB  # the first upload's time is over; the last holds until its own

@@ -7,6 +7,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 from conftest import SMALL_TASKS
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
 from leaderboard.archive import extracted
+from leaderboard.limits import LimitReached, TempDiskBudget
 from leaderboard.cli import main
 from leaderboard.demo import demo_model
 from leaderboard.submission import SubmissionError
@@ -246,7 +248,15 @@ def symlink_entry(name: str, target: str) -> tuple[zipfile.ZipInfo, bytes]:
     ([("big.jsonl", b"0" * 5000)], {"max_unpacked": 4000}, "'big.jsonl' unpacks to"),
     ([(f"f{i}.json", b"{}") for i in range(30)], {"max_members": 20}, "30 entries, more than the limit of 20"),
     ([("a.json", b"{}")], {"max_archive": 10}, "the archive is 0 MB, more than the limit"),
+    ([("run/a.json", b"{}"), ("run/b.json", b"{}"), ("run/a.json", b"[]")], {},
+     "'run/a.json' is in the archive twice"),
+    ([("run/a.json", b"{}"), ("run/./a.json", b"[]")], {}, "'run/./a.json' is in the archive twice"),
+    ([("run/a", b"x"), ("run/a/b.json", b"{}")], {}, "'run/a' is both a file and a folder"),
+    ([("run/a/b.json", b"{}"), ("run/a", b"x")], {}, "'run/a' is both a file and a folder"),
+    ([("run/" + "x" * 300 + ".json", b"{}")], {}, "has a name part longer than 255 bytes"),
+    ([("/".join(["d" * 200] * 30) + "/r.json", b"{}")], {}, "has a name longer than 1,024 bytes"),
 ])
+@pytest.mark.filterwarnings("ignore:Duplicate name")
 def test_unsafe_archives_are_refused_and_nothing_is_left(tmp_path, entries, limits, message):
     archive = make_zip(tmp_path / "upload.zip", entries)
     parent = tmp_path / "unpack"
@@ -254,7 +264,7 @@ def test_unsafe_archives_are_refused_and_nothing_is_left(tmp_path, entries, limi
     with pytest.raises(SubmissionError) as e:
         with extracted(archive, parent, **limits):
             pytest.fail("an unsafe archive was extracted")
-    assert message in str(e.value)
+    assert message in str(e.value) and len(str(e.value)) < 600
     assert list(parent.iterdir()) == [] and not (tmp_path / "escape.txt").exists()
 
 
@@ -295,3 +305,33 @@ def test_a_zip_of_harness_output_compiles_and_the_folder_is_removed(mini, tmp_pa
     assert compiled["metadata"]["model_name"] == MODEL
     assert list(parent.iterdir()) == []
     assert os.listdir(parent) == []
+
+
+def test_an_archive_without_results_is_refused_naming_no_server_path(small_store, tmp_path):
+    from leaderboard.views.submission import compile_archive
+    archive = make_zip(tmp_path / "logs.zip", [("out/notes.txt", b"no results here")])
+    with pytest.raises(SubmissionError) as e:
+        compile_archive(small_store, str(archive))
+    message = str(e.value)
+    assert "the archive: no harness results (results_<date>.json) found" in message, message
+    assert "harness-" not in message and str(Path(tempfile.gettempdir())) not in message, message
+
+
+def test_unpacking_holds_the_declared_size_of_the_temporary_disk_before_writing(tmp_path):
+    budget = TempDiskBudget(10 * 2**20)
+    archive = make_zip(tmp_path / "upload.zip", [("run/samples_a.jsonl", bytes(6 * 2**20))])
+    parent = tmp_path / "unpack"
+    parent.mkdir()
+    upload = budget.reserve(5 * 2**20, "An upload", seconds=600)
+    with pytest.raises(LimitReached, match=r"Unpacking the archive needs 6 MB of temporary space and the server's is "
+                                           r"in use by other uploads \(5 MB of 10 MB\); try again in 10 minutes"):
+        with extracted(archive, parent, budget=budget):
+            pytest.fail("unpacked past the budget")
+    assert list(parent.iterdir()) == []
+    budget.release(upload)
+    with extracted(archive, parent, budget=budget) as folder:
+        assert budget.in_use() == 6 * 2**20 and (folder / "run" / "samples_a.jsonl").stat().st_size == 6 * 2**20
+    assert budget.in_use() == 0 and list(parent.iterdir()) == []
+    with pytest.raises(LimitReached, match="needs 12 MB of temporary space, more than this server's 10 MB in all"):
+        with extracted(make_zip(tmp_path / "big.zip", [("run/b.jsonl", bytes(12 * 2**20))]), parent, budget=budget):
+            pass

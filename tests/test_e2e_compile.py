@@ -12,7 +12,7 @@ from conftest import tree_digest
 from harness_logs import MODEL, write_two_runs
 from leaderboard.demo import demo_model
 # app_url: a fresh app on a copy of the 5-model store, one per test module
-from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, shot  # noqa: F401 (fixtures)
+from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, serve, shot  # noqa: F401 (fixtures)
 
 
 def zip_folder(folder, path):
@@ -100,3 +100,48 @@ def test_phone_compiles_a_zip_and_shows_provenance(browser, app_url, harness_zip
     expect(page.locator("#card")).to_contain_text("How it was evaluated", timeout=60000)
     shot(page, "26_phone_details_provenance")
     page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_zip_upload_shows_its_progress_holds_presubmit_and_fills_the_team(browser, app_url, full_benchmark,
+                                                                            tmp_path, viewport):
+    """The compile takes seconds: the page says so and Pre-submit waits for it; the team
+    comes from the harness model name's owner (Brno-NLP/Buk-9B-v1)."""
+    root = tmp_path / "lm_eval_output"  # a zip of its own: a zip compiled before is answered from memory
+    write_two_runs(root, full_benchmark, demo_model(full_benchmark, 20 + viewport["width"] % 7, seed=0)[1])
+    page = open_page(browser, app_url[0], viewport)
+    upload(page, zip_folder(root, tmp_path / "harness_output.zip"))
+    presubmit = page.locator("#presubmit")
+    expect(presubmit).to_be_disabled(timeout=10000)
+    expect(page.locator("#file-errors")).to_contain_text("Compiling the archive")
+    presubmit.scroll_into_view_if_needed()
+    page.screenshot(path=f"/tmp/shots-c/compiling_{viewport['width']}.png", full_page=False)
+    shot(page, "27_zip_compiling")
+    expect(page.locator("#file-errors")).to_contain_text("Compiled from the harness output", timeout=120000)
+    expect(presubmit).to_be_enabled()
+    expect(page.locator("#team textarea, #team input").first).to_have_value(MODEL.split("/")[0])
+    expect(page.locator("#model textarea, #model input").first).to_have_value(MODEL.split("/")[1])
+    presubmit.scroll_into_view_if_needed()
+    page.screenshot(path=f"/tmp/shots-c/compiled_{viewport['width']}.png", full_page=False)
+    page.context.close()
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_an_upload_past_the_hourly_bound_is_refused_on_the_page_with_when_to_retry(
+        browser, tmp_path_factory, full_store_template, new_model_file, viewport):
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR="1") as (url, _, _, cache):
+        page = open_page(browser, url, viewport)
+        upload(page, new_model_file)
+        expect(page.locator("#file")).to_contain_text(new_model_file.name)
+        page.locator("#file button[aria-label='Clear']").click()
+        second = new_model_file.parent / "second_upload.json"
+        second.write_bytes(new_model_file.read_bytes())
+        page.locator("#file input[type=file]").set_input_files(str(second))
+        message = page.get_by_text("Too many uploads from your address: 1 in the last hour; try again in 60 minutes")
+        expect(message).to_be_visible(timeout=30000)
+        toast = page.locator(".toast-wrap, .toast-messages").first  # faded in: opaque for the screenshot
+        toast.evaluate("e => Promise.all(e.getAnimations({subtree: true}).map((a) => a.finished))")
+        page.screenshot(path=f"/tmp/shots-c/upload_refused_{viewport['width']}.png")
+        shot(page, "28_upload_refused", full_page=False)
+        assert list(cache.rglob(second.name)) == []
+        page.context.close()

@@ -13,6 +13,7 @@ from leaderboard.archive import extracted
 from leaderboard.board import Leaderboard, Preview
 from leaderboard.demo import sample_document
 from leaderboard.harness import compile_runs
+from leaderboard.limits import TempDiskBudget
 from leaderboard.store import dump_json
 from leaderboard.submission import PRECISIONS, SubmissionError
 from leaderboard.tournament import Progress, no_progress
@@ -118,12 +119,16 @@ def _precision(dtype) -> str | None:
 
 
 def harness_form(metadata: dict) -> dict:
-    """Form fields the harness metadata can fill: the model's name (after its owner), the
-    input length (max_length), parameters (billions) and precision, where the run says."""
+    """Form fields the harness metadata can fill: the model's name (after its owner), the team
+    (the owner, when the name is a Hub id `owner/name`), the input length (max_length),
+    parameters (billions) and precision, where the run says."""
     form = {}
     name, length, params = metadata.get("model_name"), metadata.get("max_length"), metadata.get("model_num_parameters")
     if isinstance(name, str) and name.strip("/"):
         form["model_name"] = name.rstrip("/").rsplit("/", 1)[-1]
+        owner, _, model = name.partition("/")
+        if owner.strip() and model.strip() and "/" not in model:
+            form["team_name"] = owner
     if isinstance(length, int) and not isinstance(length, bool) and length > 0:
         form["input_length"] = length
     if isinstance(params, (int, float)) and not isinstance(params, bool) and params > 0:
@@ -133,26 +138,30 @@ def harness_form(metadata: dict) -> dict:
     return form
 
 
-def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progress) -> Compiled:
+def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progress,
+                    budget: TempDiskBudget | None = None) -> Compiled:
     """The submission compiled from an uploaded .zip of harness output folders (unpacked
-    safely, the folder removed afterwards). Raises SubmissionError; messages name files
-    inside the archive, not the server's temporary folder."""
+    safely within `budget`, the folder removed afterwards). Raises SubmissionError; messages
+    name files inside the archive, not the server's temporary folder."""
     stat = Path(path).stat()
     key = (str(path), stat.st_size, stat.st_mtime_ns)
     with _COMPILED_LOCK:
         if key in _COMPILED:
             return _COMPILED[key]
-    with extracted(path) as folder:
-        inside = str(folder) + "/"
+    with extracted(path, budget=budget) as folder:
+        def in_archive(text: str) -> str:
+            """The text with the unpacking folder's paths as paths inside the archive."""
+            return text.replace(str(folder) + "/", "").replace(str(folder), "the archive")
+
         try:
             document, notes = compile_runs([str(folder)], board.benchmark, progress=progress)
         except SubmissionError as e:
-            raise SubmissionError([p.replace(inside, "") for p in e.problems]) from None
+            raise SubmissionError([in_archive(p) for p in e.problems]) from None
     meta = document["metadata"]
     n = sum(len(samples) for samples in document["predictions"].values())
     lines = [f"**Compiled from the harness output**: {len(document['predictions'])} tasks, {n:,} samples of "
              f"`{meta.get('model_name')}`. The form is filled in from the logs where they say; check it."]
-    lines += [f"- {escape_markdown(note.replace(inside, ''))}" for note in notes]
+    lines += [f"- {escape_markdown(in_archive(note))}" for note in notes]
     compiled = Compiled(dump_json(document), harness_form(meta), "\n".join(lines))
     with _COMPILED_LOCK:
         _COMPILED[key] = compiled
