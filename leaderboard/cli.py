@@ -252,6 +252,8 @@ def cmd_unflag(args) -> None:
 def cmd_check(args) -> None:
     board = _open_board(args)
     problems = board.check()
+    for note in board.store.recovered:  # repaired when the store was opened, so not problems
+        _say(f"repaired: {note}")
     for problem in problems:
         _say(f"problem: {problem}")
     print(f"{board.store}: {len(board.models)} models, "

@@ -54,6 +54,8 @@ class StoreNotFound(StoreError):
 
 
 class HubStore:
+    recovered: list[str] = []  # nothing to recover: a commit lands whole or not at all (LocalStore.recovered)
+
     def __init__(self, repo_id: str, benchmark_name: str, token: str | None = None, endpoint: str | None = None,
                  cache_dir: str | Path | None = None):
         self.repo_id, self.benchmark_name = repo_id, benchmark_name

@@ -20,6 +20,8 @@ from leaderboard.demo import demo_model, task_design
 from leaderboard.flags import FLAGS_FILE
 from leaderboard.store import TITLES_FILE, LocalStore, dump_json
 from leaderboard.tasks import load_benchmark
+from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown
+from test_e2e import serve
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_OPPONENTS = 2
@@ -113,3 +115,55 @@ def test_changing_a_flags_reason_keeps_when_it_was_flagged(few_opponents_tasks, 
     assert stored["flagged_at"] == flagged_at
     checked = run(few_opponents_tasks, "check", "--store", root)
     assert checked.returncode == 0 and "no problems" in checked.stdout, checked.stdout
+
+
+def test_writes_to_a_store_named_by_a_relative_path(few_opponents_tasks, few_opponents_store,
+                                                    few_opponents_documents, tmp_path):
+    """--store relative to the working directory, as `demo_store/BenCzechMark` or `../copy`."""
+    root = few_opponents_store
+    work = tmp_path / "work"
+    work.mkdir()
+    relative = os.path.relpath(root, work)
+    assert relative.startswith("..")
+    first = in_time_order(root)[0]
+    flagged = run(few_opponents_tasks, "flag", first, "--reason", "leaked", "--store", relative, cwd=work)
+    assert flagged.returncode == 0, flagged.stderr
+    form, document, _ = few_opponents_documents[6]
+    path = tmp_path / "new.json"
+    path.write_bytes(dump_json(document))
+    published = run(few_opponents_tasks, "publish", path, "--store", relative, "--team", form["team_name"],
+                    "--model", form["model_name"], *FORM, "--json", cwd=work)
+    assert published.returncode == 0, published.stderr
+    assert (root / "data" / f"{json.loads(published.stdout)['submission_id']}.json").exists()
+    removed = run(few_opponents_tasks, "remove", in_time_order(root)[1], "--reason", "leaked", "--store",
+                  relative, cwd=work)
+    assert removed.returncode == 0, removed.stderr
+    checked = run(few_opponents_tasks, "check", "--store", relative, cwd=work)
+    assert checked.returncode == 0 and "no problems" in checked.stdout, checked.stdout
+    assert not list(root.rglob("*.tmp"))
+    # The same store opened by the absolute path: the relative one wrote the same place.
+    assert len(table(few_opponents_tasks, root)) == 6 and json.loads((root / FLAGS_FILE).read_text())
+
+
+def test_check_reports_a_temporary_left_by_an_interrupted_write(few_opponents_tasks, few_opponents_store):
+    root = few_opponents_store
+    leftover = root / "duels" / ".model.parquet.k2j4x1.tmp"
+    leftover.write_bytes(b"half a file")
+    checked = run(few_opponents_tasks, "check", "--store", root)
+    assert checked.returncode == 0 and "repaired: duels/.model.parquet.k2j4x1.tmp" in checked.stdout
+    assert "interrupted write" in checked.stdout
+    assert not leftover.exists()  # deleted by the recovery `check` runs, and said so
+    again = run(few_opponents_tasks, "check", "--store", root)
+    assert again.returncode == 0 and "repaired" not in again.stdout
+
+
+def test_the_app_publishes_into_a_store_named_by_a_relative_path(tmp_path_factory, full_store_template,
+                                                               new_model_file):
+    store = tmp_path_factory.mktemp("relative") / "store"
+    shutil.copytree(full_store_template, store)
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_STORE=os.path.relpath(store, ROOT)) as (url, *_):
+        session = PageSession(url)
+        assert "would rank" in shown(presubmit(session, new_model_file)).lower()
+        status = shown(publish_in_page(session))
+    assert status.startswith("Published"), status
+    assert len(list((store / "data").glob("*.json"))) == 6 and not list(store.rglob("*.tmp"))
