@@ -284,8 +284,9 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             return message, None, gr.update(visible=False), gr.update()
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
-        except SubmissionError as e:
-            return (submission.problems_markdown(board.benchmark, e.problems, "Publishing failed:"), None,
+        except (SubmissionError, StoreError) as e:  # a store failure's message says whether anything landed
+            problems = e.problems if isinstance(e, SubmissionError) else [str(e)]
+            return (submission.problems_markdown(board.benchmark, problems, "Publishing failed:"), None,
                     gr.update(visible=False), gr.update())
         previews.discard(request.session_hash, token)
         return (f"Published **{escape_markdown(preview.model.title)}** as `{sid}`, rank "

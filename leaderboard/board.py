@@ -298,12 +298,27 @@ class Leaderboard:
                     reuse = tournament
                     continue
                 except StoreError as e:
-                    raise SubmissionError(f"publishing failed, nothing was published: {e}") from None
-                self._set_state(models, tournament, revision, ranked)
+                    if not self._landed_all_the_same(sid, e):
+                        raise StoreError(f"publishing failed, nothing was published: {e}") from None
+                    log.warning("publishing %s: %s; the commit landed all the same", sid, e)
+                else:
+                    self._set_state(models, tournament, revision, ranked)
                 progress(1.0, "published")
                 return sid
-        raise SubmissionError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
-                              f"nothing was published, please try again")
+        raise StoreError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
+                         f"nothing was published, please try again")
+
+    def _landed_all_the_same(self, sid: str, error: StoreError) -> bool:
+        """After a publication's write failed: whether it landed all the same (a commit
+        whose answer was lost, or a failure after the commit), from the store read afresh,
+        which the board then shows. Raises StoreError when the store cannot be read."""
+        try:
+            self.refresh(fresh=True)
+        except StoreError as unreadable:
+            raise StoreError(f"publishing failed ({error}) and the store could not be read back ({unreadable}): "
+                             f"the commit may have landed; see whether {sid} is in the `table` before "
+                             f"publishing again") from None
+        return sid in self.models
 
 
     def rebuild(self, progress: Progress = no_progress, recompute: bool = False) -> "RebuildReport":
@@ -317,7 +332,7 @@ class Leaderboard:
             tournament, report = self.tournament.copy(), RebuildReport()
             if recompute:
                 tournament = self._recompute(tournament, report, progress)
-            report.dueled = len(self._run_missing_duels(tournament, self.models, progress))
+            report.dueled = sum(self._run_missing_duels(tournament, self.models, progress).values())
             self._rewrite(tournament, self.models, "Rebuild the duels", drop_legacy=True,
                           deleted=self.store.duel_file_ids())
             return report
@@ -406,20 +421,32 @@ class Leaderboard:
         """Commit `change` on top of the loaded revision, then make its result the state."""
         try:
             revision = self.store.rewrite(change, parent=self.revision)
-        except (StoreConflict, StoreError) as e:
-            raise SubmissionError(f"writing the store failed, nothing was changed: {e}") from None
+        except StoreConflict as e:
+            raise StoreError(f"writing the store failed, nothing was changed (another write came first), "
+                             f"please try again: {e}") from None
+        except StoreError as e:
+            try:
+                moved = self.refresh(fresh=True)
+            except StoreError:
+                moved = None
+            if moved is False:
+                raise StoreError(f"writing the store failed, nothing was changed: {e}") from None
+            seen = "changed meanwhile" if moved else "could not be read back"
+            raise StoreError(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
+                             f"look (`table`, `check`) before writing again") from None
         self._set_state(models, tournament, revision, ranked, flags)
 
     def _run_missing_duels(self, tournament: Tournament, models: dict[str, PublishedModel],
-                           progress: Progress = no_progress) -> set[str]:
+                           progress: Progress = no_progress) -> dict[str, int]:
         """Play into `tournament` every duel the replay of `models` expects and it lacks.
-        Returns the models that got new duels (each owns its new duels' rows)."""
-        dueled = set()
+        Returns, per model that got new duels (it owns their rows), the opponents it dueled."""
+        dueled = {}
         for k, (sid, opponents) in enumerate(self._expected_opponents(tournament, models)):
             progress(k / len(models), f"duels of {sid}")
             results = {s: models[s].results for s in (sid, *opponents)}
-            if play(self.benchmark, tournament, sid, results, opponents, rules=self.rules):
-                dueled.add(sid)
+            count = play(self.benchmark, tournament, sid, results, opponents, rules=self.rules)
+            if count:
+                dueled[sid] = count
         return dueled
 
     def _expected_opponents(self, tournament: Tournament, models: dict[str, PublishedModel] | None = None):
@@ -466,7 +493,7 @@ class Leaderboard:
             affected = {self.tournament.model_ids[i] for part in [self.tournament.rows_involving(submission_id)]
                         for i in np.r_[part.first, part.second]} - {submission_id}
             tournament = self.tournament.subset(list(models))
-            affected |= self._run_missing_duels(tournament, models)
+            affected |= set(self._run_missing_duels(tournament, models))
             legacy = self.store.read_tournament()
             if legacy:
                 legacy = {a: {b: d for b, d in row.items() if b != submission_id}

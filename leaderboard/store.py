@@ -60,7 +60,12 @@ class StoreConflict(Exception):
 
 
 class StoreError(Exception):
-    """The store could not be read or written (network, permissions); nothing was written."""
+    """The store could not be read or written (network, permissions); the message says
+    whether anything was written."""
+
+
+class StoreNotFound(StoreError):
+    """The store named does not exist (as opposed to one that cannot be reached)."""
 
 
 @dataclass

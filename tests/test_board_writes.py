@@ -15,13 +15,15 @@ from pathlib import Path
 import pytest
 
 from conftest import SMALL_TASKS, publish_all
+from fake_hub import FakeHub
 from leaderboard.board import Leaderboard
 from leaderboard.demo import demo_model, task_design
 from leaderboard.flags import FLAGS_FILE
-from leaderboard.store import TITLES_FILE, LocalStore, dump_json
+from leaderboard.store import TITLES_FILE, LocalStore, StoreError, dump_json
 from leaderboard.tasks import load_benchmark
 from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown
 from test_e2e import serve
+from test_hub import REPO, preview, replica
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_OPPONENTS = 2
@@ -167,3 +169,106 @@ def test_the_app_publishes_into_a_store_named_by_a_relative_path(tmp_path_factor
         status = shown(publish_in_page(session))
     assert status.startswith("Published"), status
     assert len(list((store / "data").glob("*.json"))) == 6 and not list(store.rglob("*.tmp"))
+
+
+# --- the Hub store: a commit that lands but whose answer is an error -------------------------
+
+@pytest.fixture
+def hub(tmp_path):
+    hub = FakeHub(tmp_path / "hub").start()
+    yield hub
+    hub.stop()
+
+
+def test_a_commit_that_landed_with_an_error_answer_is_a_publication(hub, tmp_path, small_benchmark,
+                                                                     small_documents):
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:2])
+    waiting = preview(board, small_documents[2])
+    hub.fail_after_next_commits = 1
+    sid = board.publish(waiting)
+    assert f"data/{sid}.json" in hub.files(REPO) and hub.commits == 3  # landed once, not twice
+    assert sid in board.models and board.check() == []
+    assert sid in replica(hub, tmp_path, small_benchmark, "b").models
+
+
+def test_failures_after_a_commit_landed_are_not_reported_as_nothing_published(hub, tmp_path, small_benchmark,
+                                                                               small_documents):
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:2])
+    # Reading the new commit's files fails once: read again, it is there.
+    hub.fail_next_tree_listings = 1
+    sid = board.publish(preview(board, small_documents[2]))
+    assert f"data/{sid}.json" in hub.files(REPO) and sid in board.models
+    # Reading fails twice: the store cannot tell, and says the commit may have landed.
+    hub.fail_next_tree_listings = 2
+    with pytest.raises(StoreError, match="the commit may have landed") as unknown:
+        board.publish(preview(board, small_documents[3]))
+    assert "nothing was published" not in str(unknown.value)
+    assert sum(f.startswith("data/") for f in hub.files(REPO)) == 4
+    # Keeping the arrays in the local cache fails (its place is taken by a folder): the
+    # commit holds them, so the publication stands.
+    waiting = preview(board, small_documents[4])
+    (tmp_path / "cache-a" / f"{waiting.submission_id}.npz").mkdir()
+    assert board.publish(waiting) == waiting.submission_id
+    assert f"data/{waiting.submission_id}.json" in hub.files(REPO)
+    fresh = replica(hub, tmp_path, small_benchmark, "b")
+    assert len(fresh.models) == 5 and fresh.check() == []
+
+
+def test_a_failed_commit_is_a_store_failure_saying_nothing_landed(hub, tmp_path, small_benchmark, small_documents):
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:2])
+    files = hub.files(REPO)
+    hub.fail_next_commits = 1
+    with pytest.raises(StoreError, match="nothing was published"):
+        board.publish(preview(board, small_documents[2]))
+    assert hub.files(REPO) == files
+
+
+def test_a_flag_or_removal_whose_commit_failed_says_whether_it_may_have_landed(hub, tmp_path, small_benchmark,
+                                                                               small_documents):
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:3])
+    top, second = board.ranked().index[:2]
+    head = hub.head(REPO)
+    hub.fail_next_commits = 1
+    with pytest.raises(StoreError, match="nothing was changed"):
+        board.flag(top, "leaked")
+    assert hub.head(REPO) == head
+    hub.fail_after_next_commits = 1
+    with pytest.raises(StoreError, match="the change may have landed") as landed:
+        board.remove(second, "leaked")
+    assert "nothing was changed" not in str(landed.value)
+    assert f"data/{second}.json" not in hub.files(REPO) and second not in board.models  # and the board shows it
+
+
+def hub_cli(hub, tmp_path, tasks, *args):
+    return run(tasks, *args, "--repo", REPO, env={"HF_ENDPOINT": hub.url, "HF_TOKEN": hub.token,
+                                                   "HF_HOME": str(tmp_path / "hf")})
+
+
+def test_the_command_line_reports_hub_failures_truthfully(hub, tmp_path, small_tasks_file, small_benchmark,
+                                                         small_documents):
+    hub.create_repo(REPO)
+    publish_all(replica(hub, tmp_path, small_benchmark, "seed"), small_documents[:2])
+    paths = []
+    for k in (2, 3):
+        form, document, _ = small_documents[k]
+        paths.append((tmp_path / f"model{k}.json", ["--team", form["team_name"], "--model", form["model_name"]]))
+        paths[-1][0].write_bytes(dump_json(document))
+    hub.fail_after_next_commits = 1  # lands, then the answer is an error
+    landed = hub_cli(hub, tmp_path, small_tasks_file, "publish", paths[0][0], *paths[0][1], *FORM, "--json")
+    assert landed.returncode == 0, landed.stderr
+    sid = json.loads(landed.stdout)["submission_id"]
+    assert f"data/{sid}.json" in hub.files(REPO)
+    hub.fail_next_commits = 1  # refused before anything is written: a store failure, not bad input
+    failed = hub_cli(hub, tmp_path, small_tasks_file, "publish", paths[1][0], *paths[1][1], *FORM)
+    assert failed.returncode == 1, failed.stderr
+    assert "nothing was published" in failed.stderr and "HTTP 500" in failed.stderr
+    assert "Traceback" not in failed.stderr and "internal error" not in failed.stderr
+    assert sum(f.startswith("data/") for f in hub.files(REPO)) == 3
