@@ -52,7 +52,7 @@ def default_cache_dir(repo_id: str) -> Path:
 
 
 class HubStore:
-    recovered: list[str] = []  # nothing to recover: a commit lands whole or not at all (LocalStore.recovered)
+    recovered: tuple[str, ...] = ()  # nothing to recover: a commit lands whole or not at all (LocalStore.recovered)
 
     def __init__(self, repo_id: str, benchmark_name: str, token: str | None = None, endpoint: str | None = None,
                  cache_dir: str | Path | None = None):
