@@ -323,8 +323,10 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             return message, None, gr.update(visible=False), gr.update(), gr.skip()
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
-        except SubmissionError as e:
-            return (submission.problems_markdown(board.benchmark, e.problems, "Publishing failed:"), None,
+        except (SubmissionError, StoreError) as e:  # a store failure's message says whether anything landed
+            problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, SubmissionError)
+                                 else ([str(e)], "The store could not be written:"))
+            return (submission.problems_markdown(board.benchmark, problems, heading), None,
                     gr.update(visible=False), gr.update(), gr.skip())
         previews.discard(request.session_hash, token)
         published = board_views.with_model_links(submission.published_table(board, sid), board.models)

@@ -298,12 +298,27 @@ class Leaderboard:
                     reuse = tournament
                     continue
                 except StoreError as e:
-                    raise SubmissionError(f"publishing failed, nothing was published: {e}") from None
-                self._set_state(models, tournament, revision, ranked)
+                    if not self._landed_all_the_same(sid, e):
+                        raise StoreError(f"publishing failed, nothing was published: {e}") from None
+                    log.warning("publishing %s: %s; the commit landed all the same", sid, e)
+                else:
+                    self._set_state(models, tournament, revision, ranked)
                 progress(1.0, "published")
                 return sid
-        raise SubmissionError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
-                              f"nothing was published, please try again")
+        raise StoreError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
+                         f"nothing was published, please try again")
+
+    def _landed_all_the_same(self, sid: str, error: StoreError) -> bool:
+        """After a publication's write failed: whether it landed all the same (a commit
+        whose answer was lost, or a failure after the commit), from the store read afresh,
+        which the board then shows. Raises StoreError when the store cannot be read."""
+        try:
+            self.refresh(fresh=True)
+        except StoreError as unreadable:
+            raise StoreError(f"publishing failed ({error}) and the store could not be read back ({unreadable}): "
+                             f"the commit may have landed; see whether {sid} is in the `table` before "
+                             f"publishing again") from None
+        return sid in self.models
 
     def publish_all(self, submissions, progress: Progress = no_progress, count: int | None = None) -> list[str]:
         """Publish validated submissions, an iterable of (SubmissionMetadata,
@@ -356,10 +371,7 @@ class Leaderboard:
             tournament, report = self.tournament.copy(), RebuildReport()
             if recompute:
                 tournament = self._recompute(tournament, report, progress)
-            for k, (sid, opponents) in enumerate(self._expected_opponents(tournament)):
-                progress(k / len(self.models), f"duels of {sid}")
-                results = {s: self.models[s].results for s in (sid, *opponents)}
-                report.dueled += play(self.benchmark, tournament, sid, results, opponents, rules=self.rules)
+            report.dueled = sum(self._run_missing_duels(tournament, self.models, progress).values())
             self._rewrite(tournament, self.models, "Rebuild the duels", drop_legacy=True,
                           deleted=self.store.duel_file_ids())
             return report
@@ -448,30 +460,55 @@ class Leaderboard:
         """Commit `change` on top of the loaded revision, then make its result the state."""
         try:
             revision = self.store.rewrite(change, parent=self.revision)
-        except (StoreConflict, StoreError) as e:
-            raise SubmissionError(f"writing the store failed, nothing was changed: {e}") from None
+        except StoreConflict as e:
+            raise StoreError(f"writing the store failed, nothing was changed (another write came first), "
+                             f"please try again: {e}") from None
+        except StoreError as e:
+            try:
+                moved = self.refresh(fresh=True)
+            except StoreError:
+                moved = None
+            if moved is False:
+                raise StoreError(f"writing the store failed, nothing was changed: {e}") from None
+            seen = "changed meanwhile" if moved else "could not be read back"
+            raise StoreError(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
+                             f"look (`table`, `check`) before writing again") from None
         self._set_state(models, tournament, revision, ranked, flags)
 
-    def _expected_opponents(self, tournament: Tournament):
-        """(model, the top models of its day) in time order, as the replay defines them
-        (models flagged by then are passed over).
+    def _run_missing_duels(self, tournament: Tournament, models: dict[str, PublishedModel],
+                           progress: Progress = no_progress) -> dict[str, int]:
+        """Play into `tournament` every duel the replay of `models` expects and it lacks.
+        Returns, per model that got new duels (it owns their rows), the opponents it dueled."""
+        dueled = {}
+        for k, (sid, opponents) in enumerate(self._expected_opponents(tournament, models)):
+            progress(k / len(models), f"duels of {sid}")
+            results = {s: models[s].results for s in (sid, *opponents)}
+            count = play(self.benchmark, tournament, sid, results, opponents, rules=self.rules)
+            if count:
+                dueled[sid] = count
+        return dueled
+
+    def _expected_opponents(self, tournament: Tournament, models: dict[str, PublishedModel] | None = None):
+        """(model, the top models of its day) in time order, as the replay of `models`
+        (default: the published ones) defines them (models flagged by then are passed over).
         Scores of the earlier models come from their duels among themselves in
         `tournament`, counted as the replay goes (the caller may add the duels it runs
         for a model before the next is yielded): O(stored duels), not a ranking of every
         prefix from scratch."""
-        order = sorted(self.models.values(), key=lambda m: (m.submitted, m.submission_id))
+        models = self.models if models is None else models
+        order = sorted(models.values(), key=lambda m: (m.submitted, m.submission_id))
         ids = [m.submission_id for m in order]
         flagged_at = {sid: flag.flagged_at for sid, flag in self.flags.items()}
         position = np.full(len(tournament.model_ids), -1, dtype=np.int64)
         position[[tournament.index(s) for s in ids if s in tournament]] = np.arange(len(ids))[
             [s in tournament for s in ids]]
         won, fought = np.zeros((len(ids), len(tournament.task_ids))), np.zeros((len(ids), len(tournament.task_ids)))
-        submitted = self.submitted[ids]
+        submitted = _submitted(models)[ids]
         for k, sid in enumerate(ids):
             if k:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     table = ranking.scores_from_win_scores(won[:k] / fought[:k], ids[:k], self.benchmark)
-                flagged = {s for s in ids[:k] if flagged_at.get(s, np.inf) <= self.models[sid].submitted}
+                flagged = {s for s in ids[:k] if flagged_at.get(s, np.inf) <= models[sid].submitted}
                 yield sid, ranking.opponents(ranking.ranked(table, submitted.iloc[:k]), self.benchmark.top_opponents,
                                                    flagged)
             if sid not in tournament:
@@ -483,7 +520,9 @@ class Leaderboard:
             np.add.at(fought, a[among], rows.fought[among])
 
     def remove(self, submission_id: str, reason: str) -> None:
-        """Take a model and its duels off the board, in one write."""
+        """Take a model and its duels off the board, in one write. Models published after
+        it dueled it instead of another of the top models of their day: those duels,
+        which the replay now expects, are run and written in the same commit."""
         if not reason.strip():
             raise SubmissionError("give a reason for the removal")
         with self._lock, self.store.lock():
@@ -493,6 +532,7 @@ class Leaderboard:
             affected = {self.tournament.model_ids[i] for part in [self.tournament.rows_involving(submission_id)]
                         for i in np.r_[part.first, part.second]} - {submission_id}
             tournament = self.tournament.subset(list(models))
+            affected |= set(self._run_missing_duels(tournament, models))
             legacy = self.store.read_tournament()
             if legacy:
                 legacy = {a: {b: d for b, d in row.items() if b != submission_id}
@@ -504,12 +544,14 @@ class Leaderboard:
 
     def flag(self, submission_id: str, reason: str, link: str | None = None) -> Flag:
         """Mark a published model (or change its flag's reason and link), in one write.
-        The model stays on the board; new submissions no longer duel it."""
+        The model stays on the board; new submissions no longer duel it. A changed flag
+        keeps its time: the replay passes the model over from then on, as publication did."""
         reason, link = validate_flag(reason, link)
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
             self._require_published(submission_id)
-            flag = Flag(reason, link, time.time())
+            earlier = self.flags.get(submission_id)
+            flag = Flag(reason, link, time.time() if earlier is None else earlier.flagged_at)
             self._write_flags({**self.flags, submission_id: flag}, f"Flag {submission_id}: {reason}")
             return flag
 

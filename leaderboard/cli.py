@@ -11,7 +11,7 @@ import sys
 import traceback
 
 import stats
-from leaderboard.store import LocalStore, StoreConflict, StoreError, dump_json
+from leaderboard.store import LocalStore, StoreConflict, StoreError, StoreNotFound, dump_json
 from leaderboard.submission import SubmissionError, TaskReference, parse_submission
 from leaderboard.tasks import TasksFileError, load_benchmark
 from leaderboard.tournament import summarize
@@ -255,6 +255,8 @@ def cmd_unflag(args) -> None:
 def cmd_check(args) -> None:
     board = _open_board(args)
     problems = board.check()
+    for note in board.store.recovered:  # repaired when the store was opened, so not problems
+        _say(f"repaired: {note}")
     for problem in problems:
         _say(f"problem: {problem}")
     print(f"{board.store}: {len(board.models)} models, "
@@ -489,9 +491,12 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     try:
         args.run(args)
-    except (StoreError, StoreConflict, TasksFileError) as e:
+    except (StoreNotFound, TasksFileError) as e:  # a store or tasks file named wrong
         _say(f"error: {e}", sys.stderr)
         return EXIT_BAD_INPUT
+    except (StoreError, StoreConflict) as e:  # the store failed (network, permissions), not the input
+        _say(f"error: {e}", sys.stderr)
+        return EXIT_INTERNAL
     except SubmissionError as e:
         for problem in e.problems:
             _say(f"error: {problem}", sys.stderr)

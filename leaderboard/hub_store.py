@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import datetime
 import hashlib
 import json
+import logging
 import os
 import threading
 import time
@@ -31,9 +32,10 @@ from leaderboard.flags import FLAGS_FILE
 from leaderboard.snapshot import dataset_card
 from leaderboard import duel_files
 from leaderboard.store import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
-                               PublishedModel, StoreConflict, StoreError, _write_atomically, decode_cached,
-                               dump_json, encode_cached)
+                               PublishedModel, StoreConflict, StoreError, StoreNotFound, _write_atomically,
+                               decode_cached, dump_json, encode_cached)
 
+log = logging.getLogger(__name__)
 CARD_FILE = "README.md"
 ARRAYS_DIR = "arrays"  # the Hub refuses paths under .cache/, the local folder's name
 DOWNLOAD_THREADS = 8
@@ -49,11 +51,9 @@ def default_cache_dir(repo_id: str) -> Path:
     return home / "leaderboard" / repo_id.replace("/", "__")
 
 
-class StoreNotFound(StoreError):
-    """The dataset repo does not exist (as opposed to a Hub that cannot be reached)."""
-
-
 class HubStore:
+    recovered: tuple[str, ...] = ()  # nothing to recover: a commit lands whole or not at all (LocalStore.recovered)
+
     def __init__(self, repo_id: str, benchmark_name: str, token: str | None = None, endpoint: str | None = None,
                  cache_dir: str | Path | None = None):
         self.repo_id, self.benchmark_name = repo_id, benchmark_name
@@ -208,7 +208,10 @@ class HubStore:
                       CommitOperationAdd(TITLES_FILE, dump_json(publication.titles)),
                       CommitOperationAdd(SNAPSHOT_FILE, publication.snapshot)]
         revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent)
-        self.save_cached(publication.model, stamp)
+        try:
+            self.save_cached(publication.model, stamp)
+        except OSError as e:  # the commit holds the arrays: a later start reads them from there
+            log.warning("publishing %s: keeping its arrays in %s failed (%s)", sid, self.cache_dir, e)
         return revision
 
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:

@@ -60,7 +60,12 @@ class StoreConflict(Exception):
 
 
 class StoreError(Exception):
-    """The store could not be read or written (network, permissions); nothing was written."""
+    """The store could not be read or written (network, permissions); the message says
+    whether anything was written."""
+
+
+class StoreNotFound(StoreError):
+    """The store named does not exist (as opposed to one that cannot be reached)."""
 
 
 @dataclass
@@ -273,10 +278,13 @@ class _Resolved(Mapping):
 
 class LocalStore:
     def __init__(self, root: str | Path):
-        self.root = Path(root)
+        # Absolute from the start: staged files are named by absolute paths (mkstemp), and
+        # the journal records them relative to the root.
+        self.root = Path(root).resolve()
         self.data_dir = self.root / "data"
         self.cache_dir = self.root / ".cache"
         self._held = threading.local()  # this thread's lock on the store, if any
+        self.recovered: list[str] = []  # what recovery found of interrupted writes, and did with it
 
     def __repr__(self) -> str:
         return f"LocalStore({str(self.root)!r})"
@@ -379,8 +387,11 @@ class LocalStore:
         (no writer is staging any while we hold the lock)."""
         if (self.root / JOURNAL_FILE).exists():
             self._apply_journal()
+            self.recovered.append(f"{JOURNAL_FILE}: a write interrupted after its commit point was finished")
         for leftover in self._leftovers():
             leftover.unlink(missing_ok=True)
+            self.recovered.append(f"{leftover.relative_to(self.root)}: a temporary file of an interrupted write "
+                                  f"was deleted")
 
     def _commit(self, writes: dict[str, bytes], deletes: tuple[str, ...] = ()) -> None:
         """Write files (path relative to the root -> bytes) and delete files, all or none,

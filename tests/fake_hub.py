@@ -8,7 +8,9 @@ client (and `datasets`) call for dataset repos, served over real git repositorie
 Commits follow the Hub's rules: `parentCommit` must be the branch head (else HTTP 412),
 and the branch moves by compare-and-swap (`git update-ref NEW OLD`), so a commit lands
 whole or not at all. `fail_next_commits` makes the next commits fail with HTTP 500 before
-anything is written. Writes need `Authorization: Bearer <token>`; reads are public.
+anything is written; `fail_after_next_commits` makes them land and then answer HTTP 500 (a
+commit whose answer is lost); `fail_next_tree_listings` makes the next file listings fail with
+HTTP 400 (a status the client does not retry). Writes need `Authorization: Bearer <token>`; reads are public.
 """
 from __future__ import annotations
 
@@ -108,6 +110,8 @@ class FakeHub:
         self.root, self.token = Path(root), token
         self.root.mkdir(parents=True, exist_ok=True)
         self.fail_next_commits = 0
+        self.fail_after_next_commits = 0
+        self.fail_next_tree_listings = 0
         self.commits = 0  # successful commits, all repos
         self.rejected = 0  # commits refused because their parent was not the head
         self._lock = threading.Lock()
@@ -226,6 +230,10 @@ class FakeHub:
                            "lastModified": "2026-01-01T00:00:00.000Z", "siblings": siblings})
 
     def _tree(self, request, body, query, repo, rev, path=""):
+        with self._lock:
+            if self.fail_next_tree_listings:
+                self.fail_next_tree_listings -= 1
+                raise HubError(400, "Bad Request (injected)")
         git = self.repo(repo)
         recursive = query.get("recursive", ["false"])[0].lower() in ("1", "true")
         return self._json(git.entries(git.resolve(rev), path.strip("/"), recursive))
@@ -290,6 +298,9 @@ class FakeHub:
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
             new = git.commit(head, adds, deletes, header.get("summary") or "commit")
             self.commits += 1
+            if self.fail_after_next_commits:
+                self.fail_after_next_commits -= 1
+                raise HubError(500, "Internal Error (injected after the commit landed)")
         return self._json({"success": True, "commitOid": new, "commitUrl": f"{self.url}/datasets/{repo}/commit/{new}",
                            "hookOutput": ""})
 

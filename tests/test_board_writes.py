@@ -1,0 +1,274 @@
+"""Writes that must leave a store `check` finds clean and that report truthfully, through
+the command line as a user runs it (real processes, real files), the web app and the Hub
+store (tests/fake_hub.py): removals on a board with more models than top_opponents + 1,
+a flag's reason changed, store paths relative to the working directory, a Hub commit that
+lands but whose answer is an error."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SMALL_TASKS, publish_all
+from fake_hub import FakeHub
+from leaderboard.board import Leaderboard
+from leaderboard.demo import demo_model, task_design
+from leaderboard.flags import FLAGS_FILE
+from leaderboard.store import TITLES_FILE, LocalStore, StoreError, dump_json
+from leaderboard.tasks import load_benchmark
+from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown
+from test_e2e import serve
+from test_hub import REPO, preview, replica
+
+ROOT = Path(__file__).resolve().parent.parent
+TOP_OPPONENTS = 2
+FORM = ["--type", "chat", "--params", "7", "--input-length", "4096", "--precision", "bfloat16",
+        "--link", "https://example.com/cli"]
+
+
+@pytest.fixture(scope="module")
+def few_opponents_tasks(tmp_path_factory) -> Path:
+    """The small benchmark with top_opponents 2: with 6 models, later models duel only some."""
+    path = tmp_path_factory.mktemp("few") / "tasks.json"
+    path.write_text(json.dumps({**SMALL_TASKS, "top_opponents": TOP_OPPONENTS}))
+    return path
+
+
+@pytest.fixture(scope="module")
+def few_opponents_documents(few_opponents_tasks):
+    benchmark = load_benchmark(few_opponents_tasks)
+    designs = {t.id: task_design(t, 0) for t in benchmark.tasks}
+    return [demo_model(benchmark, i, 0, designs) for i in range(8)]
+
+
+@pytest.fixture
+def few_opponents_store(tmp_path, few_opponents_tasks, few_opponents_documents) -> Path:
+    """6 models published in time order on the top_opponents=2 benchmark."""
+    board = Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(few_opponents_tasks))
+    publish_all(board, few_opponents_documents[:6])
+    return board.store.root
+
+
+def run(tasks: Path, *args, cwd: Path = ROOT, env: dict | None = None):
+    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+
+
+def in_time_order(root: Path) -> list[str]:
+    documents = [json.loads(p.read_text())["submission_metadata"] for p in (root / "data").glob("*.json")]
+    return [m["submission_id"] for m in sorted(documents, key=lambda m: (m["submission_timestamp"],
+                                                                         m["submission_id"]))]
+
+
+def titles(root: Path) -> dict[str, str]:
+    return json.loads((root / TITLES_FILE).read_text())
+
+
+def table(tasks: Path, root: Path) -> list[dict]:
+    shown = run(tasks, "table", "--store", root, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    return json.loads(shown.stdout)
+
+
+@pytest.mark.parametrize("position", [0, 1, 3])
+def test_a_removal_runs_the_duels_the_replay_now_expects(few_opponents_tasks, few_opponents_store, tmp_path,
+                                                         position):
+    """Models published after the removed one dueled it instead of another model; the
+    removal runs those duels in the same commit, so the board is what a rebuild makes."""
+    root = few_opponents_store
+    gone = in_time_order(root)[position]
+    removed = run(few_opponents_tasks, "remove", gone, "--reason", "leaked", "--store", root)
+    assert removed.returncode == 0, removed.stderr
+    checked = run(few_opponents_tasks, "check", "--store", root)
+    assert checked.returncode == 0 and "no problems" in checked.stdout, checked.stdout
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    assert run(few_opponents_tasks, "rebuild", "--store", copy).returncode == 0
+    assert table(few_opponents_tasks, root) == table(few_opponents_tasks, copy)
+    assert titles(root).get(gone) is None and len(table(few_opponents_tasks, root)) == 5
+
+
+def test_changing_a_flags_reason_keeps_when_it_was_flagged(few_opponents_tasks, few_opponents_store,
+                                                          few_opponents_documents, tmp_path):
+    """Models published while a model was flagged did not duel it; a new reason must not
+    move the flag's time past them (the replay would then expect those duels)."""
+    root = few_opponents_store
+    best = table(few_opponents_tasks, root)[0]["Model"]  # every new model's opponent
+    flagged = next(sid for sid, title in titles(root).items() if title == best)
+    assert run(few_opponents_tasks, "flag", flagged, "--reason", "leaked", "--store", root).returncode == 0
+    flagged_at = json.loads((root / FLAGS_FILE).read_text())[flagged]["flagged_at"]
+    form, document, _ = few_opponents_documents[6]
+    path = tmp_path / "new.json"
+    path.write_bytes(dump_json(document))
+    published = run(few_opponents_tasks, "publish", path, "--store", root, "--team", form["team_name"], "--model",
+                    form["model_name"], *FORM)
+    assert published.returncode == 0, published.stderr
+    changed = run(few_opponents_tasks, "flag", flagged, "--reason", "test set in the training data",
+                  "--link", "https://example.com/report", "--store", root)
+    assert changed.returncode == 0, changed.stderr
+    stored = json.loads((root / FLAGS_FILE).read_text())[flagged]
+    assert stored["reason"] == "test set in the training data" and stored["link"] == "https://example.com/report"
+    assert stored["flagged_at"] == flagged_at
+    checked = run(few_opponents_tasks, "check", "--store", root)
+    assert checked.returncode == 0 and "no problems" in checked.stdout, checked.stdout
+
+
+def test_writes_to_a_store_named_by_a_relative_path(few_opponents_tasks, few_opponents_store,
+                                                    few_opponents_documents, tmp_path):
+    """--store relative to the working directory, as `demo_store/BenCzechMark` or `../copy`."""
+    root = few_opponents_store
+    work = tmp_path / "work"
+    work.mkdir()
+    relative = os.path.relpath(root, work)
+    assert relative.startswith("..")
+    first = in_time_order(root)[0]
+    flagged = run(few_opponents_tasks, "flag", first, "--reason", "leaked", "--store", relative, cwd=work)
+    assert flagged.returncode == 0, flagged.stderr
+    form, document, _ = few_opponents_documents[6]
+    path = tmp_path / "new.json"
+    path.write_bytes(dump_json(document))
+    published = run(few_opponents_tasks, "publish", path, "--store", relative, "--team", form["team_name"],
+                    "--model", form["model_name"], *FORM, "--json", cwd=work)
+    assert published.returncode == 0, published.stderr
+    assert (root / "data" / f"{json.loads(published.stdout)['submission_id']}.json").exists()
+    removed = run(few_opponents_tasks, "remove", in_time_order(root)[1], "--reason", "leaked", "--store",
+                  relative, cwd=work)
+    assert removed.returncode == 0, removed.stderr
+    checked = run(few_opponents_tasks, "check", "--store", relative, cwd=work)
+    assert checked.returncode == 0 and "no problems" in checked.stdout, checked.stdout
+    assert not list(root.rglob("*.tmp"))
+    # The same store opened by the absolute path: the relative one wrote the same place.
+    assert len(table(few_opponents_tasks, root)) == 6 and json.loads((root / FLAGS_FILE).read_text())
+
+
+def test_check_reports_a_temporary_left_by_an_interrupted_write(few_opponents_tasks, few_opponents_store):
+    root = few_opponents_store
+    leftover = root / "duels" / ".model.parquet.k2j4x1.tmp"
+    leftover.write_bytes(b"half a file")
+    checked = run(few_opponents_tasks, "check", "--store", root)
+    assert checked.returncode == 0 and "repaired: duels/.model.parquet.k2j4x1.tmp" in checked.stdout
+    assert "interrupted write" in checked.stdout
+    assert not leftover.exists()  # deleted by the recovery `check` runs, and said so
+    again = run(few_opponents_tasks, "check", "--store", root)
+    assert again.returncode == 0 and "repaired" not in again.stdout
+
+
+def test_the_app_publishes_into_a_store_named_by_a_relative_path(tmp_path_factory, full_store_template,
+                                                               new_model_file):
+    store = tmp_path_factory.mktemp("relative") / "store"
+    shutil.copytree(full_store_template, store)
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_STORE=os.path.relpath(store, ROOT)) as (url, *_):
+        session = PageSession(url)
+        assert "would rank" in shown(presubmit(session, new_model_file)).lower()
+        status = shown(publish_in_page(session))
+    assert status.startswith("Published"), status
+    assert len(list((store / "data").glob("*.json"))) == 6 and not list(store.rglob("*.tmp"))
+
+
+# --- the Hub store: a commit that lands but whose answer is an error -------------------------
+
+@pytest.fixture
+def hub(tmp_path):
+    hub = FakeHub(tmp_path / "hub").start()
+    yield hub
+    hub.stop()
+
+
+def test_a_commit_that_landed_with_an_error_answer_is_a_publication(hub, tmp_path, small_benchmark,
+                                                                     small_documents):
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:2])
+    waiting = preview(board, small_documents[2])
+    hub.fail_after_next_commits = 1
+    sid = board.publish(waiting)
+    assert f"data/{sid}.json" in hub.files(REPO) and hub.commits == 3  # landed once, not twice
+    assert sid in board.models and board.check() == []
+    assert sid in replica(hub, tmp_path, small_benchmark, "b").models
+
+
+def test_failures_after_a_commit_landed_are_not_reported_as_nothing_published(hub, tmp_path, small_benchmark,
+                                                                               small_documents):
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:2])
+    # Reading the new commit's files fails once: read again, it is there.
+    hub.fail_next_tree_listings = 1
+    sid = board.publish(preview(board, small_documents[2]))
+    assert f"data/{sid}.json" in hub.files(REPO) and sid in board.models
+    # Reading fails twice: the store cannot tell, and says the commit may have landed.
+    hub.fail_next_tree_listings = 2
+    with pytest.raises(StoreError, match="the commit may have landed") as unknown:
+        board.publish(preview(board, small_documents[3]))
+    assert "nothing was published" not in str(unknown.value)
+    assert sum(f.startswith("data/") for f in hub.files(REPO)) == 4
+    # Keeping the arrays in the local cache fails (its place is taken by a folder): the
+    # commit holds them, so the publication stands.
+    waiting = preview(board, small_documents[4])
+    (tmp_path / "cache-a" / f"{waiting.submission_id}.npz").mkdir()
+    assert board.publish(waiting) == waiting.submission_id
+    assert f"data/{waiting.submission_id}.json" in hub.files(REPO)
+    fresh = replica(hub, tmp_path, small_benchmark, "b")
+    assert len(fresh.models) == 5 and fresh.check() == []
+
+
+def test_a_failed_commit_is_a_store_failure_saying_nothing_landed(hub, tmp_path, small_benchmark, small_documents):
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:2])
+    files = hub.files(REPO)
+    hub.fail_next_commits = 1
+    with pytest.raises(StoreError, match="nothing was published"):
+        board.publish(preview(board, small_documents[2]))
+    assert hub.files(REPO) == files
+
+
+def test_a_flag_or_removal_whose_commit_failed_says_whether_it_may_have_landed(hub, tmp_path, small_benchmark,
+                                                                               small_documents):
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:3])
+    top, second = board.ranked().index[:2]
+    head = hub.head(REPO)
+    hub.fail_next_commits = 1
+    with pytest.raises(StoreError, match="nothing was changed"):
+        board.flag(top, "leaked")
+    assert hub.head(REPO) == head
+    hub.fail_after_next_commits = 1
+    with pytest.raises(StoreError, match="the change may have landed") as landed:
+        board.remove(second, "leaked")
+    assert "nothing was changed" not in str(landed.value)
+    assert f"data/{second}.json" not in hub.files(REPO) and second not in board.models  # and the board shows it
+
+
+def hub_cli(hub, tmp_path, tasks, *args):
+    return run(tasks, *args, "--repo", REPO, env={"HF_ENDPOINT": hub.url, "HF_TOKEN": hub.token,
+                                                   "HF_HOME": str(tmp_path / "hf")})
+
+
+def test_the_command_line_reports_hub_failures_truthfully(hub, tmp_path, small_tasks_file, small_benchmark,
+                                                         small_documents):
+    hub.create_repo(REPO)
+    publish_all(replica(hub, tmp_path, small_benchmark, "seed"), small_documents[:2])
+    paths = []
+    for k in (2, 3):
+        form, document, _ = small_documents[k]
+        paths.append((tmp_path / f"model{k}.json", ["--team", form["team_name"], "--model", form["model_name"]]))
+        paths[-1][0].write_bytes(dump_json(document))
+    hub.fail_after_next_commits = 1  # lands, then the answer is an error
+    landed = hub_cli(hub, tmp_path, small_tasks_file, "publish", paths[0][0], *paths[0][1], *FORM, "--json")
+    assert landed.returncode == 0, landed.stderr
+    sid = json.loads(landed.stdout)["submission_id"]
+    assert f"data/{sid}.json" in hub.files(REPO)
+    hub.fail_next_commits = 1  # refused before anything is written: a store failure, not bad input
+    failed = hub_cli(hub, tmp_path, small_tasks_file, "publish", paths[1][0], *paths[1][1], *FORM)
+    assert failed.returncode == 1, failed.stderr
+    assert "nothing was published" in failed.stderr and "HTTP 500" in failed.stderr
+    assert "Traceback" not in failed.stderr and "internal error" not in failed.stderr
+    assert sum(f.startswith("data/") for f in hub.files(REPO)) == 3
