@@ -403,12 +403,14 @@ def test_alpha_decides_significance():
 
 
 def test_registering_a_metric_is_one_entry():
-    judge = stats.register(stats.Metric("judge_score_test", "unit_interval", True, lambda s: float(np.mean(s)),
-                                        lambda s, seed: np.asarray(s, float), dt.paired_ttest, "paired t-test"))
+    judge = stats.register(stats.Metric(name="judge_score_test", sample_kind="unit_interval", higher_is_better=True,
+                                        aggregate=lambda s: float(np.mean(s)),
+                                        summarize=lambda s, seed: np.asarray(s, float), test=dt.paired_ttest,
+                                        test_name="paired t-test"))
     try:
         rng = np.random.default_rng(13)
         a, b = rng.random(200) * 0.5 + 0.4, rng.random(200) * 0.5
         r = duel(judge, a.mean(), a[None], b.mean(), b[None])
         assert r.significant[0] and r.delta[0] == pytest.approx(a.mean() - b.mean())
     finally:
-        del stats.METRICS["judge_score_test"], stats.METRIC_ALIASES["judge_score_test"]
+        stats.METRICS.unregister("judge_score_test")
