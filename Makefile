@@ -1,22 +1,46 @@
-# Two commands do everything on a fresh machine:
-#   make run    install what the app needs and start it on the local demo store
-#   make test   install what the tests need (Python packages, Debian's chromium) and run every test
+# Two commands do everything on a fresh machine (python3 with pip and venv):
+#   make run    install what the app needs into .venv and start it on the local demo store
+#   make test   install what the tests need (locked Python packages, Debian's chromium) and run every test
+# make check runs the fast tier (unit tests, no servers or browser); make lock updates the locks.
 PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+# Both locks list the full set of packages at exact versions; requirements*.in hold the bounds.
+UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --custom-compile-command "make lock"
 
-.PHONY: run test install install-test bench
+.PHONY: run test check install install-test lock bench
 
-install:
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+$(PY):
+	$(PYTHON) -m venv $(VENV)
 
-install-test:
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+# The stamps make a second `make test` skip pip until a lock changes.
+$(VENV)/.installed-app: requirements.txt | $(PY)
+	$(PIP) -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-test: requirements-test.txt | $(PY)
+	$(PIP) -r requirements-test.txt
+	touch $@
+
+install: $(VENV)/.installed-app
+
+install-test: $(VENV)/.installed-test
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
 run: install
-	$(PYTHON) app.py
+	$(PY) app.py
 
 test: install-test
-	$(PYTHON) -m pytest -q tests
+	$(PY) -m pytest -q -n auto tests
+
+check: $(VENV)/.installed-test
+	$(PY) -m pytest -q -n auto -m unit tests
+
+lock: | $(PY)
+	$(PIP) uv
+	$(UV_COMPILE) requirements.in -o requirements.txt $(LOCK_ARGS)
+	$(UV_COMPILE) requirements-test.in --constraint requirements.txt -o requirements-test.txt $(LOCK_ARGS)
 
 bench: install
-	$(PYTHON) bench/run_benchmarks.py
+	$(PY) bench/run_benchmarks.py

@@ -1,8 +1,8 @@
 """Submission files: parsing, validation and the submission's metadata and id.
 
-A file in the reference format (BEHAVIOUR.md, section 2) becomes one compact numpy
-array per task. Every problem is reported with the task, the sample and what is wrong;
-nothing is half-accepted.
+A file in the reference leaderboard's format (`predictions`: per task a list of samples;
+`results`; metadata) becomes one compact numpy array per task. Every problem is reported
+with the task, the sample and what is wrong; nothing is half-accepted.
 """
 from __future__ import annotations
 

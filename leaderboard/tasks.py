@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stats import ALPHA, METRICS, Metric
+from stats.registry import UnknownName
 
 DEFAULT_TASKS_FILE = Path(__file__).resolve().parent.parent / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
@@ -23,7 +24,7 @@ class TasksFileError(ValueError):
     """The tasks file is missing, not JSON, or breaks a rule; the message says which and where."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Task:
     id: str
     abbreviation: str
@@ -50,7 +51,7 @@ class Task:
         return self.harness_task or self.id
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Benchmark:
     name: str
     categories: tuple[str, ...]
@@ -68,7 +69,10 @@ class Benchmark:
         return [t.id for t in self.tasks]
 
     def task(self, task_id: str) -> Task:
-        return self._by_id[task_id]
+        try:
+            return self._by_id[task_id]
+        except KeyError:
+            raise UnknownName(f"unknown task {task_id!r}; known: {', '.join(sorted(self._by_id))}") from None
 
     def tasks_in(self, category: str) -> list[Task]:
         return [t for t in self.tasks if t.category == category]
@@ -142,19 +146,21 @@ def _task(raw, index: int, categories: tuple[str, ...]) -> Task:
     if not isinstance(raw, dict):
         raise TasksFileError(f"task {index}: must be an object with {', '.join(TASK_FIELDS)}")
     where = f"task {raw.get('id', index)}"
-    values = [_text(raw, key, where, required=key != "dataset_url") for key in TASK_FIELDS]
-    metric, category = raw["metric"], raw["category"]
-    if metric not in METRICS:
-        raise TasksFileError(f"{where}: unknown metric {metric!r}; known: {', '.join(sorted(METRICS))}")
+    values = {key: _text(raw, key, where, required=key != "dataset_url") for key in TASK_FIELDS}
+    metric, category = values.pop("metric"), values["category"]
+    try:
+        sample_kind = METRICS[metric].sample_kind
+    except UnknownName as e:
+        raise TasksFileError(f"{where}: {e}") from None
     if category not in categories:
         raise TasksFileError(f"{where}: category {category!r} is not in 'categories'")
-    kind_fields = KIND_FIELDS.get(METRICS[metric].sample_kind, {})
+    kind_fields = KIND_FIELDS.get(sample_kind, {})
     for field in {f for fields in KIND_FIELDS.values() for f in fields} - set(kind_fields):
         if field in raw:
             raise TasksFileError(f"{where}: '{field}' does not apply to metric {metric}")
     declared = {field: read(raw, where) for field, read in kind_fields.items()
                 if field in raw or field not in OPTIONAL_FIELDS}
-    return Task(*values, **declared, **_harness_fields(raw, where))
+    return Task(**values, metric_name=metric, **declared, **_harness_fields(raw, where))
 
 
 def load_benchmark(path: str | Path | None = None) -> Benchmark:
@@ -201,4 +207,5 @@ def _benchmark(raw) -> Benchmark:
     deprecated = raw.get("harness_deprecated", [])
     if not (isinstance(deprecated, list) and all(isinstance(d, str) and d for d in deprecated)):
         raise TasksFileError("'harness_deprecated' must be a list of lm-evaluation-harness task names")
-    return Benchmark(name, categories, tasks, description, about, float(alpha), top, tuple(deprecated))
+    return Benchmark(name=name, categories=categories, tasks=tasks, description=description, about=about,
+                     alpha=float(alpha), top_opponents=top, harness_deprecated=tuple(deprecated))

@@ -4,9 +4,10 @@ Every function broadcasts over leading axes, so one call duels one model against
 many: pass A's arrays with shape (1, d) and the opponents' with shape (m, d) to get
 m p-values, or swap them for the opponents-against-A direction.
 
-The tests follow the reference leaderboard's rules (BEHAVIOUR.md, section 3):
-paired t-test for 0/1 metrics, the "resampled delta > 2 x observed delta" paired
-bootstrap for perplexity and ROUGE, and the Bayesian AUROC test of Goutte & Gaussier.
+The tests follow the reference leaderboard's rules (README, "The statistics"): paired
+t-test for 0/1 metrics, the "resampled delta > 2 x observed delta" paired bootstrap for
+perplexity and ROUGE; for AUROC a paired Bayesian test (`paired_auroc`) replaces the
+reference's unpaired one of Goutte & Gaussier, which is kept below to reproduce its verdicts.
 """
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def paired_bootstrap(boot_a: np.ndarray, boot_b: np.ndarray, delta: np.ndarray) 
 
 
 # --- the reference's Bayesian AUROC test -------------------------------------------------
-# Kept to reproduce the reference's verdicts (`duel --auroc-test reference`): it draws
+# Kept to reproduce the reference's verdicts (`stats.metrics.REFERENCE_AUROC`): it draws
 # every ROC point's TPR independently, which makes the posterior AUC about 8 times too
 # narrow and the test liberal (a ~45% false-positive rate at alpha = 0.05 between
 # models from one distribution; see tests/test_stats.py). The engine uses

@@ -10,8 +10,9 @@ A metric names
   every duel (raw 0/1 vector, bootstrap statistics, posterior AUC moments);
 - `test`: (summary_a, summary_b, delta) -> p-value, broadcasting over leading axes.
 
-Adding a metric is one `register(Metric(...))`, plus a parser in `leaderboard.submission`
-when its per-sample shape is new.
+Adding a metric is one `register(Metric(name=..., ...))`, plus a parser in
+`leaderboard.submission` when its per-sample shape is new. A name or alias already taken is
+refused (`NameClash`); looking up an unknown name lists the known ones (`UnknownName`).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from stats import duel_tests as dt
+from stats.registry import Registry
 
 
 class ClassProbs(NamedTuple):
@@ -53,7 +55,7 @@ SAMPLE_KINDS = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Metric:
     name: str
     sample_kind: str
@@ -76,16 +78,15 @@ class Metric:
         return self.label or self.name
 
 
-METRICS: dict[str, Metric] = {}
-METRIC_ALIASES: dict[str, str] = {}
+METRICS: Registry[Metric] = Registry("metric")
+METRIC_ALIASES = METRICS.aliases  # every name and alias -> the metric's name
 
 
 def register(metric: Metric) -> Metric:
-    assert metric.sample_kind in SAMPLE_KINDS, metric.sample_kind
-    METRICS[metric.name] = metric
-    for alias in (metric.name, *metric.aliases):
-        METRIC_ALIASES[alias] = metric.name
-    return metric
+    if metric.sample_kind not in SAMPLE_KINDS:
+        raise ValueError(f"metric {metric.name!r}: unknown sample kind {metric.sample_kind!r}; "
+                         f"known: {', '.join(SAMPLE_KINDS)}")
+    return METRICS.register(metric.name, metric, metric.aliases)
 
 
 def _word_perplexity(loglik_words: np.ndarray) -> np.ndarray:
@@ -146,34 +147,37 @@ def _mcc(conf: np.ndarray) -> np.ndarray:
     return np.where(scale > 0, covariance / np.where(scale > 0, scale, 1.0), 0.0)
 
 
-def _on_labels(score: Callable[[np.ndarray], np.ndarray]):
-    """(aggregate, summarize) of a metric that `score` computes from confusion matrices:
+def _on_labels(score: Callable[[np.ndarray], np.ndarray]) -> dict:
+    """aggregate and summarize of a metric that `score` computes from confusion matrices:
     the metric on the samples, and on each bootstrap resample of them."""
-    return (lambda s: float(score(_confusions(s, np.ones((1, len(s.gold)))))[0]),
-            lambda s, seed: score(_confusions(s, dt.resample_counts(len(s.gold), seed))))
+    return {"aggregate": lambda s: float(score(_confusions(s, np.ones((1, len(s.gold)))))[0]),
+            "summarize": lambda s, seed: score(_confusions(s, dt.resample_counts(len(s.gold), seed)))}
 
+
+_T_TEST = {"test": dt.paired_ttest, "test_name": "paired t-test"}
+_BOOTSTRAP = {"test": dt.paired_bootstrap, "test_name": "paired bootstrap"}
 
 for _name, _label in (("acc", "accuracy"), ("exact_match", "exact match")):
-    register(Metric(_name, "binary", True, _mean, _same, dt.paired_ttest, "paired t-test", label=_label, percent=True))
-
-register(Metric("word_perplexity", "loglik_words", False, lambda s: float(_word_perplexity(s)),
-                _bootstrap_perplexity, dt.paired_bootstrap, "paired bootstrap", label="perplexity",
-                unit="perplexity"))
+    register(Metric(name=_name, sample_kind="binary", higher_is_better=True, aggregate=_mean, summarize=_same,
+                    **_T_TEST, label=_label, percent=True))
+register(Metric(name="word_perplexity", sample_kind="loglik_words", higher_is_better=False,
+                aggregate=lambda s: float(_word_perplexity(s)), summarize=_bootstrap_perplexity, **_BOOTSTRAP,
+                label="perplexity", unit="perplexity"))
 for _name, _label, _aliases in (("rouge_raw_r2_mid_f", "ROUGE-2", ("rouge_raw_r2_mid_f_without_bootstrap",)),
                                 ("token_f1", "token F1", ()), ("chrf", "chrF", ())):
-    register(Metric(_name, "unit_interval", True, _mean, _bootstrap_mean, dt.paired_bootstrap, "paired bootstrap",
-                    aliases=_aliases, label=_label, percent=True))
-register(Metric("avg_mcauroc", "gold_probs", True, lambda s: dt.one_vs_rest_auroc(*s),
-                lambda s, seed: dt.auroc_influence(*s), dt.paired_auroc, "paired Bayesian AUROC test",
-                label="AUROC", percent=True))
-register(Metric("macro_f1", "label_pair", True, *_on_labels(_macro_f1), dt.paired_bootstrap, "paired bootstrap",
-                label="macro-F1", percent=True))
-register(Metric("mcc", "label_pair", True, *_on_labels(_mcc), dt.paired_bootstrap, "paired bootstrap",
-                label="MCC", percent=True))
-register(Metric("judge_score", "judge", True, _mean, _same, dt.paired_ttest, "paired t-test", label="judge score",
-                unit="pt"))
+    register(Metric(name=_name, sample_kind="unit_interval", higher_is_better=True, aggregate=_mean,
+                    summarize=_bootstrap_mean, **_BOOTSTRAP, aliases=_aliases, label=_label, percent=True))
+register(Metric(name="avg_mcauroc", sample_kind="gold_probs", higher_is_better=True,
+                aggregate=lambda s: dt.one_vs_rest_auroc(*s), summarize=lambda s, seed: dt.auroc_influence(*s),
+                test=dt.paired_auroc, test_name="paired Bayesian AUROC test", label="AUROC", percent=True))
+for _name, _score, _label in (("macro_f1", _macro_f1, "macro-F1"), ("mcc", _mcc, "MCC")):
+    register(Metric(name=_name, sample_kind="label_pair", higher_is_better=True, **_on_labels(_score),
+                    **_BOOTSTRAP, label=_label, percent=True))
+register(Metric(name="judge_score", sample_kind="judge", higher_is_better=True, aggregate=_mean, summarize=_same,
+                **_T_TEST, label="judge score", unit="pt"))
 
 # The reference's unpaired test, for reproducing its verdicts only (see duel_tests.py).
-REFERENCE_AUROC = Metric("avg_mcauroc", "gold_probs", True, lambda s: dt.one_vs_rest_auroc(*s),
-                         lambda s, seed: dt.auc_posterior_moments(*s), dt.bayes_auroc_normal,
-                         "reference Bayesian AUROC test (unpaired)")
+REFERENCE_AUROC = Metric(name="avg_mcauroc", sample_kind="gold_probs", higher_is_better=True,
+                         aggregate=lambda s: dt.one_vs_rest_auroc(*s),
+                         summarize=lambda s, seed: dt.auc_posterior_moments(*s), test=dt.bayes_auroc_normal,
+                         test_name="reference Bayesian AUROC test (unpaired)")

@@ -1,4 +1,5 @@
-"""Shared fixtures: small and full benchmarks, demo files and demo stores on disk."""
+"""Shared fixtures: small and full benchmarks, demo files and demo stores on disk; and the
+test tiers (`make check` runs the unit tier, `make test` all three)."""
 from __future__ import annotations
 
 import hashlib
@@ -10,8 +11,43 @@ import pytest
 
 from leaderboard.demo import build_demo_store, demo_model, task_design
 from leaderboard.board import Leaderboard
-from leaderboard.store import TOURNAMENT_FILE, LocalStore, dump_json
+from leaderboard.store import TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
 from leaderboard.tasks import load_benchmark
+
+# Tiers, assigned here so that a new test in an existing file gets one without a marker
+# (a test may still carry one itself).
+TIERS = {"unit": "in-process tests of functions and views (make check)",
+         "integration": "tests that start servers or processes, or run whole command scenarios",
+         "browser": "tests that drive the app in Chromium"}
+# Files whose tests run whole command scenarios (the bad-file corpus through every command,
+# harness output through compile) or start processes and servers throughout.
+INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_cli.py", "test_compile.py",
+                     "test_hardening.py", "test_hub.py", "test_validation.py"}
+BROWSER_FIXTURES = {"browser", "page", "phone"}
+SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
+
+
+def pytest_configure(config):
+    for tier, meaning in TIERS.items():
+        config.addinivalue_line("markers", f"{tier}: {meaning}")
+
+
+def tier_of(item) -> str:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    code = getattr(getattr(item, "function", None), "__code__", None)
+    names = set(code.co_names) if code else set()  # the globals the test's own body uses
+    if item.path.name.startswith("test_e2e") or fixtures & BROWSER_FIXTURES or "sync_playwright" in names:
+        return "browser"
+    if item.path.name in INTEGRATION_FILES or fixtures & SERVER_FIXTURES or "subprocess" in names:
+        return "integration"
+    return "unit"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if not any(item.get_closest_marker(tier) for tier in TIERS):  # a test may name its tier itself
+            item.add_marker(tier_of(item))
+
 
 SMALL_TASKS = {
     "benchmark": "Mini",
@@ -60,12 +96,23 @@ def publish_all(board, documents):
         board.publish(board.presubmit(dump_json(document), form), submitted_at=ts)
 
 
+@pytest.fixture(scope="session")
+def small_store_template(tmp_path_factory, small_benchmark, small_documents) -> Path:
+    """A local store of the first 5 small demo models, published once (copy it before use).
+    Its titles file is stored in the order a reopened board writes it (by id; a board that
+    published them writes publication order), so a test's first rewrite keeps its bytes."""
+    root = tmp_path_factory.mktemp("small") / "store"
+    publish_all(Leaderboard(LocalStore(root), small_benchmark), small_documents[:5])
+    (root / TITLES_FILE).write_bytes(dump_json(Leaderboard(LocalStore(root), small_benchmark).titles()))
+    return root
+
+
 @pytest.fixture
-def small_store(tmp_path, small_benchmark, small_documents):
-    """A Leaderboard of the first 5 small demo models in a fresh local store."""
-    board = Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
-    publish_all(board, small_documents[:5])
-    return board
+def small_store(tmp_path, small_benchmark, small_store_template):
+    """A Leaderboard of the first 5 small demo models in a fresh local store: a copy of
+    the session's, 30 times cheaper than publishing them again."""
+    shutil.copytree(small_store_template, tmp_path / "store")
+    return Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
 
 
 @pytest.fixture(scope="session")

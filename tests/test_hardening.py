@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
@@ -118,19 +118,35 @@ def test_stored_json_is_strict():
 # --- crashes mid-write -------------------------------------------------------------------
 
 KILL_CHILD = textwrap.dedent("""
-    import json, sys
+    # Publish or remove, and SIGKILL itself right after the K-th durable step of the write
+    # (an fsync or a rename; K < 0: never). Each step is printed first, so the parent
+    # knows whether the journal's rename, the commit point, happened before the kill.
+    import json, os, signal, sys
     from leaderboard.board import Leaderboard
     from leaderboard.store import LocalStore
     from leaderboard.tasks import load_benchmark
-    root, tasks, action, argument = sys.argv[1:5]
+    root, tasks, action, argument, kill_after = sys.argv[1:6]
     board = Leaderboard(LocalStore(root), load_benchmark(tasks))
     if action == "publish":
         form, document = json.loads(open(argument).read())
         preview = board.presubmit(json.dumps(document).encode(), form)
-        print("ready", flush=True)
+    steps = 0
+
+    def step(call, kind):
+        def stepped(*args):
+            global steps
+            result = call(*args)
+            steps += 1
+            print(kind, os.path.basename(str(args[-1])) if kind == "rename" else "", flush=True)
+            if steps == int(kill_after):
+                os.kill(os.getpid(), signal.SIGKILL)
+            return result
+        return stepped
+
+    os.fsync, os.replace = step(os.fsync, "fsync"), step(os.replace, "rename")
+    if action == "publish":
         board.publish(preview)
     else:
-        print("ready", flush=True)
         board.remove(argument, "kill test")
     print("done", flush=True)
 """)
@@ -152,43 +168,55 @@ def _store_invariants(root: Path, benchmark) -> Leaderboard:
     return board
 
 
-def test_random_kills_during_publish_and_remove_leave_the_store_consistent(tmp_path, small_benchmark,
-                                                                           small_tasks_file, small_documents):
-    """SIGKILL at a random moment of a publication or removal, LEADERBOARD_KILLS times
-    (30 by default): afterwards the store holds the change entirely or not at all."""
-    root = tmp_path / "store"
-    board = Leaderboard(LocalStore(root), small_benchmark)
-    publish_all(board, small_documents[:4])
+def test_kills_at_every_step_of_publish_and_remove_land_whole_or_not_at_all(tmp_path, small_benchmark,
+                                                                          small_tasks_file, small_documents):
+    """SIGKILL after each durable step (fsync or rename) of a publication or removal in
+    turn, LEADERBOARD_KILLS times (30 by default), each on a copy of one 4-model store so
+    that every run takes the same steps: killed before the journal's rename the store is
+    unchanged, killed after it the change lands whole; both happen."""
+    base = tmp_path / "base"
+    publish_all(Leaderboard(LocalStore(base), small_benchmark), small_documents[:4])
+    published = sorted(LocalStore(base).submission_ids())
     kills = int(os.environ.get("LEADERBOARD_KILLS", "30"))
-    rng = np.random.default_rng(0)
-    designs = None
-    outcomes = {"publish": [0, 0], "remove": [0, 0]}  # [changed, unchanged]
-    duration = {"publish": 0.3, "remove": 0.2}  # refined by the runs that finish
-    for k in range(kills):
-        published = sorted(LocalStore(root).submission_ids())
-        action = "remove" if k % 3 == 2 and len(published) > 2 else "publish"
+    outcomes = {"publish": {"landed whole": 0, "not at all": 0}, "remove": {"landed whole": 0, "not at all": 0}}
+
+    def run(action: str, k: int, kill_after: int) -> tuple[list[str], bool]:
+        root = tmp_path / f"store{k}"
+        shutil.copytree(base, root)
         if action == "publish":
-            form, document, _ = demo_model(small_benchmark, 100 + k, 0, designs)
+            form, document, _ = demo_model(small_benchmark, 100 + k, 0)
             argument = tmp_path / f"model{k}.json"
             argument.write_text(json.dumps([form, document]))
         else:
-            argument = published[rng.integers(len(published))]
-        child = subprocess.Popen([sys.executable, "-c", KILL_CHILD, str(root), str(small_tasks_file), action,
-                                  str(argument)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-        assert child.stdout.readline().strip() == "ready"
-        started = time.monotonic()
-        time.sleep(rng.uniform(0, duration[action]))
-        child.send_signal(signal.SIGKILL)
-        finished = child.stdout.read().strip() == "done"
-        child.wait()
-        if finished:
-            duration[action] = 1.2 * (time.monotonic() - started)
+            argument = published[k % len(published)]
+        child = subprocess.run([sys.executable, "-c", KILL_CHILD, str(root), str(small_tasks_file), action,
+                                str(argument), str(kill_after)], cwd=ROOT, capture_output=True, text=True,
+                               timeout=300)
+        lines = child.stdout.split("\n")[:-1]
+        assert (child.returncode == -signal.SIGKILL) == (lines[-1] != "done"), child.stderr[-2000:]
         after = set(_store_invariants(root, small_benchmark).models)
-        changed = after != set(published)
-        outcomes[action][0 if changed else 1] += 1
-        assert after - set(published) == set() or len(after - set(published)) == 1
-    print(f"kills: {kills}; publish changed/unchanged {outcomes['publish']}, remove {outcomes['remove']}")
-    assert sum(outcomes["publish"]) + sum(outcomes["remove"]) == kills
+        changed = len(set(published) ^ after) == 1
+        assert changed or after == set(published)
+        shutil.rmtree(root)
+        return lines, changed
+
+    steps = {}  # action -> its durable steps, from an unkilled run
+    for action in outcomes:
+        lines, changed = run(action, -1, -1)
+        assert changed and lines[-1] == "done"
+        steps[action] = len(lines) - 1
+    counts = {"publish": kills - kills // 3, "remove": kills // 3}
+    for k in range(kills):
+        action = "remove" if k % 3 == 2 else "publish"
+        nth = k // 3 if action == "remove" else k - k // 3
+        kill_after = 1 + nth * steps[action] // counts[action]  # spread over every step, first to last
+        lines, changed = run(action, k, kill_after)
+        assert lines[-1] != "done" and len(lines) == kill_after  # killed right after that step
+        committed = f"rename {JOURNAL_FILE}" in lines
+        assert changed == committed, (action, kill_after, lines)
+        outcomes[action]["landed whole" if changed else "not at all"] += 1
+    print(f"kills: {kills}; {outcomes}; durable steps: {steps}")
+    assert all(count > 0 for outcome in outcomes.values() for count in outcome.values()), outcomes
 
 
 # --- simultaneous duplicates --------------------------------------------------------------

@@ -1,6 +1,12 @@
 """The duel tests against independent computations, on seeded synthetic data."""
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats as sps
@@ -10,6 +16,8 @@ import stats
 from stats import METRICS, ClassProbs, LabelPairs, duel
 from stats import duel_tests as dt
 from stats.metrics import REFERENCE_AUROC
+
+ROOT = Path(__file__).resolve().parent.parent
 
 ACC = METRICS["acc"]
 PPL = METRICS["word_perplexity"]
@@ -255,11 +263,34 @@ def test_identical_results_are_never_significant(name):
     assert result.p_value[0] == 1.0 and not result.significant[0]
 
 
-@pytest.mark.parametrize("name", sorted(METRICS))
-def test_p_values_are_reproducible(name):
-    metric = METRICS[name]
-    s = samples_of(metric, np.random.default_rng(11))
-    np.testing.assert_array_equal(metric.summarize(s, 42), metric.summarize(s, 42))
+REPRODUCED = """
+import hashlib, json, sys
+import numpy as np
+sys.path.insert(0, "tests")
+from test_stats import samples_of
+from leaderboard.tournament import task_seed
+from stats import METRICS, duel
+out = {}
+for name in sorted(METRICS):
+    metric, seed = METRICS[name], task_seed("task_" + name)
+    a, b = samples_of(metric, np.random.default_rng(11)), samples_of(metric, np.random.default_rng(12))
+    summary_a, summary_b = metric.summarize(a, seed), metric.summarize(b, seed)
+    better, worse = sorted(((a, summary_a), (b, summary_b)), key=lambda s: -metric.sign * metric.aggregate(s[0]))
+    r = duel(metric, metric.aggregate(better[0]), better[1][None], metric.aggregate(worse[0]), worse[1][None])
+    out[name] = [r.p_value[0].hex(), r.delta[0].hex(), hashlib.sha256(summary_a.tobytes()).hexdigest()]
+print(json.dumps(out))
+"""
+
+
+def test_p_values_are_reproducible_across_processes():
+    """The same duels in two fresh processes (no cached resampling matrix shared, string
+    hashing seeded differently) give bit-identical p-values, deltas and summaries."""
+    runs = [subprocess.run([sys.executable, "-c", REPRODUCED], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "PYTHONHASHSEED": str(hash_seed)}) for hash_seed in (1, 2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr[-2000:]
+    first, second = (json.loads(r.stdout) for r in runs)
+    assert sorted(first) == sorted(METRICS) and first == second
+    assert any(0 < float.fromhex(p) < 1 for p, _, _ in first.values())  # real tests ran, not only p = 1
 
 
 def test_monte_carlo_draws_are_reproducible():
@@ -403,12 +434,14 @@ def test_alpha_decides_significance():
 
 
 def test_registering_a_metric_is_one_entry():
-    judge = stats.register(stats.Metric("judge_score_test", "unit_interval", True, lambda s: float(np.mean(s)),
-                                        lambda s, seed: np.asarray(s, float), dt.paired_ttest, "paired t-test"))
+    judge = stats.register(stats.Metric(name="judge_score_test", sample_kind="unit_interval", higher_is_better=True,
+                                        aggregate=lambda s: float(np.mean(s)),
+                                        summarize=lambda s, seed: np.asarray(s, float), test=dt.paired_ttest,
+                                        test_name="paired t-test"))
     try:
         rng = np.random.default_rng(13)
         a, b = rng.random(200) * 0.5 + 0.4, rng.random(200) * 0.5
         r = duel(judge, a.mean(), a[None], b.mean(), b[None])
         assert r.significant[0] and r.delta[0] == pytest.approx(a.mean() - b.mean())
     finally:
-        del stats.METRICS["judge_score_test"], stats.METRIC_ALIASES["judge_score_test"]
+        stats.METRICS.unregister("judge_score_test")

@@ -26,9 +26,9 @@ from conftest import publish_all
 # --- scores against hand-computed examples ------------------------------------------------
 
 def tiny_benchmark():
-    tasks = (Task("t1", "T1", "T1", "Task 1", "A", "acc", ""), Task("t2", "T2", "T2", "Task 2", "A", "acc", ""),
-             Task("t3", "T3", "T3", "Task 3", "B", "acc", ""))
-    return Benchmark("Tiny", ("A", "B"), tasks)
+    tasks = tuple(Task(id=f"t{i}", abbreviation=f"T{i}", short_name=f"T{i}", name=f"Task {i}", category=category,
+                       metric_name="acc", dataset_url="") for i, category in ((1, "A"), (2, "A"), (3, "B")))
+    return Benchmark(name="Tiny", categories=("A", "B"), tasks=tasks)
 
 
 def test_win_scores_category_and_overall_by_hand():
