@@ -67,6 +67,7 @@ class Leaderboard:
         self.rules = rules_id(self.rules_description)
         self._lock = threading.RLock()
         self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
+        self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
         self.load(progress)
 
     # --- state ---------------------------------------------------------------------------
@@ -216,12 +217,24 @@ class Leaderboard:
     def titles(self) -> dict[str, str]:
         return _titles(self.models)
 
+    def _reference_model(self) -> PublishedModel | None:
+        """The earliest published model, whose documents every new submission must match."""
+        return min(self.models.values(), key=lambda m: (m.submitted, m.submission_id)) if self.models else None
+
     def references(self) -> dict[str, TaskReference]:
         """Per task, what a new submission must match: taken from the earliest model."""
-        if not self.models:
+        first = self._reference_model()
+        if first is None:
             return {}
-        first = min(self.models.values(), key=lambda m: (m.submitted, m.submission_id))
-        return first.references
+        references = first.references
+        perplexity_tasks = [t.id for t in self.benchmark.tasks if t.metric.sample_kind == "loglik_words"]
+        if any(t in references and references[t].words is None for t in perplexity_tasks):
+            # arrays cached before word counts were kept: read them from the file once
+            if first.submission_id not in self._file_references:
+                self._file_references[first.submission_id] = self._model_from_file(first.submission_id).references
+            references = self._file_references[first.submission_id]
+        return references
+
 
     # --- pre-submission and publication ---------------------------------------------------
 

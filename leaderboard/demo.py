@@ -40,7 +40,8 @@ def task_design(task: Task, seed: int) -> dict:
 
 def design_from_reference(task: Task, reference, seed: int) -> dict:
     """A task design that lines up with a published store: its sample count, `doc_id`s,
-    gold labels and class count (`reference` is a TaskReference); the rest as task_design."""
+    gold labels, class count and word counts (`reference` is a TaskReference); the rest as
+    task_design."""
     design = task_design(task, seed)
     n = reference.n_samples
     rng = _rng(seed, task.id, "reference")
@@ -49,7 +50,7 @@ def design_from_reference(task: Task, reference, seed: int) -> dict:
     if task.metric.sample_kind in ("gold_probs", "label_pair"):
         design.update(k=reference.n_classes, gold=reference.gold)
     if task.metric.sample_kind == "loglik_words":
-        design.update(words=5 + rng.poisson(60, n))
+        design.update(words=reference.words.astype(int) if reference.words is not None else 5 + rng.poisson(60, n))
     return design
 
 

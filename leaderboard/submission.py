@@ -64,18 +64,22 @@ class TaskSamples:
 
 @dataclass(frozen=True)
 class TaskReference:
-    """What every submission must share on a task so that duels are paired."""
+    """What every submission must share on a task so that duels are paired: the fields
+    that describe the documents, not the model."""
 
     n_samples: int
     doc_ids: np.ndarray | None = None
     gold: np.ndarray | None = None
     n_classes: int | None = None
+    words: np.ndarray | None = None  # perplexity tasks: each document's number of words
 
     @classmethod
     def of(cls, task_samples: TaskSamples) -> "TaskReference":
         s = task_samples.samples
         if isinstance(s, (ClassProbs, LabelPairs)):
             return cls(len(s.gold), task_samples.doc_ids, s.gold, s.n_classes)
+        if s.ndim == 2:  # loglik_words: (n, 2) pairs [loglikelihood, number_of_words]
+            return cls(len(s), task_samples.doc_ids, words=s[:, 1])
         return cls(len(s), task_samples.doc_ids)
 
 
@@ -360,7 +364,10 @@ def _read_bytes(path: Path) -> bytes:
         if st.st_size > MAX_FILE_BYTES:
             raise SubmissionError(f"the file is {st.st_size / 2**20:.0f} MB, larger than the limit of "
                                   f"{MAX_FILE_BYTES // 2**20} MB")
-        return f.read(MAX_FILE_BYTES + 1)  # one byte over: a file that grew is refused by the caller
+        try:
+            return f.read(MAX_FILE_BYTES + 1)  # one byte over: a file that grew is refused by the caller
+        except OSError as e:  # e.g. /proc/self/mem: a regular file that cannot be read
+            raise SubmissionError(f"cannot read the file {path}: {e.strerror or e}") from None
 
 
 class _FlaggedDict(dict):
@@ -371,6 +378,17 @@ class _FlaggedDict(dict):
 
 class _HugeInteger:
     """Stands for an integer literal too long to convert (located later, then refused)."""
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in text (half of a UTF-16 pair: no character, and not
+    writable as UTF-8), as its escape."""
+    found = _SURROGATE.search(text)
+    return None if found is None else f"\\u{ord(found.group()):04x}"
 
 
 class _JsonReader:
@@ -409,6 +427,8 @@ class _JsonReader:
         return float(name.replace("Infinity", "inf"))
 
     def loads(self, text: str):
+        if _SURROGATE_ESCAPE.search(text):  # a pair is one character, a lone half is located later
+            self.suspicious = True
         return json.loads(text, object_pairs_hook=self._object, parse_float=self._float,
                           parse_int=self._int, parse_constant=self._constant)
 
@@ -433,7 +453,14 @@ def _first_invalid_value(document) -> str | None:
                     f"(JSON has no NaN or Infinity: write null or a finite number)")
         if isinstance(value, _HugeInteger) or (isinstance(value, int) and not -2**63 <= value < 2**63):
             return f"{_describe_path(path)} is an integer beyond 64 bits"
+        if isinstance(value, str) and _lone_surrogate(value):
+            return (f"{_describe_path(path)} holds a lone surrogate {_lone_surrogate(value)} (half of a UTF-16 pair, "
+                    f"not a character: write the character itself)")
         if isinstance(value, dict):
+            bad_key = next((k for k in value if _lone_surrogate(k)), None)
+            if bad_key is not None:
+                return (f"{_describe_path(path)} has a key with a lone surrogate {_lone_surrogate(bad_key)} (half of a "
+                        f"UTF-16 pair, not a character: write the character itself)")
             stack.extend(((*path, k), v) for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(value))))
@@ -516,9 +543,9 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
                             f"{task.metric_name} {p.what}" if p.index >= 0 else f"task {task.id}: {p.what}")
     for task_id, samples in tasks.items():
         if references and task_id in references:
-            problem = alignment_problem(samples, references[task_id])
+            problem = _alignment_problem(task_id, samples, references[task_id])
             if problem:
-                problems.append(f"task {task_id}: {problem}")
+                problems.append(problem)
     if problems:
         raise SubmissionError(problems)
     parsed = ParsedSubmission(tasks, document, _canonical_sha256(predictions),
@@ -527,21 +554,29 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
     return parsed
 
 
-def alignment_problem(samples: TaskSamples, ref: TaskReference) -> str | None:
-    """Why these samples cannot be paired with the published ones, or None."""
+def _alignment_problem(task_id: str, samples: TaskSamples, ref: TaskReference) -> str | None:
+    """Why these samples cannot be paired with the published ones, or None. Every
+    per-sample field that describes the document (doc_id, gold label, word count) must
+    equal the published one; the first differing sample is named."""
     new = TaskReference.of(samples)
     if new.n_samples != ref.n_samples:
-        return f"has {new.n_samples} samples, the published submissions have {ref.n_samples}"
+        return f"task {task_id}: has {new.n_samples} samples, the published submissions have {ref.n_samples}"
     if ref.doc_ids is not None and new.doc_ids is not None and not np.array_equal(new.doc_ids, ref.doc_ids):
         i = _first(new.doc_ids != ref.doc_ids)
-        return (f"sample {i} has doc_id {new.doc_ids[i]}, the published submissions have doc_id "
+        return (f"task {task_id}: sample {i} has doc_id {new.doc_ids[i]}, the published submissions have doc_id "
                 f"{ref.doc_ids[i]} there (samples must be in the same order)")
-    if ref.gold is not None:
-        if new.n_classes != ref.n_classes:
-            return f"has {new.n_classes} classes, the published submissions have {ref.n_classes}"
-        if not np.array_equal(new.gold, ref.gold):
-            i = _first(new.gold != ref.gold)
-            return f"sample {i} has gold class {new.gold[i]}, the published submissions have {ref.gold[i]}"
+    if ref.n_classes is not None and new.n_classes != ref.n_classes:
+        return f"task {task_id}: has {new.n_classes} classes, the published submissions have {ref.n_classes}"
+    gold = "gold class" if isinstance(samples.samples, ClassProbs) else "gold label"
+    for name, mine, published in ((gold, new.gold, ref.gold), ("word count", new.words, ref.words)):
+        if mine is None or published is None:
+            continue
+        differs = np.asarray(mine) != np.asarray(published)
+        if differs.any():
+            i, more = _first(differs), int(differs.sum()) - 1
+            label = f"task {task_id}, sample {i}" + (f" (doc_id {new.doc_ids[i]})" if new.doc_ids is not None else "")
+            return (f"{label}: {name} {mine[i]:.10g} differs from the published submissions' {published[i]:.10g}"
+                    + (f" (and {more:,} more samples)" if more else ""))
     return None
 
 
