@@ -3,12 +3,15 @@
 #   make test   install what the tests need (Python packages, Debian's chromium) and run every test
 PYTHON ?= python3
 
-.PHONY: run test install install-test bench
+.PHONY: run test install install-test bench icu
 
-install:
+icu:  # PyICU (requirements.txt) compiles against ICU's headers
+	@pkg-config --exists icu-uc || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libicu-dev pkg-config g++ >/dev/null; }
+
+install: icu
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 
-install-test:
+install-test: icu
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 

@@ -26,7 +26,7 @@ from leaderboard.flags import Flag, flags_json, parse_flags, validate_flag
 from leaderboard.store import (BoardRewrite, LocalStore, Publication, PublishedModel, StoreConflict, StoreError,
                                dump_json)
 from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, normalize_name,
-                                    parse_submission, submission_id, title_key, validate_metadata)
+                                    parse_submission, submission_id, title_keys, validate_metadata)
 from leaderboard.tasks import Benchmark, load_benchmark
 from stats import evidence
 from leaderboard.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
@@ -582,12 +582,13 @@ def _changed_verdicts(before: Tournament, after: Tournament, stale: DuelRows) ->
 
 def _refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, predictions_sha256: str) -> None:
     """A submission is new when its id, its predictions and its title (after Unicode
-    normalization, ignoring case) all differ from every published model's."""
-    key = title_key(title)
+    normalization, ignoring case and look-alike letters) all differ from every published
+    model's."""
+    keys = title_keys(title)
     for other in models.values():
         if other.submission_id == sid or other.metadata.get("model_predictions_sha256") == predictions_sha256:
             raise SubmissionError(f"these predictions are already published as {other.title} ({other.submission_id})")
-        if title_key(other.title) == key:
+        if any(mine == theirs for mine, theirs in zip(keys, title_keys(other.title))):
             raise SubmissionError(f"Model name: {other.title} is already published ({other.submission_id}); "
                                   f"choose another team or model name")
 

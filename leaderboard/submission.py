@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+import icu
 import numpy as np
 
 from leaderboard.tasks import Benchmark, Task
@@ -625,8 +626,16 @@ class SubmissionMetadata:
 
 
 # Invisible and direction-changing characters: control (Cc), format (Cf: zero-width
-# spaces and joiners, bidirectional overrides), surrogates (Cs), line/paragraph separators.
+# spaces and joiners, bidirectional overrides), surrogates (Cs), line/paragraph separators,
+# and the default-ignorable code points fonts draw as nothing (U+3164 HANGUL FILLER, ...).
 _HIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+# UTS #39 confusable skeletons: the Unicode Consortium's own implementation (ICU).
+_SPOOF_CHECKER = icu.SpoofChecker()
+
+
+def _is_hidden(c: str) -> bool:
+    return (unicodedata.category(c) in _HIDDEN_CATEGORIES
+            or icu.Char.hasBinaryProperty(c, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT))
 
 
 def normalize_name(text) -> str:
@@ -634,15 +643,38 @@ def normalize_name(text) -> str:
     return " ".join(unicodedata.normalize("NFKC", str(text or "")).split())
 
 
-def title_key(title: str) -> str:
-    """What two titles must differ in to be different models: NFKC, case-folded, hidden
-    characters removed (older stored titles may hold them)."""
-    return "".join(c for c in normalize_name(title).casefold() if unicodedata.category(c) not in _HIDDEN_CATEGORIES)
+def title_keys(title: str) -> tuple[str, str]:
+    """What two titles must differ in to be different models: the UTS #39 confusable
+    skeletons of the title in lower case and in upper case, after NFKC and removing hidden
+    characters (older stored titles may hold them). Titles are the same when either key
+    is: lower case catches "I" for "i" and a Greek "ο" for "o", upper case a Greek "Β" for
+    "B" (whose lower case is no "b")."""
+    visible = "".join(c for c in normalize_name(title) if not _is_hidden(c))
+    return (_SPOOF_CHECKER.getSkeleton(0, visible.casefold()), _SPOOF_CHECKER.getSkeleton(0, visible.upper()))
+
+
+def _describe_character(c: str) -> str:
+    return f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
 
 
 def _hidden_character(text: str) -> str | None:
-    c = next((c for c in text if unicodedata.category(c) in _HIDDEN_CATEGORIES), None)
-    return None if c is None else f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
+    c = next((c for c in text if _is_hidden(c)), None)
+    return None if c is None else _describe_character(c)
+
+
+def _name_problem(raw, name: str) -> str | None:
+    """What is wrong with a team or model name (`name`: `raw` normalized), or None. Hidden
+    characters are named as typed (NFKC turns U+3164 into another filler)."""
+    if not name:
+        return "required"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"at most {MAX_NAME_LENGTH} characters, got {len(name)}"
+    hidden = _hidden_character(" ".join(str(raw).split())) or _hidden_character(name)
+    if hidden:
+        return f"invisible or text-direction characters are not allowed ({hidden})"
+    if not any(unicodedata.category(c)[0] in "LN" for c in name):
+        return f"needs a letter or digit (got only {_describe_character(name.replace(' ', '')[0])})"
+    return None
 
 
 def _is_web_address(text: str) -> bool:
@@ -676,15 +708,12 @@ def validate_metadata(team_name, model_name, model_type, parameters, input_lengt
     """The reference's form rules plus length and range caps; raises SubmissionError
     naming each bad field."""
     problems = []
+    given_team, given_model = team_name or "", model_name or ""
     team_name, model_name = normalize_name(team_name), normalize_name(model_name)
-    for label, value in (("Team name", team_name), ("Model name", model_name)):
-        hidden = _hidden_character(value)
-        if not value:
-            problems.append(f"{label}: required")
-        elif len(value) > MAX_NAME_LENGTH:
-            problems.append(f"{label}: at most {MAX_NAME_LENGTH} characters, got {len(value)}")
-        elif hidden:
-            problems.append(f"{label}: invisible or text-direction characters are not allowed ({hidden})")
+    for label, raw, value in (("Team name", given_team, team_name), ("Model name", given_model, model_name)):
+        problem = _name_problem(raw, value)
+        if problem:
+            problems.append(f"{label}: {problem}")
     if model_type not in MODEL_TYPES:
         problems.append(f"Model type: choose one of {', '.join(MODEL_TYPES)}")
     given_parameters = parameters
