@@ -127,11 +127,20 @@ def demo_model(benchmark: Benchmark, index: int, seed: int = 0,
 
 def sample_document(benchmark: Benchmark, references: dict, seed: int = 0) -> dict:
     """A valid submission file for a store whose models share `references` (task id ->
-    TaskReference, as Leaderboard.references()): same samples, doc_ids and gold labels.
-    Without references (an empty store) any demo file is valid."""
+    TaskReference, as Leaderboard.references()): same samples, doc_ids, gold labels and
+    word counts, marked as the sample (SAMPLE_MARKER in its metadata). Without references
+    (an empty store) any demo file is valid."""
     designs = {t.id: design_from_reference(t, references[t.id], seed) if t.id in references
                else task_design(t, seed) for t in benchmark.tasks}
-    return demo_model(benchmark, SAMPLE_INDEX, seed, designs)[1]
+    document = demo_model(benchmark, SAMPLE_INDEX, seed, designs)[1]
+    document["metadata"][SAMPLE_MARKER] = SAMPLE_NOTE
+    return document
+
+
+# Says so to whoever opens the file; the leaderboard recognizes the sample by its predictions.
+SAMPLE_MARKER = "leaderboard_sample_file"
+SAMPLE_NOTE = ("made by the leaderboard to try a pre-submission; it cannot be published (published, every "
+               "visitor's copy would be refused as a duplicate)")
 
 
 SAMPLE_INDEX = 10_000  # far from the demo store's models, so never already published

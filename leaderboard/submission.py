@@ -350,6 +350,12 @@ def _canonical_sha256(obj) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def predictions_sha256(document: dict) -> str:
+    """The hash a parsed file of `document` gets as `ParsedSubmission.predictions_sha256`
+    (taken of the JSON, so numpy and Python numbers hash alike)."""
+    return _canonical_sha256(json.loads(json.dumps(document["predictions"])))
+
+
 def _read_bytes(path: Path) -> bytes:
     """A regular file's bytes, refused before reading when it is too large; special files
     (FIFOs, devices such as /dev/zero) are refused without reading."""
