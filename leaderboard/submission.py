@@ -659,8 +659,11 @@ def title_keys(title: str) -> tuple[str, str]:
     return (_SPOOF_CHECKER.getSkeleton(0, visible.casefold()), _SPOOF_CHECKER.getSkeleton(0, visible.upper()))
 
 
+_UNNAMED = {"Cc": "control character", "Cs": "lone surrogate"}
+
+
 def _describe_character(c: str) -> str:
-    return f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
+    return f"U+{ord(c):04X} {unicodedata.name(c, None) or _UNNAMED.get(unicodedata.category(c), 'unnamed character')}"
 
 
 def _hidden_character(text: str) -> str | None:

@@ -201,3 +201,24 @@ def test_judge_criteria_are_combined_with_the_declared_weights(built):
     parsed = parse_submission(json.dumps(document).encode(), benchmark)
     scores = parsed.tasks["helps_answers"].samples[:4]
     assert scores.tolist() == pytest.approx([0.5, 0.3, 0.2, 0.5 * 0.2 + 0.3 * 0.6 + 0.2 * 1.0])
+
+
+@pytest.mark.parametrize("task", ["csfd_sentiment", "ctkfacts_nli"])  # macro_f1, mcc
+@pytest.mark.parametrize("built", ["CzechSuite"], indirect=True)
+def test_a_gold_label_differing_from_the_published_ones_is_refused(built, tmp_path, task):
+    """The gold label describes the document: a file may not change it (it would change
+    what the model is scored against)."""
+    benchmark, tasks, store, sample = built
+    document = json.loads(sample.read_text())
+    metric, k = benchmark.task(task).metric_name, len(benchmark.task(task).labels)
+    entry = document["predictions"][task][4]
+    gold, predicted = entry[metric]
+    entry[metric] = [(gold + 1) % k, predicted]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    before = tree_digest(store)
+    out = cli(tasks, "presubmit", str(bad), "--store", str(store), "--team", "T", "--model", "M")
+    assert out.returncode == 2, out.stderr
+    assert (f"error: task {task}, sample 4 (doc_id {entry['doc_id']}): gold label {(gold + 1) % k} differs from the "
+            f"published submissions' {gold}") in out.stderr, out.stderr
+    assert tree_digest(store) == before

@@ -225,3 +225,15 @@ def test_word_counts_are_checked_on_a_store_cached_without_them(valid_document, 
     done = _cli("presubmit", str(path), "--store", str(full_store), *COMMANDS["presubmit"])
     assert done.returncode == 2, done.stderr
     assert f"task {PPL_TASK}, sample 3 (doc_id 3): word count 123456 differs from the published submissions'" in done.stderr
+
+
+def test_a_name_argument_that_is_not_utf8_is_refused(new_model_file, full_store):
+    """A byte that is not UTF-8 in an argument reaches Python as a lone surrogate."""
+    before = tree_digest(full_store)
+    done = subprocess.run([sys.executable, "-m", "leaderboard", "presubmit", str(new_model_file), "--store",
+                           str(full_store), "--team", "T", "--model", b"Model\xff"], capture_output=True, timeout=300,
+                          cwd=ROOT)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2, err
+    assert "Model name: invisible or text-direction characters are not allowed (U+DCFF lone surrogate)" in err, err
+    assert tree_digest(full_store) == before
