@@ -9,17 +9,20 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # Both locks list the full set of packages at exact versions; requirements*.in hold the bounds.
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --custom-compile-command "make lock"
 
-.PHONY: run test check install install-test lock bench
+.PHONY: run test check install install-test lock bench icu
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
+icu:  # PyICU (the title look-alike check) compiles against ICU's headers
+	@pkg-config --exists icu-uc 2>/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libicu-dev pkg-config g++ >/dev/null; }
+
 # The stamps make a second `make test` skip pip until a lock changes.
-$(VENV)/.installed-app: requirements.txt | $(PY)
+$(VENV)/.installed-app: requirements.txt | $(PY) icu
 	$(PIP) -r requirements.txt
 	touch $@
 
-$(VENV)/.installed-test: requirements-test.txt | $(PY)
+$(VENV)/.installed-test: requirements-test.txt | $(PY) icu
 	$(PIP) -r requirements-test.txt
 	touch $@
 

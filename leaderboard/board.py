@@ -25,8 +25,10 @@ from leaderboard import duel_files
 from leaderboard.flags import Flag, flags_json, parse_flags, validate_flag
 from leaderboard.store import (BoardRewrite, LocalStore, Publication, PublishedModel, StoreConflict, StoreError,
                                dump_json)
+from leaderboard.demo import sample_document
 from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, normalize_name,
-                                    parse_submission, submission_id, title_key, validate_metadata)
+                                    parse_submission, predictions_sha256, submission_id, title_keys,
+                                    validate_metadata)
 from leaderboard.tasks import Benchmark, load_benchmark
 from stats import evidence
 from leaderboard.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
@@ -49,6 +51,7 @@ class Preview:
     table: pd.DataFrame  # ranked, with `previous_rank` and `rank_change` (positive = moved up)
     opponents: list[str]
     warnings: list[str] = field(default_factory=list)
+    is_sample: bool = False  # the board's sample file: pre-submitted to try the form, never published
 
     @property
     def rank(self) -> int:
@@ -67,6 +70,8 @@ class Leaderboard:
         self.rules = rules_id(self.rules_description)
         self._lock = threading.RLock()
         self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
+        self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
+        self._sample: tuple[str | None, dict, str] | None = None  # (reference model, sample file, its hash)
         self.load(progress)
 
     # --- state ---------------------------------------------------------------------------
@@ -216,12 +221,37 @@ class Leaderboard:
     def titles(self) -> dict[str, str]:
         return _titles(self.models)
 
+    def _reference_model(self) -> PublishedModel | None:
+        """The earliest published model, whose documents every new submission must match."""
+        return min(self.models.values(), key=lambda m: (m.submitted, m.submission_id)) if self.models else None
+
     def references(self) -> dict[str, TaskReference]:
         """Per task, what a new submission must match: taken from the earliest model."""
-        if not self.models:
+        first = self._reference_model()
+        if first is None:
             return {}
-        first = min(self.models.values(), key=lambda m: (m.submitted, m.submission_id))
-        return first.references
+        references = first.references
+        perplexity_tasks = [t.id for t in self.benchmark.tasks if t.metric.sample_kind == "loglik_words"]
+        if any(t in references and references[t].words is None for t in perplexity_tasks):
+            # arrays cached before word counts were kept: read them from the file once
+            if first.submission_id not in self._file_references:
+                self._file_references[first.submission_id] = self._model_from_file(first.submission_id).references
+            references = self._file_references[first.submission_id]
+        return references
+
+    def sample_document(self) -> dict:
+        """The board's sample file (`demo.sample_document` on its references), made once
+        per reference model, so the file offered and the one recognized are the same."""
+        reference_model = self._reference_model()
+        owner = reference_model and reference_model.submission_id
+        if self._sample is None or self._sample[0] != owner:
+            document = sample_document(self.benchmark, self.references())
+            self._sample = (owner, document, predictions_sha256(document))
+        return self._sample[1]
+
+    def _is_sample(self, predictions_sha: str) -> bool:
+        self.sample_document()
+        return predictions_sha == self._sample[2]
 
     # --- pre-submission and publication ---------------------------------------------------
 
@@ -256,8 +286,10 @@ class Leaderboard:
         table = self._rank({**models, sid: model}, preview_tournament)
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
+        is_sample = self._is_sample(parsed.predictions_sha256)
+        warnings = parsed.warnings + ([SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
-                       parsed.warnings)
+                       warnings, is_sample)
 
     @staticmethod
     def _stored_metadata(metadata: SubmissionMetadata, predictions_sha256: str, results_sha256: str, sid: str,
@@ -271,6 +303,8 @@ class Leaderboard:
         on; if another publication landed meanwhile, refresh, duel it, and try again.
         Returns the submission id."""
         sid = preview.submission_id
+        if preview.is_sample:
+            raise SubmissionError(SAMPLE_REFUSED)
         reuse = preview.tournament
         for attempt in range(PUBLISH_ATTEMPTS):
             with self._lock, self.store.lock():
@@ -650,12 +684,13 @@ def _changed_verdicts(before: Tournament, after: Tournament, stale: DuelRows) ->
 
 def _refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, predictions_sha256: str) -> None:
     """A submission is new when its id, its predictions and its title (after Unicode
-    normalization, ignoring case) all differ from every published model's."""
-    key = title_key(title)
+    normalization, ignoring case and look-alike letters) all differ from every published
+    model's."""
+    keys = title_keys(title)
     for other in models.values():
         if other.submission_id == sid or other.metadata.get("model_predictions_sha256") == predictions_sha256:
             raise SubmissionError(f"these predictions are already published as {other.title} ({other.submission_id})")
-        if title_key(other.title) == key:
+        if any(mine == theirs for mine, theirs in zip(keys, title_keys(other.title))):
             raise SubmissionError(f"Model name: {other.title} is already published ({other.submission_id}); "
                                   f"choose another team or model name")
 
@@ -669,6 +704,9 @@ def _submitted(models: dict) -> pd.Series:
 
 
 PUBLISH_ATTEMPTS = 5
+SAMPLE_PRESUBMITTED = "this is the leaderboard's sample file: it can be pre-submitted, never published"
+SAMPLE_REFUSED = ("this is the leaderboard's sample file, which cannot be published: published, it would make every "
+                  "visitor's copy a duplicate. Publish your own model's results.")
 DEMO_STORE = Path(__file__).resolve().parent.parent / "demo_store"
 DEMO_MODELS = 40
 

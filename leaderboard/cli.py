@@ -268,11 +268,10 @@ def cmd_check(args) -> None:
 def cmd_sample_file(args) -> None:
     """A valid submission file for the store: the demo generator on the store's own sample
     counts, doc_ids and gold labels, so a pre-submission of it is accepted."""
-    from leaderboard.demo import sample_document
     board = _open_board(args)
     try:
         with open(args.output, "wb") as f:
-            f.write(dump_json(sample_document(board.benchmark, board.references())))
+            f.write(dump_json(board.sample_document()))
     except OSError as e:
         raise BadInput(f"cannot write {args.output}: {e.strerror or e}") from None
     print(f"{args.output}: a sample submission for {board.store} ({len(board.models)} models)")

@@ -42,7 +42,8 @@ def task_design(task: Task, seed: int) -> dict:
 
 def design_from_reference(task: Task, reference, seed: int) -> dict:
     """A task design that lines up with a published store: its sample count, `doc_id`s,
-    gold labels and class count (`reference` is a TaskReference); the rest as task_design."""
+    gold labels, class count and word counts (`reference` is a TaskReference); the rest as
+    task_design."""
     design = task_design(task, seed)
     n = reference.n_samples
     rng = _rng(seed, task.id, "reference")
@@ -51,7 +52,7 @@ def design_from_reference(task: Task, reference, seed: int) -> dict:
     if task.metric.sample_kind in ("gold_probs", "label_pair"):
         design.update(k=reference.n_classes, gold=reference.gold)
     if task.metric.sample_kind == "loglik_words":
-        design.update(words=5 + rng.poisson(60, n))
+        design.update(words=reference.words.astype(int) if reference.words is not None else 5 + rng.poisson(60, n))
     return design
 
 
@@ -135,11 +136,20 @@ def _demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
 
 def sample_document(benchmark: Benchmark, references: dict, seed: int = 0) -> dict:
     """A valid submission file for a store whose models share `references` (task id ->
-    TaskReference, as Leaderboard.references()): same samples, doc_ids and gold labels.
-    Without references (an empty store) any demo file is valid."""
+    TaskReference, as Leaderboard.references()): same samples, doc_ids, gold labels and
+    word counts, marked as the sample (SAMPLE_MARKER in its metadata). Without references
+    (an empty store) any demo file is valid."""
     designs = {t.id: design_from_reference(t, references[t.id], seed) if t.id in references
                else task_design(t, seed) for t in benchmark.tasks}
-    return demo_model(benchmark, SAMPLE_INDEX, seed, designs)[1]
+    document = demo_model(benchmark, SAMPLE_INDEX, seed, designs)[1]
+    document["metadata"][SAMPLE_MARKER] = SAMPLE_NOTE
+    return document
+
+
+# Says so to whoever opens the file; the leaderboard recognizes the sample by its predictions.
+SAMPLE_MARKER = "leaderboard_sample_file"
+SAMPLE_NOTE = ("made by the leaderboard to try a pre-submission; it cannot be published (published, every "
+               "visitor's copy would be refused as a duplicate)")
 
 
 SAMPLE_INDEX = 10_000  # far from the demo store's models, so never already published

@@ -49,8 +49,8 @@ DUELS_DIR = "duels"
 TITLES_FILE = "submission_id_to_model_title.json"
 SNAPSHOT_FILE = "leaderboard.parquet"
 JOURNAL_FILE = ".journal.json"
-CACHE_VERSION = 2  # 2: arrays concatenated over tasks
-READABLE_CACHE_VERSIONS = (1, 2)
+CACHE_VERSION = 3  # 2: arrays concatenated over tasks; 3: word counts of perplexity tasks
+READABLE_CACHE_VERSIONS = (1, 2, 3)  # 1 and 2 have no word counts (Leaderboard.references reads them from the file)
 READ_THREADS = 4  # duel files read at once
 LAZY_MODELS = 128  # models whose summaries stay in memory once read (a pre-submission reads 50)
 
@@ -168,13 +168,13 @@ def encode_cached(model: PublishedModel, stamp) -> bytes:
     task's part ends): a zip with 4 members opens far faster than one with 3 per task,
     and a store opens every model's file at start-up."""
     summaries = {t: np.asarray(s, dtype=float) for t, s in model.results.summaries.items()}
-    refs, parts = {}, {"doc_ids": [], "gold": []}
+    refs, parts = {}, {"doc_ids": [], "gold": [], "words": []}
     for t, r in model.references.items():
-        refs[t] = {"n": r.n_samples, "doc_ids": r.doc_ids is not None, "n_classes": r.n_classes}
-        if r.doc_ids is not None:
-            parts["doc_ids"].append(np.asarray(r.doc_ids).ravel())
-        if r.gold is not None:
-            parts["gold"].append(np.asarray(r.gold).ravel())
+        refs[t] = {"n": r.n_samples, "doc_ids": r.doc_ids is not None, "n_classes": r.n_classes,
+                   "words": r.words is not None}
+        for kind in parts:
+            if getattr(r, kind) is not None:
+                parts[kind].append(np.asarray(getattr(r, kind)).ravel())
     info = {"version": CACHE_VERSION, "stamp": stamp, "metadata": model.metadata,
             "aggregates": model.results.aggregates, "references": refs,
             "summary_shapes": {t: list(s.shape) for t, s in summaries.items()}}
@@ -201,7 +201,8 @@ def decode_cached(path: Path, submission_id: str, is_current: Callable[[object],
         arrays = _LazyArrays(str(path))
         summaries = {t: arrays.member(f"summary/{t}") for t in info["aggregates"]}
         references = {t: TaskReference(r["n"], arrays.member(f"doc_ids/{t}") if r["doc_ids"] else None,
-                                       arrays.member(f"gold/{t}") if r["n_classes"] else None, r["n_classes"])
+                                       arrays.member(f"gold/{t}") if r["n_classes"] else None, r["n_classes"],
+                                       arrays.member(f"words/{t}") if r.get("words") else None)
                       for t, r in info["references"].items()}
     except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         return None
@@ -236,7 +237,7 @@ def _npz_arrays(path: str) -> dict[str, np.ndarray]:
         info = json.loads(str(z["info"]))
         if info["version"] == 1:  # one member per task and kind (Hub repos keep such files)
             return {name: z[name] for name in z.files if name != "info"}
-        joined = {kind: z[kind] for kind in ("summaries", "doc_ids", "gold")}
+        joined = {kind: z[kind] for kind in ("summaries", "doc_ids", "gold", "words") if kind in z.files}
     arrays, start = {}, dict.fromkeys(joined, 0)
 
     def take(kind: str, name: str, shape) -> None:
@@ -250,6 +251,8 @@ def _npz_arrays(path: str) -> dict[str, np.ndarray]:
             take("doc_ids", f"doc_ids/{t}", (r["n"],))
         if r["n_classes"]:
             take("gold", f"gold/{t}", (r["n"],))
+        if r.get("words"):
+            take("words", f"words/{t}", (r["n"],))
     return arrays
 
 
@@ -265,8 +268,9 @@ class _Resolved(Mapping):
         if isinstance(value, _Member):
             return value.load()
         if isinstance(value, TaskReference):
-            return TaskReference(value.n_samples, *(v.load() if isinstance(v, _Member) else v
-                                                    for v in (value.doc_ids, value.gold)), value.n_classes)
+            doc_ids, gold, words = (v.load() if isinstance(v, _Member) else v
+                                    for v in (value.doc_ids, value.gold, value.words))
+            return TaskReference(value.n_samples, doc_ids, gold, value.n_classes, words)
         return value
 
     def __iter__(self):

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+import icu
 import numpy as np
 
 from leaderboard.tasks import Benchmark, Task
@@ -64,18 +65,22 @@ class TaskSamples:
 
 @dataclass(frozen=True)
 class TaskReference:
-    """What every submission must share on a task so that duels are paired."""
+    """What every submission must share on a task so that duels are paired: the fields
+    that describe the documents, not the model."""
 
     n_samples: int
     doc_ids: np.ndarray | None = None
     gold: np.ndarray | None = None
     n_classes: int | None = None
+    words: np.ndarray | None = None  # perplexity tasks: each document's number of words
 
     @classmethod
     def of(cls, task_samples: TaskSamples) -> "TaskReference":
         s = task_samples.samples
         if isinstance(s, (ClassProbs, LabelPairs)):
             return cls(len(s.gold), task_samples.doc_ids, s.gold, s.n_classes)
+        if s.ndim == 2:  # loglik_words: (n, 2) pairs [loglikelihood, number_of_words]
+            return cls(len(s), task_samples.doc_ids, words=s[:, 1])
         return cls(len(s), task_samples.doc_ids)
 
 
@@ -345,6 +350,12 @@ def canonical_sha256(obj) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def predictions_sha256(document: dict) -> str:
+    """The hash a parsed file of `document` gets as `ParsedSubmission.predictions_sha256`
+    (taken of the JSON, so numpy and Python numbers hash alike)."""
+    return _canonical_sha256(json.loads(json.dumps(document["predictions"])))
+
+
 def _read_bytes(path: Path) -> bytes:
     """A regular file's bytes, refused before reading when it is too large; special files
     (FIFOs, devices such as /dev/zero) are refused without reading."""
@@ -360,7 +371,10 @@ def _read_bytes(path: Path) -> bytes:
         if st.st_size > MAX_FILE_BYTES:
             raise SubmissionError(f"the file is {st.st_size / 2**20:.0f} MB, larger than the limit of "
                                   f"{MAX_FILE_BYTES // 2**20} MB")
-        return f.read(MAX_FILE_BYTES + 1)  # one byte over: a file that grew is refused by the caller
+        try:
+            return f.read(MAX_FILE_BYTES + 1)  # one byte over: a file that grew is refused by the caller
+        except OSError as e:  # e.g. /proc/self/mem: a regular file that cannot be read
+            raise SubmissionError(f"cannot read the file {path}: {e.strerror or e}") from None
 
 
 class _FlaggedDict(dict):
@@ -371,6 +385,17 @@ class _FlaggedDict(dict):
 
 class _HugeInteger:
     """Stands for an integer literal too long to convert (located later, then refused)."""
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in text (half of a UTF-16 pair: no character, and not
+    writable as UTF-8), as its escape."""
+    found = _SURROGATE.search(text)
+    return None if found is None else f"\\u{ord(found.group()):04x}"
 
 
 class _JsonReader:
@@ -409,6 +434,8 @@ class _JsonReader:
         return float(name.replace("Infinity", "inf"))
 
     def loads(self, text: str):
+        if _SURROGATE_ESCAPE.search(text):  # a pair is one character, a lone half is located later
+            self.suspicious = True
         return json.loads(text, object_pairs_hook=self._object, parse_float=self._float,
                           parse_int=self._int, parse_constant=self._constant)
 
@@ -433,7 +460,14 @@ def _first_invalid_value(document) -> str | None:
                     f"(JSON has no NaN or Infinity: write null or a finite number)")
         if isinstance(value, _HugeInteger) or (isinstance(value, int) and not -2**63 <= value < 2**63):
             return f"{_describe_path(path)} is an integer beyond 64 bits"
+        if isinstance(value, str) and _lone_surrogate(value):
+            return (f"{_describe_path(path)} holds a lone surrogate {_lone_surrogate(value)} (half of a UTF-16 pair, "
+                    f"not a character: write the character itself)")
         if isinstance(value, dict):
+            bad_key = next((k for k in value if _lone_surrogate(k)), None)
+            if bad_key is not None:
+                return (f"{_describe_path(path)} has a key with a lone surrogate {_lone_surrogate(bad_key)} (half of a "
+                        f"UTF-16 pair, not a character: write the character itself)")
             stack.extend(((*path, k), v) for k, v in reversed(value.items()))
         elif isinstance(value, list):
             stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(value))))
@@ -516,9 +550,9 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
                             f"{task.metric_name} {p.what}" if p.index >= 0 else f"task {task.id}: {p.what}")
     for task_id, samples in tasks.items():
         if references and task_id in references:
-            problem = alignment_problem(samples, references[task_id])
+            problem = _alignment_problem(task_id, samples, references[task_id])
             if problem:
-                problems.append(f"task {task_id}: {problem}")
+                problems.append(problem)
     if problems:
         raise SubmissionError(problems)
     parsed = ParsedSubmission(tasks, document, canonical_sha256(predictions),
@@ -527,21 +561,29 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
     return parsed
 
 
-def alignment_problem(samples: TaskSamples, ref: TaskReference) -> str | None:
-    """Why these samples cannot be paired with the published ones, or None."""
+def _alignment_problem(task_id: str, samples: TaskSamples, ref: TaskReference) -> str | None:
+    """Why these samples cannot be paired with the published ones, or None. Every
+    per-sample field that describes the document (doc_id, gold label, word count) must
+    equal the published one; the first differing sample is named."""
     new = TaskReference.of(samples)
     if new.n_samples != ref.n_samples:
-        return f"has {new.n_samples} samples, the published submissions have {ref.n_samples}"
+        return f"task {task_id}: has {new.n_samples} samples, the published submissions have {ref.n_samples}"
     if ref.doc_ids is not None and new.doc_ids is not None and not np.array_equal(new.doc_ids, ref.doc_ids):
         i = _first(new.doc_ids != ref.doc_ids)
-        return (f"sample {i} has doc_id {new.doc_ids[i]}, the published submissions have doc_id "
+        return (f"task {task_id}: sample {i} has doc_id {new.doc_ids[i]}, the published submissions have doc_id "
                 f"{ref.doc_ids[i]} there (samples must be in the same order)")
-    if ref.gold is not None:
-        if new.n_classes != ref.n_classes:
-            return f"has {new.n_classes} classes, the published submissions have {ref.n_classes}"
-        if not np.array_equal(new.gold, ref.gold):
-            i = _first(new.gold != ref.gold)
-            return f"sample {i} has gold class {new.gold[i]}, the published submissions have {ref.gold[i]}"
+    if ref.n_classes is not None and new.n_classes != ref.n_classes:
+        return f"task {task_id}: has {new.n_classes} classes, the published submissions have {ref.n_classes}"
+    gold = "gold class" if isinstance(samples.samples, ClassProbs) else "gold label"
+    for name, mine, published in ((gold, new.gold, ref.gold), ("word count", new.words, ref.words)):
+        if mine is None or published is None:
+            continue
+        differs = np.asarray(mine) != np.asarray(published)
+        if differs.any():
+            i, more = _first(differs), int(differs.sum()) - 1
+            label = f"task {task_id}, sample {i}" + (f" (doc_id {new.doc_ids[i]})" if new.doc_ids is not None else "")
+            return (f"{label}: {name} {mine[i]:.10g} differs from the published submissions' {published[i]:.10g}"
+                    + (f" (and {more:,} more samples)" if more else ""))
     return None
 
 
@@ -590,8 +632,16 @@ class SubmissionMetadata:
 
 
 # Invisible and direction-changing characters: control (Cc), format (Cf: zero-width
-# spaces and joiners, bidirectional overrides), surrogates (Cs), line/paragraph separators.
+# spaces and joiners, bidirectional overrides), surrogates (Cs), line/paragraph separators,
+# and the default-ignorable code points fonts draw as nothing (U+3164 HANGUL FILLER, ...).
 _HIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
+# UTS #39 confusable skeletons: the Unicode Consortium's own implementation (ICU).
+_SPOOF_CHECKER = icu.SpoofChecker()
+
+
+def _is_hidden(c: str) -> bool:
+    return (unicodedata.category(c) in _HIDDEN_CATEGORIES
+            or icu.Char.hasBinaryProperty(c, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT))
 
 
 def normalize_name(text) -> str:
@@ -599,15 +649,41 @@ def normalize_name(text) -> str:
     return " ".join(unicodedata.normalize("NFKC", str(text or "")).split())
 
 
-def title_key(title: str) -> str:
-    """What two titles must differ in to be different models: NFKC, case-folded, hidden
-    characters removed (older stored titles may hold them)."""
-    return "".join(c for c in normalize_name(title).casefold() if unicodedata.category(c) not in _HIDDEN_CATEGORIES)
+def title_keys(title: str) -> tuple[str, str]:
+    """What two titles must differ in to be different models: the UTS #39 confusable
+    skeletons of the title in lower case and in upper case, after NFKC and removing hidden
+    characters (older stored titles may hold them). Titles are the same when either key
+    is: lower case catches "I" for "i" and a Greek "ο" for "o", upper case a Greek "Β" for
+    "B" (whose lower case is no "b")."""
+    visible = "".join(c for c in normalize_name(title) if not _is_hidden(c))
+    return (_SPOOF_CHECKER.getSkeleton(0, visible.casefold()), _SPOOF_CHECKER.getSkeleton(0, visible.upper()))
+
+
+_UNNAMED = {"Cc": "control character", "Cs": "lone surrogate"}
+
+
+def _describe_character(c: str) -> str:
+    return f"U+{ord(c):04X} {unicodedata.name(c, None) or _UNNAMED.get(unicodedata.category(c), 'unnamed character')}"
 
 
 def _hidden_character(text: str) -> str | None:
-    c = next((c for c in text if unicodedata.category(c) in _HIDDEN_CATEGORIES), None)
-    return None if c is None else f"U+{ord(c):04X} {unicodedata.name(c, 'control character')}"
+    c = next((c for c in text if _is_hidden(c)), None)
+    return None if c is None else _describe_character(c)
+
+
+def _name_problem(raw, name: str) -> str | None:
+    """What is wrong with a team or model name (`name`: `raw` normalized), or None. Hidden
+    characters are named as typed (NFKC turns U+3164 into another filler)."""
+    if not name:
+        return "required"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"at most {MAX_NAME_LENGTH} characters, got {len(name)}"
+    hidden = _hidden_character(" ".join(str(raw).split())) or _hidden_character(name)
+    if hidden:
+        return f"invisible or text-direction characters are not allowed ({hidden})"
+    if not any(unicodedata.category(c)[0] in "LN" for c in name):
+        return f"needs a letter or digit (got only {_describe_character(name.replace(' ', '')[0])})"
+    return None
 
 
 def _is_web_address(text: str) -> bool:
@@ -641,15 +717,12 @@ def validate_metadata(team_name, model_name, model_type, parameters, input_lengt
     """The reference's form rules plus length and range caps; raises SubmissionError
     naming each bad field."""
     problems = []
+    given_team, given_model = team_name or "", model_name or ""
     team_name, model_name = normalize_name(team_name), normalize_name(model_name)
-    for label, value in (("Team name", team_name), ("Model name", model_name)):
-        hidden = _hidden_character(value)
-        if not value:
-            problems.append(f"{label}: required")
-        elif len(value) > MAX_NAME_LENGTH:
-            problems.append(f"{label}: at most {MAX_NAME_LENGTH} characters, got {len(value)}")
-        elif hidden:
-            problems.append(f"{label}: invisible or text-direction characters are not allowed ({hidden})")
+    for label, raw, value in (("Team name", given_team, team_name), ("Model name", given_model, model_name)):
+        problem = _name_problem(raw, value)
+        if problem:
+            problems.append(f"{label}: {problem}")
     if model_type not in MODEL_TYPES:
         problems.append(f"Model type: choose one of {', '.join(MODEL_TYPES)}")
     given_parameters = parameters

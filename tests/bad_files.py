@@ -176,7 +176,10 @@ DOCUMENT_CASES = {
     "class count varies": (_probs_wrong_count, "sample 5 (doc_id 5): avg_mcauroc has"),
     "class count differs from published": (_all_probs_extra_class, "classes, the published submissions have"),
     "one class only": (_one_class_probs, "needs at least 2 class probabilities, got 1"),
-    "gold differs from published": (_gold_changed, "sample 7 has gold class"),
+    "gold differs from published": (_gold_changed, f"task {AUC_TASK}, sample 7 (doc_id 7): gold class "),
+    "word count differs from published": (lambda d: set_value(d, PPL_TASK, 5, [-10.0, 999_999]),
+                                          f"task {PPL_TASK}, sample 5 (doc_id 5): word count 999999 differs from the "
+                                          f"published submissions' "),
     # doc_id
     "doc_id order": (_swap_doc_ids, "sample 3 has doc_id 4, the published submissions have doc_id 3 there"),
     "duplicate doc_id": (lambda d: d["predictions"][ACC_TASK][4].__setitem__("doc_id", 3), "sample 4 (doc_id 3): acc repeats a doc_id"),
@@ -197,6 +200,11 @@ DOCUMENT_CASES = {
     "metadata Infinity": (_with(("metadata", "max_length", float("inf"))), "'metadata' → 'max_length' is NaN or Infinity"),
     "filtered_resps NaN": (lambda d: d["predictions"][ACC_TASK][2].__setitem__("filtered_resps", [[float("nan"), False]]),
                            f"task {ACC_TASK}, sample 2 → 'filtered_resps' → item 0 → item 0 is NaN or Infinity"),
+    "lone surrogate in metadata": (_with(("metadata", "model_name", "\ud800")),
+                                   "'metadata' → 'model_name' holds a lone surrogate \\ud800"),
+    "lone surrogate in a sample": (lambda d: d["predictions"][ACC_TASK][2].__setitem__("filtered_resps", ["a\udfff"]),
+                                   f"task {ACC_TASK}, sample 2 → 'filtered_resps' → item 0 holds a lone surrogate \\udfff"),
+    "lone surrogate in a key": (_with(("metadata", "\udc80", 1)), "'metadata' has a key with a lone surrogate \\udc80"),
     "million-digit integer in metadata": (_with(("metadata", "seed", 10**200)), "'metadata' → 'seed' is an integer beyond 64 bits"),
 }
 

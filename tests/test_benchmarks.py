@@ -15,6 +15,9 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from conftest import tree_digest
+from leaderboard.board import Leaderboard
+from leaderboard.demo import sample_document
+from leaderboard.store import LocalStore, dump_json
 from leaderboard.submission import parse_submission
 from leaderboard.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
 from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
@@ -68,6 +71,15 @@ def test_cli_refuses_a_file_of_the_other_benchmark(built):
     assert tree_digest(store) == before
 
 
+def own_model_file(benchmark, store: Path, folder: Path) -> Path:
+    """A valid file that is not the store's sample file (which cannot be published): the
+    sample generator with another seed, on the store's documents."""
+    document = sample_document(benchmark, Leaderboard(LocalStore(store), benchmark).references(), seed=1)
+    path = folder / "own.json"
+    path.write_bytes(dump_json(document))
+    return path
+
+
 def test_app_runs_the_benchmark(built, tmp_path):
     benchmark, tasks, store, sample = built
     store_copy = tmp_path / "store"
@@ -108,7 +120,7 @@ def test_app_runs_the_benchmark(built, tmp_path):
                 page.context.close()
             page = browser.new_context(viewport=DESKTOP).new_page()
             page.goto(f"http://127.0.0.1:{port}/")
-            fill_form(page, sample, "Bench Team", "bench-model")
+            fill_form(page, own_model_file(benchmark, store, tmp_path), "Bench Team", "bench-model")
             page.locator("#presubmit").click()
             expect(page.locator("#status")).to_contain_text("would rank", timeout=60000)
             page.locator("#publish").click()
@@ -201,3 +213,24 @@ def test_judge_criteria_are_combined_with_the_declared_weights(built):
     parsed = parse_submission(json.dumps(document).encode(), benchmark)
     scores = parsed.tasks["helps_answers"].samples[:4]
     assert scores.tolist() == pytest.approx([0.5, 0.3, 0.2, 0.5 * 0.2 + 0.3 * 0.6 + 0.2 * 1.0])
+
+
+@pytest.mark.parametrize("task", ["csfd_sentiment", "ctkfacts_nli"])  # macro_f1, mcc
+@pytest.mark.parametrize("built", ["CzechSuite"], indirect=True)
+def test_a_gold_label_differing_from_the_published_ones_is_refused(built, tmp_path, task):
+    """The gold label describes the document: a file may not change it (it would change
+    what the model is scored against)."""
+    benchmark, tasks, store, sample = built
+    document = json.loads(sample.read_text())
+    metric, k = benchmark.task(task).metric_name, len(benchmark.task(task).labels)
+    entry = document["predictions"][task][4]
+    gold, predicted = entry[metric]
+    entry[metric] = [(gold + 1) % k, predicted]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    before = tree_digest(store)
+    out = cli(tasks, "presubmit", str(bad), "--store", str(store), "--team", "T", "--model", "M")
+    assert out.returncode == 2, out.stderr
+    assert (f"error: task {task}, sample 4 (doc_id {entry['doc_id']}): gold label {(gold + 1) % k} differs from the "
+            f"published submissions' {gold}") in out.stderr, out.stderr
+    assert tree_digest(store) == before

@@ -172,6 +172,32 @@ def test_sample_file_is_accepted_by_its_store(full_store, tmp_path):
     assert preview.returncode == 0 and "would rank" in preview.stdout, preview.stderr
 
 
+SAMPLE_PUBLISH = ["--team", "Try", "--model", "sample", "--type", "chat", "--params", "7", "--input-length", "4096",
+                  "--precision", "bfloat16", "--link", "https://example.com/sample"]
+
+
+def test_the_sample_file_is_never_published(full_store, tmp_path):
+    """Published, it would make every visitor's sample a duplicate: pre-submission says it
+    is the sample, publication is refused, also with its marker removed."""
+    sample = tmp_path / "sample.json"
+    assert run("sample-file", "--store", full_store, "-o", sample).returncode == 0
+    document = json.loads(sample.read_text())
+    assert "cannot be published" in document["metadata"]["leaderboard_sample_file"]
+    preview = run("presubmit", sample, "--store", full_store, "--team", "Try", "--model", "sample")
+    assert preview.returncode == 0 and "would rank" in preview.stdout, preview.stderr
+    assert "this is the leaderboard's sample file: it can be pre-submitted, never published" in preview.stderr
+    del document["metadata"]["leaderboard_sample_file"]
+    unmarked = tmp_path / "unmarked.json"
+    unmarked.write_text(json.dumps(document))
+    before = tree_digest(full_store)
+    for path in (sample, unmarked):
+        published = run("publish", path, "--store", full_store, *SAMPLE_PUBLISH)
+        assert published.returncode == 2, published.stderr
+        assert ("error: this is the leaderboard's sample file, which cannot be published: published, it would make "
+                "every visitor's copy a duplicate") in published.stderr
+    assert tree_digest(full_store) == before
+
+
 def test_flag_unflag_and_the_table_without_flagged_models(full_store):
     board = Leaderboard(LocalStore(full_store))
     top, title = board.ranked().index[0], board.models[board.ranked().index[0]].title

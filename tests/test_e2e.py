@@ -433,3 +433,31 @@ def test_cancel_discards_the_presubmission(page, app_url, tmp_path, full_benchma
     expect(page.locator("#confirm")).to_be_hidden()
     expect(page.locator("#publish")).to_be_hidden()
     assert tree_digest(store) == before
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_sample_file_is_pre_submitted_but_never_published(browser, app_url, viewport, tmp_path):
+    """The Submit tab's sample file: its pre-submission says it is the sample; publishing
+    it is refused with the reason, and nothing is stored."""
+    store = app_url[1]
+    before = tree_digest(store)
+    page = open_page(browser, app_url[0], viewport)
+    page.get_by_role("tab", name="Submit").click()
+    with page.expect_download() as sample:
+        page.locator("#sample").click()
+    path = tmp_path / "sample.json"
+    sample.value.save_as(path)
+    fill_form(page, path, "Sample Team", "the-sample")
+    page.locator("#presubmit").click()
+    status = page.locator("#status")
+    expect(status).to_contain_text("would rank", timeout=60000)
+    expect(status).to_contain_text("this is the leaderboard's sample file: it can be pre-submitted, never published")
+    shot(page, "08_sample_presubmitted", full_page=False)
+    page.locator("#publish").click()
+    page.locator("#confirm").click()
+    expect(status).to_contain_text("this is the leaderboard's sample file, which cannot be published", timeout=60000)
+    expect(status).to_be_in_viewport()
+    shot(page, "09_sample_refused", full_page=False)
+    assert tree_digest(store) == before
+    assert not page.dialogs
+    page.context.close()

@@ -41,6 +41,10 @@ HOSTILE_METADATA = [
     ({"model": "Model\u202eevil"}, "Model name: invisible or text-direction characters are not allowed (U+202E RIGHT-TO-LEFT OVERRIDE)"),
     ({"model": "Mo\u200ddel"}, "Model name: invisible or text-direction characters are not allowed (U+200D ZERO WIDTH JOINER)"),
     ({"team": "red\x1b[31mteam"}, "Team name: invisible or text-direction characters are not allowed (U+001B"),
+    ({"team": "\u3164"}, "Team name: invisible or text-direction characters are not allowed (U+3164 HANGUL FILLER)"),
+    ({"model": "\u3164\u3164"}, "Model name: invisible or text-direction characters are not allowed (U+3164 HANGUL FILLER)"),
+    ({"model": "\u2800"}, "Model name: needs a letter or digit (got only U+2800 BRAILLE PATTERN BLANK)"),
+    ({"team": "\u2800 \u2800"}, "Team name: needs a letter or digit (got only U+2800 BRAILLE PATTERN BLANK)"),
     ({"team": "x" * 101}, "Team name: at most 100 characters, got 101"),
     ({"model": "m" * 5000}, "Model name: at most 100 characters, got 5000"),
     ({"type": "instruct"}, "Model type: choose one of chat, pretrained, ensemble"),
@@ -77,6 +81,16 @@ def test_hostile_metadata_is_refused_by_field(changes, expected, new_model_file,
     assert tree_digest(full_store) == before
 
 
+CYRILLIC = dict(zip("aceopxyABCEHKMOPTX", "асеорхуАВСЕНКМОРТХ"))
+GREEK = dict(zip("oABEHIKMNOTXZ", "οΑΒΕΗΙΚΜΝΟΤΧΖ"))
+
+
+def look_alike(title: str, letters: dict[str, str]) -> str:
+    """title with its first letter that has a look-alike in `letters` replaced by it."""
+    i = next(i for i, c in enumerate(title) if c in letters)
+    return title[:i] + letters[title[i]] + title[i + 1:]
+
+
 def published_title(store: Path) -> str:
     return next(iter(json.loads((store / TITLES_FILE).read_text()).values()))
 
@@ -85,7 +99,9 @@ def published_title(store: Path) -> str:
     str.upper,                                                    # case
     lambda t: t.replace("/", " /", 0).replace(t[0], chr(0xFF21 + ord(t[0].upper()) - ord("A")), 1),  # full-width letter
     lambda t: t.replace(t.split("/")[1], "  " + t.split("/")[1] + "  "),  # spaces collapse
-])
+    lambda t: look_alike(t, CYRILLIC),
+    lambda t: look_alike(t, GREEK),
+], ids=["case", "full-width", "spaces", "Cyrillic", "Greek"])
 def test_a_look_alike_of_a_published_title_is_refused(disguise, new_model_file, full_store, capsys):
     team, model = disguise(published_title(full_store)).split("/", 1)
     before = tree_digest(full_store)

@@ -9,9 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, bad_files, set_value
+from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, bad_files, set_value
 from conftest import tree_digest
 from leaderboard.cli import main
 from leaderboard.store import LocalStore
@@ -142,3 +143,97 @@ def test_problems_are_all_listed_at_once(valid_document, full_benchmark):
     with pytest.raises(SubmissionError) as e:
         parse_submission(json.dumps(doc).encode(), full_benchmark)
     assert len(e.value.problems) == 2
+
+
+# --- fields that describe the documents, not the model ------------------------------------
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "leaderboard", *args], capture_output=True, text=True, timeout=300,
+                          cwd=ROOT)
+
+
+def test_word_counts_must_equal_the_published_ones(valid_document, full_store, tmp_path):
+    """Tripled word counts lower the perplexity without a better model: refused by validate,
+    presubmit and publish, naming the task, the sample and both counts."""
+    doc = copy.deepcopy(valid_document)
+    samples = doc["predictions"][PPL_TASK]
+    words = [s["word_perplexity"][1] for s in samples]
+    for s in samples:
+        s["word_perplexity"][1] *= 3
+    path = tmp_path / "tripled.json"
+    path.write_text(json.dumps(doc))
+    expected = (f"task {PPL_TASK}, sample 0 (doc_id {samples[0]['doc_id']}): word count {3 * words[0]} differs from "
+                f"the published submissions' {words[0]} (and {len(words) - 1:,} more samples)")
+    before = tree_digest(full_store)
+    for command, form in {**COMMANDS, "publish": FORM}.items():
+        done = _cli(command, str(path), "--store", str(full_store), *form)
+        assert done.returncode == 2 and expected in done.stderr, (command, done.stderr)
+        assert "warning" not in done.stderr
+    assert tree_digest(full_store) == before
+
+
+# --- characters and files the interpreter cannot handle ---------------------------------------
+
+def test_a_lone_surrogate_is_refused_naming_where(valid_document, full_store, tmp_path):
+    doc = copy.deepcopy(valid_document)
+    doc["metadata"]["model_name"] = "Model \ud800"
+    path = tmp_path / "surrogate.json"
+    path.write_text(json.dumps(doc))
+    before = tree_digest(full_store)
+    for command, form in COMMANDS.items():
+        done = _cli(command, str(path), "--store", str(full_store), *form)
+        assert done.returncode == 2, (command, done.stderr)
+        assert "'metadata' → 'model_name' holds a lone surrogate \\ud800" in done.stderr, done.stderr
+        assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert tree_digest(full_store) == before
+
+
+def test_a_surrogate_pair_is_a_character(valid_document, tmp_path):
+    """An escaped pair (an emoji written as two \\u escapes) is one valid character."""
+    doc = copy.deepcopy(valid_document)
+    doc["metadata"]["model_name"] = "Model \U0001F600"
+    path = tmp_path / "pair.json"
+    path.write_text(json.dumps(doc))  # ensure_ascii: written as "\ud83d\ude00"
+    assert "\\ud83d\\ude00" in path.read_text()
+    done = _cli("validate", str(path))
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_file_that_cannot_be_read_is_bad_input():
+    """/proc/self/mem opens as a regular file but reading it fails."""
+    done = _cli("validate", "/proc/self/mem")
+    assert done.returncode == 2, done.stderr
+    assert "cannot read the file /proc/self/mem: Input/output error" in done.stderr, done.stderr
+    assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_word_counts_are_checked_on_a_store_cached_without_them(valid_document, full_store, tmp_path):
+    """Arrays cached before word counts were kept (cache version 2) still refuse changed
+    word counts: the reference model's counts are read from its file."""
+    for path in (full_store / ".cache").glob("*.npz"):
+        with np.load(path) as z:
+            info = json.loads(str(z["info"]))
+            arrays = {k: z[k] for k in z.files if k not in ("info", "words")}
+        info["version"] = 2
+        for reference in info["references"].values():
+            reference.pop("words", None)
+        np.savez(path, info=np.array(json.dumps(info)), **arrays)
+    doc = copy.deepcopy(valid_document)
+    set_value(doc, PPL_TASK, 3, [-10.0, 123_456])
+    path = tmp_path / "changed.json"
+    path.write_text(json.dumps(doc))
+    done = _cli("presubmit", str(path), "--store", str(full_store), *COMMANDS["presubmit"])
+    assert done.returncode == 2, done.stderr
+    assert f"task {PPL_TASK}, sample 3 (doc_id 3): word count 123456 differs from the published submissions'" in done.stderr
+
+
+def test_a_name_argument_that_is_not_utf8_is_refused(new_model_file, full_store):
+    """A byte that is not UTF-8 in an argument reaches Python as a lone surrogate."""
+    before = tree_digest(full_store)
+    done = subprocess.run([sys.executable, "-m", "leaderboard", "presubmit", str(new_model_file), "--store",
+                           str(full_store), "--team", "T", "--model", b"Model\xff"], capture_output=True, timeout=300,
+                          cwd=ROOT)
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode == 2, err
+    assert "Model name: invisible or text-direction characters are not allowed (U+DCFF lone surrogate)" in err, err
+    assert tree_digest(full_store) == before

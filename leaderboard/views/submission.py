@@ -11,7 +11,6 @@ import pandas as pd
 
 from leaderboard.archive import extracted
 from leaderboard.board import Leaderboard, Preview
-from leaderboard.demo import sample_document
 from leaderboard.harness import compile_runs
 from leaderboard.limits import TempDiskBudget
 from leaderboard.store import dump_json
@@ -90,7 +89,7 @@ def preview_summary(board: Leaderboard, preview: Preview) -> str:
 def sample_file(board: Leaderboard) -> str:
     """Write a valid submission file for this board (its samples, doc_ids and gold labels)
     (see `export_file`); returns its path."""
-    return export_file(dump_json(sample_document(board.benchmark, board.references())),
+    return export_file(dump_json(board.sample_document()),
                        f"{export_name(board.benchmark.name, 'sample-submission')}.json")
 
 
