@@ -27,8 +27,8 @@ class DetailsTab:
             self.duels_csv = gr.DownloadButton("Download duels CSV", size="sm", elem_id="duel-csv")
         # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
         self.inputs = [self.model_pick, self.category, p_values]
-        self.outputs = {self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv}
-        self.restored = {*self.outputs, self.category}  # what restore() may update
+        self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv]
+        self.restored = [self.category, *self.outputs]  # what restore() may update
 
         gr.on([self.model_pick.input, self.category.input], self.render, self.inputs, self.outputs, queue=False,
               js=share.query_writer(share.DETAILS_KEYS), **PRIVATE)

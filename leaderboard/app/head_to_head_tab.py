@@ -43,10 +43,11 @@ class HeadToHeadTab:
                 self.duel_map = gr.Plot(show_label=False, elem_id="duel-map")
         # The pair and category first, in share.HEAD_TO_HEAD_KEYS order: the events' `js` writes them to the URL.
         self.inputs = [self.model_a, self.model_b, self.category, p_values]
-        self.outputs = {self.model_a, self.model_b, self.summary, self.record, self.plot, self.tasks, self.csv}
+        self.outputs = [self.model_a, self.model_b, self.summary, self.record, self.plot, self.tasks, self.csv]
         self.map_inputs = [self.map_scope, p_values]  # the scope first, for share.MAP_KEYS
-        # What restore() may update.
-        self.restored = {*self.outputs, self.category, self.map_scope, self.map_box, self.map_open, self.duel_map}
+        # What restore() may update: the pair, and the duel map.
+        self.restored = [self.category, *self.outputs]
+        self.restored_map = [self.map_scope, self.map_box, self.map_open, self.duel_map]
 
         gr.on([self.model_a.input, self.model_b.input, self.category.input], self.render, self.inputs, self.outputs,
               queue=False, js=share.query_writer(share.HEAD_TO_HEAD_KEYS), **PRIVATE)

@@ -74,11 +74,10 @@ class LeaderboardTab:
                          "p": p_values, "exclude_flagged": self.exclude_flagged}
         # In share.BOARD_KEYS order: the events' `js` writes them to the URL in that order.
         self.inputs = [self.controls[key] for key in share.BOARD_KEYS]
-        self.outputs = {self.table, self.note, self.legend, self.csv, self.json, self.scatter, self.sort, self.values,
+        self.outputs = [self.table, self.note, self.legend, self.csv, self.json, self.scatter, self.sort, self.values,
                         self.as_of, self.shown_revision,
-                        self.exclude_flagged}  # shown while some model is flagged
-        # What restore() may update.
-        self.restored = {*self.outputs, *(self.controls[key] for key in RESTORED_KEYS)}
+                        self.exclude_flagged]  # shown while some model is flagged
+        self.restored = [*(self.controls[key] for key in RESTORED_KEYS), *self.outputs]  # what restore() may update
 
         gr.on([control.input for control in self.inputs], self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE)

@@ -19,6 +19,8 @@ UPLOADS = UploadWindow(int(os.environ.get("LEADERBOARD_UPLOADS_PER_HOUR", "20"))
                        int(os.environ.get("LEADERBOARD_UPLOAD_MB_PER_HOUR", "1024")) * MB)
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
+# Handlers return {component: value}; an event's outputs are still a list, in a fixed order,
+# because the page's protocol sends them by position (as clients of it read them).
 STATIC = Path(__file__).parent / "static"
 
 

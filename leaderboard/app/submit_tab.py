@@ -58,32 +58,32 @@ class SubmitTab:
                                               elem_id="preview", max_height=600, visible=False, wrap=True)
             self.preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
                                               visible=False, line_breaks=True, wrap=True)
-        self.restored = {self.params, self.input_length}  # what restore() updates
+        self.restored = [self.params, self.input_length]  # what restore() updates
 
         self.tab.select(None, js=share.tab_writer("submission"))
-        form_from_logs = {self.team, self.model, self.input_length, self.params, self.precision}
-        file.upload(self.compiling, file, {self.file_errors, self.presubmit_button}, queue=False, **PRIVATE).then(
-            self.uploaded, [file, self.team, self.model, self.input_length, self.params, self.precision],
-            {self.file_errors, self.compiled, *form_from_logs}, show_progress_on=[self.file_errors], **PRIVATE).then(
+        form_from_logs = [self.team, self.model, self.input_length, self.params, self.precision]
+        file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False, **PRIVATE).then(
+            self.uploaded, [file, *form_from_logs], [self.file_errors, self.compiled, *form_from_logs],
+            show_progress_on=[self.file_errors], **PRIVATE).then(
             lambda: gr.Button(interactive=True), None, self.presubmit_button, queue=False, **PRIVATE)
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
-                   {self.file_errors, self.compiled}, queue=False, **PRIVATE)
+                   [self.file_errors, self.compiled], queue=False, **PRIVATE)
         self.presubmit_button.click(
             self.presubmit, [self.team, self.model, model_type, self.params, self.input_length, self.precision,
                              description, link, file],
-            {self.status, self.form_errors, self.file_errors, self.preview_table, self.preview_duels,
-             self.preview_state, self.new_row, self.publish_row, self.confirm_box},
+            [self.status, self.form_errors, self.file_errors, self.preview_table, self.preview_duels,
+             self.preview_state, self.new_row, self.publish_row, self.confirm_box],
             concurrency_limit=2, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
         ).then(None, self.new_row, None, js=SCROLL_TO_NEW_ROW_JS)
         publish_button.click(lambda: {self.publish_row: gr.update(visible=False),
                                       self.confirm_box: gr.update(visible=True)},
-                             None, {self.publish_row, self.confirm_box}, **PRIVATE)
+                             None, [self.publish_row, self.confirm_box], **PRIVATE)
         cancel_button.click(self.cancel, self.preview_state,
-                            {self.status, self.preview_table, self.preview_duels, self.preview_state, self.confirm_box},
+                            [self.status, self.preview_table, self.preview_duels, self.preview_state, self.confirm_box],
                             **PRIVATE)
         leaderboard.show_after(confirm_button.click(
             self.publish, [self.preview_state],
-            {self.status, self.preview_state, self.confirm_box, self.model_pick, self.preview_table},
+            [self.status, self.preview_state, self.confirm_box, self.model_pick, self.preview_table],
             concurrency_limit=1, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE))
 
     def presubmit(self, team, model, model_type, params, input_length, precision, description, link, file,

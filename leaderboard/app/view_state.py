@@ -24,5 +24,6 @@ def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, le
                 **head_to_head.restore(view, top), **submit.restore()}
 
     app.load(restore_view, [leaderboard.plot_open],
-             {tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored, *submit.restored},
+             [tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored, *submit.restored,
+              *head_to_head.restored_map],
              queue=False, **PRIVATE)
