@@ -1,0 +1,65 @@
+"""The Details tab: one model in one category (its card, score bars and duels)."""
+from __future__ import annotations
+
+import gradio as gr
+
+from leaderboard.app.settings import PRIVATE
+from leaderboard.views import details, share, table as board_views
+
+
+class DetailsTab:
+    def __init__(self, board, p_values: gr.Radio, categories: list[str]):
+        self.board = board
+        default_model = board.ranked().index[0] if len(board.models) else None
+        with gr.Tab("Details", id="details") as self.tab:
+            with gr.Row():
+                self.model_pick = gr.Dropdown(details.model_choices(board), value=default_model, label="Model",
+                                              elem_id="model-pick")
+                self.category = gr.Dropdown(categories, value=board_views.OVERALL, label="Category",
+                                            elem_id="details-category")
+            self.card = gr.Markdown(elem_id="card")
+            self.bars = gr.HTML(elem_id="bars")
+            self.summary = gr.Dataframe(label="Duels won / lost / not significant", interactive=False,
+                                        elem_id="duel-summary", max_height=420)
+            gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
+            self.duels = gr.Dataframe(label="Duels against each competitor", interactive=False,
+                                      elem_id="duels", max_height=600, line_breaks=True, wrap=True)
+            self.duels_csv = gr.DownloadButton("Download duels CSV", size="sm", elem_id="duel-csv")
+        # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
+        self.inputs = [self.model_pick, self.category, p_values]
+        self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv]
+        self.restored = [self.category, *self.outputs]  # what restore() may update
+
+        gr.on([self.model_pick.input, self.category.input], self.render, self.inputs, self.outputs, queue=False,
+              js=share.query_writer(share.DETAILS_KEYS), **PRIVATE)
+        # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
+        # the heaviest thing on the page.
+        self.tab.select(self.render, self.inputs, self.outputs, queue=False,
+                        js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
+
+    def render(self, submission_id, category, p_values) -> dict:
+        board = self.board
+        board.refresh()
+        adjusted = p_values == board_views.ADJUSTED_P
+        choices = gr.Dropdown(choices=details.model_choices(board), value=submission_id)
+        if not submission_id or submission_id not in board.models:
+            return {self.model_pick: choices, self.card: "Pick a model.", self.bars: None, self.summary: None,
+                    self.duels: None, self.duels_csv: None}
+        duels = details.duel_table(board, submission_id, category, board.duels(adjusted),
+                                   rank_order=board.ranked(adjusted).index)
+        return {self.model_pick: choices, self.card: details.model_card(board, submission_id, category, adjusted),
+                self.bars: details.score_bars(board, submission_id, category, adjusted),
+                self.summary: details.duel_summary(duels, category),
+                self.duels: gr.Dataframe(value=details.duel_grid(duels, category),
+                                         column_widths=details.grid_widths(duels, category)),
+                self.duels_csv: board_views.export_table(duels, "csv", board_views.export_name(
+                    board.benchmark.name, board.models[submission_id].title, category, "duels",
+                    "bh-adjusted" if adjusted else ""))}
+
+    def restore(self, view: dict, model: str | None) -> dict:
+        """The model (`model`: the link's, else the best) and category a link asks for;
+        rendered only when the link opens this tab."""
+        category = {self.category: view["details_category"]}
+        if view["tab"] == "details":
+            return {**category, **self.render(model, view["details_category"], view["p"])}
+        return {**category, self.model_pick: gr.Dropdown(choices=details.model_choices(self.board), value=model)}

@@ -1,0 +1,103 @@
+"""The Head-to-head tab: two models on one category's tasks, and the duel map of the best
+models on a task or category."""
+from __future__ import annotations
+
+import gradio as gr
+
+from leaderboard.app.settings import PRIVATE
+from leaderboard.views import compare, details, share, table as board_views
+from leaderboard.views.markdown import escape_markdown
+
+OVERALL = board_views.OVERALL
+
+
+def best_two(board) -> list:
+    """The two best models' ids, None where the board has fewer."""
+    return [*board.ranked().index[:2], None, None][:2]
+
+
+class HeadToHeadTab:
+    def __init__(self, board, p_values: gr.Radio, categories: list[str]):
+        self.board = board
+        default_pair = best_two(board)
+        with gr.Tab("Head-to-head", id="head-to-head") as self.tab:
+            with gr.Row():
+                self.model_a = gr.Dropdown(details.model_choices(board), value=default_pair[0], label="Model A",
+                                           elem_id="model-a", min_width=150)
+                self.model_b = gr.Dropdown(details.model_choices(board), value=default_pair[1], label="Model B",
+                                           elem_id="model-b", min_width=150)
+                self.category = gr.Dropdown(categories, value=OVERALL, label="Category", elem_id="pair-category",
+                                            min_width=150)
+            self.summary = gr.Markdown(elem_id="pair-summary")
+            self.record = gr.Dataframe(label="Tasks won per category", interactive=False, elem_id="pair-record",
+                                       max_height=420)
+            self.plot = gr.Plot(show_label=False, elem_id="pair-plot")
+            self.tasks = gr.Dataframe(label="Every task: metric values, Δ and p", interactive=False,
+                                      elem_id="pair-tasks", max_height=600, wrap=True)
+            self.csv = gr.DownloadButton("Download head-to-head CSV", size="sm", elem_id="pair-csv")
+            self.map_open = gr.State(False)
+            with gr.Accordion(f"Duel map: every pair of the best {compare.MAP_MODELS} models on a task or "
+                              f"category", open=False, elem_id="map-box") as self.map_box:
+                self.map_scope = gr.Dropdown(compare.scope_choices(board), value=OVERALL, label="Task or category",
+                                             elem_id="map-scope")
+                self.duel_map = gr.Plot(show_label=False, elem_id="duel-map")
+        # The pair and category first, in share.HEAD_TO_HEAD_KEYS order: the events' `js` writes them to the URL.
+        self.inputs = [self.model_a, self.model_b, self.category, p_values]
+        self.outputs = [self.model_a, self.model_b, self.summary, self.record, self.plot, self.tasks, self.csv]
+        self.map_inputs = [self.map_scope, p_values]  # the scope first, for share.MAP_KEYS
+        # What restore() may update: the pair, and the duel map.
+        self.restored = [self.category, *self.outputs]
+        self.restored_map = [self.map_scope, self.map_box, self.map_open, self.duel_map]
+
+        gr.on([self.model_a.input, self.model_b.input, self.category.input], self.render, self.inputs, self.outputs,
+              queue=False, js=share.query_writer(share.HEAD_TO_HEAD_KEYS), **PRIVATE)
+        self.tab.select(self.render, self.inputs, self.outputs, queue=False,
+                        js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"), **PRIVATE)
+        self.map_box.expand(lambda: True, None, self.map_open, **PRIVATE).then(
+            self.render_map, self.map_inputs, self.duel_map, queue=False, js=share.query_writer(share.MAP_KEYS),
+            **PRIVATE)
+        self.map_box.collapse(lambda: False, None, self.map_open, js=share.MAP_CLOSER_JS, **PRIVATE)
+        self.map_scope.input(self.render_map, self.map_inputs, self.duel_map, queue=False,
+                             js=share.query_writer(share.MAP_KEYS), **PRIVATE)
+
+    def render(self, a, b, category, p_values) -> dict:
+        """Models a and b on the category's tasks."""
+        board = self.board
+        board.refresh()
+        adjusted = p_values == board_views.ADJUSTED_P
+        choices = details.model_choices(board)
+        pickers = {self.model_a: gr.Dropdown(choices=choices, value=a),
+                   self.model_b: gr.Dropdown(choices=choices, value=b)}
+        try:
+            result = compare.head_to_head(board, a, b, category, adjusted)
+        except ValueError as e:  # not two published models, or an unknown category
+            return {**pickers, self.summary: f"**{escape_markdown(e)}**", self.record: None, self.plot: None,
+                    self.tasks: None, self.csv: None}
+        name = board_views.export_name(board.benchmark.name, result.title_a, "vs", result.title_b, result.category,
+                                       "bh-adjusted" if adjusted else "")
+        return {**pickers, self.summary: compare.head_to_head_summary(result), self.record: result.record,
+                self.plot: compare.head_to_head_figure(result), self.tasks: compare.head_to_head_display(result),
+                self.csv: board_views.export_table(compare.head_to_head_export(result), "csv", name)}
+
+    def render_map(self, scope, p_values):
+        return compare.duel_map_figure(compare.duel_map(self.board, scope, p_values == board_views.ADJUSTED_P,
+                                                        compare.MAP_MODELS))
+
+    def render_map_if_open(self, scope, p_values, is_open):
+        return self.render_map(scope, p_values) if is_open else gr.skip()
+
+    def restore(self, view: dict, top: list) -> dict:
+        """The pair (the link's, else the best two `top`), category and open duel map a link
+        asks for; the pair is rendered only when the link opens this tab."""
+        a, b = view["a"] or top[0], view["b"] or top[1]
+        shown = {self.category: view["h2h_category"]}
+        if view["tab"] == "head-to-head":
+            shown.update(self.render(a, b, view["h2h_category"], view["p"]))
+        else:
+            choices = details.model_choices(self.board)
+            shown.update({self.model_a: gr.Dropdown(choices=choices, value=a),
+                          self.model_b: gr.Dropdown(choices=choices, value=b)})
+        if view["map"]:
+            shown.update({self.map_scope: view["map"], self.map_box: gr.Accordion(open=True), self.map_open: True,
+                          self.duel_map: self.render_map(view["map"], view["p"])})
+        return shown

@@ -1,0 +1,74 @@
+"""The page: the intro, the p-value setting every tab follows, the tabs, the view a link
+restores, and the public read API; and what `launch` needs to style and script it."""
+from __future__ import annotations
+
+import functools
+import json
+
+import gradio as gr
+
+import content
+from leaderboard.app.about_tab import AboutTab
+from leaderboard.app.details_tab import DetailsTab
+from leaderboard.app.head_to_head_tab import HeadToHeadTab
+from leaderboard.app.leaderboard_tab import LeaderboardTab
+from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, STATIC, script
+from leaderboard.app.submit_tab import SubmitTab
+from leaderboard.app.view_state import restore_on_load
+from leaderboard.previews import PreviewShelf
+from leaderboard.views import share, table as board_views
+from leaderboard.views.api import ENDPOINTS, ReadApi
+
+# The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
+THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
+
+
+def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
+    categories = [board_views.OVERALL, *board.benchmark.categories]
+    previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
+    default_view = share.view_from_query({}, board)
+    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:
+        gr.Markdown(content.intro(board.benchmark), elem_id="intro")
+        p_values = gr.Radio(board_views.P_VALUE_CHOICES, value=default_view["p"], label="Significance of a duel",
+                            info=content.P_VALUES_INFO, elem_id="p-values")
+        with gr.Tabs(selected=default_view["tab"]) as tabs:
+            leaderboard = LeaderboardTab(board, p_values, default_view, categories)
+            model_details = DetailsTab(board, p_values, categories)
+            head_to_head = HeadToHeadTab(board, p_values, categories)
+            submit = SubmitTab(board, previews, model_details.model_pick, leaderboard)
+            about = AboutTab(board)
+
+        restore_on_load(app, board, tabs, default_view, leaderboard, model_details, head_to_head, submit)
+        app.load(about.fill, None, about.text, queue=False, **PRIVATE)
+        # The p-value setting changes every score: the other tabs follow (the Leaderboard
+        # tab's own event has it among its inputs).
+        p_values.input(model_details.render, model_details.inputs, model_details.outputs, queue=False,
+                       **PRIVATE).then(
+            head_to_head.render, head_to_head.inputs, head_to_head.outputs, queue=False, **PRIVATE).then(
+            head_to_head.render_map_if_open, [*head_to_head.map_inputs, head_to_head.map_open],
+            head_to_head.duel_map, queue=False, **PRIVATE)
+
+        read_api = ReadApi(board)
+        for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab)
+            gr.api(api_endpoint(getattr(read_api, name)), api_name=name)
+    return app
+
+
+def api_endpoint(answer):
+    """A ReadApi method as an endpoint: its ValueError (an unknown category or model) is the
+    caller's error message, not a bare "Error"."""
+    @functools.wraps(answer)  # the signature and type hints, from which gr.api makes the endpoint's schema
+    def endpoint(*args, **kwargs):
+        try:
+            return answer(*args, **kwargs)
+        except ValueError as e:
+            raise gr.Error(str(e)) from None
+    return endpoint
+
+
+def page_style(board) -> dict:
+    """`launch`'s theme, CSS and the script run on page load: the URL writer of the shareable
+    views (share.QUERY_WRITER_JS), then static/page.js with the tasks' full names."""
+    titles = json.dumps(board_views.header_titles(board))
+    return dict(theme=THEME, css_paths=[STATIC / "page.css"],
+                js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles});\n}}")

@@ -1,0 +1,182 @@
+"""The Submit tab: the form and results file, pre-submission (a preview of the board with
+the new model), then publication after a confirmation."""
+from __future__ import annotations
+
+import gradio as gr
+
+import content
+from leaderboard.app.settings import CACHE_SECONDS, PRIVATE, READ_ONLY, TEMP_DISK, script
+from leaderboard.previews import PreviewShelf, lifetime_text
+from leaderboard.store import StoreError
+from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
+from leaderboard.views import details, share, submission, table as board_views
+
+COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
+SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
+SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
+
+
+class SubmitTab:
+    """`model_pick` (the Details tab's) follows a publication, and so does `leaderboard`'s table."""
+
+    def __init__(self, board, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard):
+        self.board, self.previews, self.model_pick = board, previews, model_pick
+        with gr.Tab("Submit", id="submission") as self.tab:
+            gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {content.READ_ONLY}" if READ_ONLY else ""))
+            gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
+                              value=submission.sample_file(board), elem_id="sample")
+            with gr.Row():
+                self.team = gr.Textbox(label="Team name", elem_id="team")
+                self.model = gr.Textbox(label="Model name", elem_id="model")
+                model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained")
+            with gr.Row():
+                self.params = gr.Number(label="Parameters (billions)", value=None, minimum=0, placeholder="e.g. 7",
+                                        elem_id="params")
+                self.input_length = gr.Number(label="Input length (tokens, a whole number)", value=None, minimum=0,
+                                              placeholder="e.g. 4096", elem_id="input-length")
+                self.precision = gr.Dropdown(list(PRECISIONS), label="Precision", value="bfloat16")
+            link = gr.Textbox(label="Link to model (http or https)", elem_id="link")
+            description = gr.Textbox(label="Description (optional)", lines=2)
+            self.form_errors = gr.Markdown(elem_id="form-errors")
+            file = gr.File(label="Results file (JSON), or a .zip of lm-evaluation-harness output folders",
+                           file_types=[".json", ".zip"], type="filepath", elem_id="file")
+            self.file_errors = gr.Markdown(elem_id="file-errors")
+            self.compiled = gr.DownloadButton("Download the compiled JSON", size="sm", visible=False,
+                                              elem_id="compiled")
+            self.presubmit_button = gr.Button("Pre-submit", variant="primary", elem_id="presubmit")
+            self.status = gr.Markdown(elem_id="status")
+            self.preview_state = gr.State(None)  # a token of `previews`: the preview itself stays on the server
+            self.new_row = gr.Number(visible=False)  # the new model's position in the preview table, for the scroll
+            with gr.Group(visible=False) as self.publish_row:
+                publish_button = gr.Button("Publish…", variant="primary", elem_id="publish")
+            with gr.Group(visible=False) as self.confirm_box:
+                gr.Markdown(content.confirm(CACHE_SECONDS))
+                with gr.Row():
+                    confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
+                    cancel_button = gr.Button("Cancel", elem_id="cancel")
+            self.preview_table = gr.Dataframe(label="The leaderboard with your model", interactive=False,
+                                              elem_id="preview", max_height=600, visible=False, wrap=True)
+            self.preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
+                                              visible=False, line_breaks=True, wrap=True)
+        self.restored = [self.params, self.input_length]  # what restore() updates
+
+        self.tab.select(None, js=share.tab_writer("submission"))
+        form_from_logs = [self.team, self.model, self.input_length, self.params, self.precision]
+        file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False, **PRIVATE).then(
+            self.uploaded, [file, *form_from_logs], [self.file_errors, self.compiled, *form_from_logs],
+            show_progress_on=[self.file_errors], **PRIVATE).then(
+            lambda: gr.Button(interactive=True), None, self.presubmit_button, queue=False, **PRIVATE)
+        file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
+                   [self.file_errors, self.compiled], queue=False, **PRIVATE)
+        self.presubmit_button.click(
+            self.presubmit, [self.team, self.model, model_type, self.params, self.input_length, self.precision,
+                             description, link, file],
+            [self.status, self.form_errors, self.file_errors, self.preview_table, self.preview_duels,
+             self.preview_state, self.new_row, self.publish_row, self.confirm_box],
+            concurrency_limit=2, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
+        ).then(None, self.new_row, None, js=SCROLL_TO_NEW_ROW_JS)
+        publish_button.click(lambda: {self.publish_row: gr.update(visible=False),
+                                      self.confirm_box: gr.update(visible=True)},
+                             None, [self.publish_row, self.confirm_box], **PRIVATE)
+        cancel_button.click(self.cancel, self.preview_state,
+                            [self.status, self.preview_table, self.preview_duels, self.preview_state, self.confirm_box],
+                            **PRIVATE)
+        leaderboard.show_after(confirm_button.click(
+            self.publish, [self.preview_state],
+            [self.status, self.preview_state, self.confirm_box, self.model_pick, self.preview_table],
+            concurrency_limit=1, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE))
+
+    def presubmit(self, team, model, model_type, params, input_length, precision, description, link, file,
+                  request: gr.Request, progress=gr.Progress()) -> dict:
+        board = self.board
+        hidden = gr.update(visible=False)
+        failed = {self.preview_table: hidden, self.preview_duels: hidden, self.preview_state: None,
+                  self.new_row: None, self.publish_row: hidden, self.confirm_box: hidden}
+        if not file:
+            return {self.status: "", self.form_errors: "", self.file_errors: "**Choose a results file first.**",
+                    **failed}
+        form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
+                    input_length=input_length, precision=precision, description=description, link_to_model=link)
+        try:
+            source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
+                      if submission.is_archive(file) else file)
+            preview = board.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+        except SubmissionError as e:
+            form_problems, file_problems = submission.split_problems(e.problems)
+            return {self.status: "**The submission was not accepted**: see the messages by the form and the file.",
+                    self.form_errors: submission.problems_markdown(board.benchmark, form_problems,
+                                                                   "Fix these fields:"),
+                    self.file_errors: submission.problems_markdown(board.benchmark, file_problems,
+                                                                   "The file was not accepted:"),
+                    **failed}
+        duels = details.duel_table(board, preview.submission_id, None, preview.tournament,
+                                   {**board.models, preview.submission_id: preview.model}, preview.table.index)
+        preview_display = board_views.with_model_links(submission.preview_table(board, preview), board.models)
+        return {self.status: submission.preview_summary(board, preview), self.form_errors: "", self.file_errors: "",
+                self.preview_table: gr.Dataframe(
+                    value=board_views.emphasised(preview_display, board_views.score_columns(board, None)[0].header,
+                                                 preview.submission_id),
+                    datatype=board_views.column_types(preview_display), visible=True),
+                self.preview_duels: gr.Dataframe(value=details.duel_grid(duels),
+                                                 column_widths=details.grid_widths(duels), visible=True),
+                self.preview_state: self.previews.put(request.session_hash, preview),
+                self.new_row: preview_display.index.get_loc(preview.submission_id),
+                self.publish_row: gr.update(visible=not READ_ONLY), self.confirm_box: hidden}
+
+    def compiling(self, file) -> dict:
+        """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
+        if not submission.is_archive(file):
+            return gr.skip()
+        return {self.file_errors: COMPILING, self.presubmit_button: gr.Button(interactive=False)}
+
+    def uploaded(self, file, team, model, input_length, params, precision, progress=gr.Progress()) -> dict:
+        """A .zip of harness output: compiled at once, so the form is filled in from its logs
+        and the compiled JSON can be downloaded; a JSON file: nothing to do."""
+        as_filled = {self.compiled: gr.DownloadButton(visible=False), self.team: team, self.model: model,
+                     self.input_length: input_length, self.params: params, self.precision: precision}
+        if not submission.is_archive(file):
+            return {self.file_errors: "", **as_filled}
+        try:
+            compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+        except SubmissionError as e:
+            return {self.file_errors: submission.problems_markdown(self.board.benchmark, e.problems,
+                                                                   "The archive was not accepted:"),
+                    **as_filled}
+        form = compiled.form
+        return {self.file_errors: compiled.summary,
+                self.compiled: gr.DownloadButton(value=submission.compiled_file(self.board, compiled), visible=True),
+                self.team: team or form.get("team_name", ""), self.model: model or form.get("model_name", ""),
+                self.input_length: form.get("input_length", input_length), self.params: form.get("parameters", params),
+                self.precision: form.get("precision", precision)}
+
+    def cancel(self, token, request: gr.Request) -> dict:
+        self.previews.discard(request.session_hash, token)
+        hidden = gr.update(visible=False)
+        return {self.status: "Pre-submission discarded.", self.preview_table: hidden, self.preview_duels: hidden,
+                self.preview_state: None, self.confirm_box: hidden}
+
+    def publish(self, token: str | None, request: gr.Request, progress=gr.Progress()) -> dict:
+        board = self.board
+        preview = self.previews.get(request.session_hash, token)
+        closed = {self.preview_state: None, self.confirm_box: gr.update(visible=False)}
+        if preview is None or READ_ONLY:
+            message = ("Nothing to publish: pre-submit a file first." if token is None or READ_ONLY else
+                       f"This pre-submission has expired (they are kept for {lifetime_text(CACHE_SECONDS)}); "
+                       "pre-submit the file again.")
+            return {self.status: message, **closed}
+        try:
+            sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
+        except (SubmissionError, StoreError) as e:  # a store failure's message says whether anything landed
+            problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, SubmissionError)
+                                 else ([str(e)], "The store could not be written:"))
+            return {self.status: submission.problems_markdown(board.benchmark, problems, heading), **closed}
+        self.previews.discard(request.session_hash, token)
+        published = board_views.with_model_links(submission.published_table(board, sid), board.models)
+        return {self.status: submission.published_summary(board, sid), **closed,
+                self.model_pick: gr.update(choices=details.model_choices(board), value=sid),
+                self.preview_table: gr.Dataframe(
+                    value=board_views.emphasised(published, board_views.score_columns(board, None)[0].header, sid),
+                    datatype=board_views.column_types(published))}
+
+    def restore(self) -> dict:
+        return {self.params: None, self.input_length: None}  # Gradio's Number mounts None as 0; reset
