@@ -353,7 +353,7 @@ def canonical_sha256(obj) -> str:
 def predictions_sha256(document: dict) -> str:
     """The hash a parsed file of `document` gets as `ParsedSubmission.predictions_sha256`
     (taken of the JSON, so numpy and Python numbers hash alike)."""
-    return _canonical_sha256(json.loads(json.dumps(document["predictions"])))
+    return canonical_sha256(json.loads(json.dumps(document["predictions"])))
 
 
 def _read_bytes(path: Path) -> bytes:
