@@ -16,13 +16,13 @@ from starlette.middleware import Middleware
 
 import content
 from leaderboard.board import open_configured_board
-from leaderboard.hub_store import HubStore
+from leaderboard.storage.hub import HubStore
 from leaderboard.limits import MB, TempDiskBudget, UploadGate, UploadWindow
 from leaderboard.previews import DEFAULT_TTL_SECONDS, PreviewShelf, lifetime_text
-from leaderboard.store import StoreError
-from leaderboard.archive import MAX_ARCHIVE_BYTES
-from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
-from leaderboard.tasks import TasksFileError
+from leaderboard.storage.local import StoreError
+from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
+from leaderboard.submission.parsing import MODEL_TYPES, PRECISIONS, SubmissionError
+from leaderboard.config.tasks import TasksFileError
 from leaderboard.views import compare, details, share, submission, table as board_views
 from leaderboard.views.api import ENDPOINTS, ReadApi
 from leaderboard.views.markdown import escape_markdown

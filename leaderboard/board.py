@@ -19,19 +19,19 @@ import numpy as np
 import pandas as pd
 
 import stats
-from leaderboard import ranking
-from leaderboard.snapshot import snapshot_parquet
-from leaderboard import duel_files
-from leaderboard.flags import Flag, flags_json, parse_flags, validate_flag
-from leaderboard.store import (BoardRewrite, LocalStore, Publication, PublishedModel, StoreConflict, StoreError,
+from leaderboard.engine import ranking
+from leaderboard.storage.snapshot import snapshot_parquet
+from leaderboard.storage import duel_files
+from leaderboard.storage.flags import Flag, flags_json, parse_flags, validate_flag
+from leaderboard.storage.local import (BoardRewrite, LocalStore, Publication, PublishedModel, StoreConflict, StoreError,
                                dump_json)
 from leaderboard.demo import sample_document
-from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, normalize_name,
+from leaderboard.submission.parsing import (SubmissionError, SubmissionMetadata, TaskReference, normalize_name,
                                     parse_submission, predictions_sha256, submission_id, title_keys,
                                     validate_metadata)
-from leaderboard.tasks import Benchmark, load_benchmark
+from leaderboard.config.tasks import Benchmark, load_benchmark
 from stats import evidence
-from leaderboard.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
+from leaderboard.engine.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
                                     rows_from_json, rules_description, rules_id, summarize)
 
 log = logging.getLogger(__name__)
@@ -444,7 +444,7 @@ class Leaderboard:
     def export_reference_layout(self, folder: str | Path) -> Path:
         """Write the board in the reference dataset's layout (data/, tournament.json, the
         titles file) into `folder`, for tools that read that layout."""
-        from leaderboard.store import TITLES_FILE, TOURNAMENT_FILE
+        from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE
         folder = Path(folder)
         if folder.exists() and any(folder.iterdir()):
             raise SubmissionError(f"{folder} is not empty; export into a new folder")
@@ -716,7 +716,7 @@ def open_configured_store(benchmark_name: str):
     LEADERBOARD_STORE, else None (the demo store)."""
     repo = os.environ.get("LEADERBOARD_REPO")
     if repo:
-        from leaderboard.hub_store import HubStore
+        from leaderboard.storage.hub import HubStore
         return HubStore(repo, token=os.environ.get("HF_TOKEN") or None, benchmark_name=benchmark_name)
     folder = os.environ.get("LEADERBOARD_STORE")
     return LocalStore(folder) if folder else None

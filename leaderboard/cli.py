@@ -11,10 +11,10 @@ import sys
 import traceback
 
 import stats
-from leaderboard.store import LocalStore, StoreConflict, StoreError, StoreNotFound, dump_json
-from leaderboard.submission import SubmissionError, TaskReference, parse_submission
-from leaderboard.tasks import TasksFileError, load_benchmark
-from leaderboard.tournament import summarize
+from leaderboard.storage.local import LocalStore, StoreConflict, StoreError, StoreNotFound, dump_json
+from leaderboard.submission.parsing import SubmissionError, TaskReference, parse_submission
+from leaderboard.config.tasks import TasksFileError, load_benchmark
+from leaderboard.engine.tournament import summarize
 
 # The board (pandas), the Hub client, the views (plotly) and the demo generator are
 # imported by the commands that use them: `validate` and `--help` start in a blink.
@@ -49,7 +49,7 @@ def _store(args):
     LEADERBOARD_REPO / LEADERBOARD_STORE environment variables, in that order."""
     from leaderboard.board import open_configured_store
     if getattr(args, "repo", None):
-        from leaderboard.hub_store import HubStore
+        from leaderboard.storage.hub import HubStore
         return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None,
                         benchmark_name=load_benchmark(args.tasks).name)
     if getattr(args, "store", None):
@@ -279,7 +279,7 @@ def cmd_sample_file(args) -> None:
 
 def cmd_compile(args) -> None:
     """Harness output folders -> one submission file (written only when it is valid)."""
-    from leaderboard.harness import compile_runs
+    from leaderboard.submission.harness import compile_runs
     benchmark = load_benchmark(args.tasks)
     bar = Bar("compiling")
     try:

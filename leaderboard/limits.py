@@ -17,7 +17,7 @@ import threading
 import time
 from collections import deque
 
-from leaderboard.submission import SubmissionError
+from leaderboard.submission.parsing import SubmissionError
 
 MB = 2**20
 

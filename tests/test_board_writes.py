@@ -18,9 +18,9 @@ from conftest import SMALL_TASKS, publish_all
 from fake_hub import FakeHub
 from leaderboard.board import Leaderboard
 from leaderboard.demo import demo_model, task_design
-from leaderboard.flags import FLAGS_FILE
-from leaderboard.store import TITLES_FILE, LocalStore, StoreError, dump_json
-from leaderboard.tasks import load_benchmark
+from leaderboard.storage.flags import FLAGS_FILE
+from leaderboard.storage.local import TITLES_FILE, LocalStore, StoreError, dump_json
+from leaderboard.config.tasks import load_benchmark
 from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown
 from test_e2e import serve
 from test_hub import REPO, preview, replica

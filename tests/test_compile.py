@@ -16,12 +16,12 @@ import pytest
 
 from conftest import SMALL_TASKS
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
-from leaderboard.archive import extracted
+from leaderboard.submission.archive import extracted
 from leaderboard.limits import LimitReached, TempDiskBudget
 from leaderboard.cli import main
 from leaderboard.demo import demo_model
-from leaderboard.submission import SubmissionError
-from leaderboard.tasks import load_benchmark
+from leaderboard.submission.parsing import SubmissionError
+from leaderboard.config.tasks import load_benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -292,7 +292,7 @@ def test_not_a_zip(tmp_path):
 
 
 def test_a_zip_of_harness_output_compiles_and_the_folder_is_removed(mini, tmp_path):
-    from leaderboard.harness import compile_runs
+    from leaderboard.submission.harness import compile_runs
     _, benchmark, document = mini
     path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
     archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())

@@ -16,9 +16,9 @@ import pytest
 from conftest import tree_digest
 from fake_hub import FakeHub
 from leaderboard.board import Leaderboard
-from leaderboard.flags import FLAGS_FILE, MARKER
-from leaderboard.store import SNAPSHOT_FILE, LocalStore, dump_json
-from leaderboard.submission import SubmissionError
+from leaderboard.storage.flags import FLAGS_FILE, MARKER
+from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore, dump_json
+from leaderboard.submission.parsing import SubmissionError
 from leaderboard.views import details, table as views
 from test_hub import REPO, replica
 

@@ -19,8 +19,8 @@ import pytest
 from conftest import publish_all, reference_layout_store
 from fake_hub import FakeHub
 from leaderboard.board import Leaderboard
-from leaderboard.hub_store import HubStore
-from leaderboard.store import TOURNAMENT_FILE, LocalStore, StoreError, dump_json
+from leaderboard.storage.hub import HubStore
+from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore, StoreError, dump_json
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO = "czech/leaderboard"

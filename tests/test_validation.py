@@ -15,8 +15,8 @@ import pytest
 from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, bad_files, set_value
 from conftest import tree_digest
 from leaderboard.cli import main
-from leaderboard.store import LocalStore
-from leaderboard.submission import SubmissionError, parse_submission, validate_metadata
+from leaderboard.storage.local import LocalStore
+from leaderboard.submission.parsing import SubmissionError, parse_submission, validate_metadata
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,12 +10,12 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from leaderboard import ranking
+from leaderboard.engine import ranking
 from leaderboard.board import Leaderboard
-from leaderboard.flags import MARKER
-from leaderboard.tournament import Tournament
+from leaderboard.storage.flags import MARKER
+from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
-from leaderboard.tasks import Benchmark
+from leaderboard.config.tasks import Benchmark
 from leaderboard.views.table import (META_COLUMNS, _submitted, delta_scale, is_overall, p_phrase, parameters_text,
                                      percent)
 

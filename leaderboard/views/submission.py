@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from leaderboard.archive import extracted
+from leaderboard.submission.archive import extracted
 from leaderboard.board import Leaderboard, Preview
-from leaderboard.harness import compile_runs
+from leaderboard.submission.harness import compile_runs
 from leaderboard.limits import TempDiskBudget
-from leaderboard.store import dump_json
-from leaderboard.submission import PRECISIONS, SubmissionError
-from leaderboard.tournament import Progress, no_progress
-from leaderboard.tasks import Benchmark
+from leaderboard.storage.local import dump_json
+from leaderboard.submission.parsing import PRECISIONS, SubmissionError
+from leaderboard.engine.tournament import Progress, no_progress
+from leaderboard.config.tasks import Benchmark
 from leaderboard.views.markdown import app_link, escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent
 

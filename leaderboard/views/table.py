@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from leaderboard import ranking
+from leaderboard.engine import ranking
 from leaderboard.board import Leaderboard, Preview
-from leaderboard.flags import MARKER
-from leaderboard.store import PublishedModel
-from leaderboard.submission import MAX_NAME_LENGTH
+from leaderboard.storage.flags import MARKER
+from leaderboard.storage.local import PublishedModel
+from leaderboard.submission.parsing import MAX_NAME_LENGTH
 from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
 
 OVERALL = "Overall"

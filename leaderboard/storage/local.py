@@ -39,10 +39,10 @@ from typing import Callable
 
 import numpy as np
 
-from leaderboard import duel_files
-from leaderboard.flags import FLAGS_FILE
-from leaderboard.submission import TaskReference
-from leaderboard.tournament import ModelResults
+from leaderboard.storage import duel_files
+from leaderboard.storage.flags import FLAGS_FILE
+from leaderboard.submission.parsing import TaskReference
+from leaderboard.engine.tournament import ModelResults
 
 TOURNAMENT_FILE = "tournament.json"
 DUELS_DIR = "duels"

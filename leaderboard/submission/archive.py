@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from leaderboard.limits import TempDiskBudget
-from leaderboard.submission import SubmissionError
+from leaderboard.submission.parsing import SubmissionError
 
 MAX_ARCHIVE_BYTES = 256 * 2**20
 MAX_UNPACKED_BYTES = 2 * 2**30

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from leaderboard.submission import (MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, SubmissionError, _hidden_character,
+from leaderboard.submission.parsing import (MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, SubmissionError, _hidden_character,
                                     _is_web_address, normalize_name)
 
 FLAGS_FILE = "flags.json"

@@ -28,10 +28,10 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, hf
 from huggingface_hub.errors import HfHubHTTPError, HTTPError, RepositoryNotFoundError  # HTTPError: the client's transport
 from huggingface_hub.hf_api import RepoFile
 
-from leaderboard.flags import FLAGS_FILE
-from leaderboard.snapshot import dataset_card
-from leaderboard import duel_files
-from leaderboard.store import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
+from leaderboard.storage.flags import FLAGS_FILE
+from leaderboard.storage.snapshot import dataset_card
+from leaderboard.storage import duel_files
+from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
                                PublishedModel, StoreConflict, StoreError, StoreNotFound, _write_atomically,
                                decode_cached, dump_json, encode_cached)
 

@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 import icu
 import numpy as np
 
-from leaderboard.tasks import Benchmark, Task
+from leaderboard.config.tasks import Benchmark, Task
 from stats import METRIC_ALIASES, ClassProbs, LabelPairs
 from stats.metrics import SAMPLE_KINDS
 

@@ -24,10 +24,10 @@ from pathlib import Path
 import jsonlines
 import numpy as np
 
-from leaderboard.store import dump_json
-from leaderboard.submission import MAX_FILE_BYTES, SubmissionError, _some, parse_submission
-from leaderboard.tasks import Benchmark, Task
-from leaderboard.tournament import Progress, no_progress
+from leaderboard.storage.local import dump_json
+from leaderboard.submission.parsing import MAX_FILE_BYTES, SubmissionError, _some, parse_submission
+from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.engine.tournament import Progress, no_progress
 
 # Copied from the run into the submission's "metadata" (the harness's own names).
 RUN_KEYS = ("model_name", "model_name_sanitized", "model_source", "lm_eval_version", "transformers_version",

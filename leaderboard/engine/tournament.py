@@ -22,8 +22,8 @@ import numpy as np
 
 import stats
 from stats import evidence
-from leaderboard.submission import ParsedSubmission, SubmissionError
-from leaderboard.tasks import Benchmark
+from leaderboard.submission.parsing import ParsedSubmission, SubmissionError
+from leaderboard.config.tasks import Benchmark
 
 Progress = Callable[[float, str], None]
 

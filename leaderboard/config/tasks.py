@@ -15,7 +15,7 @@ from pathlib import Path
 from stats import ALPHA, METRICS, Metric
 from stats.registry import UnknownName
 
-DEFAULT_TASKS_FILE = Path(__file__).resolve().parent.parent / "data" / "tasks_metadata.json"
+DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
 TASK_FIELDS = ("id", "abbreviation", "short_name", "name", "category", "metric", "dataset_url")
 
