@@ -19,9 +19,9 @@ from leaderboard.board import open_configured_board
 from leaderboard.storage.hub import HubStore
 from leaderboard.limits import MB, TempDiskBudget, UploadGate, UploadWindow
 from leaderboard.previews import DEFAULT_TTL_SECONDS, PreviewShelf, lifetime_text
-from leaderboard.storage.local import StoreError
+from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
-from leaderboard.submission.parsing import MODEL_TYPES, PRECISIONS, SubmissionError
+from leaderboard.submission.parsing import MODEL_TYPES, PRECISIONS
 from leaderboard.config.tasks import TasksFileError
 from leaderboard.views import compare, details, share, submission, table as board_views
 from leaderboard.views.api import ENDPOINTS, ReadApi
@@ -274,7 +274,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
                       if submission.is_archive(file) else file)
             preview = board.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
-        except SubmissionError as e:
+        except BadInput as e:
             form_problems, file_problems = submission.split_problems(e.problems)
             return ("**The submission was not accepted**: see the messages by the form and the file.",
                     submission.problems_markdown(board.benchmark, form_problems, "Fix these fields:"),
@@ -305,7 +305,7 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             return "", hidden, team, model, input_length, params, precision
         try:
             compiled = submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
-        except SubmissionError as e:
+        except BadInput as e:
             return (submission.problems_markdown(board.benchmark, e.problems, "The archive was not accepted:"),
                     hidden, team, model, input_length, params, precision)
         form = compiled.form
@@ -323,8 +323,8 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             return message, None, gr.update(visible=False), gr.update(), gr.skip()
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
-        except (SubmissionError, StoreError) as e:  # a store failure's message says whether anything landed
-            problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, SubmissionError)
+        except (BadInput, StoreFailure) as e:  # a store failure's message says whether anything landed
+            problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, BadInput)
                                  else ([str(e)], "The store could not be written:"))
             return (submission.problems_markdown(board.benchmark, problems, heading), None,
                     gr.update(visible=False), gr.update(), gr.skip())
@@ -549,7 +549,7 @@ def main():
     logging.basicConfig(level=os.environ.get("LEADERBOARD_LOG_LEVEL", "INFO").upper())
     try:
         board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
-    except (StoreError, TasksFileError) as e:
+    except (StoreFailure, TasksFileError) as e:
         raise SystemExit(f"cannot open the leaderboard: {e}")
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))

@@ -93,7 +93,7 @@ def main() -> None:
     args = parser.parse_args()
     from bad_files import bad_files
     from leaderboard.demo import build_demo_store, demo_model
-    from leaderboard.storage.local import dump_json
+    from leaderboard.strict_json import dump_json
     from leaderboard.config.tasks import load_benchmark
 
     shutil.rmtree(args.workdir, ignore_errors=True)

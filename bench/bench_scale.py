@@ -61,7 +61,8 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
 
     from leaderboard.board import Leaderboard
     from leaderboard.demo import demo_model
-    from leaderboard.storage.local import TITLES_FILE, LocalStore, PublishedModel, dump_json
+    from leaderboard.storage.local import TITLES_FILE, LocalStore, PublishedModel
+    from leaderboard.strict_json import dump_json
     from leaderboard.submission.parsing import TaskReference, parse_submission, submission_id, validate_metadata
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine.tournament import DuelRows, summarize
@@ -199,7 +200,8 @@ def measure(n: int, args) -> dict:
     if not new_file.exists():
         from leaderboard.board import Leaderboard
         from leaderboard.demo import sample_document
-        from leaderboard.storage.local import LocalStore, dump_json
+        from leaderboard.storage.local import LocalStore
+        from leaderboard.strict_json import dump_json
         board = Leaderboard(LocalStore(store))
         new_file.write_bytes(dump_json(sample_document(board.benchmark, board.references(), seed=7)))
         new_file.with_suffix(".form.json").write_text(json.dumps(

@@ -129,7 +129,7 @@ def main():
         results["build"] = run_phase("build", store, args.models)
     if not new_file.exists():
         from leaderboard.demo import demo_model
-        from leaderboard.storage.local import dump_json
+        from leaderboard.strict_json import dump_json
         from leaderboard.config.tasks import load_benchmark
         form, document, _ = demo_model(load_benchmark(), 999, seed=1)
         new_file.write_bytes(dump_json(document))

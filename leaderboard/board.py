@@ -23,16 +23,16 @@ from leaderboard.engine import ranking
 from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, flags_json, parse_flags, validate_flag
-from leaderboard.storage.local import (BoardRewrite, LocalStore, Publication, PublishedModel, StoreConflict, StoreError,
-                               dump_json)
+from leaderboard.storage.local import BoardRewrite, LocalStore, Publication, PublishedModel
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import BadInput, NotFound, StoreConflict, StoreFailure
 from leaderboard.demo import sample_document
-from leaderboard.submission.parsing import (SubmissionError, SubmissionMetadata, TaskReference, normalize_name,
-                                    parse_submission, predictions_sha256, submission_id, title_keys,
-                                    validate_metadata)
+from leaderboard.submission.parsing import SubmissionMetadata, TaskReference, normalize_name, parse_submission, predictions_sha256, submission_id, title_keys, validate_metadata
 from leaderboard.config.tasks import Benchmark, load_benchmark
 from stats import evidence
-from leaderboard.engine.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
-                                    rows_from_json, rules_description, rules_id, summarize)
+from leaderboard.engine.tournament import UNRECORDED_RULES, DuelRows, Tournament, duel_rows, play, rows_from_json, rules_description, rules_id, summarize
+from leaderboard.progress import no_progress
+from leaderboard.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class Leaderboard:
             progress(k / max(len(ids), 1), f"loading {sid}")
             try:
                 models[sid] = known.get(sid) or self.store.load_cached(sid) or self._model_from_file(sid)
-            except SubmissionError as e:
+            except BadInput as e:
                 problems.append(f"data/{sid}.json is skipped: {e.problems[0]}")
         tournament, orphans, duel_problems = self._read_duels(list(models))
         flags, flag_problems = self._read_flags(models)
@@ -180,9 +180,9 @@ class Leaderboard:
         run now is adjusted within each model's stored duels plus this one."""
         for sid in (a, b):
             if sid not in self.models:
-                raise SubmissionError(f"no published model {sid!r}")
+                raise NotFound(f"no published model {sid!r}")
         if a == b:
-            raise SubmissionError("pick two different models")
+            raise BadInput("pick two different models")
         tournament = self.duels(adjusted)
         if tournament.has_dueled(a, b):
             return tournament.pair(a, b), tournament.pair(b, a), False
@@ -260,15 +260,15 @@ class Leaderboard:
         problems, metadata, parsed = [], None, None
         try:
             metadata = validate_metadata(**form)
-        except SubmissionError as e:
+        except BadInput as e:
             problems += e.problems
         progress(0.05, "reading the file")
         try:
             parsed = parse_submission(source, self.benchmark, self.references())
-        except SubmissionError as e:
+        except BadInput as e:
             problems += e.problems
         if problems:
-            raise SubmissionError(problems)
+            raise BadInput(problems)
         sid = submission_id(metadata, parsed)
         models, tournament, ranked_now, flags = self.models, self.tournament, self._ranked, self.flags
         _refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
@@ -304,7 +304,7 @@ class Leaderboard:
         Returns the submission id."""
         sid = preview.submission_id
         if preview.is_sample:
-            raise SubmissionError(SAMPLE_REFUSED)
+            raise BadInput(SAMPLE_REFUSED)
         reuse = preview.tournament
         for attempt in range(PUBLISH_ATTEMPTS):
             with self._lock, self.store.lock():
@@ -331,25 +331,25 @@ class Leaderboard:
                     log.info("publishing %s: the store moved on (attempt %d), refreshing", sid, attempt + 1)
                     reuse = tournament
                     continue
-                except StoreError as e:
+                except StoreFailure as e:
                     if not self._landed_all_the_same(sid, e):
-                        raise StoreError(f"publishing failed, nothing was published: {e}") from None
+                        raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
                     log.warning("publishing %s: %s; the commit landed all the same", sid, e)
                 else:
                     self._set_state(models, tournament, revision, ranked)
                 progress(1.0, "published")
                 return sid
-        raise StoreError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
+        raise StoreFailure(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
                          f"nothing was published, please try again")
 
-    def _landed_all_the_same(self, sid: str, error: StoreError) -> bool:
+    def _landed_all_the_same(self, sid: str, error: StoreFailure) -> bool:
         """After a publication's write failed: whether it landed all the same (a commit
         whose answer was lost, or a failure after the commit), from the store read afresh,
-        which the board then shows. Raises StoreError when the store cannot be read."""
+        which the board then shows. Raises StoreFailure when the store cannot be read."""
         try:
             self.refresh(fresh=True)
-        except StoreError as unreadable:
-            raise StoreError(f"publishing failed ({error}) and the store could not be read back ({unreadable}): "
+        except StoreFailure as unreadable:
+            raise StoreFailure(f"publishing failed ({error}) and the store could not be read back ({unreadable}): "
                              f"the commit may have landed; see whether {sid} is in the `table` before "
                              f"publishing again") from None
         return sid in self.models
@@ -388,8 +388,8 @@ class Leaderboard:
                             for m, document, duels in staged]
             try:
                 revision = self.store.publish_all(publications, parent=self.revision)
-            except (StoreConflict, StoreError) as e:
-                raise SubmissionError(f"publishing failed, nothing was published: {e}") from None
+            except (StoreConflict, StoreFailure) as e:
+                raise BadInput(f"publishing failed, nothing was published: {e}") from None
             self._set_state(models, tournament, revision, ranked)
             return [m.submission_id for m, _, _ in staged]
 
@@ -437,7 +437,7 @@ class Leaderboard:
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
             if not self.store.read_tournament() and not self.orphan_duels:
-                raise SubmissionError("nothing to migrate: the store has no tournament.json")
+                raise BadInput("nothing to migrate: the store has no tournament.json")
             return self._rewrite(self.tournament, self.models, "Migrate tournament.json to duels/", drop_legacy=True,
                                  deleted=self.store.duel_file_ids())
 
@@ -447,7 +447,7 @@ class Leaderboard:
         from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE
         folder = Path(folder)
         if folder.exists() and any(folder.iterdir()):
-            raise SubmissionError(f"{folder} is not empty; export into a new folder")
+            raise BadInput(f"{folder} is not empty; export into a new folder")
         (folder / "data").mkdir(parents=True)
         for sid in self.models:
             (folder / "data" / f"{sid}.json").write_bytes(self.store.read_document(sid))
@@ -495,17 +495,17 @@ class Leaderboard:
         try:
             revision = self.store.rewrite(change, parent=self.revision)
         except StoreConflict as e:
-            raise StoreError(f"writing the store failed, nothing was changed (another write came first), "
+            raise StoreFailure(f"writing the store failed, nothing was changed (another write came first), "
                              f"please try again: {e}") from None
-        except StoreError as e:
+        except StoreFailure as e:
             try:
                 moved = self.refresh(fresh=True)
-            except StoreError:
+            except StoreFailure:
                 moved = None
             if moved is False:
-                raise StoreError(f"writing the store failed, nothing was changed: {e}") from None
+                raise StoreFailure(f"writing the store failed, nothing was changed: {e}") from None
             seen = "changed meanwhile" if moved else "could not be read back"
-            raise StoreError(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
+            raise StoreFailure(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
                              f"look (`table`, `check`) before writing again") from None
         self._set_state(models, tournament, revision, ranked, flags)
 
@@ -558,7 +558,7 @@ class Leaderboard:
         it dueled it instead of another of the top models of their day: those duels,
         which the replay now expects, are run and written in the same commit."""
         if not reason.strip():
-            raise SubmissionError("give a reason for the removal")
+            raise BadInput("give a reason for the removal")
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
             self._require_published(submission_id)
@@ -596,13 +596,13 @@ class Leaderboard:
             self.refresh(fresh=True)
             self._require_published(submission_id)
             if submission_id not in self.flags:
-                raise SubmissionError(f"{submission_id} is not flagged")
+                raise BadInput(f"{submission_id} is not flagged")
             self._write_flags({s: f for s, f in self.flags.items() if s != submission_id},
                               f"Unflag {submission_id}" + (f": {reason}" if reason else ""))
 
     def _require_published(self, submission_id: str) -> None:
         if submission_id not in self.models:
-            raise SubmissionError(f"no published model {submission_id!r}")
+            raise NotFound(f"no published model {submission_id!r}")
 
     def _write_flags(self, flags: dict[str, Flag], message: str) -> None:
         snapshot = snapshot_parquet(self.models, self._ranked, self.benchmark, flags)
@@ -689,9 +689,9 @@ def _refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, p
     keys = title_keys(title)
     for other in models.values():
         if other.submission_id == sid or other.metadata.get("model_predictions_sha256") == predictions_sha256:
-            raise SubmissionError(f"these predictions are already published as {other.title} ({other.submission_id})")
+            raise BadInput(f"these predictions are already published as {other.title} ({other.submission_id})")
         if any(mine == theirs for mine, theirs in zip(keys, title_keys(other.title))):
-            raise SubmissionError(f"Model name: {other.title} is already published ({other.submission_id}); "
+            raise BadInput(f"Model name: {other.title} is already published ({other.submission_id}); "
                                   f"choose another team or model name")
 
 

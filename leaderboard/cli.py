@@ -11,9 +11,11 @@ import sys
 import traceback
 
 import stats
-from leaderboard.storage.local import LocalStore, StoreConflict, StoreError, StoreNotFound, dump_json
-from leaderboard.submission.parsing import SubmissionError, TaskReference, parse_submission
-from leaderboard.config.tasks import TasksFileError, load_benchmark
+from leaderboard.storage.local import LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import BadInput, StoreConflict, StoreFailure
+from leaderboard.submission.parsing import TaskReference, parse_submission
+from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine.tournament import summarize
 
 # The board (pandas), the Hub client, the views (plotly) and the demo generator are
@@ -22,10 +24,6 @@ from leaderboard.engine.tournament import summarize
 EXIT_BAD_INPUT, EXIT_INTERNAL = 2, 1
 PREVIEW_DEFAULTS = {"model_type": "pretrained", "parameters": 1.0, "input_length": 2048,
                     "precision": "bfloat16", "link_to_model": "https://example.com/preview-only"}
-
-
-class BadInput(Exception):
-    pass
 
 
 class Bar:
@@ -490,19 +488,13 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     try:
         args.run(args)
-    except (StoreNotFound, TasksFileError) as e:  # a store or tasks file named wrong
-        _say(f"error: {e}", sys.stderr)
-        return EXIT_BAD_INPUT
-    except (StoreError, StoreConflict) as e:  # the store failed (network, permissions), not the input
-        _say(f"error: {e}", sys.stderr)
-        return EXIT_INTERNAL
-    except SubmissionError as e:
+    except BadInput as e:  # the input is wrong, or names a model, flag or store that does not exist
         for problem in e.problems:
             _say(f"error: {problem}", sys.stderr)
         return EXIT_BAD_INPUT
-    except BadInput as e:
+    except (StoreFailure, StoreConflict) as e:  # the store failed (network, permissions), not the input
         _say(f"error: {e}", sys.stderr)
-        return EXIT_BAD_INPUT
+        return EXIT_INTERNAL
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, not a traceback

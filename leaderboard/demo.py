@@ -12,7 +12,7 @@ import numpy as np
 
 from leaderboard.submission.parsing import ParsedSubmission, TaskSamples, canonical_sha256, validate_metadata
 from leaderboard.config.tasks import Benchmark, Task
-from leaderboard.engine.tournament import no_progress
+from leaderboard.progress import no_progress
 from stats import ClassProbs, LabelPairs
 
 TEAMS = ["CzechAI", "Brno NLP", "Vltava Labs", "Morava ML", "Prague LLM", "Krkonose", "Sumava AI",

@@ -114,7 +114,7 @@ from leaderboard.engine import ranking  # noqa: E402
 from leaderboard.board import Leaderboard  # noqa: E402
 from leaderboard.storage.snapshot import snapshot_table  # noqa: E402
 from leaderboard.storage.local import LocalStore  # noqa: E402
-from leaderboard.submission.parsing import SubmissionError  # noqa: E402
+from leaderboard.errors import BadInput
 from leaderboard.views import compare, table as views  # noqa: E402
 from scipy.stats import false_discovery_control  # noqa: E402
 
@@ -193,9 +193,9 @@ def test_head_to_head_reads_the_stored_duels(small_store):
     assert result.sign_p == pytest.approx(sign_test(result.tasks["Δ"].to_numpy())[2])
     language = compare.head_to_head(small_store, a, b, "Language")
     assert language.tasks["Task"].tolist() == ["AUC", "PPL"] and "Language tasks" in compare.head_to_head_summary(language)
-    with pytest.raises(SubmissionError, match="two different"):
+    with pytest.raises(BadInput, match="two different"):
         compare.head_to_head(small_store, a, a)
-    with pytest.raises(SubmissionError, match="no published model"):
+    with pytest.raises(BadInput, match="no published model"):
         compare.head_to_head(small_store, a, "nobody")
     with pytest.raises(ValueError, match="unknown category"):
         compare.head_to_head(small_store, a, b, "Nope")

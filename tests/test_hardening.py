@@ -21,7 +21,8 @@ from conftest import publish_all, tree_digest
 from leaderboard.board import Leaderboard
 from leaderboard.cli import main
 from leaderboard.demo import demo_model
-from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, LocalStore, dump_json
+from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, LocalStore
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.parsing import MAX_LINK_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 
 from leaderboard.demo import sample_document
 from leaderboard.engine.ranking import competition_rank
-from leaderboard.storage.local import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.views import details, share, submission, table as views
 from leaderboard.views.markdown import escape_markdown
 

@@ -15,12 +15,14 @@ from pathlib import Path
 from stats import ALPHA, METRICS, Metric
 from stats.registry import UnknownName
 
+from leaderboard.errors import BadInput
+
 DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
 TASK_FIELDS = ("id", "abbreviation", "short_name", "name", "category", "metric", "dataset_url")
 
 
-class TasksFileError(ValueError):
+class TasksFileError(BadInput):
     """The tasks file is missing, not JSON, or breaks a rule; the message says which and where."""
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from leaderboard.submission.parsing import (MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, SubmissionError, _hidden_character,
-                                    _is_web_address, normalize_name)
+from leaderboard.submission.parsing import MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, _hidden_character, _is_web_address, normalize_name
+from leaderboard.errors import BadInput
 
 FLAGS_FILE = "flags.json"
 MARKER = "⚑"
@@ -27,7 +27,7 @@ class Flag:
 
 def validate_flag(reason, link=None) -> tuple[str, str | None]:
     """(reason, link) as stored: the reason normalized like a name, the link an http(s)
-    address or None; raises SubmissionError naming each problem."""
+    address or None; raises BadInput naming each problem."""
     problems = []
     reason = normalize_name(reason)
     hidden = _hidden_character(reason)
@@ -43,7 +43,7 @@ def validate_flag(reason, link=None) -> tuple[str, str | None]:
     elif link is not None and not _is_web_address(link):
         problems.append("Link: an http:// or https:// address")
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     return reason, link
 
 

@@ -31,9 +31,9 @@ from huggingface_hub.hf_api import RepoFile
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.snapshot import dataset_card
 from leaderboard.storage import duel_files
-from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
-                               PublishedModel, StoreConflict, StoreError, StoreNotFound, _write_atomically,
-                               decode_cached, dump_json, encode_cached)
+from leaderboard.storage.local import DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication, PublishedModel, _write_atomically, decode_cached, encode_cached
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
 log = logging.getLogger(__name__)
 CARD_FILE = "README.md"
@@ -81,9 +81,9 @@ class HubStore:
             if status in (409, 412):
                 raise StoreConflict(f"{doing}: {self.repo_id} has a newer commit than {self._sha}") from None
             hint = " (HF_TOKEN must be a token with write access)" if status in (401, 403) else ""
-            raise StoreError(f"{doing}: the Hub answered HTTP {status}{hint}") from None
+            raise StoreFailure(f"{doing}: the Hub answered HTTP {status}{hint}") from None
         except (OSError, HTTPError) as e:  # the network: refused, timed out, reset
-            raise StoreError(f"{doing}: cannot reach {self.api.endpoint} ({type(e).__name__})") from None
+            raise StoreFailure(f"{doing}: cannot reach {self.api.endpoint} ({type(e).__name__})") from None
 
     def _sync(self, sha: str | None = None) -> None:
         with self._hub_errors("reading the leaderboard repo"):
@@ -99,7 +99,7 @@ class HubStore:
                 self._updated_at = changed.timestamp() if changed else time.time()
 
     def exists(self) -> bool:
-        """False when the repo does not exist; an unreachable Hub raises StoreError."""
+        """False when the repo does not exist; an unreachable Hub raises StoreFailure."""
         try:
             self._sync()
         except StoreNotFound:

@@ -39,6 +39,8 @@ from typing import Callable
 
 import numpy as np
 
+from leaderboard.errors import StoreConflict
+from leaderboard.strict_json import dump_json
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.submission.parsing import TaskReference
@@ -53,19 +55,6 @@ CACHE_VERSION = 3  # 2: arrays concatenated over tasks; 3: word counts of perple
 READABLE_CACHE_VERSIONS = (1, 2, 3)  # 1 and 2 have no word counts (Leaderboard.references reads them from the file)
 READ_THREADS = 4  # duel files read at once
 LAZY_MODELS = 128  # models whose summaries stay in memory once read (a pre-submission reads 50)
-
-
-class StoreConflict(Exception):
-    """The store changed since the revision a write was computed on; nothing was written."""
-
-
-class StoreError(Exception):
-    """The store could not be read or written (network, permissions); the message says
-    whether anything was written."""
-
-
-class StoreNotFound(StoreError):
-    """The store named does not exist (as opposed to one that cannot be reached)."""
 
 
 @dataclass
@@ -155,11 +144,6 @@ def _fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def dump_json(obj) -> bytes:
-    """Strict JSON (a NaN or infinity raises instead of writing what parsers refuse)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def encode_cached(model: PublishedModel, stamp) -> bytes:

@@ -11,7 +11,7 @@ every task in `configs`, one line per document and filter (`doc_id`, `filter`,
 Which harness task produces which benchmark task is data in the tasks file
 (`Task.harness`, `Task.prompt_variants`, `Benchmark.harness_deprecated`). Prompt variants
 are the subtasks the run lists under the task's group in `group_subtasks`, never guessed
-from aliases or names. Every problem found is reported, all at once, as a SubmissionError.
+from aliases or names. Every problem found is reported, all at once, as a BadInput.
 """
 from __future__ import annotations
 
@@ -24,10 +24,12 @@ from pathlib import Path
 import jsonlines
 import numpy as np
 
-from leaderboard.storage.local import dump_json
-from leaderboard.submission.parsing import MAX_FILE_BYTES, SubmissionError, _some, parse_submission
+from leaderboard.strict_json import dump_json
+from leaderboard.submission.parsing import MAX_FILE_BYTES, _some, parse_submission
+from leaderboard.errors import BadInput
 from leaderboard.config.tasks import Benchmark, Task
-from leaderboard.engine.tournament import Progress, no_progress
+from leaderboard.progress import no_progress
+from leaderboard.progress import Progress
 
 # Copied from the run into the submission's "metadata" (the harness's own names).
 RUN_KEYS = ("model_name", "model_name_sanitized", "model_source", "lm_eval_version", "transformers_version",
@@ -327,7 +329,7 @@ def _metadata(benchmark: Benchmark, chosen: dict[str, Chosen]) -> dict:
 def compile_runs(inputs: list[str], benchmark: Benchmark, newest: bool = False,
                  progress: Progress = no_progress) -> tuple[dict, list[str]]:
     """(the submission document, notes) from the harness output under `inputs`.
-    Raises SubmissionError with every problem found; the document is valid for
+    Raises BadInput with every problem found; the document is valid for
     `parse_submission` (checked)."""
     problems, notes = [], []
     runs = find_runs(inputs, problems)
@@ -348,11 +350,11 @@ def compile_runs(inputs: list[str], benchmark: Benchmark, newest: bool = False,
         except ValueError as e:
             problems.append(f"task {task.id} ({run.name}): {e}")
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     document = {"predictions": predictions, "results": results, "metadata": _metadata(benchmark, chosen)}
     progress(1.0, "checking the compiled file")
     try:
         parse_submission(dump_json(document), benchmark)
-    except SubmissionError as e:
-        raise SubmissionError([f"the compiled file would not be accepted: {p}" for p in e.problems]) from None
+    except BadInput as e:
+        raise BadInput([f"the compiled file would not be accepted: {p}" for p in e.problems]) from None
     return document, notes

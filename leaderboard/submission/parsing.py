@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 import icu
 import numpy as np
 
+from leaderboard.errors import BadInput
 from leaderboard.config.tasks import Benchmark, Task
 from stats import METRIC_ALIASES, ClassProbs, LabelPairs
 from stats.metrics import SAMPLE_KINDS
@@ -29,8 +30,6 @@ from stats.metrics import SAMPLE_KINDS
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_JSON_OBJECTS = 1_000_000  # counted as "{" bytes: an upper bound on samples
 MAX_JSON_VALUES = 8_000_000  # counted as "," bytes: an upper bound on numbers and strings
-MAX_PROBLEMS = 25
-MAX_PROBLEM_CHARS = 400
 PROBABILITY_SUM_TOLERANCE = 0.01  # class probabilities must sum to 1 within this
 MIN_LOGLIK_PER_WORD = -700.0  # exp(700) is near the largest float: a bound, not a real result
 MAX_WORDS = 10**9
@@ -41,18 +40,6 @@ MAX_DESCRIPTION_LENGTH = 2000
 MAX_LINK_LENGTH = 500
 MAX_PARAMETERS = 100_000.0  # billions
 MAX_INPUT_LENGTH = 100_000_000  # tokens
-
-
-class SubmissionError(ValueError):
-    """Bad input: `problems` says, one line each, what is wrong and where."""
-
-    def __init__(self, problems: list[str] | str):
-        problems = [problems] if isinstance(problems, str) else list(problems)
-        self.problems = [p if len(p) <= MAX_PROBLEM_CHARS else p[:MAX_PROBLEM_CHARS - 1] + "…" for p in problems]
-        if len(self.problems) > MAX_PROBLEMS:
-            more = len(self.problems) - MAX_PROBLEMS
-            self.problems = self.problems[:MAX_PROBLEMS] + [f"... and {more} more problems"]
-        super().__init__("\n".join(self.problems))
 
 
 @dataclass
@@ -362,19 +349,19 @@ def _read_bytes(path: Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as e:
-        raise SubmissionError(f"cannot read the file {path}: {e.strerror or e}") from None
+        raise BadInput(f"cannot read the file {path}: {e.strerror or e}") from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)  # before fdopen, which refuses a directory
-        raise SubmissionError(f"{path} is not a regular file (a JSON file is expected)")
+        raise BadInput(f"{path} is not a regular file (a JSON file is expected)")
     with os.fdopen(fd, "rb") as f:
         if st.st_size > MAX_FILE_BYTES:
-            raise SubmissionError(f"the file is {st.st_size / 2**20:.0f} MB, larger than the limit of "
+            raise BadInput(f"the file is {st.st_size / 2**20:.0f} MB, larger than the limit of "
                                   f"{MAX_FILE_BYTES // 2**20} MB")
         try:
             return f.read(MAX_FILE_BYTES + 1)  # one byte over: a file that grew is refused by the caller
         except OSError as e:  # e.g. /proc/self/mem: a regular file that cannot be read
-            raise SubmissionError(f"cannot read the file {path}: {e.strerror or e}") from None
+            raise BadInput(f"cannot read the file {path}: {e.strerror or e}") from None
 
 
 class _FlaggedDict(dict):
@@ -477,42 +464,42 @@ def _first_invalid_value(document) -> str | None:
 def _decode(data: bytes) -> str:
     encoding = json.detect_encoding(data)
     if encoding not in ("utf-8", "utf-8-sig"):
-        raise SubmissionError(f"the file is {encoding.upper()} encoded; save it as UTF-8")
+        raise BadInput(f"the file is {encoding.upper()} encoded; save it as UTF-8")
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as e:
-        raise SubmissionError(f"the file is not UTF-8 text (byte {e.start} is not valid UTF-8); "
+        raise BadInput(f"the file is not UTF-8 text (byte {e.start} is not valid UTF-8); "
                               f"save it as UTF-8") from None
 
 
 def _read_document(source: str | Path | bytes) -> dict:
     data = _read_bytes(Path(source)) if isinstance(source, (str, Path)) else bytes(source)
     if len(data) > MAX_FILE_BYTES:
-        raise SubmissionError(f"the file is larger than the limit of {MAX_FILE_BYTES // 2**20} MB")
+        raise BadInput(f"the file is larger than the limit of {MAX_FILE_BYTES // 2**20} MB")
     # Bounds on what parsing would build, counted before any object is made.
     if data.count(b"{") > MAX_JSON_OBJECTS:
-        raise SubmissionError(f"the file holds more than {MAX_JSON_OBJECTS:,} JSON objects (samples); "
+        raise BadInput(f"the file holds more than {MAX_JSON_OBJECTS:,} JSON objects (samples); "
                               f"the benchmark's tasks have far fewer")
     if data.count(b",") > MAX_JSON_VALUES:
-        raise SubmissionError(f"the file holds more than {MAX_JSON_VALUES:,} JSON values; "
+        raise BadInput(f"the file holds more than {MAX_JSON_VALUES:,} JSON values; "
                               f"the benchmark's tasks need far fewer")
     reader = _JsonReader()
     try:
         document = reader.loads(_decode(data))
     except json.JSONDecodeError as e:
-        raise SubmissionError(f"the file is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+        raise BadInput(f"the file is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     except RecursionError:
-        raise SubmissionError("the file nests arrays or objects too deeply (a submission needs 4 levels)") from None
+        raise BadInput("the file nests arrays or objects too deeply (a submission needs 4 levels)") from None
     if reader.suspicious:
         problem = _first_invalid_value(document)
         if problem:
-            raise SubmissionError(f"the file is not strict JSON: {problem}")
+            raise BadInput(f"the file is not strict JSON: {problem}")
     if not isinstance(document, dict):
-        raise SubmissionError("the file must hold a JSON object with 'predictions' and 'results'")
+        raise BadInput("the file must hold a JSON object with 'predictions' and 'results'")
     if not isinstance(document.get("predictions"), dict):
-        raise SubmissionError("the file has no 'predictions' object (task -> list of per-sample results)")
+        raise BadInput("the file has no 'predictions' object (task -> list of per-sample results)")
     if "results" in document and not isinstance(document["results"], dict):
-        raise SubmissionError("'results' must be an object (task -> aggregate metrics)")
+        raise BadInput("'results' must be an object (task -> aggregate metrics)")
     return document
 
 
@@ -525,7 +512,7 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
                      require_doc_ids: bool = True) -> ParsedSubmission:
     """Parse and validate a submission file against the benchmark and, when given, the
     per-task references of the published submissions (sample count, doc_id order, gold
-    labels, class count). Raises SubmissionError listing every problem found.
+    labels, class count). Raises BadInput listing every problem found.
 
     New files must give every sample its doc_id (the only way to tell that samples are in
     the published order); require_doc_ids=False reads stored files of older layouts."""
@@ -554,7 +541,7 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
             if problem:
                 problems.append(problem)
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     parsed = ParsedSubmission(tasks, document, canonical_sha256(predictions),
                               canonical_sha256(document.get("results", {})))
     parsed.warnings = _results_warnings(parsed, benchmark)
@@ -714,7 +701,7 @@ def _whole_number(value) -> int:
 
 def validate_metadata(team_name, model_name, model_type, parameters, input_length, precision,
                       link_to_model, description="") -> SubmissionMetadata:
-    """The reference's form rules plus length and range caps; raises SubmissionError
+    """The reference's form rules plus length and range caps; raises BadInput
     naming each bad field."""
     problems = []
     given_team, given_model = team_name or "", model_name or ""
@@ -752,7 +739,7 @@ def validate_metadata(team_name, model_name, model_type, parameters, input_lengt
     if len(description) > MAX_DESCRIPTION_LENGTH:
         problems.append(f"Description: at most {MAX_DESCRIPTION_LENGTH} characters, got {len(description):,}")
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     return SubmissionMetadata(team_name, model_name, model_type, parameters, input_length, precision,
                               description, link_to_model)
 
