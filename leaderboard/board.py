@@ -24,6 +24,7 @@ from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, flags_json, parse_flags, validate_flag
 from leaderboard.storage.local import BoardRewrite, LocalStore, Publication, PublishedModel
+from leaderboard.storage.store import Store
 from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput, NotFound, StoreConflict, StoreFailure
 from leaderboard.demo import sample_document
@@ -58,14 +59,28 @@ class Preview:
         return int(self.table.loc[self.submission_id, "rank"])
 
 
+@dataclass(frozen=True)
+class BoardState:
+    """What the board shows, from one revision of the store. Replaced whole, in one
+    assignment, so a reader in another thread never mixes two states."""
+
+    models: dict[str, PublishedModel]
+    tournament: Tournament
+    revision: str | None
+    ranked: pd.DataFrame
+    flags: dict[str, Flag]  # flagged published models
+
+
+EMPTY_STATE = BoardState({}, Tournament([], []), None, pd.DataFrame(), {})
+
+
 class Leaderboard:
-    def __init__(self, store: LocalStore, benchmark: Benchmark | None = None, progress: Progress = no_progress):
+    def __init__(self, store: Store, benchmark: Benchmark | None = None, progress: Progress = no_progress):
         self.store = store
         self.benchmark = benchmark or load_benchmark()
         self.load_problems: list[str] = []
         self.orphan_duels: set[str] = set()  # unpublished models that stored duels mention
-        self.models: dict[str, PublishedModel] = {}
-        self.flags: dict[str, Flag] = {}  # flagged published models
+        self.state = EMPTY_STATE
         self.rules_description = rules_description(self.benchmark)
         self.rules = rules_id(self.rules_description)
         self._lock = threading.RLock()
@@ -123,10 +138,25 @@ class Leaderboard:
                    ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None:
         """The new state; `flags` None keeps the current flags."""
         ranked = self._rank(models, tournament) if ranked is None else ranked
-        flags = self.flags if flags is None else flags
-        # Readers run in other threads: the state changes in one assignment.
-        self.models, self.tournament, self.revision, self._ranked, self.flags = (models, tournament, revision, ranked,
-                                                                                 flags)
+        flags = self.state.flags if flags is None else flags
+        self.state = BoardState(models, tournament, revision, ranked, flags)
+
+    # One state's parts; a reader needing several reads `state` once instead.
+    @property
+    def models(self) -> dict[str, PublishedModel]:
+        return self.state.models
+
+    @property
+    def tournament(self) -> Tournament:
+        return self.state.tournament
+
+    @property
+    def revision(self) -> str | None:
+        return self.state.revision
+
+    @property
+    def flags(self) -> dict[str, Flag]:
+        return self.state.flags
 
     def refresh(self, fresh: bool = False) -> bool:
         """Reload when the store changed under us (another process or replica published).
@@ -155,13 +185,13 @@ class Leaderboard:
         `adjusted`: from duels judged by Benjamini-Hochberg adjusted p-values (`duels`).
         `exclude_flagged`: the models that are not flagged, scored on their stored duels
         among themselves (duels against flagged models dropped)."""
-        return self._evidence(adjusted, exclude_flagged)["ranked"] if adjusted or exclude_flagged else self._ranked
+        return self._evidence(adjusted, exclude_flagged)["ranked"]
 
     def duels(self, adjusted: bool = False, exclude_flagged: bool = False) -> Tournament:
         """The stored duels; `exclude_flagged`: only those between models not flagged;
         `adjusted`: then with Benjamini-Hochberg adjusted p-values and the verdicts they
         give, one family per model (`Tournament.bh_adjusted`)."""
-        return self._evidence(adjusted, exclude_flagged)["duels"] if adjusted or exclude_flagged else self.tournament
+        return self._evidence(adjusted, exclude_flagged)["duels"]
 
     def certainty(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
         """Score and rank intervals and tie groups of `ranked(adjusted, exclude_flagged)`,
@@ -178,18 +208,19 @@ class Leaderboard:
         opponents) is dueled on demand from the stored per-model arrays, nothing stored.
         `adjusted`: Benjamini-Hochberg p-values and verdicts as in `duels(True)`; a pair
         run now is adjusted within each model's stored duels plus this one."""
+        state = self.state
         for sid in (a, b):
-            if sid not in self.models:
+            if sid not in state.models:
                 raise NotFound(f"no published model {sid!r}")
         if a == b:
             raise BadInput("pick two different models")
-        tournament = self.duels(adjusted)
+        tournament = self._evidence(adjusted, False, state)["duels"]
         if tournament.has_dueled(a, b):
             return tournament.pair(a, b), tournament.pair(b, a), False
-        raw = self.tournament
+        raw = state.tournament
         index = np.array([raw.index(a), raw.index(b)], dtype=np.int32)
         rows = duel_rows(self.benchmark, Tournament(raw.task_ids, [a, b]), a, [b],
-                         {a: self.models[a].results, b: self.models[b].results}, self.rules)
+                         {a: state.models[a].results, b: state.models[b].results}, self.rules)
         rows = DuelRows(index, index[::-1], rows.fought, rows.significant, rows.p_value, rows.delta, rows.rules)
         if adjusted:
             family = DuelRows.concat([raw.rows_between([a, b], raw.model_ids), rows], len(raw.task_ids))
@@ -198,11 +229,12 @@ class Leaderboard:
                             rows.rules)
         return rows.take([0]), rows.take([1]), True
 
-    def _evidence(self, adjusted: bool, exclude_flagged: bool) -> dict:
+    def _evidence(self, adjusted: bool, exclude_flagged: bool, state: BoardState | None = None) -> dict:
         """{"duels", "ranked", "certainty" (None until asked for)} under a view setting,
         made once per state: the entry names the tournament and flags it was made from, so
         a reader racing a reload never gets another state's."""
-        tournament, models, flags, ranked = self.tournament, self.models, self.flags, self._ranked
+        state = state or self.state
+        tournament, models, flags, ranked = state.tournament, state.models, state.flags, state.ranked
         key = (adjusted, exclude_flagged)
         entry = self._evidence_cache.get(key)
         if entry is None or entry["of"] is not tournament or entry["flags"] is not flags:
@@ -270,7 +302,8 @@ class Leaderboard:
         if problems:
             raise BadInput(problems)
         sid = submission_id(metadata, parsed)
-        models, tournament, ranked_now, flags = self.models, self.tournament, self._ranked, self.flags
+        state = self.state
+        models, tournament, ranked_now, flags = state.models, state.tournament, state.ranked, state.flags
         _refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
         progress(0.3, "summarizing the samples")
         model = PublishedModel(sid, {}, summarize(parsed, self.benchmark),
@@ -311,7 +344,7 @@ class Leaderboard:
                 self.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
                 _refuse_duplicate(self.models, sid, preview.metadata.title, preview.predictions_sha256)
                 progress(0.2, "running missing duels")
-                opponents = ranking.opponents(self._ranked, self.benchmark.top_opponents, self.flags)
+                opponents = ranking.opponents(self.state.ranked, self.benchmark.top_opponents, self.flags)
                 tournament = self.tournament.copy()
                 results = {sid: preview.model.results, **{o: self.models[o].results for o in opponents}}
                 play(self.benchmark, tournament, sid, results, opponents, reuse=reuse, rules=self.rules)
@@ -363,7 +396,7 @@ class Leaderboard:
         Returns the submission ids."""
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
-            models, tournament, ranked = dict(self.models), self.tournament.copy(), self._ranked
+            models, tournament, ranked = dict(self.models), self.tournament.copy(), self.state.ranked
             staged = []  # (model, document bytes, duel file bytes); bytes: a parsed document is ~10x larger
             for k, (metadata, parsed, submitted_at) in enumerate(submissions):
                 progress(k / count if count else 0.0, f"model {k + 1}{f' of {count}' if count else ''}")
@@ -605,9 +638,9 @@ class Leaderboard:
             raise NotFound(f"no published model {submission_id!r}")
 
     def _write_flags(self, flags: dict[str, Flag], message: str) -> None:
-        snapshot = snapshot_parquet(self.models, self._ranked, self.benchmark, flags)
+        snapshot = snapshot_parquet(self.models, self.state.ranked, self.benchmark, flags)
         self._write(BoardRewrite(self.titles(), snapshot, message, flags=flags_json(flags)), self.models,
-                    self.tournament, self._ranked, flags)
+                    self.tournament, self.state.ranked, flags)
 
     def check(self) -> list[str]:
         """Integrity report: files that fail validation, duels that are missing (by the

@@ -216,17 +216,7 @@ class HubStore:
 
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         self.revision()
-        operations = [CommitOperationAdd(TITLES_FILE, dump_json(change.titles)),
-                      CommitOperationAdd(SNAPSHOT_FILE, change.snapshot),
-                      *(CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", data) for sid, data in change.duel_files.items())]
-        deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in change.deleted_duel_files]
-        if change.legacy_tournament is not None:
-            operations.append(CommitOperationAdd(TOURNAMENT_FILE, dump_json(change.legacy_tournament)))
-        elif change.drop_legacy_tournament:
-            deletes.append(TOURNAMENT_FILE)
-        if change.removed is not None:
-            deletes += [f"data/{change.removed}.json", f"{ARRAYS_DIR}/{change.removed}.npz"]
-        if change.flags is not None:
-            operations.append(CommitOperationAdd(FLAGS_FILE, dump_json(change.flags)))
+        writes, deletes = change.files(ARRAYS_DIR)
+        operations = [CommitOperationAdd(path, data) for path, data in writes.items()]
         operations += [CommitOperationDelete(path) for path in deletes if path in self._files]
         return self._commit(operations, change.message, parent)
