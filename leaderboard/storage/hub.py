@@ -31,7 +31,8 @@ from huggingface_hub.hf_api import RepoFile
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.snapshot import dataset_card
 from leaderboard.storage import duel_files
-from leaderboard.storage.local import DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication, PublishedModel, _write_atomically, decode_cached, encode_cached
+from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite,
+                                       Publication, PublishedModel, write_atomically, decode_cached, encode_cached)
 from leaderboard.strict_json import dump_json
 from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
@@ -165,7 +166,7 @@ class HubStore:
         model = decode_cached(local, submission_id, lambda stored: stored == stamp) if local.exists() else None
         if model is None and f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
             data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
-            _write_atomically(local, lambda f: f.write(data))
+            write_atomically(local, lambda f: f.write(data))
             model = decode_cached(local, submission_id, lambda stored: stored == stamp)
         return model
 
@@ -173,7 +174,7 @@ class HubStore:
         """Keep the arrays locally (publications also commit them to the repo)."""
         stamp = stamp or self._files[f"data/{model.submission_id}.json"]
         data = encode_cached(model, stamp)
-        _write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
+        write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
 
     # --- writing: one commit each, on top of `parent` ----------------------------------------
 

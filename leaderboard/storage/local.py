@@ -143,7 +143,7 @@ def _stage(path: Path, write) -> Path:
     return Path(tmp)
 
 
-def _write_atomically(path: Path, write) -> None:
+def write_atomically(path: Path, write) -> None:
     """Write to a temporary file beside `path` and rename it over `path`: readers see
     the old file or the new one, never a part. `write` takes the open binary file."""
     tmp = _stage(path, write)
@@ -412,7 +412,7 @@ class LocalStore:
             for relative, data in writes.items():
                 staged[relative] = str(_stage(self.root / relative, lambda f, d=data: f.write(d)).relative_to(self.root))
             journal = dump_json({"writes": staged, "deletes": list(deletes)})
-            _write_atomically(self.root / JOURNAL_FILE, lambda f: f.write(journal))
+            write_atomically(self.root / JOURNAL_FILE, lambda f: f.write(journal))
         except BaseException:
             for tmp in staged.values():
                 (self.root / tmp).unlink(missing_ok=True)
@@ -493,4 +493,4 @@ class LocalStore:
 
     def save_cached(self, model: PublishedModel, stamp: list | None = None) -> None:
         data = encode_cached(model, stamp or self._stamp(model.submission_id))
-        _write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
+        write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import glob
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,11 +24,12 @@ import jsonlines
 import numpy as np
 
 from leaderboard.strict_json import dump_json
-from leaderboard.submission.parsing import MAX_FILE_BYTES, _some, parse_submission
+from leaderboard.submission.parsing import MAX_FILE_BYTES, some_names, parse_submission
 from leaderboard.errors import BadInput
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.progress import no_progress
 from leaderboard.progress import Progress
+from leaderboard.strict_json import is_finite_number
 
 # Copied from the run into the submission's "metadata" (the harness's own names).
 RUN_KEYS = ("model_name", "model_name_sanitized", "model_source", "lm_eval_version", "transformers_version",
@@ -170,7 +170,7 @@ def _assign(runs: list[Run], benchmark: Benchmark, newest: bool, problems: list[
                 notes.append(f"task {task.id}: kept the newest run, {found[-1].name}")
     if missing and runs:
         problems.append(f"{len(missing)} of {len(benchmark.tasks)} {benchmark.name} tasks are in none of the runs: "
-                        + _some(missing))
+                        + some_names(missing))
     return chosen
 
 
@@ -183,15 +183,11 @@ def _metric_key(task: Task, run: Run, variant: str) -> str:
     keys = [k for k in entry if k.split(",")[0] in names]
     if len(keys) > 1:
         keys = [k for k in keys if k.endswith(",none")] or keys
-    if len(keys) != 1 or not _is_finite(entry[keys[0]]):
+    if len(keys) != 1 or not is_finite_number(entry[keys[0]]):
         has = ", ".join(k for k in entry if "," in k and "_stderr" not in k) or "no metrics"
         what = "several filters" if len(keys) > 1 else "no finite value" if keys else "no result"
         raise ValueError(f"{variant} has {what} for {task.metric_name} (it has: {has})")
     return keys[0]
-
-
-def _is_finite(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _choose(task: Task, run: Run) -> Chosen:
@@ -294,7 +290,7 @@ def _task_results(task: Task, chosen: Chosen) -> dict:
         name, _, filt = key.partition(",")
         stderr = name.endswith("_stderr")
         if filt == suffix and name.removesuffix("_stderr") in (task.metric_name, *task.metric.aliases):
-            out[task.metric_name + ("_stderr" if stderr else "")] = value if _is_finite(value) else None
+            out[task.metric_name + ("_stderr" if stderr else "")] = value if is_finite_number(value) else None
     if chosen.spread is not None:
         out["max_centered_variance"] = chosen.spread
     out["prompt_variants"] = chosen.n_variants

@@ -22,6 +22,7 @@ import numpy as np
 
 from leaderboard.errors import BadInput
 from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.strict_json import is_json_number
 from stats import METRIC_ALIASES, ClassProbs, LabelPairs
 from stats.metrics import SAMPLE_KINDS
 
@@ -89,10 +90,6 @@ class _SampleProblem(Exception):
         self.index, self.what = index, what
 
 
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
@@ -133,7 +130,7 @@ def _check_finite(arr: np.ndarray, what: str) -> None:
 def _numbers(values: list, expect: str) -> np.ndarray:
     arr = _numeric_array(values, 1)
     if arr is None:
-        raise _not_a(expect, values, _is_number)
+        raise _not_a(expect, values, is_json_number)
     _refuse_booleans(values, expect)
     _check_finite(arr, "the value")
     return arr
@@ -160,7 +157,7 @@ def _parse_unit_interval(values: list, task: Task) -> np.ndarray:
 
 
 def _is_number_pair(v) -> bool:
-    return isinstance(v, list) and len(v) == 2 and _is_number(v[0]) and _is_number(v[1])
+    return isinstance(v, list) and len(v) == 2 and is_json_number(v[0]) and is_json_number(v[1])
 
 
 def _number_pairs(values: list, expect: str, what: str) -> np.ndarray:
@@ -195,8 +192,8 @@ def _parse_loglik_words(values: list, task: Task) -> np.ndarray:
 
 
 def _is_gold_probs_pair(v) -> bool:
-    return (isinstance(v, list) and len(v) == 2 and _is_number(v[0]) and isinstance(v[1], list)
-            and all(_is_number(p) for p in v[1]))
+    return (isinstance(v, list) and len(v) == 2 and is_json_number(v[0]) and isinstance(v[1], list)
+            and all(is_json_number(p) for p in v[1]))
 
 
 def _parse_gold_probs(values: list, task: Task) -> ClassProbs:
@@ -244,7 +241,7 @@ def _parse_label_pair(values: list, task: Task) -> LabelPairs:
         raise _SampleProblem(_first(bad), f"labels must be whole numbers (class indices), "
                                           f"got {json.dumps(values[_first(bad)])[:60]}")
     k = len(task.labels)
-    classes = f"the task's {k} labels are 0..{k - 1}: {_some(list(task.labels), 5)}"
+    classes = f"the task's {k} labels are 0..{k - 1}: {some_names(list(task.labels), 5)}"
     for side, column, lowest in (("gold_label", arr[:, 0], 0), ("predicted_label", arr[:, 1], -1)):
         bad = (column < lowest) | (column >= k)
         if bad.any():
@@ -503,7 +500,7 @@ def _read_document(source: str | Path | bytes) -> dict:
     return document
 
 
-def _some(names: list[str], shown: int = 10) -> str:
+def some_names(names: list[str], shown: int = 10) -> str:
     return ", ".join(names[:shown]) + (f", ... ({len(names) - shown} more)" if len(names) > shown else "")
 
 
@@ -523,9 +520,9 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
     missing = [t for t in benchmark.task_ids if t not in predictions]
     extra = sorted(set(predictions) - expected)
     if missing:
-        problems.append(f"missing tasks ({len(missing)} of {len(expected)}): {_some(missing)}")
+        problems.append(f"missing tasks ({len(missing)} of {len(expected)}): {some_names(missing)}")
     if extra:
-        problems.append(f"{len(extra):,} tasks that are not part of {benchmark.name}: {_some(extra)}")
+        problems.append(f"{len(extra):,} tasks that are not part of {benchmark.name}: {some_names(extra)}")
     tasks = {}
     for task in benchmark.tasks:
         if task.id not in predictions:
@@ -588,7 +585,7 @@ def _results_warnings(parsed: ParsedSubmission, benchmark: Benchmark) -> list[st
         reported = None
         if isinstance(entry, dict):
             reported = next((entry[a] for a, n in METRIC_ALIASES.items() if n == task.metric_name and a in entry), None)
-        if not _is_number(reported):
+        if not is_json_number(reported):
             warnings.append(f"task {task_id}: 'results' has no {task.metric_name}; using {computed:.6g} "
                             "computed from the samples")
         elif not math.isclose(reported, computed, rel_tol=1e-3, abs_tol=1e-4):
@@ -653,7 +650,7 @@ def _describe_character(c: str) -> str:
     return f"U+{ord(c):04X} {unicodedata.name(c, None) or _UNNAMED.get(unicodedata.category(c), 'unnamed character')}"
 
 
-def _hidden_character(text: str) -> str | None:
+def hidden_character(text: str) -> str | None:
     c = next((c for c in text if _is_hidden(c)), None)
     return None if c is None else _describe_character(c)
 
@@ -665,7 +662,7 @@ def _name_problem(raw, name: str) -> str | None:
         return "required"
     if len(name) > MAX_NAME_LENGTH:
         return f"at most {MAX_NAME_LENGTH} characters, got {len(name)}"
-    hidden = _hidden_character(" ".join(str(raw).split())) or _hidden_character(name)
+    hidden = hidden_character(" ".join(str(raw).split())) or hidden_character(name)
     if hidden:
         return f"invisible or text-direction characters are not allowed ({hidden})"
     if not any(unicodedata.category(c)[0] in "LN" for c in name):
@@ -673,12 +670,12 @@ def _name_problem(raw, name: str) -> str | None:
     return None
 
 
-def _is_web_address(text: str) -> bool:
+def is_web_address(text: str) -> bool:
     try:
         url = urlparse(text)
     except ValueError:  # e.g. a malformed IPv6 host
         return False
-    return (url.scheme in ("http", "https") and bool(url.netloc) and not _hidden_character(text)
+    return (url.scheme in ("http", "https") and bool(url.netloc) and not hidden_character(text)
             and not any(c.isspace() for c in text))
 
 
@@ -733,7 +730,7 @@ def validate_metadata(team_name, model_name, model_type, parameters, input_lengt
     link_to_model = str(link_to_model or "").strip()
     if len(link_to_model) > MAX_LINK_LENGTH:
         problems.append(f"Link to model: at most {MAX_LINK_LENGTH} characters, got {len(link_to_model):,}")
-    elif not _is_web_address(link_to_model):
+    elif not is_web_address(link_to_model):
         problems.append("Link to model: an http:// or https:// address")
     description = str(description or "").strip()
     if len(description) > MAX_DESCRIPTION_LENGTH:
