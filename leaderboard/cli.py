@@ -13,7 +13,7 @@ import traceback
 import stats
 from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
-from leaderboard.errors import BadInput, StoreConflict, StoreFailure
+from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
 from leaderboard.submission.parsing import TaskReference, parse_submission
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine.tournament import summarize
@@ -488,9 +488,12 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     try:
         args.run(args)
-    except BadInput as e:  # the input is wrong, or names a model, flag or store that does not exist
+    except BadInput as e:  # the input is wrong, or names a model that does not exist
         for problem in e.problems:
             _say(f"error: {problem}", sys.stderr)
+        return EXIT_BAD_INPUT
+    except StoreNotFound as e:  # the store named does not exist
+        _say(f"error: {e}", sys.stderr)
         return EXIT_BAD_INPUT
     except (StoreFailure, StoreConflict) as e:  # the store failed (network, permissions), not the input
         _say(f"error: {e}", sys.stderr)

@@ -2,8 +2,8 @@
 
 - `BadInput` (exit 2): the user's input is wrong; `problems` says, one line each, what and where
   (task, sample, field). Nothing was stored.
-- `NotFound` (exit 2): a bad input naming something that does not exist (a model id, a flag,
-  a store).
+- `NotFound` (exit 2): a bad input naming something that does not exist (a model id);
+  `StoreNotFound` (exit 2) for a store.
 - `StoreFailure` (exit 1): the store could not be read or written (network, permissions, disk);
   the message gives the cause and says whether anything was published.
 - `StoreConflict`: the store changed under a write, which wrote nothing; the board retries
@@ -35,8 +35,10 @@ class StoreFailure(Exception):
     whether anything was written."""
 
 
-class StoreNotFound(NotFound, StoreFailure):
-    """The store named does not exist (as opposed to one that cannot be reached)."""
+class StoreNotFound(StoreFailure):
+    """The store named does not exist (as opposed to one that cannot be reached): exit 2
+    like `NotFound`, but a store failure to code that reads the store (not a ValueError,
+    which readers take for one bad file)."""
 
 
 class StoreConflict(Exception):
