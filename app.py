@@ -12,12 +12,12 @@ from starlette.middleware import Middleware
 
 from leaderboard.app.page import build_app, page_style
 from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, TEMP_DISK, UPLOADS
-from leaderboard.archive import MAX_ARCHIVE_BYTES
+from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
 from leaderboard.board import open_configured_board
-from leaderboard.hub_store import HubStore
+from leaderboard.storage.hub import HubStore
 from leaderboard.limits import UploadGate
-from leaderboard.store import StoreError
-from leaderboard.tasks import TasksFileError
+from leaderboard.errors import StoreFailure
+from leaderboard.config.tasks import TasksFileError
 
 log = logging.getLogger("leaderboard.app")
 
@@ -26,7 +26,7 @@ def main():
     logging.basicConfig(level=os.environ.get("LEADERBOARD_LOG_LEVEL", "INFO").upper())
     try:
         board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
-    except (StoreError, TasksFileError) as e:
+    except (StoreFailure, TasksFileError) as e:
         raise SystemExit(f"cannot open the leaderboard: {e}")
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))

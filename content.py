@@ -3,7 +3,7 @@ benchmark; its own prose comes from the file's `description` and `about`."""
 from __future__ import annotations
 
 from leaderboard.previews import lifetime_text
-from leaderboard.tasks import Benchmark
+from leaderboard.config.tasks import Benchmark
 from stats.duel_tests import N_RESAMPLES
 from stats.metrics import SAMPLE_KINDS
 

@@ -26,7 +26,8 @@ def one_by_one(store: Path, n_models: int) -> None:
     """The build before issue 18: each demo model pre-submitted and published in turn."""
     from leaderboard.board import Leaderboard
     from leaderboard.demo import demo_model, task_design
-    from leaderboard.store import LocalStore, dump_json
+    from leaderboard.storage.local import LocalStore
+    from leaderboard.strict_json import dump_json
     board = Leaderboard(LocalStore(store))
     designs = {t.id: task_design(t, 0) for t in board.benchmark.tasks}
     for i in range(n_models):

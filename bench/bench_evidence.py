@@ -45,9 +45,9 @@ def main():
     parser.add_argument("--store", required=True)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    from leaderboard import ranking
+    from leaderboard.engine import ranking
     from leaderboard.board import Leaderboard
-    from leaderboard.store import LocalStore
+    from leaderboard.storage.local import LocalStore
     from leaderboard.views import compare
     from stats import evidence
 

@@ -28,8 +28,8 @@ LOAD = """
 import json, resource, sys, time
 t = time.perf_counter()
 from leaderboard.board import Leaderboard
-from leaderboard.hub_store import HubStore
-from leaderboard.tasks import load_benchmark
+from leaderboard.storage.hub import HubStore
+from leaderboard.config.tasks import load_benchmark
 benchmark = load_benchmark()
 board = Leaderboard(HubStore(sys.argv[1], benchmark.name, endpoint=sys.argv[2], cache_dir=sys.argv[3]), benchmark)
 board.ranked()
@@ -41,9 +41,9 @@ print(json.dumps({"seconds": time.perf_counter() - t, "models": len(board.models
 def repo_files(store: Path) -> dict[str, bytes]:
     """The local store's files as the Hub store commits them."""
     from leaderboard.board import Leaderboard
-    from leaderboard.hub_store import ARRAYS_DIR, git_blob_id
-    from leaderboard.snapshot import dataset_card, snapshot_parquet
-    from leaderboard.store import SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, encode_cached
+    from leaderboard.storage.hub import ARRAYS_DIR, git_blob_id
+    from leaderboard.storage.snapshot import dataset_card, snapshot_parquet
+    from leaderboard.storage.local import SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, encode_cached
     board = Leaderboard(LocalStore(store))
     files = {TOURNAMENT_FILE: (store / TOURNAMENT_FILE).read_bytes(), TITLES_FILE: (store / TITLES_FILE).read_bytes(),
              SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), board.benchmark, board.flags),

@@ -29,8 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 CHILD = """
 import re, sys, time
-from leaderboard.submission import SubmissionError, parse_submission
-from leaderboard.tasks import load_benchmark
+from leaderboard.submission.parsing import parse_submission
+from leaderboard.errors import BadInput
+from leaderboard.config.tasks import load_benchmark
 
 def status_mb(field):
     return int(re.search(field + r":\\s+(\\d+) kB", open("/proc/self/status").read()).group(1)) / 1024
@@ -42,7 +43,7 @@ t = time.perf_counter()
 try:
     parse_submission(sys.argv[1], benchmark)
     outcome = "accepted"
-except SubmissionError as e:
+except BadInput as e:
     outcome = e.problems[0][:80]
 print(time.perf_counter() - t, status_mb("VmHWM"), base, outcome, sep="\\t")
 """
@@ -50,9 +51,9 @@ print(time.perf_counter() - t, status_mb("VmHWM"), base, outcome, sep="\\t")
 
 def files(workdir: Path) -> dict[str, Path]:
     from leaderboard.demo import demo_model
-    from leaderboard.store import dump_json
-    from leaderboard.submission import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
-    from leaderboard.tasks import load_benchmark
+    from leaderboard.strict_json import dump_json
+    from leaderboard.submission.parsing import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
+    from leaderboard.config.tasks import load_benchmark
     workdir.mkdir(parents=True, exist_ok=True)
     out = {}
     _, document, _ = demo_model(load_benchmark(), 0)

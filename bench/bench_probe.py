@@ -93,8 +93,8 @@ def main() -> None:
     args = parser.parse_args()
     from bad_files import bad_files
     from leaderboard.demo import build_demo_store, demo_model
-    from leaderboard.store import dump_json
-    from leaderboard.tasks import load_benchmark
+    from leaderboard.strict_json import dump_json
+    from leaderboard.config.tasks import load_benchmark
 
     shutil.rmtree(args.workdir, ignore_errors=True)
     args.workdir.mkdir(parents=True)

@@ -61,11 +61,12 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
 
     from leaderboard.board import Leaderboard
     from leaderboard.demo import demo_model
-    from leaderboard.store import TITLES_FILE, LocalStore, PublishedModel, dump_json
-    from leaderboard.submission import TaskReference, parse_submission, submission_id, validate_metadata
-    from leaderboard.tasks import load_benchmark
-    from leaderboard.tournament import DuelRows, summarize
-    from leaderboard import duel_files
+    from leaderboard.storage.local import TITLES_FILE, LocalStore, PublishedModel
+    from leaderboard.strict_json import dump_json
+    from leaderboard.submission.parsing import TaskReference, parse_submission, submission_id, validate_metadata
+    from leaderboard.config.tasks import load_benchmark
+    from leaderboard.engine.tournament import DuelRows, summarize
+    from leaderboard.storage import duel_files
     benchmark = load_benchmark()
     designs = small_designs(benchmark, int(samples))
     store_obj = LocalStore(store)
@@ -119,7 +120,7 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
 def phase_in_process(store: str, new_file: str) -> dict:
     """Load, pre-submit (3 times) and publish in one process; bytes one publication wrote."""
     from leaderboard.board import Leaderboard
-    from leaderboard.store import LocalStore
+    from leaderboard.storage.local import LocalStore
     form = json.loads(Path(new_file).with_suffix(".form.json").read_text())
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
@@ -199,7 +200,8 @@ def measure(n: int, args) -> dict:
     if not new_file.exists():
         from leaderboard.board import Leaderboard
         from leaderboard.demo import sample_document
-        from leaderboard.store import LocalStore, dump_json
+        from leaderboard.storage.local import LocalStore
+        from leaderboard.strict_json import dump_json
         board = Leaderboard(LocalStore(store))
         new_file.write_bytes(dump_json(sample_document(board.benchmark, board.references(), seed=7)))
         new_file.with_suffix(".form.json").write_text(json.dumps(

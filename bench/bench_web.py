@@ -49,7 +49,8 @@ def main():
     if not sample.exists():
         from leaderboard.board import Leaderboard
         from leaderboard.demo import sample_document
-        from leaderboard.store import LocalStore, dump_json
+        from leaderboard.storage.local import LocalStore
+        from leaderboard.strict_json import dump_json
         board = Leaderboard(LocalStore(store))
         sample.write_bytes(dump_json(sample_document(board.benchmark, board.references())))
     results = {}

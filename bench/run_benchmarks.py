@@ -34,7 +34,7 @@ def phase_build(store: Path, n_models: Path) -> dict:
 
 def phase_presubmit(store: Path, new_file: Path) -> dict:
     from leaderboard.board import Leaderboard
-    from leaderboard.store import LocalStore
+    from leaderboard.storage.local import LocalStore
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
     load = time.perf_counter() - t
@@ -50,7 +50,7 @@ def phase_presubmit(store: Path, new_file: Path) -> dict:
 
 def phase_cold_start(store: Path) -> dict:
     from leaderboard.board import Leaderboard
-    from leaderboard.store import LocalStore
+    from leaderboard.storage.local import LocalStore
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
     board.ranked()
@@ -59,7 +59,7 @@ def phase_cold_start(store: Path) -> dict:
 
 def phase_rebuild(store: Path) -> dict:
     from leaderboard.board import Leaderboard
-    from leaderboard.store import LocalStore
+    from leaderboard.storage.local import LocalStore
     (store / "tournament.json").unlink()
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
@@ -74,9 +74,9 @@ def phase_reference_pair(store: Path) -> dict:
 
     import stats
     from bench.reference_rules import reference_duel
-    from leaderboard.submission import parse_submission
-    from leaderboard.tasks import load_benchmark
-    from leaderboard.tournament import summarize
+    from leaderboard.submission.parsing import parse_submission
+    from leaderboard.config.tasks import load_benchmark
+    from leaderboard.engine.tournament import summarize
     benchmark = load_benchmark()
     a_path, b_path = sorted((store / "data").glob("*.json"))[:2]
     a, b = parse_submission(a_path, benchmark), parse_submission(b_path, benchmark)
@@ -129,8 +129,8 @@ def main():
         results["build"] = run_phase("build", store, args.models)
     if not new_file.exists():
         from leaderboard.demo import demo_model
-        from leaderboard.store import dump_json
-        from leaderboard.tasks import load_benchmark
+        from leaderboard.strict_json import dump_json
+        from leaderboard.config.tasks import load_benchmark
         form, document, _ = demo_model(load_benchmark(), 999, seed=1)
         new_file.write_bytes(dump_json(document))
         new_file.with_suffix(".form.json").write_text(json.dumps(form))

@@ -19,20 +19,23 @@ import numpy as np
 import pandas as pd
 
 import stats
-from leaderboard import ranking
-from leaderboard.snapshot import snapshot_parquet
-from leaderboard import duel_files
-from leaderboard.flags import Flag, flags_json, parse_flags, validate_flag
-from leaderboard.store import (BoardRewrite, LocalStore, Publication, PublishedModel, StoreConflict, StoreError,
-                               dump_json)
+from leaderboard.engine import ranking
+from leaderboard.storage.snapshot import snapshot_parquet
+from leaderboard.storage import duel_files
+from leaderboard.storage.flags import Flag, flags_json, parse_flags, validate_flag
+from leaderboard.storage.local import BoardRewrite, LocalStore, Publication, PublishedModel
+from leaderboard.storage.store import Store
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import BadInput, NotFound, StoreConflict, StoreFailure
 from leaderboard.demo import sample_document
-from leaderboard.submission import (SubmissionError, SubmissionMetadata, TaskReference, normalize_name,
-                                    parse_submission, predictions_sha256, submission_id, title_keys,
-                                    validate_metadata)
-from leaderboard.tasks import Benchmark, load_benchmark
+from leaderboard.submission.parsing import (SubmissionMetadata, TaskReference, normalize_name, parse_submission,
+                                            predictions_sha256, submission_id, title_keys, validate_metadata)
+from leaderboard.config.tasks import Benchmark, load_benchmark
 from stats import evidence
-from leaderboard.tournament import (UNRECORDED_RULES, DuelRows, Progress, Tournament, duel_rows, no_progress, play,
-                                    rows_from_json, rules_description, rules_id, summarize)
+from leaderboard.engine.tournament import (UNRECORDED_RULES, DuelRows, Tournament, duel_rows, play, rows_from_json,
+                                           rules_description, rules_id, summarize)
+from leaderboard.progress import no_progress
+from leaderboard.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -58,14 +61,28 @@ class Preview:
         return int(self.table.loc[self.submission_id, "rank"])
 
 
+@dataclass(frozen=True)
+class BoardState:
+    """What the board shows, from one revision of the store. Replaced whole, in one
+    assignment, so a reader in another thread never mixes two states."""
+
+    models: dict[str, PublishedModel]
+    tournament: Tournament
+    revision: str | None
+    ranked: pd.DataFrame
+    flags: dict[str, Flag]  # flagged published models
+
+
+EMPTY_STATE = BoardState({}, Tournament([], []), None, pd.DataFrame(), {})
+
+
 class Leaderboard:
-    def __init__(self, store: LocalStore, benchmark: Benchmark | None = None, progress: Progress = no_progress):
+    def __init__(self, store: Store, benchmark: Benchmark | None = None, progress: Progress = no_progress):
         self.store = store
         self.benchmark = benchmark or load_benchmark()
         self.load_problems: list[str] = []
         self.orphan_duels: set[str] = set()  # unpublished models that stored duels mention
-        self.models: dict[str, PublishedModel] = {}
-        self.flags: dict[str, Flag] = {}  # flagged published models
+        self.state = EMPTY_STATE
         self.rules_description = rules_description(self.benchmark)
         self.rules = rules_id(self.rules_description)
         self._lock = threading.RLock()
@@ -90,7 +107,7 @@ class Leaderboard:
             progress(k / max(len(ids), 1), f"loading {sid}")
             try:
                 models[sid] = known.get(sid) or self.store.load_cached(sid) or self._model_from_file(sid)
-            except SubmissionError as e:
+            except BadInput as e:
                 problems.append(f"data/{sid}.json is skipped: {e.problems[0]}")
         tournament, orphans, duel_problems = self._read_duels(list(models))
         flags, flag_problems = self._read_flags(models)
@@ -123,10 +140,25 @@ class Leaderboard:
                    ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None:
         """The new state; `flags` None keeps the current flags."""
         ranked = self._rank(models, tournament) if ranked is None else ranked
-        flags = self.flags if flags is None else flags
-        # Readers run in other threads: the state changes in one assignment.
-        self.models, self.tournament, self.revision, self._ranked, self.flags = (models, tournament, revision, ranked,
-                                                                                 flags)
+        flags = self.state.flags if flags is None else flags
+        self.state = BoardState(models, tournament, revision, ranked, flags)
+
+    # One state's parts; a reader needing several reads `state` once instead.
+    @property
+    def models(self) -> dict[str, PublishedModel]:
+        return self.state.models
+
+    @property
+    def tournament(self) -> Tournament:
+        return self.state.tournament
+
+    @property
+    def revision(self) -> str | None:
+        return self.state.revision
+
+    @property
+    def flags(self) -> dict[str, Flag]:
+        return self.state.flags
 
     def refresh(self, fresh: bool = False) -> bool:
         """Reload when the store changed under us (another process or replica published).
@@ -155,13 +187,13 @@ class Leaderboard:
         `adjusted`: from duels judged by Benjamini-Hochberg adjusted p-values (`duels`).
         `exclude_flagged`: the models that are not flagged, scored on their stored duels
         among themselves (duels against flagged models dropped)."""
-        return self._evidence(adjusted, exclude_flagged)["ranked"] if adjusted or exclude_flagged else self._ranked
+        return self._evidence(adjusted, exclude_flagged)["ranked"]
 
     def duels(self, adjusted: bool = False, exclude_flagged: bool = False) -> Tournament:
         """The stored duels; `exclude_flagged`: only those between models not flagged;
         `adjusted`: then with Benjamini-Hochberg adjusted p-values and the verdicts they
         give, one family per model (`Tournament.bh_adjusted`)."""
-        return self._evidence(adjusted, exclude_flagged)["duels"] if adjusted or exclude_flagged else self.tournament
+        return self._evidence(adjusted, exclude_flagged)["duels"]
 
     def certainty(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
         """Score and rank intervals and tie groups of `ranked(adjusted, exclude_flagged)`,
@@ -178,18 +210,19 @@ class Leaderboard:
         opponents) is dueled on demand from the stored per-model arrays, nothing stored.
         `adjusted`: Benjamini-Hochberg p-values and verdicts as in `duels(True)`; a pair
         run now is adjusted within each model's stored duels plus this one."""
+        state = self.state
         for sid in (a, b):
-            if sid not in self.models:
-                raise SubmissionError(f"no published model {sid!r}")
+            if sid not in state.models:
+                raise NotFound(f"no published model {sid!r}")
         if a == b:
-            raise SubmissionError("pick two different models")
-        tournament = self.duels(adjusted)
+            raise BadInput("pick two different models")
+        tournament = self._evidence(adjusted, False, state)["duels"]
         if tournament.has_dueled(a, b):
             return tournament.pair(a, b), tournament.pair(b, a), False
-        raw = self.tournament
+        raw = state.tournament
         index = np.array([raw.index(a), raw.index(b)], dtype=np.int32)
         rows = duel_rows(self.benchmark, Tournament(raw.task_ids, [a, b]), a, [b],
-                         {a: self.models[a].results, b: self.models[b].results}, self.rules)
+                         {a: state.models[a].results, b: state.models[b].results}, self.rules)
         rows = DuelRows(index, index[::-1], rows.fought, rows.significant, rows.p_value, rows.delta, rows.rules)
         if adjusted:
             family = DuelRows.concat([raw.rows_between([a, b], raw.model_ids), rows], len(raw.task_ids))
@@ -198,11 +231,12 @@ class Leaderboard:
                             rows.rules)
         return rows.take([0]), rows.take([1]), True
 
-    def _evidence(self, adjusted: bool, exclude_flagged: bool) -> dict:
+    def _evidence(self, adjusted: bool, exclude_flagged: bool, state: BoardState | None = None) -> dict:
         """{"duels", "ranked", "certainty" (None until asked for)} under a view setting,
         made once per state: the entry names the tournament and flags it was made from, so
         a reader racing a reload never gets another state's."""
-        tournament, models, flags, ranked = self.tournament, self.models, self.flags, self._ranked
+        state = state or self.state
+        tournament, models, flags, ranked = state.tournament, state.models, state.flags, state.ranked
         key = (adjusted, exclude_flagged)
         entry = self._evidence_cache.get(key)
         if entry is None or entry["of"] is not tournament or entry["flags"] is not flags:
@@ -260,17 +294,18 @@ class Leaderboard:
         problems, metadata, parsed = [], None, None
         try:
             metadata = validate_metadata(**form)
-        except SubmissionError as e:
+        except BadInput as e:
             problems += e.problems
         progress(0.05, "reading the file")
         try:
             parsed = parse_submission(source, self.benchmark, self.references())
-        except SubmissionError as e:
+        except BadInput as e:
             problems += e.problems
         if problems:
-            raise SubmissionError(problems)
+            raise BadInput(problems)
         sid = submission_id(metadata, parsed)
-        models, tournament, ranked_now, flags = self.models, self.tournament, self._ranked, self.flags
+        state = self.state
+        models, tournament, ranked_now, flags = state.models, state.tournament, state.ranked, state.flags
         _refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
         progress(0.3, "summarizing the samples")
         model = PublishedModel(sid, {}, summarize(parsed, self.benchmark),
@@ -304,14 +339,14 @@ class Leaderboard:
         Returns the submission id."""
         sid = preview.submission_id
         if preview.is_sample:
-            raise SubmissionError(SAMPLE_REFUSED)
+            raise BadInput(SAMPLE_REFUSED)
         reuse = preview.tournament
         for attempt in range(PUBLISH_ATTEMPTS):
             with self._lock, self.store.lock():
                 self.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
                 _refuse_duplicate(self.models, sid, preview.metadata.title, preview.predictions_sha256)
                 progress(0.2, "running missing duels")
-                opponents = ranking.opponents(self._ranked, self.benchmark.top_opponents, self.flags)
+                opponents = ranking.opponents(self.state.ranked, self.benchmark.top_opponents, self.flags)
                 tournament = self.tournament.copy()
                 results = {sid: preview.model.results, **{o: self.models[o].results for o in opponents}}
                 play(self.benchmark, tournament, sid, results, opponents, reuse=reuse, rules=self.rules)
@@ -331,25 +366,25 @@ class Leaderboard:
                     log.info("publishing %s: the store moved on (attempt %d), refreshing", sid, attempt + 1)
                     reuse = tournament
                     continue
-                except StoreError as e:
+                except StoreFailure as e:
                     if not self._landed_all_the_same(sid, e):
-                        raise StoreError(f"publishing failed, nothing was published: {e}") from None
+                        raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
                     log.warning("publishing %s: %s; the commit landed all the same", sid, e)
                 else:
                     self._set_state(models, tournament, revision, ranked)
                 progress(1.0, "published")
                 return sid
-        raise StoreError(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
+        raise StoreFailure(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
                          f"nothing was published, please try again")
 
-    def _landed_all_the_same(self, sid: str, error: StoreError) -> bool:
+    def _landed_all_the_same(self, sid: str, error: StoreFailure) -> bool:
         """After a publication's write failed: whether it landed all the same (a commit
         whose answer was lost, or a failure after the commit), from the store read afresh,
-        which the board then shows. Raises StoreError when the store cannot be read."""
+        which the board then shows. Raises StoreFailure when the store cannot be read."""
         try:
             self.refresh(fresh=True)
-        except StoreError as unreadable:
-            raise StoreError(f"publishing failed ({error}) and the store could not be read back ({unreadable}): "
+        except StoreFailure as unreadable:
+            raise StoreFailure(f"publishing failed ({error}) and the store could not be read back ({unreadable}): "
                              f"the commit may have landed; see whether {sid} is in the `table` before "
                              f"publishing again") from None
         return sid in self.models
@@ -363,7 +398,7 @@ class Leaderboard:
         Returns the submission ids."""
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
-            models, tournament, ranked = dict(self.models), self.tournament.copy(), self._ranked
+            models, tournament, ranked = dict(self.models), self.tournament.copy(), self.state.ranked
             staged = []  # (model, document bytes, duel file bytes); bytes: a parsed document is ~10x larger
             for k, (metadata, parsed, submitted_at) in enumerate(submissions):
                 progress(k / count if count else 0.0, f"model {k + 1}{f' of {count}' if count else ''}")
@@ -388,8 +423,8 @@ class Leaderboard:
                             for m, document, duels in staged]
             try:
                 revision = self.store.publish_all(publications, parent=self.revision)
-            except (StoreConflict, StoreError) as e:
-                raise SubmissionError(f"publishing failed, nothing was published: {e}") from None
+            except (StoreConflict, StoreFailure) as e:
+                raise BadInput(f"publishing failed, nothing was published: {e}") from None
             self._set_state(models, tournament, revision, ranked)
             return [m.submission_id for m, _, _ in staged]
 
@@ -437,17 +472,17 @@ class Leaderboard:
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
             if not self.store.read_tournament() and not self.orphan_duels:
-                raise SubmissionError("nothing to migrate: the store has no tournament.json")
+                raise BadInput("nothing to migrate: the store has no tournament.json")
             return self._rewrite(self.tournament, self.models, "Migrate tournament.json to duels/", drop_legacy=True,
                                  deleted=self.store.duel_file_ids())
 
     def export_reference_layout(self, folder: str | Path) -> Path:
         """Write the board in the reference dataset's layout (data/, tournament.json, the
         titles file) into `folder`, for tools that read that layout."""
-        from leaderboard.store import TITLES_FILE, TOURNAMENT_FILE
+        from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE
         folder = Path(folder)
         if folder.exists() and any(folder.iterdir()):
-            raise SubmissionError(f"{folder} is not empty; export into a new folder")
+            raise BadInput(f"{folder} is not empty; export into a new folder")
         (folder / "data").mkdir(parents=True)
         for sid in self.models:
             (folder / "data" / f"{sid}.json").write_bytes(self.store.read_document(sid))
@@ -495,17 +530,17 @@ class Leaderboard:
         try:
             revision = self.store.rewrite(change, parent=self.revision)
         except StoreConflict as e:
-            raise StoreError(f"writing the store failed, nothing was changed (another write came first), "
+            raise StoreFailure(f"writing the store failed, nothing was changed (another write came first), "
                              f"please try again: {e}") from None
-        except StoreError as e:
+        except StoreFailure as e:
             try:
                 moved = self.refresh(fresh=True)
-            except StoreError:
+            except StoreFailure:
                 moved = None
             if moved is False:
-                raise StoreError(f"writing the store failed, nothing was changed: {e}") from None
+                raise StoreFailure(f"writing the store failed, nothing was changed: {e}") from None
             seen = "changed meanwhile" if moved else "could not be read back"
-            raise StoreError(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
+            raise StoreFailure(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
                              f"look (`table`, `check`) before writing again") from None
         self._set_state(models, tournament, revision, ranked, flags)
 
@@ -558,7 +593,7 @@ class Leaderboard:
         it dueled it instead of another of the top models of their day: those duels,
         which the replay now expects, are run and written in the same commit."""
         if not reason.strip():
-            raise SubmissionError("give a reason for the removal")
+            raise BadInput("give a reason for the removal")
         with self._lock, self.store.lock():
             self.refresh(fresh=True)
             self._require_published(submission_id)
@@ -596,18 +631,18 @@ class Leaderboard:
             self.refresh(fresh=True)
             self._require_published(submission_id)
             if submission_id not in self.flags:
-                raise SubmissionError(f"{submission_id} is not flagged")
+                raise BadInput(f"{submission_id} is not flagged")
             self._write_flags({s: f for s, f in self.flags.items() if s != submission_id},
                               f"Unflag {submission_id}" + (f": {reason}" if reason else ""))
 
     def _require_published(self, submission_id: str) -> None:
         if submission_id not in self.models:
-            raise SubmissionError(f"no published model {submission_id!r}")
+            raise NotFound(f"no published model {submission_id!r}")
 
     def _write_flags(self, flags: dict[str, Flag], message: str) -> None:
-        snapshot = snapshot_parquet(self.models, self._ranked, self.benchmark, flags)
+        snapshot = snapshot_parquet(self.models, self.state.ranked, self.benchmark, flags)
         self._write(BoardRewrite(self.titles(), snapshot, message, flags=flags_json(flags)), self.models,
-                    self.tournament, self._ranked, flags)
+                    self.tournament, self.state.ranked, flags)
 
     def check(self) -> list[str]:
         """Integrity report: files that fail validation, duels that are missing (by the
@@ -689,9 +724,9 @@ def _refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, p
     keys = title_keys(title)
     for other in models.values():
         if other.submission_id == sid or other.metadata.get("model_predictions_sha256") == predictions_sha256:
-            raise SubmissionError(f"these predictions are already published as {other.title} ({other.submission_id})")
+            raise BadInput(f"these predictions are already published as {other.title} ({other.submission_id})")
         if any(mine == theirs for mine, theirs in zip(keys, title_keys(other.title))):
-            raise SubmissionError(f"Model name: {other.title} is already published ({other.submission_id}); "
+            raise BadInput(f"Model name: {other.title} is already published ({other.submission_id}); "
                                   f"choose another team or model name")
 
 
@@ -716,7 +751,7 @@ def open_configured_store(benchmark_name: str):
     LEADERBOARD_STORE, else None (the demo store)."""
     repo = os.environ.get("LEADERBOARD_REPO")
     if repo:
-        from leaderboard.hub_store import HubStore
+        from leaderboard.storage.hub import HubStore
         return HubStore(repo, token=os.environ.get("HF_TOKEN") or None, benchmark_name=benchmark_name)
     folder = os.environ.get("LEADERBOARD_STORE")
     return LocalStore(folder) if folder else None

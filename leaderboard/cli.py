@@ -11,10 +11,12 @@ import sys
 import traceback
 
 import stats
-from leaderboard.store import LocalStore, StoreConflict, StoreError, StoreNotFound, dump_json
-from leaderboard.submission import SubmissionError, TaskReference, parse_submission
-from leaderboard.tasks import TasksFileError, load_benchmark
-from leaderboard.tournament import summarize
+from leaderboard.storage.local import LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
+from leaderboard.submission.parsing import TaskReference, parse_submission
+from leaderboard.config.tasks import load_benchmark
+from leaderboard.engine.tournament import summarize
 
 # The board (pandas), the Hub client, the views (plotly) and the demo generator are
 # imported by the commands that use them: `validate` and `--help` start in a blink.
@@ -22,10 +24,6 @@ from leaderboard.tournament import summarize
 EXIT_BAD_INPUT, EXIT_INTERNAL = 2, 1
 PREVIEW_DEFAULTS = {"model_type": "pretrained", "parameters": 1.0, "input_length": 2048,
                     "precision": "bfloat16", "link_to_model": "https://example.com/preview-only"}
-
-
-class BadInput(Exception):
-    pass
 
 
 class Bar:
@@ -49,7 +47,7 @@ def _store(args):
     LEADERBOARD_REPO / LEADERBOARD_STORE environment variables, in that order."""
     from leaderboard.board import open_configured_store
     if getattr(args, "repo", None):
-        from leaderboard.hub_store import HubStore
+        from leaderboard.storage.hub import HubStore
         return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None,
                         benchmark_name=load_benchmark(args.tasks).name)
     if getattr(args, "store", None):
@@ -279,7 +277,7 @@ def cmd_sample_file(args) -> None:
 
 def cmd_compile(args) -> None:
     """Harness output folders -> one submission file (written only when it is valid)."""
-    from leaderboard.harness import compile_runs
+    from leaderboard.submission.harness import compile_runs
     benchmark = load_benchmark(args.tasks)
     bar = Bar("compiling")
     try:
@@ -490,19 +488,16 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     try:
         args.run(args)
-    except (StoreNotFound, TasksFileError) as e:  # a store or tasks file named wrong
-        _say(f"error: {e}", sys.stderr)
-        return EXIT_BAD_INPUT
-    except (StoreError, StoreConflict) as e:  # the store failed (network, permissions), not the input
-        _say(f"error: {e}", sys.stderr)
-        return EXIT_INTERNAL
-    except SubmissionError as e:
+    except BadInput as e:  # the input is wrong, or names a model that does not exist
         for problem in e.problems:
             _say(f"error: {problem}", sys.stderr)
         return EXIT_BAD_INPUT
-    except BadInput as e:
+    except StoreNotFound as e:  # the store named does not exist
         _say(f"error: {e}", sys.stderr)
         return EXIT_BAD_INPUT
+    except (StoreFailure, StoreConflict) as e:  # the store failed (network, permissions), not the input
+        _say(f"error: {e}", sys.stderr)
+        return EXIT_INTERNAL
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, not a traceback

@@ -10,9 +10,9 @@ import zlib
 
 import numpy as np
 
-from leaderboard.submission import ParsedSubmission, TaskSamples, canonical_sha256, validate_metadata
-from leaderboard.tasks import Benchmark, Task
-from leaderboard.tournament import no_progress
+from leaderboard.submission.parsing import ParsedSubmission, TaskSamples, canonical_sha256, validate_metadata
+from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.progress import no_progress
 from stats import ClassProbs, LabelPairs
 
 TEAMS = ["CzechAI", "Brno NLP", "Vltava Labs", "Morava ML", "Prague LLM", "Krkonose", "Sumava AI",
@@ -161,7 +161,7 @@ def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchma
     as publishing them one by one (tests/test_demo.py checks), in a fraction of the time:
     the files are not parsed back and the snapshot is made once. Returns the Leaderboard."""
     from leaderboard.board import Leaderboard
-    from leaderboard.store import LocalStore
+    from leaderboard.storage.local import LocalStore
     board = Leaderboard(LocalStore(root), benchmark)
     designs = {t.id: task_design(t, seed) for t in board.benchmark.tasks}
 

@@ -17,12 +17,12 @@ import threading
 import time
 from collections import deque
 
-from leaderboard.submission import SubmissionError
+from leaderboard.errors import BadInput
 
 MB = 2**20
 
 
-class LimitReached(SubmissionError):
+class LimitReached(BadInput):
     """A bound is reached; `retry_after` says in how many seconds to try again (None: never,
     the request is larger than the bound itself)."""
 

@@ -11,8 +11,9 @@ import pytest
 
 from leaderboard.demo import build_demo_store, demo_model, task_design
 from leaderboard.board import Leaderboard
-from leaderboard.store import TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
-from leaderboard.tasks import load_benchmark
+from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.config.tasks import load_benchmark
 
 # Tiers, assigned here so that a new test in an existing file gets one without a marker
 # (a test may still carry one itself).

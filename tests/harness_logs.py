@@ -20,8 +20,8 @@ import json
 import re
 from pathlib import Path
 
-from leaderboard.submission import _PARSERS
-from leaderboard.tasks import Benchmark, Task
+from leaderboard.submission.parsing import _PARSERS
+from leaderboard.config.tasks import Benchmark, Task
 
 MODEL = "Brno-NLP/Buk-9B-v1"
 LM_EVAL_VERSION = "0.4.13"

@@ -10,8 +10,8 @@ from gradio_client.exceptions import AppError
 import content
 from conftest import tree_digest
 from leaderboard.board import Leaderboard
-from leaderboard.store import LocalStore
-from leaderboard.tasks import load_benchmark
+from leaderboard.storage.local import LocalStore
+from leaderboard.config.tasks import load_benchmark
 from leaderboard.views import compare
 from test_e2e import serve
 

@@ -26,7 +26,7 @@ from conftest import tree_digest
 from leaderboard.demo import demo_model
 from leaderboard.limits import MB, LimitReached, TempDiskBudget, UploadWindow
 from leaderboard.previews import PreviewShelf
-from leaderboard.store import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.views.submission import with_abbreviations
 from test_e2e import ROOT, serve
 

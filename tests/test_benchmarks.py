@@ -17,9 +17,10 @@ from playwright.sync_api import expect, sync_playwright
 from conftest import tree_digest
 from leaderboard.board import Leaderboard
 from leaderboard.demo import sample_document
-from leaderboard.store import LocalStore, dump_json
-from leaderboard.submission import parse_submission
-from leaderboard.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
+from leaderboard.storage.local import LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.submission.parsing import parse_submission
+from leaderboard.config.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
 from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
 
 SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"

@@ -18,9 +18,11 @@ from conftest import SMALL_TASKS, publish_all
 from fake_hub import FakeHub
 from leaderboard.board import Leaderboard
 from leaderboard.demo import demo_model, task_design
-from leaderboard.flags import FLAGS_FILE
-from leaderboard.store import TITLES_FILE, LocalStore, StoreError, dump_json
-from leaderboard.tasks import load_benchmark
+from leaderboard.storage.flags import FLAGS_FILE
+from leaderboard.storage.local import TITLES_FILE, LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import StoreFailure
+from leaderboard.config.tasks import load_benchmark
 from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown
 from test_e2e import serve
 from test_hub import REPO, preview, replica
@@ -204,7 +206,7 @@ def test_failures_after_a_commit_landed_are_not_reported_as_nothing_published(hu
     assert f"data/{sid}.json" in hub.files(REPO) and sid in board.models
     # Reading fails twice: the store cannot tell, and says the commit may have landed.
     hub.fail_next_tree_listings = 2
-    with pytest.raises(StoreError, match="the commit may have landed") as unknown:
+    with pytest.raises(StoreFailure, match="the commit may have landed") as unknown:
         board.publish(preview(board, small_documents[3]))
     assert "nothing was published" not in str(unknown.value)
     assert sum(f.startswith("data/") for f in hub.files(REPO)) == 4
@@ -224,7 +226,7 @@ def test_a_failed_commit_is_a_store_failure_saying_nothing_landed(hub, tmp_path,
     publish_all(board, small_documents[:2])
     files = hub.files(REPO)
     hub.fail_next_commits = 1
-    with pytest.raises(StoreError, match="nothing was published"):
+    with pytest.raises(StoreFailure, match="nothing was published"):
         board.publish(preview(board, small_documents[2]))
     assert hub.files(REPO) == files
 
@@ -237,11 +239,11 @@ def test_a_flag_or_removal_whose_commit_failed_says_whether_it_may_have_landed(h
     top, second = board.ranked().index[:2]
     head = hub.head(REPO)
     hub.fail_next_commits = 1
-    with pytest.raises(StoreError, match="nothing was changed"):
+    with pytest.raises(StoreFailure, match="nothing was changed"):
         board.flag(top, "leaked")
     assert hub.head(REPO) == head
     hub.fail_after_next_commits = 1
-    with pytest.raises(StoreError, match="the change may have landed") as landed:
+    with pytest.raises(StoreFailure, match="the change may have landed") as landed:
         board.remove(second, "leaked")
     assert "nothing was changed" not in str(landed.value)
     assert f"data/{second}.json" not in hub.files(REPO) and second not in board.models  # and the board shows it

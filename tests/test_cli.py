@@ -13,7 +13,7 @@ import pandas as pd
 
 from conftest import tree_digest
 from leaderboard.board import Leaderboard
-from leaderboard.store import LocalStore
+from leaderboard.storage.local import LocalStore
 
 ROOT = Path(__file__).resolve().parent.parent
 FORM = ["--team", "CLI Team", "--model", "cli-model", "--type", "chat", "--params", "7", "--input-length",

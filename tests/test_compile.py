@@ -16,12 +16,12 @@ import pytest
 
 from conftest import SMALL_TASKS
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
-from leaderboard.archive import extracted
+from leaderboard.submission.archive import extracted
 from leaderboard.limits import LimitReached, TempDiskBudget
 from leaderboard.cli import main
 from leaderboard.demo import demo_model
-from leaderboard.submission import SubmissionError
-from leaderboard.tasks import load_benchmark
+from leaderboard.errors import BadInput
+from leaderboard.config.tasks import load_benchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -261,7 +261,7 @@ def test_unsafe_archives_are_refused_and_nothing_is_left(tmp_path, entries, limi
     archive = make_zip(tmp_path / "upload.zip", entries)
     parent = tmp_path / "unpack"
     parent.mkdir()
-    with pytest.raises(SubmissionError) as e:
+    with pytest.raises(BadInput) as e:
         with extracted(archive, parent, **limits):
             pytest.fail("an unsafe archive was extracted")
     assert message in str(e.value) and len(str(e.value)) < 600
@@ -277,7 +277,7 @@ def test_an_archive_that_lies_about_sizes_stops_at_the_limit(tmp_path):
     archive.write_bytes(bytes(data))
     parent = tmp_path / "unpack"
     parent.mkdir()
-    with pytest.raises(SubmissionError):
+    with pytest.raises(BadInput):
         with extracted(archive, parent, max_unpacked=1000):
             pass
     assert list(parent.iterdir()) == []
@@ -286,13 +286,13 @@ def test_an_archive_that_lies_about_sizes_stops_at_the_limit(tmp_path):
 def test_not_a_zip(tmp_path):
     path = tmp_path / "upload.zip"
     path.write_text("not a zip")
-    with pytest.raises(SubmissionError, match="upload.zip is not a readable .zip archive"):
+    with pytest.raises(BadInput, match="upload.zip is not a readable .zip archive"):
         with extracted(path, tmp_path):
             pass
 
 
 def test_a_zip_of_harness_output_compiles_and_the_folder_is_removed(mini, tmp_path):
-    from leaderboard.harness import compile_runs
+    from leaderboard.submission.harness import compile_runs
     _, benchmark, document = mini
     path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
     archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
@@ -310,7 +310,7 @@ def test_a_zip_of_harness_output_compiles_and_the_folder_is_removed(mini, tmp_pa
 def test_an_archive_without_results_is_refused_naming_no_server_path(small_store, tmp_path):
     from leaderboard.views.submission import compile_archive
     archive = make_zip(tmp_path / "logs.zip", [("out/notes.txt", b"no results here")])
-    with pytest.raises(SubmissionError) as e:
+    with pytest.raises(BadInput) as e:
         compile_archive(small_store, str(archive))
     message = str(e.value)
     assert "the archive: no harness results (results_<date>.json) found" in message, message

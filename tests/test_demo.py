@@ -10,8 +10,8 @@ import pytest
 from conftest import SMALL_TASKS, publish_all
 from leaderboard.board import Leaderboard
 from leaderboard.demo import build_demo_store, demo_model, task_design
-from leaderboard.store import LocalStore
-from leaderboard.tasks import load_benchmark
+from leaderboard.storage.local import LocalStore
+from leaderboard.config.tasks import load_benchmark
 from leaderboard.views.table import leaderboard_table
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from leaderboard.flags import MARKER
+from leaderboard.storage.flags import MARKER
 from test_api import EVIDENCE, REASON, flagged_server  # noqa: F401
 from test_e2e import DESKTOP, PHONE, browser, column, open_page, rows, shot  # noqa: F401
 

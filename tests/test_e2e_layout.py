@@ -23,7 +23,7 @@ def overlap(a: dict, b: dict) -> bool:
 
 @VIEWPORTS
 def test_the_pinned_rank_header_is_whole_in_every_category_view(browser, app_url, viewport):
-    from leaderboard.tasks import load_benchmark
+    from leaderboard.config.tasks import load_benchmark
     page = open_page(browser, app_url[0], viewport)
     for category in ["Overall", *load_benchmark().categories]:
         page.goto(f"{app_url[0]}?category={quote(category)}")

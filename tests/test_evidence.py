@@ -110,11 +110,11 @@ def test_sign_test_counts_tasks_and_matches_the_binomial():
 # --- through the board: the p-value setting, head-to-head, the duel map, the snapshot ---------
 
 
-from leaderboard import ranking  # noqa: E402
+from leaderboard.engine import ranking  # noqa: E402
 from leaderboard.board import Leaderboard  # noqa: E402
-from leaderboard.snapshot import snapshot_table  # noqa: E402
-from leaderboard.store import LocalStore  # noqa: E402
-from leaderboard.submission import SubmissionError  # noqa: E402
+from leaderboard.storage.snapshot import snapshot_table  # noqa: E402
+from leaderboard.storage.local import LocalStore  # noqa: E402
+from leaderboard.errors import BadInput
 from leaderboard.views import compare, table as views  # noqa: E402
 from scipy.stats import false_discovery_control  # noqa: E402
 
@@ -141,7 +141,7 @@ def test_adjusted_setting_recomputes_verdicts_win_scores_and_ranks_per_model(sma
 
 
 def test_adjusted_tournament_matches_a_hand_computed_example():
-    from leaderboard.tournament import DuelRows, Tournament
+    from leaderboard.engine.tournament import DuelRows, Tournament
     p = np.array([[0.01, 0.04], [0.03, 0.2], [1.0, 1.0], [1.0, 1.0], [0.5, 0.5], [0.5, 0.5]])
     rows = DuelRows([0, 0, 1, 2, 1, 2], [1, 2, 0, 0, 2, 1], np.ones((6, 2)), p <= 0.05, p, np.ones((6, 2)),
                     ["r"] * 6)
@@ -193,9 +193,9 @@ def test_head_to_head_reads_the_stored_duels(small_store):
     assert result.sign_p == pytest.approx(sign_test(result.tasks["Δ"].to_numpy())[2])
     language = compare.head_to_head(small_store, a, b, "Language")
     assert language.tasks["Task"].tolist() == ["AUC", "PPL"] and "Language tasks" in compare.head_to_head_summary(language)
-    with pytest.raises(SubmissionError, match="two different"):
+    with pytest.raises(BadInput, match="two different"):
         compare.head_to_head(small_store, a, a)
-    with pytest.raises(SubmissionError, match="no published model"):
+    with pytest.raises(BadInput, match="no published model"):
         compare.head_to_head(small_store, a, "nobody")
     with pytest.raises(ValueError, match="unknown category"):
         compare.head_to_head(small_store, a, b, "Nope")

@@ -16,9 +16,10 @@ import pytest
 from conftest import tree_digest
 from fake_hub import FakeHub
 from leaderboard.board import Leaderboard
-from leaderboard.flags import FLAGS_FILE, MARKER
-from leaderboard.store import SNAPSHOT_FILE, LocalStore, dump_json
-from leaderboard.submission import SubmissionError
+from leaderboard.storage.flags import FLAGS_FILE, MARKER
+from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import BadInput
 from leaderboard.views import details, table as views
 from test_hub import REPO, replica
 
@@ -63,7 +64,7 @@ def test_a_flag_is_one_write_read_back_with_its_reason_and_link(small_store):
 def test_bad_flags_are_refused_and_change_nothing(small_store, sid, reason, link, message):
     sid = sid or small_store.ranked().index[0]
     before = tree_digest(small_store.store.root)
-    with pytest.raises(SubmissionError) as refused:
+    with pytest.raises(BadInput) as refused:
         small_store.flag(sid, reason, link)
     assert message in "\n".join(refused.value.problems)
     assert tree_digest(small_store.store.root) == before and small_store.flags == {}
@@ -71,9 +72,9 @@ def test_bad_flags_are_refused_and_change_nothing(small_store, sid, reason, link
 
 def test_unflag_refuses_a_model_that_is_not_flagged(small_store):
     before = tree_digest(small_store.store.root)
-    with pytest.raises(SubmissionError, match="is not flagged"):
+    with pytest.raises(BadInput, match="is not flagged"):
         small_store.unflag(small_store.ranked().index[0])
-    with pytest.raises(SubmissionError, match="no published model"):
+    with pytest.raises(BadInput, match="no published model"):
         small_store.unflag("nobody")
     assert tree_digest(small_store.store.root) == before
 
@@ -184,7 +185,7 @@ def test_flag_and_unflag_on_the_hub_are_one_commit_each(hub, tmp_path, small_ben
     other = replica(hub, tmp_path, small_benchmark, "b")
     flagged = board.ranked().index[0]
     commits = hub.commits
-    with pytest.raises(SubmissionError, match="Link: an http"):
+    with pytest.raises(BadInput, match="Link: an http"):
         board.flag(flagged, "leaked", "ftp://example.com")
     assert hub.commits == commits
     board.flag(flagged, "leaked", EVIDENCE)

@@ -21,8 +21,9 @@ from conftest import publish_all, tree_digest
 from leaderboard.board import Leaderboard
 from leaderboard.cli import main
 from leaderboard.demo import demo_model
-from leaderboard.store import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, LocalStore, dump_json
-from leaderboard.submission import MAX_LINK_LENGTH
+from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.submission.parsing import MAX_LINK_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent
 FORM = {"--team": "Tester", "--model": "Hostile-1", "--type": "chat", "--params": "7", "--input-length": "4096",
@@ -139,8 +140,8 @@ KILL_CHILD = textwrap.dedent("""
     # knows whether the journal's rename, the commit point, happened before the kill.
     import json, os, signal, sys
     from leaderboard.board import Leaderboard
-    from leaderboard.store import LocalStore
-    from leaderboard.tasks import load_benchmark
+    from leaderboard.storage.local import LocalStore
+    from leaderboard.config.tasks import load_benchmark
     root, tasks, action, argument, kill_after = sys.argv[1:6]
     board = Leaderboard(LocalStore(root), load_benchmark(tasks))
     if action == "publish":

@@ -19,8 +19,10 @@ import pytest
 from conftest import publish_all, reference_layout_store
 from fake_hub import FakeHub
 from leaderboard.board import Leaderboard
-from leaderboard.hub_store import HubStore
-from leaderboard.store import TOURNAMENT_FILE, LocalStore, StoreError, dump_json
+from leaderboard.storage.hub import HubStore
+from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import StoreFailure
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO = "czech/leaderboard"
@@ -129,7 +131,7 @@ def test_a_failed_commit_changes_nothing(hub, tmp_path, small_benchmark, small_d
     head, files, ranked = hub.head(REPO), hub.files(REPO), board.ranked().copy()
     waiting = preview(board, small_documents[2])
     hub.fail_next_commits = 1
-    with pytest.raises(StoreError, match="nothing was published"):
+    with pytest.raises(StoreFailure, match="nothing was published"):
         board.publish(waiting)
     assert hub.head(REPO) == head and hub.files(REPO) == files
     pd.testing.assert_frame_equal(board.ranked(), ranked)
@@ -139,7 +141,7 @@ def test_a_failed_commit_changes_nothing(hub, tmp_path, small_benchmark, small_d
 def test_without_a_write_token_publishing_fails_clearly(hub, tmp_path, small_benchmark, small_documents):
     hub.create_repo(REPO)
     board = replica(hub, tmp_path, small_benchmark, "a", token=None)
-    with pytest.raises(StoreError) as error:
+    with pytest.raises(StoreFailure) as error:
         publish_all(board, small_documents[:1])
     assert "HTTP 401" in str(error.value) and "HF_TOKEN" in str(error.value)
     assert hub.files(REPO) == [".gitattributes"]

@@ -1,6 +1,6 @@
 """Property-based tests (hypothesis) on a benchmark with a task of every metric (so every
 sample kind and every duel test): the parser never fails other than with a
-SubmissionError, accepts what is valid with finite scores, and every duel test gives
+BadInput, accepts what is valid with finite scores, and every duel test gives
 p in [0, 1] and a finite delta on any valid input."""
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import stats
-from leaderboard.submission import SubmissionError, parse_submission
-from leaderboard.tasks import load_benchmark
-from leaderboard.tournament import summarize
+from leaderboard.submission.parsing import parse_submission
+from leaderboard.errors import BadInput
+from leaderboard.config.tasks import load_benchmark
+from leaderboard.engine.tournament import summarize
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 N = 12  # samples per task
@@ -153,12 +154,12 @@ def test_any_broken_document_gives_a_submission_error_or_parses(every_kind):
         text = json.dumps(doc)  # NaN, Infinity and huge integers as Python writes them
         try:
             parsed = parse_submission(text.encode(), every_kind)
-        except SubmissionError as e:
+        except BadInput as e:
             assert e.problems and all(isinstance(p, str) and p for p in e.problems)
             return
         try:
             summarize(parsed, every_kind)  # the junk happened to be valid: scores must be finite
-        except SubmissionError:
+        except BadInput:
             pass
     check()
 
@@ -169,7 +170,7 @@ def test_any_bytes_give_a_submission_error(every_kind):
     def check(data):
         try:
             parse_submission(data, every_kind)
-        except SubmissionError:
+        except BadInput:
             return
         raise AssertionError("random bytes were accepted")
     check()

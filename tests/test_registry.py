@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import stats
-from leaderboard.tasks import Benchmark, Task, TasksFileError, load_benchmark
+from leaderboard.config.tasks import Benchmark, Task, TasksFileError, load_benchmark
 from stats import duel_tests as dt
 from stats.registry import NameClash, Registry, UnknownName
 

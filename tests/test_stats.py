@@ -268,7 +268,7 @@ import hashlib, json, sys
 import numpy as np
 sys.path.insert(0, "tests")
 from test_stats import samples_of
-from leaderboard.tournament import task_seed
+from leaderboard.engine.tournament import task_seed
 from stats import METRICS, duel
 out = {}
 for name in sorted(METRICS):

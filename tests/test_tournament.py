@@ -13,11 +13,12 @@ import pytest
 
 from conftest import reference_layout_store, tree_digest
 from leaderboard import board as board_module
-from leaderboard import ranking
+from leaderboard.engine import ranking
 from leaderboard.board import Leaderboard
-from leaderboard.store import DUELS_DIR, JOURNAL_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, dump_json
-from leaderboard.tasks import Benchmark, Task
-from leaderboard.tournament import Tournament
+from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore
+from leaderboard.strict_json import dump_json
+from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.engine.tournament import Tournament
 from stats import DuelResult
 
 from conftest import publish_all

@@ -15,8 +15,9 @@ import pytest
 from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, bad_files, set_value
 from conftest import tree_digest
 from leaderboard.cli import main
-from leaderboard.store import LocalStore
-from leaderboard.submission import SubmissionError, parse_submission, validate_metadata
+from leaderboard.storage.local import LocalStore
+from leaderboard.submission.parsing import parse_submission, validate_metadata
+from leaderboard.errors import BadInput
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,7 +141,7 @@ def test_problems_are_all_listed_at_once(valid_document, full_benchmark):
     doc = copy.deepcopy(valid_document)
     set_value(doc, ACC_TASK, 1, 2)
     set_value(doc, EM_TASK, 1, -1)
-    with pytest.raises(SubmissionError) as e:
+    with pytest.raises(BadInput) as e:
         parse_submission(json.dumps(doc).encode(), full_benchmark)
     assert len(e.value.problems) == 2
 

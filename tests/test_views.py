@@ -9,8 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from leaderboard.demo import sample_document
-from leaderboard.ranking import competition_rank
-from leaderboard.store import dump_json
+from leaderboard.engine.ranking import competition_rank
+from leaderboard.strict_json import dump_json
 from leaderboard.views import details, share, submission, table as views
 from leaderboard.views.markdown import escape_markdown
 

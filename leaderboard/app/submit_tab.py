@@ -7,8 +7,8 @@ import gradio as gr
 import content
 from leaderboard.app.settings import CACHE_SECONDS, PRIVATE, READ_ONLY, TEMP_DISK, script
 from leaderboard.previews import PreviewShelf, lifetime_text
-from leaderboard.store import StoreError
-from leaderboard.submission import MODEL_TYPES, PRECISIONS, SubmissionError
+from leaderboard.errors import BadInput, StoreFailure
+from leaderboard.submission.parsing import MODEL_TYPES, PRECISIONS
 from leaderboard.views import details, share, submission, table as board_views
 
 COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
@@ -101,7 +101,7 @@ class SubmitTab:
             source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
                       if submission.is_archive(file) else file)
             preview = board.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
-        except SubmissionError as e:
+        except BadInput as e:
             form_problems, file_problems = submission.split_problems(e.problems)
             return {self.status: "**The submission was not accepted**: see the messages by the form and the file.",
                     self.form_errors: submission.problems_markdown(board.benchmark, form_problems,
@@ -138,7 +138,7 @@ class SubmitTab:
             return {self.file_errors: "", **as_filled}
         try:
             compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
-        except SubmissionError as e:
+        except BadInput as e:
             return {self.file_errors: submission.problems_markdown(self.board.benchmark, e.problems,
                                                                    "The archive was not accepted:"),
                     **as_filled}
@@ -166,8 +166,8 @@ class SubmitTab:
             return {self.status: message, **closed}
         try:
             sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
-        except (SubmissionError, StoreError) as e:  # a store failure's message says whether anything landed
-            problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, SubmissionError)
+        except (BadInput, StoreFailure) as e:  # a store failure's message says whether anything landed
+            problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, BadInput)
                                  else ([str(e)], "The store could not be written:"))
             return {self.status: submission.problems_markdown(board.benchmark, problems, heading), **closed}
         self.previews.discard(request.session_hash, token)

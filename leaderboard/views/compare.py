@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from leaderboard import ranking
+from leaderboard.engine import ranking
 from leaderboard.board import Leaderboard
 from leaderboard.views.markdown import escape_markdown
 from leaderboard.views.table import OVERALL, check_category, delta_scale, is_overall, p_phrase, p_text, scope_order

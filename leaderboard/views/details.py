@@ -10,13 +10,13 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 
-from leaderboard import ranking
+from leaderboard.engine import ranking
 from leaderboard.board import Leaderboard
-from leaderboard.flags import MARKER
-from leaderboard.tournament import Tournament
+from leaderboard.storage.flags import MARKER
+from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
-from leaderboard.tasks import Benchmark
-from leaderboard.views.table import (META_COLUMNS, _submitted, delta_scale, is_overall, p_phrase, parameters_text,
+from leaderboard.config.tasks import Benchmark
+from leaderboard.views.table import (META_COLUMNS, submitted_date, delta_scale, is_overall, p_phrase, parameters_text,
                                      percent)
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
@@ -48,7 +48,8 @@ def flag_line(board: Leaderboard, submission_id: str) -> str:
     flag = board.flags.get(submission_id)
     if flag is None:
         return ""
-    return (f"{MARKER} **Flagged by the maintainers** on {_submitted(flag.flagged_at)}: {escape_markdown(flag.reason)}"
+    return (f"{MARKER} **Flagged by the maintainers** on {submitted_date(flag.flagged_at)}: "
+            f"{escape_markdown(flag.reason)}"
             + (f" ({markdown_link('evidence', flag.link)})" if flag.link else "")
             + ". It is ranked as usual, unless the leaderboard's *Exclude flagged models* is on, and new "
               "submissions do not duel it.")
@@ -85,7 +86,7 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
     for key, label in {**META_COLUMNS, "submission_id": "Submission id"}.items():
         value = parameters_text(m.get(key)) if key == "parameters" else m.get(key, "")
         lines.append(f"| {label} | {escape_markdown(value)} |")
-    lines.append(f"| Submitted | {_submitted(m.get('submission_timestamp'))} |")
+    lines.append(f"| Submitted | {submitted_date(m.get('submission_timestamp'))} |")
     rows = provenance(harness_metadata(board.store, submission_id))
     lines += ["", "#### How it was evaluated",
               *(["| Field | Value |", "| --- | --- |", *(f"| {k} | {escape_markdown(v)} |" for k, v in rows),

@@ -9,14 +9,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from leaderboard.archive import extracted
+from leaderboard.submission.archive import extracted
 from leaderboard.board import Leaderboard, Preview
-from leaderboard.harness import compile_runs
+from leaderboard.submission.harness import compile_runs
 from leaderboard.limits import TempDiskBudget
-from leaderboard.store import dump_json
-from leaderboard.submission import PRECISIONS, SubmissionError
-from leaderboard.tournament import Progress, no_progress
-from leaderboard.tasks import Benchmark
+from leaderboard.strict_json import dump_json
+from leaderboard.submission.parsing import PRECISIONS
+from leaderboard.errors import BadInput
+from leaderboard.progress import no_progress
+from leaderboard.progress import Progress
+from leaderboard.config.tasks import Benchmark
 from leaderboard.views.markdown import app_link, escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent
 
@@ -140,7 +142,7 @@ def harness_form(metadata: dict) -> dict:
 def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progress,
                     budget: TempDiskBudget | None = None) -> Compiled:
     """The submission compiled from an uploaded .zip of harness output folders (unpacked
-    safely within `budget`, the folder removed afterwards). Raises SubmissionError; messages
+    safely within `budget`, the folder removed afterwards). Raises BadInput; messages
     name files inside the archive, not the server's temporary folder."""
     stat = Path(path).stat()
     key = (str(path), stat.st_size, stat.st_mtime_ns)
@@ -154,8 +156,8 @@ def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progr
 
         try:
             document, notes = compile_runs([str(folder)], board.benchmark, progress=progress)
-        except SubmissionError as e:
-            raise SubmissionError([in_archive(p) for p in e.problems]) from None
+        except BadInput as e:
+            raise BadInput([in_archive(p) for p in e.problems]) from None
     meta = document["metadata"]
     n = sum(len(samples) for samples in document["predictions"].values())
     lines = [f"**Compiled from the harness output**: {len(document['predictions'])} tasks, {n:,} samples of "

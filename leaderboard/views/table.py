@@ -19,11 +19,11 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from leaderboard import ranking
+from leaderboard.engine import ranking
 from leaderboard.board import Leaderboard, Preview
-from leaderboard.flags import MARKER
-from leaderboard.store import PublishedModel
-from leaderboard.submission import MAX_NAME_LENGTH
+from leaderboard.storage.flags import MARKER
+from leaderboard.storage.local import PublishedModel
+from leaderboard.submission.parsing import MAX_NAME_LENGTH
 from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
 
 OVERALL = "Overall"
@@ -95,7 +95,7 @@ def rank_header(category: str | None) -> str:
     return "Rank" if is_overall(category) else f"{category} rank"
 
 
-def _submitted(timestamp) -> str:
+def submitted_date(timestamp) -> str:
     if not timestamp:
         return ""
     return dt.datetime.fromtimestamp(float(timestamp), dt.timezone.utc).strftime("%Y-%m-%d")
@@ -108,7 +108,7 @@ def model_info(models: dict[str, PublishedModel], ids) -> pd.DataFrame:
         m = models[sid].metadata
         rows.append({"Model": models[sid].title,
                      **{label: m.get(key) for key, label in META_COLUMNS.items()},
-                     "Submitted": _submitted(m.get("submission_timestamp")),
+                     "Submitted": submitted_date(m.get("submission_timestamp")),
                      "Link": m.get("link_to_model", "")})
     return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"))
 

@@ -14,7 +14,7 @@ import json
 
 import numpy as np
 
-from leaderboard.tournament import DuelRows
+from leaderboard.engine.tournament import DuelRows
 
 TASKS_KEY, RULES_KEY = b"leaderboard.tasks", b"leaderboard.rules"
 

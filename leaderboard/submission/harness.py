@@ -11,23 +11,25 @@ every task in `configs`, one line per document and filter (`doc_id`, `filter`,
 Which harness task produces which benchmark task is data in the tasks file
 (`Task.harness`, `Task.prompt_variants`, `Benchmark.harness_deprecated`). Prompt variants
 are the subtasks the run lists under the task's group in `group_subtasks`, never guessed
-from aliases or names. Every problem found is reported, all at once, as a SubmissionError.
+from aliases or names. Every problem found is reported, all at once, as a BadInput.
 """
 from __future__ import annotations
 
 import glob
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import jsonlines
 import numpy as np
 
-from leaderboard.store import dump_json
-from leaderboard.submission import MAX_FILE_BYTES, SubmissionError, _some, parse_submission
-from leaderboard.tasks import Benchmark, Task
-from leaderboard.tournament import Progress, no_progress
+from leaderboard.strict_json import dump_json
+from leaderboard.submission.parsing import MAX_FILE_BYTES, some_names, parse_submission
+from leaderboard.errors import BadInput
+from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.progress import no_progress
+from leaderboard.progress import Progress
+from leaderboard.strict_json import is_finite_number
 
 # Copied from the run into the submission's "metadata" (the harness's own names).
 RUN_KEYS = ("model_name", "model_name_sanitized", "model_source", "lm_eval_version", "transformers_version",
@@ -168,7 +170,7 @@ def _assign(runs: list[Run], benchmark: Benchmark, newest: bool, problems: list[
                 notes.append(f"task {task.id}: kept the newest run, {found[-1].name}")
     if missing and runs:
         problems.append(f"{len(missing)} of {len(benchmark.tasks)} {benchmark.name} tasks are in none of the runs: "
-                        + _some(missing))
+                        + some_names(missing))
     return chosen
 
 
@@ -181,15 +183,11 @@ def _metric_key(task: Task, run: Run, variant: str) -> str:
     keys = [k for k in entry if k.split(",")[0] in names]
     if len(keys) > 1:
         keys = [k for k in keys if k.endswith(",none")] or keys
-    if len(keys) != 1 or not _is_finite(entry[keys[0]]):
+    if len(keys) != 1 or not is_finite_number(entry[keys[0]]):
         has = ", ".join(k for k in entry if "," in k and "_stderr" not in k) or "no metrics"
         what = "several filters" if len(keys) > 1 else "no finite value" if keys else "no result"
         raise ValueError(f"{variant} has {what} for {task.metric_name} (it has: {has})")
     return keys[0]
-
-
-def _is_finite(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _choose(task: Task, run: Run) -> Chosen:
@@ -292,7 +290,7 @@ def _task_results(task: Task, chosen: Chosen) -> dict:
         name, _, filt = key.partition(",")
         stderr = name.endswith("_stderr")
         if filt == suffix and name.removesuffix("_stderr") in (task.metric_name, *task.metric.aliases):
-            out[task.metric_name + ("_stderr" if stderr else "")] = value if _is_finite(value) else None
+            out[task.metric_name + ("_stderr" if stderr else "")] = value if is_finite_number(value) else None
     if chosen.spread is not None:
         out["max_centered_variance"] = chosen.spread
     out["prompt_variants"] = chosen.n_variants
@@ -327,7 +325,7 @@ def _metadata(benchmark: Benchmark, chosen: dict[str, Chosen]) -> dict:
 def compile_runs(inputs: list[str], benchmark: Benchmark, newest: bool = False,
                  progress: Progress = no_progress) -> tuple[dict, list[str]]:
     """(the submission document, notes) from the harness output under `inputs`.
-    Raises SubmissionError with every problem found; the document is valid for
+    Raises BadInput with every problem found; the document is valid for
     `parse_submission` (checked)."""
     problems, notes = [], []
     runs = find_runs(inputs, problems)
@@ -348,11 +346,11 @@ def compile_runs(inputs: list[str], benchmark: Benchmark, newest: bool = False,
         except ValueError as e:
             problems.append(f"task {task.id} ({run.name}): {e}")
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     document = {"predictions": predictions, "results": results, "metadata": _metadata(benchmark, chosen)}
     progress(1.0, "checking the compiled file")
     try:
         parse_submission(dump_json(document), benchmark)
-    except SubmissionError as e:
-        raise SubmissionError([f"the compiled file would not be accepted: {p}" for p in e.problems]) from None
+    except BadInput as e:
+        raise BadInput([f"the compiled file would not be accepted: {p}" for p in e.problems]) from None
     return document, notes

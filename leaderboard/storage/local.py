@@ -39,12 +39,15 @@ from typing import Callable
 
 import numpy as np
 
-from leaderboard import duel_files
-from leaderboard.flags import FLAGS_FILE
-from leaderboard.submission import TaskReference
-from leaderboard.tournament import ModelResults
+from leaderboard.errors import StoreConflict
+from leaderboard.strict_json import dump_json
+from leaderboard.storage import duel_files
+from leaderboard.storage.flags import FLAGS_FILE
+from leaderboard.submission.parsing import TaskReference
+from leaderboard.engine.tournament import ModelResults
 
 TOURNAMENT_FILE = "tournament.json"
+CACHE_DIR = ".cache"  # per-model arrays, rebuildable from data/
 DUELS_DIR = "duels"
 TITLES_FILE = "submission_id_to_model_title.json"
 SNAPSHOT_FILE = "leaderboard.parquet"
@@ -53,19 +56,6 @@ CACHE_VERSION = 3  # 2: arrays concatenated over tasks; 3: word counts of perple
 READABLE_CACHE_VERSIONS = (1, 2, 3)  # 1 and 2 have no word counts (Leaderboard.references reads them from the file)
 READ_THREADS = 4  # duel files read at once
 LAZY_MODELS = 128  # models whose summaries stay in memory once read (a pre-submission reads 50)
-
-
-class StoreConflict(Exception):
-    """The store changed since the revision a write was computed on; nothing was written."""
-
-
-class StoreError(Exception):
-    """The store could not be read or written (network, permissions); the message says
-    whether anything was written."""
-
-
-class StoreNotFound(StoreError):
-    """The store named does not exist (as opposed to one that cannot be reached)."""
 
 
 @dataclass
@@ -97,6 +87,22 @@ class BoardRewrite:
     drop_legacy_tournament: bool = False
     removed: str | None = None  # a submission taken off the board with its arrays
     flags: dict | None = None  # written as flags.json when not None (flags.flags_json)
+
+    def files(self, arrays_dir: str) -> tuple[dict[str, bytes], list[str]]:
+        """The paths it writes (with their bytes) and deletes, in any store; `arrays_dir`:
+        the store's folder of per-model arrays."""
+        writes = {TITLES_FILE: dump_json(self.titles), SNAPSHOT_FILE: self.snapshot,
+                  **{f"{DUELS_DIR}/{sid}.parquet": data for sid, data in self.duel_files.items()}}
+        deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in self.deleted_duel_files]
+        if self.legacy_tournament is not None:
+            writes[TOURNAMENT_FILE] = dump_json(self.legacy_tournament)
+        elif self.drop_legacy_tournament:
+            deletes.append(TOURNAMENT_FILE)
+        if self.removed is not None:
+            deletes += [f"data/{self.removed}.json", f"{arrays_dir}/{self.removed}.npz"]
+        if self.flags is not None:
+            writes[FLAGS_FILE] = dump_json(self.flags)
+        return writes, deletes
 
 
 @dataclass
@@ -137,7 +143,7 @@ def _stage(path: Path, write) -> Path:
     return Path(tmp)
 
 
-def _write_atomically(path: Path, write) -> None:
+def write_atomically(path: Path, write) -> None:
     """Write to a temporary file beside `path` and rename it over `path`: readers see
     the old file or the new one, never a part. `write` takes the open binary file."""
     tmp = _stage(path, write)
@@ -155,11 +161,6 @@ def _fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def dump_json(obj) -> bytes:
-    """Strict JSON (a NaN or infinity raises instead of writing what parsers refuse)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
 def encode_cached(model: PublishedModel, stamp) -> bytes:
@@ -286,7 +287,7 @@ class LocalStore:
         # the journal records them relative to the root.
         self.root = Path(root).resolve()
         self.data_dir = self.root / "data"
-        self.cache_dir = self.root / ".cache"
+        self.cache_dir = self.root / CACHE_DIR
         self._held = threading.local()  # this thread's lock on the store, if any
         self.recovered: list[str] = []  # what recovery found of interrupted writes, and did with it
 
@@ -334,11 +335,13 @@ class LocalStore:
     def _changed_paths(self) -> list[Path]:
         return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir, self.root / FLAGS_FILE]
 
-    def revision(self, fresh: bool = False) -> tuple:
-        """Changes whenever a publication, removal or rebuild lands (always read afresh):
-        the times of the folders whose files change, and of tournament.json."""
-        return tuple(self.submission_ids()), tuple(p.stat().st_mtime_ns if p.exists() else 0
-                                                   for p in self._changed_paths())
+    def revision(self, fresh: bool = False) -> str:
+        """An opaque string that changes whenever a publication, removal or rebuild lands
+        (always read afresh): a hash of the submission ids and of the times of the folders
+        whose files change, and of tournament.json."""
+        state = (tuple(self.submission_ids()), tuple(p.stat().st_mtime_ns if p.exists() else 0
+                                                      for p in self._changed_paths()))
+        return hashlib.sha256(repr(state).encode()).hexdigest()
 
     def updated_at(self) -> float:
         """When the board last changed (epoch seconds)."""
@@ -409,7 +412,7 @@ class LocalStore:
             for relative, data in writes.items():
                 staged[relative] = str(_stage(self.root / relative, lambda f, d=data: f.write(d)).relative_to(self.root))
             journal = dump_json({"writes": staged, "deletes": list(deletes)})
-            _write_atomically(self.root / JOURNAL_FILE, lambda f: f.write(journal))
+            write_atomically(self.root / JOURNAL_FILE, lambda f: f.write(journal))
         except BaseException:
             for tmp in staged.values():
                 (self.root / tmp).unlink(missing_ok=True)
@@ -433,12 +436,12 @@ class LocalStore:
         if parent is not None and self.revision() != parent:
             raise StoreConflict(f"{self.root} changed since revision {parent}")
 
-    def publish(self, publication: Publication, parent=None) -> tuple:
+    def publish(self, publication: Publication, parent: str | None = None) -> str:
         """The submission file, its duels, titles and snapshot in one commit. Call under
         lock(). Returns the new revision."""
         return self.publish_all([publication], parent)
 
-    def publish_all(self, publications: list[Publication], parent=None) -> tuple:
+    def publish_all(self, publications: list[Publication], parent: str | None = None) -> str:
         """Several publications in one commit, in time order: their submission and duel
         files, and the titles and snapshot of the last (the board after all of them).
         Call under lock(). Returns the new revision."""
@@ -453,21 +456,11 @@ class LocalStore:
             self.save_cached(p.model, self._stamp(p.submission_id, documents[p.submission_id]))
         return self.revision()
 
-    def rewrite(self, change: "BoardRewrite", parent=None) -> tuple:
+    def rewrite(self, change: "BoardRewrite", parent: str | None = None) -> str:
         """A rebuild, migration, removal or flag change, in one commit. Call under lock().
         Returns the new revision."""
         self._check_parent(parent)
-        writes = {TITLES_FILE: dump_json(change.titles), SNAPSHOT_FILE: change.snapshot,
-                  **{f"{DUELS_DIR}/{sid}.parquet": data for sid, data in change.duel_files.items()}}
-        deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in change.deleted_duel_files]
-        if change.legacy_tournament is not None:
-            writes[TOURNAMENT_FILE] = dump_json(change.legacy_tournament)
-        elif change.drop_legacy_tournament:
-            deletes.append(TOURNAMENT_FILE)
-        if change.removed is not None:
-            deletes += [f"data/{change.removed}.json", f".cache/{change.removed}.npz"]
-        if change.flags is not None:
-            writes[FLAGS_FILE] = dump_json(change.flags)
+        writes, deletes = change.files(CACHE_DIR)
         self._commit(writes, deletes=tuple(deletes))
         return self.revision()
 
@@ -500,4 +493,4 @@ class LocalStore:
 
     def save_cached(self, model: PublishedModel, stamp: list | None = None) -> None:
         data = encode_cached(model, stamp or self._stamp(model.submission_id))
-        _write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
+        write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))

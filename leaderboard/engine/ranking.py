@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from leaderboard.tasks import Benchmark
+from leaderboard.config.tasks import Benchmark
 from stats import evidence
-from leaderboard.tournament import Tournament
+from leaderboard.engine.tournament import Tournament
 
 OVERALL = "overall"
 

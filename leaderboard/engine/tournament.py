@@ -16,24 +16,19 @@ import hashlib
 import json
 import zlib
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Iterable
 
 import numpy as np
 
 import stats
 from stats import evidence
-from leaderboard.submission import ParsedSubmission, SubmissionError
-from leaderboard.tasks import Benchmark
-
-Progress = Callable[[float, str], None]
+from leaderboard.submission.parsing import ParsedSubmission
+from leaderboard.errors import BadInput
+from leaderboard.config.tasks import Benchmark
 
 RULES_VERSION = 2
 UNRECORDED_RULES = "unrecorded"
 MAX_PARTS = 16  # duels read from a reference-layout tournament.json
-
-
-def no_progress(fraction: float, message: str) -> None:
-    pass
 
 
 def rules_description(benchmark: Benchmark) -> dict:
@@ -79,7 +74,7 @@ def summarize(parsed: ParsedSubmission, benchmark: Benchmark) -> ModelResults:
                             f"({aggregates[task.id]}); for a classification task, gold labels must hold "
                             f"at least two classes")
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     return ModelResults(aggregates, summaries)
 
 

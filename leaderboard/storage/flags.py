@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from leaderboard.submission import (MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, SubmissionError, _hidden_character,
-                                    _is_web_address, normalize_name)
+from leaderboard.submission.parsing import (MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, hidden_character, is_web_address,
+                                            normalize_name)
+from leaderboard.errors import BadInput
 
 FLAGS_FILE = "flags.json"
 MARKER = "⚑"
@@ -27,10 +28,10 @@ class Flag:
 
 def validate_flag(reason, link=None) -> tuple[str, str | None]:
     """(reason, link) as stored: the reason normalized like a name, the link an http(s)
-    address or None; raises SubmissionError naming each problem."""
+    address or None; raises BadInput naming each problem."""
     problems = []
     reason = normalize_name(reason)
-    hidden = _hidden_character(reason)
+    hidden = hidden_character(reason)
     if not reason:
         problems.append("Reason: required, say why the model is flagged")
     elif len(reason) > MAX_DESCRIPTION_LENGTH:
@@ -40,10 +41,10 @@ def validate_flag(reason, link=None) -> tuple[str, str | None]:
     link = str(link or "").strip() or None
     if link is not None and len(link) > MAX_LINK_LENGTH:
         problems.append(f"Link: at most {MAX_LINK_LENGTH} characters, got {len(link):,}")
-    elif link is not None and not _is_web_address(link):
+    elif link is not None and not is_web_address(link):
         problems.append("Link: an http:// or https:// address")
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     return reason, link
 
 

@@ -17,7 +17,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from leaderboard.limits import TempDiskBudget
-from leaderboard.submission import SubmissionError
+from leaderboard.errors import BadInput
 
 MAX_ARCHIVE_BYTES = 256 * 2**20
 MAX_UNPACKED_BYTES = 2 * 2**30
@@ -82,7 +82,7 @@ def _clashes(entries: list[zipfile.ZipInfo]) -> list[str]:
 def _check(archive: zipfile.ZipFile, max_members: int, max_unpacked: int) -> list[zipfile.ZipInfo]:
     entries = archive.infolist()
     if len(entries) > max_members:
-        raise SubmissionError(f"the archive has {len(entries):,} entries, more than the limit of {max_members:,}")
+        raise BadInput(f"the archive has {len(entries):,} entries, more than the limit of {max_members:,}")
     problems = [f"the archive's entry {shown_name(info.filename)} {problem}" for info in entries
                 if (problem := _entry_problem(info, max_unpacked))]
     problems += _clashes(entries)
@@ -91,7 +91,7 @@ def _check(archive: zipfile.ZipFile, max_members: int, max_unpacked: int) -> lis
         problems.append(f"the archive unpacks to {total / 2**20:.0f} MB, more than the limit of "
                         f"{max_unpacked / 2**20:.0f} MB")
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     return entries
 
 
@@ -109,7 +109,7 @@ def _unpack(archive: zipfile.ZipFile, entries: list[zipfile.ZipInfo], root: Path
             while chunk := source.read(CHUNK):
                 written += len(chunk)
                 if written > info.file_size:
-                    raise SubmissionError(f"the archive's entry {shown_name(info.filename)} unpacks to more than "
+                    raise BadInput(f"the archive's entry {shown_name(info.filename)} unpacks to more than "
                                           f"the {info.file_size:,} bytes its header declares")
                 out.write(chunk)
 
@@ -120,13 +120,13 @@ def extracted(path: str | Path, parent: str | Path | None = None, max_archive: i
               budget: TempDiskBudget | None = None):
     """The archive unpacked into a new folder under `parent` (default: the system's
     temporary folder), removed when the block ends, whatever happens. Raises
-    SubmissionError, before writing anything, for an archive that breaks a rule, or
+    BadInput, before writing anything, for an archive that breaks a rule, or
     LimitReached when `budget` (the process's temporary disk) cannot hold the sizes its
     entries declare."""
     path = Path(path)
     size = path.stat().st_size
     if size > max_archive:
-        raise SubmissionError(f"the archive is {size / 2**20:.0f} MB, more than the limit of "
+        raise BadInput(f"the archive is {size / 2**20:.0f} MB, more than the limit of "
                               f"{max_archive / 2**20:.0f} MB")
     with contextlib.ExitStack() as held:  # left in reverse: the folder removed, then its space released
         try:
@@ -138,9 +138,9 @@ def extracted(path: str | Path, parent: str | Path | None = None, max_archive: i
                 try:
                     _unpack(archive, entries, root)
                 except OSError as e:  # e.g. a full disk: not the archive's fault, but it cannot be unpacked
-                    raise SubmissionError(f"the archive cannot be unpacked here ({e.strerror})") from None
+                    raise BadInput(f"the archive cannot be unpacked here ({e.strerror})") from None
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError) as e:
-            raise SubmissionError(f"{path.name} is not a readable .zip archive ({e})") from None
+            raise BadInput(f"{path.name} is not a readable .zip archive ({e})") from None
         yield root
 
 

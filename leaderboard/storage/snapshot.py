@@ -6,8 +6,8 @@ import io
 
 import pandas as pd
 
-from leaderboard import ranking
-from leaderboard.tasks import Benchmark
+from leaderboard.engine import ranking
+from leaderboard.config.tasks import Benchmark
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
                    "link_to_model", "description", "submission_timestamp"]

@@ -20,7 +20,9 @@ from urllib.parse import urlparse
 import icu
 import numpy as np
 
-from leaderboard.tasks import Benchmark, Task
+from leaderboard.errors import BadInput
+from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.strict_json import is_json_number
 from stats import METRIC_ALIASES, ClassProbs, LabelPairs
 from stats.metrics import SAMPLE_KINDS
 
@@ -29,8 +31,6 @@ from stats.metrics import SAMPLE_KINDS
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_JSON_OBJECTS = 1_000_000  # counted as "{" bytes: an upper bound on samples
 MAX_JSON_VALUES = 8_000_000  # counted as "," bytes: an upper bound on numbers and strings
-MAX_PROBLEMS = 25
-MAX_PROBLEM_CHARS = 400
 PROBABILITY_SUM_TOLERANCE = 0.01  # class probabilities must sum to 1 within this
 MIN_LOGLIK_PER_WORD = -700.0  # exp(700) is near the largest float: a bound, not a real result
 MAX_WORDS = 10**9
@@ -41,18 +41,6 @@ MAX_DESCRIPTION_LENGTH = 2000
 MAX_LINK_LENGTH = 500
 MAX_PARAMETERS = 100_000.0  # billions
 MAX_INPUT_LENGTH = 100_000_000  # tokens
-
-
-class SubmissionError(ValueError):
-    """Bad input: `problems` says, one line each, what is wrong and where."""
-
-    def __init__(self, problems: list[str] | str):
-        problems = [problems] if isinstance(problems, str) else list(problems)
-        self.problems = [p if len(p) <= MAX_PROBLEM_CHARS else p[:MAX_PROBLEM_CHARS - 1] + "…" for p in problems]
-        if len(self.problems) > MAX_PROBLEMS:
-            more = len(self.problems) - MAX_PROBLEMS
-            self.problems = self.problems[:MAX_PROBLEMS] + [f"... and {more} more problems"]
-        super().__init__("\n".join(self.problems))
 
 
 @dataclass
@@ -102,10 +90,6 @@ class _SampleProblem(Exception):
         self.index, self.what = index, what
 
 
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
@@ -146,7 +130,7 @@ def _check_finite(arr: np.ndarray, what: str) -> None:
 def _numbers(values: list, expect: str) -> np.ndarray:
     arr = _numeric_array(values, 1)
     if arr is None:
-        raise _not_a(expect, values, _is_number)
+        raise _not_a(expect, values, is_json_number)
     _refuse_booleans(values, expect)
     _check_finite(arr, "the value")
     return arr
@@ -173,7 +157,7 @@ def _parse_unit_interval(values: list, task: Task) -> np.ndarray:
 
 
 def _is_number_pair(v) -> bool:
-    return isinstance(v, list) and len(v) == 2 and _is_number(v[0]) and _is_number(v[1])
+    return isinstance(v, list) and len(v) == 2 and is_json_number(v[0]) and is_json_number(v[1])
 
 
 def _number_pairs(values: list, expect: str, what: str) -> np.ndarray:
@@ -208,8 +192,8 @@ def _parse_loglik_words(values: list, task: Task) -> np.ndarray:
 
 
 def _is_gold_probs_pair(v) -> bool:
-    return (isinstance(v, list) and len(v) == 2 and _is_number(v[0]) and isinstance(v[1], list)
-            and all(_is_number(p) for p in v[1]))
+    return (isinstance(v, list) and len(v) == 2 and is_json_number(v[0]) and isinstance(v[1], list)
+            and all(is_json_number(p) for p in v[1]))
 
 
 def _parse_gold_probs(values: list, task: Task) -> ClassProbs:
@@ -257,7 +241,7 @@ def _parse_label_pair(values: list, task: Task) -> LabelPairs:
         raise _SampleProblem(_first(bad), f"labels must be whole numbers (class indices), "
                                           f"got {json.dumps(values[_first(bad)])[:60]}")
     k = len(task.labels)
-    classes = f"the task's {k} labels are 0..{k - 1}: {_some(list(task.labels), 5)}"
+    classes = f"the task's {k} labels are 0..{k - 1}: {some_names(list(task.labels), 5)}"
     for side, column, lowest in (("gold_label", arr[:, 0], 0), ("predicted_label", arr[:, 1], -1)):
         bad = (column < lowest) | (column >= k)
         if bad.any():
@@ -362,19 +346,19 @@ def _read_bytes(path: Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as e:
-        raise SubmissionError(f"cannot read the file {path}: {e.strerror or e}") from None
+        raise BadInput(f"cannot read the file {path}: {e.strerror or e}") from None
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)  # before fdopen, which refuses a directory
-        raise SubmissionError(f"{path} is not a regular file (a JSON file is expected)")
+        raise BadInput(f"{path} is not a regular file (a JSON file is expected)")
     with os.fdopen(fd, "rb") as f:
         if st.st_size > MAX_FILE_BYTES:
-            raise SubmissionError(f"the file is {st.st_size / 2**20:.0f} MB, larger than the limit of "
+            raise BadInput(f"the file is {st.st_size / 2**20:.0f} MB, larger than the limit of "
                                   f"{MAX_FILE_BYTES // 2**20} MB")
         try:
             return f.read(MAX_FILE_BYTES + 1)  # one byte over: a file that grew is refused by the caller
         except OSError as e:  # e.g. /proc/self/mem: a regular file that cannot be read
-            raise SubmissionError(f"cannot read the file {path}: {e.strerror or e}") from None
+            raise BadInput(f"cannot read the file {path}: {e.strerror or e}") from None
 
 
 class _FlaggedDict(dict):
@@ -477,46 +461,46 @@ def _first_invalid_value(document) -> str | None:
 def _decode(data: bytes) -> str:
     encoding = json.detect_encoding(data)
     if encoding not in ("utf-8", "utf-8-sig"):
-        raise SubmissionError(f"the file is {encoding.upper()} encoded; save it as UTF-8")
+        raise BadInput(f"the file is {encoding.upper()} encoded; save it as UTF-8")
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as e:
-        raise SubmissionError(f"the file is not UTF-8 text (byte {e.start} is not valid UTF-8); "
+        raise BadInput(f"the file is not UTF-8 text (byte {e.start} is not valid UTF-8); "
                               f"save it as UTF-8") from None
 
 
 def _read_document(source: str | Path | bytes) -> dict:
     data = _read_bytes(Path(source)) if isinstance(source, (str, Path)) else bytes(source)
     if len(data) > MAX_FILE_BYTES:
-        raise SubmissionError(f"the file is larger than the limit of {MAX_FILE_BYTES // 2**20} MB")
+        raise BadInput(f"the file is larger than the limit of {MAX_FILE_BYTES // 2**20} MB")
     # Bounds on what parsing would build, counted before any object is made.
     if data.count(b"{") > MAX_JSON_OBJECTS:
-        raise SubmissionError(f"the file holds more than {MAX_JSON_OBJECTS:,} JSON objects (samples); "
+        raise BadInput(f"the file holds more than {MAX_JSON_OBJECTS:,} JSON objects (samples); "
                               f"the benchmark's tasks have far fewer")
     if data.count(b",") > MAX_JSON_VALUES:
-        raise SubmissionError(f"the file holds more than {MAX_JSON_VALUES:,} JSON values; "
+        raise BadInput(f"the file holds more than {MAX_JSON_VALUES:,} JSON values; "
                               f"the benchmark's tasks need far fewer")
     reader = _JsonReader()
     try:
         document = reader.loads(_decode(data))
     except json.JSONDecodeError as e:
-        raise SubmissionError(f"the file is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+        raise BadInput(f"the file is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     except RecursionError:
-        raise SubmissionError("the file nests arrays or objects too deeply (a submission needs 4 levels)") from None
+        raise BadInput("the file nests arrays or objects too deeply (a submission needs 4 levels)") from None
     if reader.suspicious:
         problem = _first_invalid_value(document)
         if problem:
-            raise SubmissionError(f"the file is not strict JSON: {problem}")
+            raise BadInput(f"the file is not strict JSON: {problem}")
     if not isinstance(document, dict):
-        raise SubmissionError("the file must hold a JSON object with 'predictions' and 'results'")
+        raise BadInput("the file must hold a JSON object with 'predictions' and 'results'")
     if not isinstance(document.get("predictions"), dict):
-        raise SubmissionError("the file has no 'predictions' object (task -> list of per-sample results)")
+        raise BadInput("the file has no 'predictions' object (task -> list of per-sample results)")
     if "results" in document and not isinstance(document["results"], dict):
-        raise SubmissionError("'results' must be an object (task -> aggregate metrics)")
+        raise BadInput("'results' must be an object (task -> aggregate metrics)")
     return document
 
 
-def _some(names: list[str], shown: int = 10) -> str:
+def some_names(names: list[str], shown: int = 10) -> str:
     return ", ".join(names[:shown]) + (f", ... ({len(names) - shown} more)" if len(names) > shown else "")
 
 
@@ -525,7 +509,7 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
                      require_doc_ids: bool = True) -> ParsedSubmission:
     """Parse and validate a submission file against the benchmark and, when given, the
     per-task references of the published submissions (sample count, doc_id order, gold
-    labels, class count). Raises SubmissionError listing every problem found.
+    labels, class count). Raises BadInput listing every problem found.
 
     New files must give every sample its doc_id (the only way to tell that samples are in
     the published order); require_doc_ids=False reads stored files of older layouts."""
@@ -536,9 +520,9 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
     missing = [t for t in benchmark.task_ids if t not in predictions]
     extra = sorted(set(predictions) - expected)
     if missing:
-        problems.append(f"missing tasks ({len(missing)} of {len(expected)}): {_some(missing)}")
+        problems.append(f"missing tasks ({len(missing)} of {len(expected)}): {some_names(missing)}")
     if extra:
-        problems.append(f"{len(extra):,} tasks that are not part of {benchmark.name}: {_some(extra)}")
+        problems.append(f"{len(extra):,} tasks that are not part of {benchmark.name}: {some_names(extra)}")
     tasks = {}
     for task in benchmark.tasks:
         if task.id not in predictions:
@@ -554,7 +538,7 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
             if problem:
                 problems.append(problem)
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     parsed = ParsedSubmission(tasks, document, canonical_sha256(predictions),
                               canonical_sha256(document.get("results", {})))
     parsed.warnings = _results_warnings(parsed, benchmark)
@@ -601,7 +585,7 @@ def _results_warnings(parsed: ParsedSubmission, benchmark: Benchmark) -> list[st
         reported = None
         if isinstance(entry, dict):
             reported = next((entry[a] for a, n in METRIC_ALIASES.items() if n == task.metric_name and a in entry), None)
-        if not _is_number(reported):
+        if not is_json_number(reported):
             warnings.append(f"task {task_id}: 'results' has no {task.metric_name}; using {computed:.6g} "
                             "computed from the samples")
         elif not math.isclose(reported, computed, rel_tol=1e-3, abs_tol=1e-4):
@@ -666,7 +650,7 @@ def _describe_character(c: str) -> str:
     return f"U+{ord(c):04X} {unicodedata.name(c, None) or _UNNAMED.get(unicodedata.category(c), 'unnamed character')}"
 
 
-def _hidden_character(text: str) -> str | None:
+def hidden_character(text: str) -> str | None:
     c = next((c for c in text if _is_hidden(c)), None)
     return None if c is None else _describe_character(c)
 
@@ -678,7 +662,7 @@ def _name_problem(raw, name: str) -> str | None:
         return "required"
     if len(name) > MAX_NAME_LENGTH:
         return f"at most {MAX_NAME_LENGTH} characters, got {len(name)}"
-    hidden = _hidden_character(" ".join(str(raw).split())) or _hidden_character(name)
+    hidden = hidden_character(" ".join(str(raw).split())) or hidden_character(name)
     if hidden:
         return f"invisible or text-direction characters are not allowed ({hidden})"
     if not any(unicodedata.category(c)[0] in "LN" for c in name):
@@ -686,12 +670,12 @@ def _name_problem(raw, name: str) -> str | None:
     return None
 
 
-def _is_web_address(text: str) -> bool:
+def is_web_address(text: str) -> bool:
     try:
         url = urlparse(text)
     except ValueError:  # e.g. a malformed IPv6 host
         return False
-    return (url.scheme in ("http", "https") and bool(url.netloc) and not _hidden_character(text)
+    return (url.scheme in ("http", "https") and bool(url.netloc) and not hidden_character(text)
             and not any(c.isspace() for c in text))
 
 
@@ -714,7 +698,7 @@ def _whole_number(value) -> int:
 
 def validate_metadata(team_name, model_name, model_type, parameters, input_length, precision,
                       link_to_model, description="") -> SubmissionMetadata:
-    """The reference's form rules plus length and range caps; raises SubmissionError
+    """The reference's form rules plus length and range caps; raises BadInput
     naming each bad field."""
     problems = []
     given_team, given_model = team_name or "", model_name or ""
@@ -746,13 +730,13 @@ def validate_metadata(team_name, model_name, model_type, parameters, input_lengt
     link_to_model = str(link_to_model or "").strip()
     if len(link_to_model) > MAX_LINK_LENGTH:
         problems.append(f"Link to model: at most {MAX_LINK_LENGTH} characters, got {len(link_to_model):,}")
-    elif not _is_web_address(link_to_model):
+    elif not is_web_address(link_to_model):
         problems.append("Link to model: an http:// or https:// address")
     description = str(description or "").strip()
     if len(description) > MAX_DESCRIPTION_LENGTH:
         problems.append(f"Description: at most {MAX_DESCRIPTION_LENGTH} characters, got {len(description):,}")
     if problems:
-        raise SubmissionError(problems)
+        raise BadInput(problems)
     return SubmissionMetadata(team_name, model_name, model_type, parameters, input_length, precision,
                               description, link_to_model)
 

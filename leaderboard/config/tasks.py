@@ -15,12 +15,15 @@ from pathlib import Path
 from stats import ALPHA, METRICS, Metric
 from stats.registry import UnknownName
 
-DEFAULT_TASKS_FILE = Path(__file__).resolve().parent.parent / "data" / "tasks_metadata.json"
+from leaderboard.errors import BadInput
+from leaderboard.strict_json import is_finite_number
+
+DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
 TASK_FIELDS = ("id", "abbreviation", "short_name", "name", "category", "metric", "dataset_url")
 
 
-class TasksFileError(ValueError):
+class TasksFileError(BadInput):
     """The tasks file is missing, not JSON, or breaks a rule; the message says which and where."""
 
 
@@ -86,10 +89,6 @@ def configured_tasks_file() -> Path:
     return Path(os.environ.get("LEADERBOARD_TASKS") or DEFAULT_TASKS_FILE)
 
 
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def _text(raw: dict, key: str, where: str, required: bool = True) -> str:
     value = raw.get(key, None if required else "")
     if not isinstance(value, str) or (required and not value.strip()):
@@ -109,7 +108,7 @@ def _labels(raw: dict, where: str) -> tuple[str, ...]:
 
 def _score_range(raw: dict, where: str) -> tuple[float, float]:
     value = raw.get("score_range")
-    if not (isinstance(value, list) and len(value) == 2 and all(map(_is_number, value)) and value[0] < value[1]):
+    if not (isinstance(value, list) and len(value) == 2 and all(map(is_finite_number, value)) and value[0] < value[1]):
         raise TasksFileError(f"{where}: metric {raw['metric']} needs 'score_range', [lowest, highest] with "
                              f"lowest < highest (e.g. [0, 1] or [1, 10]), got {json.dumps(value)[:60]}")
     return float(value[0]), float(value[1])
@@ -117,7 +116,7 @@ def _score_range(raw: dict, where: str) -> tuple[float, float]:
 
 def _criteria(raw: dict, where: str) -> tuple[tuple[str, float], ...]:
     value = raw.get("criteria", {})
-    if not (isinstance(value, dict) and all(_is_number(w) and w > 0 for w in value.values())
+    if not (isinstance(value, dict) and all(is_finite_number(w) and w > 0 for w in value.values())
             and math.isclose(sum(value.values()) or 1.0, 1.0, abs_tol=1e-9)):
         raise TasksFileError(f"{where}: 'criteria' must map each judge criterion to a positive weight, the "
                              f"weights summing to 1 (e.g. {{\"helpfulness\": 0.5, \"relevance\": 0.5}}), "
@@ -185,7 +184,7 @@ def _benchmark(raw) -> Benchmark:
     name = _text(raw, "benchmark", "the top level")
     description, about = (_text(raw, key, "the top level", required=False) for key in ("description", "about"))
     alpha = raw.get("alpha", ALPHA)
-    if not (_is_number(alpha) and 0 < alpha < 0.5):
+    if not (is_finite_number(alpha) and 0 < alpha < 0.5):
         raise TasksFileError(f"'alpha' must be a number between 0 and 0.5 (e.g. 0.05), got {json.dumps(alpha)}")
     top = raw.get("top_opponents", DEFAULT_TOP_OPPONENTS)
     if not (isinstance(top, int) and not isinstance(top, bool) and top >= 1):

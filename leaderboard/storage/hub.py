@@ -28,12 +28,13 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, hf
 from huggingface_hub.errors import HfHubHTTPError, HTTPError, RepositoryNotFoundError  # HTTPError: the client's transport
 from huggingface_hub.hf_api import RepoFile
 
-from leaderboard.flags import FLAGS_FILE
-from leaderboard.snapshot import dataset_card
-from leaderboard import duel_files
-from leaderboard.store import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
-                               PublishedModel, StoreConflict, StoreError, StoreNotFound, _write_atomically,
-                               decode_cached, dump_json, encode_cached)
+from leaderboard.storage.flags import FLAGS_FILE
+from leaderboard.storage.snapshot import dataset_card
+from leaderboard.storage import duel_files
+from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite,
+                                       Publication, PublishedModel, write_atomically, decode_cached, encode_cached)
+from leaderboard.strict_json import dump_json
+from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
 log = logging.getLogger(__name__)
 CARD_FILE = "README.md"
@@ -81,9 +82,9 @@ class HubStore:
             if status in (409, 412):
                 raise StoreConflict(f"{doing}: {self.repo_id} has a newer commit than {self._sha}") from None
             hint = " (HF_TOKEN must be a token with write access)" if status in (401, 403) else ""
-            raise StoreError(f"{doing}: the Hub answered HTTP {status}{hint}") from None
+            raise StoreFailure(f"{doing}: the Hub answered HTTP {status}{hint}") from None
         except (OSError, HTTPError) as e:  # the network: refused, timed out, reset
-            raise StoreError(f"{doing}: cannot reach {self.api.endpoint} ({type(e).__name__})") from None
+            raise StoreFailure(f"{doing}: cannot reach {self.api.endpoint} ({type(e).__name__})") from None
 
     def _sync(self, sha: str | None = None) -> None:
         with self._hub_errors("reading the leaderboard repo"):
@@ -99,7 +100,7 @@ class HubStore:
                 self._updated_at = changed.timestamp() if changed else time.time()
 
     def exists(self) -> bool:
-        """False when the repo does not exist; an unreachable Hub raises StoreError."""
+        """False when the repo does not exist; an unreachable Hub raises StoreFailure."""
         try:
             self._sync()
         except StoreNotFound:
@@ -165,7 +166,7 @@ class HubStore:
         model = decode_cached(local, submission_id, lambda stored: stored == stamp) if local.exists() else None
         if model is None and f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
             data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
-            _write_atomically(local, lambda f: f.write(data))
+            write_atomically(local, lambda f: f.write(data))
             model = decode_cached(local, submission_id, lambda stored: stored == stamp)
         return model
 
@@ -173,7 +174,7 @@ class HubStore:
         """Keep the arrays locally (publications also commit them to the repo)."""
         stamp = stamp or self._files[f"data/{model.submission_id}.json"]
         data = encode_cached(model, stamp)
-        _write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
+        write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
 
     # --- writing: one commit each, on top of `parent` ----------------------------------------
 
@@ -216,17 +217,7 @@ class HubStore:
 
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         self.revision()
-        operations = [CommitOperationAdd(TITLES_FILE, dump_json(change.titles)),
-                      CommitOperationAdd(SNAPSHOT_FILE, change.snapshot),
-                      *(CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", data) for sid, data in change.duel_files.items())]
-        deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in change.deleted_duel_files]
-        if change.legacy_tournament is not None:
-            operations.append(CommitOperationAdd(TOURNAMENT_FILE, dump_json(change.legacy_tournament)))
-        elif change.drop_legacy_tournament:
-            deletes.append(TOURNAMENT_FILE)
-        if change.removed is not None:
-            deletes += [f"data/{change.removed}.json", f"{ARRAYS_DIR}/{change.removed}.npz"]
-        if change.flags is not None:
-            operations.append(CommitOperationAdd(FLAGS_FILE, dump_json(change.flags)))
+        writes, deletes = change.files(ARRAYS_DIR)
+        operations = [CommitOperationAdd(path, data) for path, data in writes.items()]
         operations += [CommitOperationDelete(path) for path in deletes if path in self._files]
         return self._commit(operations, change.message, parent)

@@ -1,0 +1,42 @@
+"""What the board needs of a store; `LocalStore` (a folder) and `HubStore` (a Hugging Face
+dataset repo) implement it. What both write for a change is assembled once, by
+`BoardRewrite.files`; each store only turns those paths into its own kind of commit."""
+
+from typing import ContextManager, Protocol
+
+from leaderboard.storage.local import BoardRewrite, Publication, PublishedModel
+
+
+class Store(Protocol):
+    def exists(self) -> bool: ...
+
+    def revision(self, fresh: bool = False) -> str:
+        """An opaque string that changes whenever the store changes; fresh=True asks now
+        instead of using the last one polled."""
+
+    def updated_at(self) -> float: ...
+
+    def submission_ids(self) -> list[str]: ...
+
+    def read_document(self, submission_id: str) -> bytes: ...
+
+    def read_tournament(self) -> dict: ...
+
+    def read_flags(self) -> bytes | None: ...
+
+    def duel_file_ids(self) -> list[str]: ...
+
+    def read_duel_tables(self) -> tuple[list, list[str]]: ...
+
+    def load_cached(self, submission_id: str) -> PublishedModel | None: ...
+
+    def save_cached(self, model: PublishedModel, stamp=None) -> None: ...
+
+    def lock(self, shared: bool = False) -> ContextManager: ...
+
+    def publish(self, publication: Publication, parent: str | None = None) -> str:
+        """The publication in one commit on top of `parent` (StoreConflict when the store
+        moved since); returns the new revision."""
+
+    def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
+        """A rebuild, migration, removal or flag change in one commit; returns the new revision."""
