@@ -332,6 +332,8 @@ def fill_form(page, file: Path, team: str, model: str, input_length: str = "4096
     page.locator("#input-length input").fill(input_length)
     page.locator("#link textarea, #link input").first.fill("https://example.com/e2e")
     page.locator("#file input[type=file]").set_input_files(str(file))
+    # Pre-submit before the upload has finished would send no file (under load it did)
+    expect(page.locator("#file").get_by_role("cell", name=file.name)).to_be_visible(timeout=30000)
 
 
 def test_invalid_file_shows_error_and_publishes_nothing(page, app_url, tmp_path, new_model_file):
