@@ -34,8 +34,7 @@ from leaderboard.config.tasks import Benchmark, load_benchmark
 from stats import evidence
 from leaderboard.engine.tournament import (UNRECORDED_RULES, DuelRows, Tournament, duel_rows, play, rows_from_json,
                                            rules_description, rules_id, summarize)
-from leaderboard.progress import no_progress
-from leaderboard.progress import Progress
+from leaderboard.progress import Progress, no_progress
 
 log = logging.getLogger(__name__)
 
@@ -169,12 +168,16 @@ class Leaderboard:
             self.load()
         return True
 
+    def _model_of(self, sid: str, metadata: dict, parsed) -> PublishedModel:
+        """The model a parsed submission makes: its per-task summaries and references."""
+        return PublishedModel(sid, metadata, summarize(parsed, self.benchmark),
+                              {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
+
     def _model_from_file(self, sid: str) -> PublishedModel:
         document = self.store.read_document(sid)
         parsed = parse_submission(document, self.benchmark, require_doc_ids=False)
         metadata = parsed.document.get("submission_metadata") or {}
-        model = PublishedModel(sid, metadata, summarize(parsed, self.benchmark),
-                               {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
+        model = self._model_of(sid, metadata, parsed)
         self.store.save_cached(model)
         return model
 
@@ -308,10 +311,8 @@ class Leaderboard:
         models, tournament, ranked_now, flags = state.models, state.tournament, state.ranked, state.flags
         _refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
         progress(0.3, "summarizing the samples")
-        model = PublishedModel(sid, {}, summarize(parsed, self.benchmark),
-                               {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
         shas = parsed.predictions_sha256, parsed.results_sha256
-        model.metadata = self._stored_metadata(metadata, *shas, sid, time.time())
+        model = self._model_of(sid, self._stored_metadata(metadata, *shas, sid, time.time()), parsed)
         progress(0.5, "running the duels")
         opponents = ranking.opponents(ranked_now, self.benchmark.top_opponents, flags)
         preview_tournament = tournament.copy()
@@ -404,10 +405,8 @@ class Leaderboard:
                 progress(k / count if count else 0.0, f"model {k + 1}{f' of {count}' if count else ''}")
                 sid = submission_id(metadata, parsed)
                 _refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
-                model = PublishedModel(sid, self._stored_metadata(metadata, parsed.predictions_sha256,
-                                                                  parsed.results_sha256, sid, submitted_at),
-                                       summarize(parsed, self.benchmark),
-                                       {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
+                model = self._model_of(sid, self._stored_metadata(metadata, parsed.predictions_sha256,
+                                                                  parsed.results_sha256, sid, submitted_at), parsed)
                 opponents = ranking.opponents(ranked, self.benchmark.top_opponents, self.flags)
                 results = {sid: model.results, **{o: models[o].results for o in opponents}}
                 play(self.benchmark, tournament, sid, results, opponents, rules=self.rules)
@@ -423,8 +422,8 @@ class Leaderboard:
                             for m, document, duels in staged]
             try:
                 revision = self.store.publish_all(publications, parent=self.revision)
-            except (StoreConflict, StoreFailure) as e:
-                raise BadInput(f"publishing failed, nothing was published: {e}") from None
+            except (StoreConflict, StoreFailure) as e:  # a store failure, not bad input (exit 1)
+                raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
             self._set_state(models, tournament, revision, ranked)
             return [m.submission_id for m, _, _ in staged]
 
