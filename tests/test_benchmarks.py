@@ -1,5 +1,5 @@
-"""Any benchmark from a tasks file: both shipped benchmarks through the same CLI and web-app
-runs (Chromium, desktop and phone), tasks-file errors, bad samples of the new metrics.
+"""Any benchmark from a tasks file: the three shipped benchmarks through the same CLI and
+web-app runs (Chromium, desktop and phone), tasks-file errors, bad samples of the new metrics.
 
 Screenshots are saved in test-artifacts/ as bench_<benchmark>_<step>_<width>.png.
 """
@@ -24,7 +24,8 @@ from leaderboard.config.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_be
 from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
 
 SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"
-BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE}
+OPEN_LLM_FILE = ROOT / "data" / "open_llm_leaderboard_v2_tasks.json"
+BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE, "OpenLLMv2": OPEN_LLM_FILE}
 N_MODELS = 6
 
 
