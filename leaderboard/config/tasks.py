@@ -62,6 +62,14 @@ class Task:
     def metric_title(self) -> str:
         return self.metric_label or self.metric.display_name
 
+    def count_problem(self, documents: int) -> str | None:
+        """Why `documents` samples are not a full run of the task, when the tasks file states
+        how many a full run has (`samples`); None otherwise."""
+        if self.samples is None or documents == self.samples:
+            return None
+        return (f"has {documents:,} documents, but a full run has {self.samples:,} (the tasks file's 'samples')"
+                + ("; was the harness run with --limit?" if documents < self.samples else ""))
+
     @property
     def harness(self) -> str:
         return self.harness_task or self.id
