@@ -413,15 +413,13 @@ def _task_results(task: Task, chosen: Chosen, sizes: list[int]) -> dict:
 
 def _harness_aggregate(task: Task, chosen: Chosen, sizes: list[int], score: float) -> tuple[dict, str | None]:
     """An aggregated task's record for the metadata and, when the run reports another value
-    for the group (`harness_task`), a note saying so."""
+    for the group (`harness_task`), a note saying so (and the record names it)."""
     record = {"subtasks": list(task.harness_subtasks), "documents": sizes}
     group = chosen.run.result(task.harness) if task.harness not in task.harness_subtasks else None
     reported = (group or {}).get(chosen.metric_key)
-    if not is_finite_number(reported):
+    if not is_finite_number(reported) or math.isclose(reported, score, rel_tol=1e-9, abs_tol=1e-12):
         return record, None
     record.update(harness_group=task.harness, harness_value=reported)
-    if math.isclose(reported, score, rel_tol=1e-9, abs_tol=1e-12):
-        return record, None
     return record, (f"task {task.id}: the sample-weighted mean of {len(sizes)} subtasks, {score:.4f}; the harness "
                     f"reports {reported:.4f} for {task.harness} (another aggregate, e.g. a mean of subtask means)")
 
