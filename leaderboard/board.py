@@ -60,6 +60,17 @@ class Preview:
         return int(self.table.loc[self.submission_id, "rank"])
 
 
+def _unchecked_counts(benchmark: Benchmark, parsed, references: dict) -> list[str]:
+    """The document counts of tasks nothing checks (no published model to match, no
+    `samples` in the tasks file), as a warning: a run made with --limit shows there."""
+    counts = [f"{t.id} {len(parsed.document['predictions'][t.id]):,}" for t in benchmark.tasks
+              if t.samples is None and t.id not in references]
+    if not counts:
+        return []
+    return [f"the first submission: documents per task {', '.join(counts)}; nothing published to compare them "
+            f"with and the tasks file states no 'samples', so check these are full runs (not made with --limit)"]
+
+
 @dataclass(frozen=True)
 class BoardState:
     """What the board shows, from one revision of the store. Replaced whole, in one
@@ -300,8 +311,9 @@ class Leaderboard:
         except BadInput as e:
             problems += e.problems
         progress(0.05, "reading the file")
+        references = self.references()
         try:
-            parsed = parse_submission(source, self.benchmark, self.references())
+            parsed = parse_submission(source, self.benchmark, references)
         except BadInput as e:
             problems += e.problems
         if problems:
@@ -323,7 +335,8 @@ class Leaderboard:
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
         is_sample = self._is_sample(parsed.predictions_sha256)
-        warnings = parsed.warnings + ([SAMPLE_PRESUBMITTED] if is_sample else [])
+        warnings = parsed.warnings + _unchecked_counts(self.benchmark, parsed, references) + (
+            [SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
                        warnings, is_sample)
 
