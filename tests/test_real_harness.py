@@ -6,7 +6,6 @@ results_*.json and every duel against scipy's paired t-test on the logged values
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
 from leaderboard.views import details
 
-REAL = Path(os.environ.get("REAL_HARNESS_LOGS", Path(__file__).resolve().parents[2] / "shared" / "real_harness"))
+REAL = Path(__file__).resolve().parents[2] / "shared" / "real_harness"  # ../shared/real_harness beside the checkout
 LOGS = REAL / "truthfulqa_multi"
 TASKS_FILE = Path(__file__).resolve().parent / "data" / "truthfulqa_multi_tasks.json"
 LANGUAGES = ("en", "es", "ca", "gl", "eu")
