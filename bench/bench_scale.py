@@ -63,7 +63,9 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
     from leaderboard.demo import demo_model
     from leaderboard.storage.local import TITLES_FILE, LocalStore, PublishedModel
     from leaderboard.strict_json import dump_json
-    from leaderboard.submission.parsing import TaskReference, parse_submission, submission_id, validate_metadata
+    from leaderboard.submission.alignment import TaskReference
+    from leaderboard.submission.parsing import parse_submission
+    from leaderboard.submission.metadata import submission_id, validate_metadata
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine.tournament import DuelRows, summarize
     from leaderboard.storage import duel_files

@@ -28,8 +28,10 @@ from leaderboard.storage.store import Store
 from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput, NotFound, StoreConflict, StoreFailure
 from leaderboard.demo import sample_document
-from leaderboard.submission.parsing import (SubmissionMetadata, TaskReference, normalize_name, parse_submission,
-                                            predictions_sha256, submission_id, title_keys, validate_metadata)
+from leaderboard.submission.metadata import (SubmissionMetadata, normalize_name, submission_id, title_keys,
+                                             validate_metadata)
+from leaderboard.submission.alignment import TaskReference
+from leaderboard.submission.parsing import parse_submission, predictions_sha256
 from leaderboard.config.tasks import Benchmark, load_benchmark
 from stats import evidence
 from leaderboard.engine.tournament import (UNRECORDED_RULES, DuelRows, Tournament, duel_rows, play, rows_from_json,

@@ -14,7 +14,8 @@ import stats
 from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
-from leaderboard.submission.parsing import TaskReference, parse_submission
+from leaderboard.submission.alignment import TaskReference
+from leaderboard.submission.parsing import parse_submission
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine.tournament import summarize
 

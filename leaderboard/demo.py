@@ -10,7 +10,9 @@ import zlib
 
 import numpy as np
 
-from leaderboard.submission.parsing import ParsedSubmission, TaskSamples, canonical_sha256, validate_metadata
+from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256
+from leaderboard.submission.samples import TaskSamples
+from leaderboard.submission.metadata import validate_metadata
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.progress import no_progress
 from stats import ClassProbs, LabelPairs

@@ -23,7 +23,7 @@ from leaderboard.cli import main
 from leaderboard.demo import demo_model
 from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, LocalStore
 from leaderboard.strict_json import dump_json
-from leaderboard.submission.parsing import MAX_LINK_LENGTH
+from leaderboard.submission.metadata import MAX_LINK_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent
 FORM = {"--team": "Tester", "--model": "Hostile-1", "--type": "chat", "--params": "7", "--input-length": "4096",

@@ -8,7 +8,7 @@ import content
 from leaderboard.app.settings import CACHE_SECONDS, PRIVATE, READ_ONLY, TEMP_DISK, script
 from leaderboard.previews import PreviewShelf, lifetime_text
 from leaderboard.errors import BadInput, StoreFailure
-from leaderboard.submission.parsing import MODEL_TYPES, PRECISIONS
+from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
 from leaderboard.views import details, share, submission, table as board_views
 
 COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
