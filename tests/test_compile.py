@@ -517,3 +517,23 @@ def test_a_git_lfs_pointer_is_named_as_such(mini, tmp_path, capsys):
     path.write_text(LFS_POINTER)
     err = refused(mini, tmp_path, capsys)
     assert f"{path}: the file is a Git LFS pointer, not the file itself: run git lfs pull" in err, err
+
+
+def test_a_first_submission_shows_its_document_counts_in_the_preview(mini, small_store, tmp_path, capsys):
+    """Nothing published and no `samples` in the tasks file: the preview lists each task's
+    document count (the only place a --limit run could be noticed); once a model is
+    published, later files must match its counts instead."""
+    tasks_file, benchmark, _ = mini
+    document = demo_model(benchmark, 7, seed=0)[1]  # one the small store has not published
+    write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    assert compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)[0] == 0
+    form = ["--team", "Harness", "--model", "compiled"]
+    counts = ", ".join(f"{t} {len(document['predictions'][t]):,}" for t in benchmark.task_ids)
+    assert main(["--tasks", str(tasks_file), "presubmit", str(tmp_path / "s.json"), "--store",
+                 str(tmp_path / "empty"), *form]) == 0
+    err = capsys.readouterr().err
+    assert (f"warning: the first submission: documents per task {counts}; nothing published to compare them with "
+            f"and the tasks file states no 'samples', so check these are full runs (not made with --limit)") in err, err
+    assert main(["--tasks", str(tasks_file), "presubmit", str(tmp_path / "s.json"), "--store",
+                 str(small_store.store.root), *form]) == 0
+    assert "documents per task" not in capsys.readouterr().err
