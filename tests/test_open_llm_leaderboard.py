@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness_logs import DATE_A, write_run
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.demo import build_demo_store, sample_document
