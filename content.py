@@ -105,7 +105,7 @@ the bootstrap metrics it is the usual doubling of the one-sided bootstrap p.
 **Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
 over its tasks; the overall score is the mean over categories, so each category weighs
 the same and a task weighs 1/(C × k) of the overall score (C categories, k tasks in its
-category). {weights_note(benchmark)} Ties share a rank. A new model duels the {benchmark.top_opponents} best models at the time it is
+category): {weights_note(benchmark)} Ties share a rank. A new model duels the {benchmark.top_opponents} best models at the time it is
 submitted, passing over flagged ones; every duel is stored in both directions.
 
 **Flags (⚑).** The maintainers can flag a published model, for instance when its test data

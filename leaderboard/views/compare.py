@@ -169,7 +169,7 @@ def head_to_head_figure(result: HeadToHead) -> go.Figure:
         fig.update_xaxes(title_text=_delta_axis_title(unit, better_when), zeroline=True, zerolinecolor="#444",
                          row=row, col=1)
         fig.update_yaxes(categoryorder="array", categoryarray=list(labels[in_group][::-1]), automargin=True,
-                         row=row, col=1)
+                         ticksuffix=" ", row=row, col=1)  # a gap to the zero line when every bar is one-sided
     fig.update_layout(barmode="relative", template="plotly_white", height=height,
                       margin={"l": 10, "r": 10, "t": 30, "b": 70},
                       legend={"orientation": "h", "y": 1.0, "yanchor": "bottom"})

@@ -427,15 +427,14 @@ def header_titles(board: Leaderboard) -> dict[str, str]:
 
 
 def weights_note(benchmark) -> str:
-    """Each task's weight in Overall, per category, and the effective number of tasks."""
-    n_categories, weights = len(benchmark.categories), benchmark.task_weights
+    """Each task's weight in Overall, per category, and the effective number of tasks:
+    "NLI: 16 tasks, 0.7% each; ... That is worth 27 effective tasks of 50 (...)"."""
+    weights = benchmark.task_weights
     per_category = "; ".join(
         f"{escape_markdown(c)}: {len(tasks)} task{'s' * (len(tasks) > 1)}, {weights[tasks[0].id]:.1%}"
         f"{' each' * (len(tasks) > 1)}" for c in benchmark.categories for tasks in [benchmark.tasks_in(c)])
-    return (f"Overall is the mean of the {n_categories} categories, so a task of a category with k tasks weighs "
-            f"1/({n_categories} × k) of it: {per_category}. That is worth "
-            f"**{benchmark.effective_tasks:.3g} effective tasks of {len(benchmark.tasks)}** "
-            f"(1 / the sum of the squared weights).")
+    return (f"{per_category}. That is worth **{benchmark.effective_tasks:.3g} effective tasks of "
+            f"{len(benchmark.tasks)}** (1 / the sum of the squared weights).")
 
 
 def metric_description(task) -> str:
@@ -456,6 +455,7 @@ def category_legend(board: Leaderboard, category: str | None) -> str:
     if is_overall(category):
         return ("Every column is a **win score**: the percentage of duels won, averaged over a category's "
                 "tasks; Overall averages the categories. Metric values are per task: choose a category.\n\n"
+                f"So a task of a category with k tasks weighs 1/({len(board.benchmark.categories)} × k) of Overall: "
                 + weights_note(board.benchmark))
     tasks = board.benchmark.tasks_in(category)
     weights = board.benchmark.task_weights
