@@ -125,7 +125,8 @@ def cmd_duel(args) -> None:
         print(json.dumps(out, indent=1))
     else:
         for task_id, r in out.items():
-            print(f"{task_id:45s} {'WON ' if r['significant'] else '-   '} p={r['p_value']:.4f} delta={r['delta']:+.4f}")
+            print(f"{task_id:45s} {'WON ' if r['significant'] else '-   '} p one-sided={r['p_value']:.4f} "
+                  f"A better by={r['delta']:+.4f}")
         print(f"A wins {sum(r['significant'] for r in out.values())} of {len(out)} tasks")
 
 
@@ -335,7 +336,8 @@ def build_parser() -> argparse.ArgumentParser:
     store_arg(p, required=False)
     p.set_defaults(run=cmd_validate)
 
-    p = sub.add_parser("duel", help="is A significantly better than B, task by task")
+    p = sub.add_parser("duel", help="is A significantly better than B, task by task (one-sided tests; delta: "
+                                    "A better by, in the metric, positive = A better)")
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--json", action="store_true")
