@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from leaderboard.demo import sample_document
+from leaderboard.submission.demo import sample_document
 from leaderboard.engine.ranking import competition_rank
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.views import details, share, submission, table as views
 from leaderboard.views.markdown import escape_markdown
 
