@@ -357,6 +357,32 @@ def test_provenance_says_how_the_model_was_evaluated():
     assert differing["Chat template"] == "not used"
 
 
+def test_what_the_logs_do_not_record_is_said_so_and_an_aggregated_task_is_explained():
+    rows = dict(details.provenance({"lm_eval_version": None, "transformers_version": {"a": "4.42.3", "b": None},
+                                    "aggregated_tasks": {"bbh": {
+                                        "subtasks": ["bbh_navigate", "bbh_snarks"], "documents": [250, 178],
+                                        "harness_group": "leaderboard_bbh", "harness_value": 0.5512},
+                                        "mmlu": {"subtasks": ["mmlu_a", "mmlu_b", "mmlu_c"],
+                                                 "documents": [100, 200, 300]}}}))
+    assert rows["lm-evaluation-harness"] == "not recorded"
+    assert rows["transformers"] == "4.42.3 / not recorded (differs between runs)"
+    assert rows["Aggregated tasks"] == ("bbh: 2 subtasks, 428 documents, scored on all of them (the harness reports "
+                                        "0.5512 for leaderboard_bbh, another aggregate); mmlu: 3 subtasks, 600 "
+                                        "documents, scored on all of them")
+
+
+def test_a_metric_label_names_the_measure_in_headers_and_legend(tmp_path):
+    from leaderboard.config.tasks import load_benchmark
+    from conftest import SMALL_TASKS
+    tasks = json.loads(json.dumps(SMALL_TASKS))
+    tasks["tasks"][0].update(metric_label="BLEU accuracy", harness_metric="bleu_acc")
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    labelled, plain = load_benchmark(tmp_path / "tasks.json").tasks[:2]
+    assert views.metric_header(labelled) == "ACC BLEU accuracy % ↑"
+    assert views.metric_description(labelled) == "BLEU accuracy"
+    assert views.metric_header(plain) == "EM exact match % ↑"
+
+
 def test_search_is_literal_text_and_an_over_long_one_is_refused_with_a_message(small_store):
     table = views.leaderboard_table(small_store)
     titled = table.assign(Model=table["Model"].where(table.index != table.index[1], "Lab (v2)/Model.*+[x]"))

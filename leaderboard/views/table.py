@@ -58,7 +58,7 @@ def _win_header(name: str) -> str:
 
 def metric_header(task) -> str:
     m = task.metric
-    return f"{task.abbreviation} {m.display_name}{' %' if m.percent else ''} {'↑' if m.higher_is_better else '↓'}"
+    return f"{task.abbreviation} {task.metric_title}{' %' if m.percent else ''} {'↑' if m.higher_is_better else '↓'}"
 
 
 def check_category(board: Leaderboard, category: str | None) -> None:
@@ -442,7 +442,7 @@ def metric_description(task) -> str:
     """The task's metric in words with what the task declares: "judge score, 0–1: 50%
     helpfulness + 30% relevance + 20% brevity", "macro-F1 over 3 labels", "perplexity,
     lower is better"."""
-    text = task.metric.display_name
+    text = task.metric_title
     if task.labels:
         text += f" over {len(task.labels)} labels"
     if task.score_range:
