@@ -2,7 +2,7 @@
 benchmark; its own prose comes from the file's `description` and `about`."""
 from __future__ import annotations
 
-from leaderboard.previews import lifetime_text
+from leaderboard.app.previews import lifetime_text
 from leaderboard.config.tasks import Benchmark
 from leaderboard.views.table import weights_note
 from stats.duel_tests import N_RESAMPLES

@@ -17,7 +17,7 @@ from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.views import details
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real_harness"  # ../shared/real_harness beside the checkout

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 import plotly.graph_objects as go
 
-from leaderboard.demo import sample_document
+from leaderboard.submission.demo import sample_document
 from leaderboard.engine.ranking import competition_rank
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.views import details, share, submission, table as views
 from leaderboard.views.markdown import escape_markdown
 

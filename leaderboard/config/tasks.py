@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,8 +14,9 @@ from pathlib import Path
 from stats import ALPHA, METRICS, Metric
 from stats.registry import UnknownName
 
+from leaderboard.config.settings import Settings
 from leaderboard.errors import BadInput
-from leaderboard.strict_json import is_finite_number
+from leaderboard.storage.strict_json import is_finite_number
 
 DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
@@ -120,7 +120,7 @@ class Benchmark:
 
 def configured_tasks_file() -> Path:
     """LEADERBOARD_TASKS, else the shipped BenCzechMark file."""
-    return Path(os.environ.get("LEADERBOARD_TASKS") or DEFAULT_TASKS_FILE)
+    return Path(Settings.from_environment().tasks_file or DEFAULT_TASKS_FILE)
 
 
 def _text(raw: dict, key: str, where: str, required: bool = True) -> str:

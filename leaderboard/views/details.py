@@ -16,7 +16,7 @@ from leaderboard.storage.flags import MARKER
 from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.config.tasks import Benchmark
-from leaderboard.strict_json import is_finite_number
+from leaderboard.storage.strict_json import is_finite_number
 from leaderboard.views.table import (META_COLUMNS, submitted_date, delta_scale, is_overall, p_phrase, parameters_text,
                                      percent)
 
