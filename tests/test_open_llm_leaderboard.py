@@ -13,7 +13,7 @@ from harness_logs import DATE_A, write_run
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.demo import build_demo_store, sample_document
+from leaderboard.submission.demo import build_demo_store, sample_document
 from leaderboard.storage.local import LocalStore
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.views.table import METRIC_VALUE, WIN_SCORE, leaderboard_table
