@@ -110,9 +110,16 @@ def _bootstrap_mean(samples: np.ndarray, seed: int) -> np.ndarray:
     return dt.resample_counts(len(samples), seed) @ samples / len(samples)
 
 
+def _resampled_sums(summaries: np.ndarray, seed: int, r: int) -> np.ndarray:
+    """counts (R, n) @ per-sample values (N, n).T: (R, N). In float32 (7 digits), twice as
+    fast as float64 at a thousand models; the sums of 0/1 values are exact."""
+    counts = dt.resample_counts(summaries.shape[1], seed, r)
+    return (counts @ summaries.T.astype(np.float32)).astype(float)
+
+
 def resampled_means(summaries: np.ndarray, aggregates: np.ndarray, seed: int, r: int) -> np.ndarray:
     """Replicates of a mean of per-sample values (the summaries): counts (R, n) @ values / n."""
-    return dt.resample_counts(summaries.shape[1], seed, r) @ summaries.T / summaries.shape[1]
+    return _resampled_sums(summaries, seed, r) / summaries.shape[1]
 
 
 def _stored_replicates(summaries: np.ndarray, aggregates: np.ndarray, seed: int, r: int) -> np.ndarray:
@@ -123,8 +130,7 @@ def _stored_replicates(summaries: np.ndarray, aggregates: np.ndarray, seed: int,
 def _auroc_replicates(summaries: np.ndarray, aggregates: np.ndarray, seed: int, r: int) -> np.ndarray:
     """Replicates of the AUROC to first order: the AUROC plus the resampled sum of the
     influence values (the summaries), sum_i psi_i (count_i - 1); its variance is DeLong's."""
-    counts = dt.resample_counts(summaries.shape[1], seed, r)
-    return aggregates[None, :] + counts @ summaries.T - summaries.sum(axis=1)[None, :]
+    return aggregates[None, :] + _resampled_sums(summaries, seed, r) - summaries.sum(axis=1)[None, :]
 
 
 def _mean(samples: np.ndarray) -> float:
