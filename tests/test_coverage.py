@@ -179,3 +179,38 @@ def test_a_metric_without_replicates_is_refused():
         stats.register(stats.Metric(name="no_replicates", sample_kind="binary", higher_is_better=True,
                                     aggregate=np.mean, summarize=lambda s, seed: s, test=ACC.test, test_name="t"))
     assert "no_replicates" not in stats.METRICS
+
+
+def test_demo_design_through_the_engine_covers_the_truth():
+    """CzechSuite's demo design (9 tasks: macro-F1, MCC, token F1, exact match, judge
+    scores): 40 demo models summarized and dueled by the engine (`play`, each new model
+    against the top_opponents best of its day), intervals by `ranking.certainty_table`;
+    the truth from the demo's skills. Its models are far apart, so most ranks are nearly
+    pinned and coverage is at the top of the range (bench_coverage.py: 100% of 120)."""
+    import pandas as pd
+    from leaderboard import demo
+    from leaderboard.config.tasks import load_benchmark
+    from leaderboard.engine import ranking
+    from leaderboard.engine.tournament import Tournament, play, summarize
+    from leaderboard.submission.parsing import ParsedSubmission
+
+    benchmark = load_benchmark("data/czechsuite_tasks.json")
+    designs = {t.id: demo.task_design(t, 1) for t in benchmark.tasks}
+    ids, results, tournament = [f"m{i}" for i in range(40)], {}, Tournament(benchmark.task_ids)
+    submitted = pd.Series(range(len(ids)), index=ids)
+    for i, sid in enumerate(ids):
+        _, document, _, tasks = demo.demo_submission(benchmark, i, 1, designs)
+        results[sid] = summarize(ParsedSubmission(tasks, document, "", ""), benchmark)
+        table = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted[ids[:i]]) if i else None
+        play(benchmark, tournament, sid, results, [] if table is None else ranking.opponents(table, 30), rules="t")
+    ranked = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted)
+    certainty = ranking.certainty_table(ranked, benchmark, results)[ranking.OVERALL].reindex(ids)
+    categories = list(benchmark.categories)
+    skill = np.array([[demo.demo_skills(benchmark, i, 1)[t.category] for t in benchmark.tasks] for i in range(40)])
+    panel = np.array([ids.index(m) for m in ranked.index[:benchmark.top_opponents]])
+    best, worst = truth_rank_range(skill, np.array([categories.index(t.category) for t in benchmark.tasks]), panel)
+    low, high = certainty["rank_low"].to_numpy(), certainty["rank_high"].to_numpy()
+    assert np.mean((low <= worst) & (best <= high)) >= 0.9
+    groups = certainty["group"].to_numpy()
+    same = groups[:, None] == groups[None, :]
+    assert not (same & ((high[:, None] < low[None, :]) | (high[None, :] < low[:, None]))).any()
