@@ -45,6 +45,7 @@ def demo_design(tasks_file: str, seed: int, n_models: int = 40) -> dict:
     from leaderboard import demo
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine import ranking
+    from leaderboard.engine.replay import opponents_of_the_day
     from leaderboard.engine.tournament import Tournament, play, summarize
     from leaderboard.submission.parsing import ParsedSubmission
     from test_coverage import truth_rank_range
@@ -58,7 +59,7 @@ def demo_design(tasks_file: str, seed: int, n_models: int = 40) -> dict:
         results[sid] = summarize(ParsedSubmission(tasks, document, "", ""), benchmark)
         if i:
             table = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted[ids[:i]])
-            play(benchmark, tournament, sid, results, ranking.opponents(table, benchmark.top_opponents), rules="study")
+            play(benchmark, tournament, sid, results, opponents_of_the_day(table, benchmark), rules="study")
         else:
             tournament.add_models([sid])
     ranked = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted)

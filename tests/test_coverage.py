@@ -191,6 +191,7 @@ def test_demo_design_through_the_engine_covers_the_truth():
     from leaderboard import demo
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine import ranking
+    from leaderboard.engine.replay import opponents_of_the_day
     from leaderboard.engine.tournament import Tournament, play, summarize
     from leaderboard.submission.parsing import ParsedSubmission
 
@@ -201,8 +202,8 @@ def test_demo_design_through_the_engine_covers_the_truth():
     for i, sid in enumerate(ids):
         _, document, _, tasks = demo.demo_submission(benchmark, i, 1, designs)
         results[sid] = summarize(ParsedSubmission(tasks, document, "", ""), benchmark)
-        table = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted[ids[:i]]) if i else None
-        play(benchmark, tournament, sid, results, [] if table is None else ranking.opponents(table, 30), rules="t")
+        table = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted[ids[:i]])
+        play(benchmark, tournament, sid, results, opponents_of_the_day(table, benchmark), rules="t")
     ranked = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted)
     certainty = ranking.certainty_table(ranked, benchmark, results)[ranking.OVERALL].reindex(ids)
     categories = list(benchmark.categories)

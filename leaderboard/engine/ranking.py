@@ -49,12 +49,6 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
     return out
 
 
-def opponents(ranked_table: pd.DataFrame, k: int, flagged=()) -> list[str]:
-    """A new model's opponents: the k best models of a `ranked` table (k: the benchmark's
-    top_opponents) that are not in `flagged`."""
-    return [m for m in ranked_table.index if m not in flagged][:k]
-
-
 CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group")
 # The last (ranked table, benchmark, panel, certainty): a publication's snapshot and the
 # board's views after it ask for the same table's certainty.
@@ -103,8 +97,9 @@ def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mappi
     """`certainty_table` of a board: models (submission id -> a model with `results`), the
     panel its `top_opponents` best models that are not `flagged` (the opponents a new model
     meets)."""
+    from leaderboard.engine.replay import opponents_of_the_day  # replay ranks with this module
     return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index},
-                           opponents(ranked_table, benchmark.top_opponents, flagged))
+                           opponents_of_the_day(ranked_table, benchmark, flagged))
 
 
 def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], model_ids: list[str],
