@@ -9,6 +9,8 @@ meets the tie's rank range.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -195,7 +197,7 @@ def test_demo_design_through_the_engine_covers_the_truth():
     from leaderboard.engine.tournament import Tournament, play, summarize
     from leaderboard.submission.parsing import ParsedSubmission
 
-    benchmark = load_benchmark("data/czechsuite_tasks.json")
+    benchmark = load_benchmark(Path(__file__).resolve().parent.parent / "data" / "czechsuite_tasks.json")
     designs = {t.id: demo.task_design(t, 1) for t in benchmark.tasks}
     ids, results, tournament = [f"m{i}" for i in range(40)], {}, Tournament(benchmark.task_ids)
     submitted = pd.Series(range(len(ids)), index=ids)
