@@ -4,7 +4,7 @@
 
 Part 1: the designs of tests/test_coverage.py (simulated Bernoulli and token-F1 items,
 duels through stats.duel) with `--boards-scale` times as many boards. Part 2: the demo
-designs of both shipped benchmarks: demo models (leaderboard.demo, 40 per board) summarized,
+designs of both shipped benchmarks: demo models (leaderboard.submission.demo, 40 per board) summarized,
 dueled through the engine (`play`, each new model against the top_opponents best of its
 day) and given intervals by `ranking.certainty_table`; the truth from `demo_skills`.
 Prints per design the coverage of the overall 95% rank interval, its mean width, and the
@@ -42,7 +42,7 @@ def simulated_designs(scale: int) -> dict:
 
 
 def demo_design(tasks_file: str, seed: int, n_models: int = 40) -> dict:
-    from leaderboard import demo
+    from leaderboard.submission import demo
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine import ranking
     from leaderboard.engine.replay import opponents_of_the_day

@@ -190,7 +190,7 @@ def test_demo_design_through_the_engine_covers_the_truth():
     the truth from the demo's skills. Its models are far apart, so most ranks are nearly
     pinned and coverage is at the top of the range (bench_coverage.py: 100% of 120)."""
     import pandas as pd
-    from leaderboard import demo
+    from leaderboard.submission import demo
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine import ranking
     from leaderboard.engine.replay import opponents_of_the_day
