@@ -23,7 +23,7 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
     table = views.leaderboard_table(small_store)
     cats = list(small_store.benchmark.categories)
     assert list(table.columns) == ["Rank", "Model", "Overall win score %", "Rank 95% low", "Rank 95% high",
-                                   "Tie group", "Overall win score % 95% low", "Overall win score % 95% high",
+                                   "Tie group", "Overall panel score % 95% low", "Overall panel score % 95% high",
                                    *[f"{c} win score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
                                    "Description", "Submitted", "Link", *views.FLAG_COLUMNS]
@@ -40,7 +40,7 @@ def test_category_table_has_its_tasks_and_metric_values_in_their_units(small_sto
     table = views.leaderboard_table(small_store, "Language", views.METRIC_VALUE)
     assert list(table.columns[:11]) == ["Language rank", "Model", "Language win score %", "Language rank 95% low",
                                         "Language rank 95% high", "Language tie group",
-                                        "Language win score % 95% low", "Language win score % 95% high",
+                                        "Language panel score % 95% low", "Language panel score % 95% high",
                                         "Overall rank", "AUC AUROC % ↑", "PPL perplexity ↓"]
     sid = table.index[0]
     aggregates = small_store.models[sid].results.aggregates

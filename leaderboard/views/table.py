@@ -56,6 +56,10 @@ def _win_header(name: str) -> str:
     return f"{name} win score %"
 
 
+def panel_header(name: str) -> str:
+    return f"{name} panel score %"
+
+
 def metric_header(task) -> str:
     m = task.metric
     return f"{task.abbreviation} {task.metric_title}{' %' if m.percent else ''} {'↑' if m.higher_is_better else '↓'}"
@@ -159,7 +163,8 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     if preview is None:
         scope = ranking.OVERALL if is_overall(category) else category
         certainty = board.certainty(adjusted, exclude_flagged)[scope].loc[ranked.index]
-        rank, score = rank_header(category), columns[0].header
+        # The score interval is the panel score's (stats.evidence.panel_certainty), not the win score's.
+        rank, score = rank_header(category), panel_header("Overall" if is_overall(category) else category)
         parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype(int),
                                    f"{rank} {INTERVAL} high": certainty["rank_high"].astype(int),
                                    f"{'Tie group' if is_overall(category) else f'{category} tie group'}":
