@@ -28,8 +28,9 @@ from leaderboard.storage.store import Store
 from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput, NotFound, StoreConflict, StoreFailure
 from leaderboard.demo import sample_document
-from leaderboard.submission.parsing import (SubmissionMetadata, TaskReference, normalize_name, parse_submission,
-                                            predictions_sha256, submission_id, title_keys, validate_metadata)
+from leaderboard.submission.parsing import (SubmissionMetadata, TaskReference, canonical_sha256, normalize_name,
+                                            parse_submission, predictions_sha256, submission_id, title_keys,
+                                            validate_metadata)
 from leaderboard.config.tasks import Benchmark, load_benchmark
 from stats import evidence
 from leaderboard.engine.tournament import (UNRECORDED_RULES, DuelRows, Tournament, duel_rows, play, rows_from_json,
@@ -88,6 +89,7 @@ class Leaderboard:
         self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
         self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
         self._sample: tuple[str | None, dict, str] | None = None  # (reference model, sample file, its hash)
+        self._sample_first_task: tuple[str | None, str] | None = None  # (reference model, hash of its first task)
         self.load(progress)
 
     # --- state ---------------------------------------------------------------------------
@@ -286,9 +288,19 @@ class Leaderboard:
             self._sample = (owner, document, predictions_sha256(document))
         return self._sample[1]
 
-    def _is_sample(self, predictions_sha: str) -> bool:
+    def _is_sample(self, parsed) -> bool:
+        """Whether a parsed file is the board's sample file (by its predictions). Its first
+        task is compared first: any other file differs there, which is found without
+        making the whole sample (a second per process)."""
+        owner = (reference_model := self._reference_model()) and reference_model.submission_id
+        first_task = self.benchmark.tasks[0].id
+        if self._sample_first_task is None or self._sample_first_task[0] != owner:
+            sample = sample_document(self.benchmark, self.references(), n_tasks=1)
+            self._sample_first_task = (owner, predictions_sha256({"predictions": sample["predictions"][first_task]}))
+        if canonical_sha256(parsed.document["predictions"][first_task]) != self._sample_first_task[1]:
+            return False
         self.sample_document()
-        return predictions_sha == self._sample[2]
+        return parsed.predictions_sha256 == self._sample[2]
 
     # --- pre-submission and publication ---------------------------------------------------
 
@@ -322,7 +334,7 @@ class Leaderboard:
         table = self._rank({**models, sid: model}, preview_tournament)
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
-        is_sample = self._is_sample(parsed.predictions_sha256)
+        is_sample = self._is_sample(parsed)
         warnings = parsed.warnings + ([SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
                        warnings, is_sample)

@@ -106,9 +106,10 @@ def demo_model(benchmark: Benchmark, index: int, seed: int = 0,
     return _demo_submission(benchmark, index, seed, designs)[:3]
 
 
-def _demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
-                     designs: dict | None = None) -> tuple[dict, dict, int, dict[str, TaskSamples]]:
-    """demo_model, and the per-sample arrays its file holds (task id -> TaskSamples)."""
+def _demo_submission(benchmark: Benchmark, index: int, seed: int = 0, designs: dict | None = None,
+                     n_tasks: int | None = None) -> tuple[dict, dict, int, dict[str, TaskSamples]]:
+    """demo_model, and the per-sample arrays its file holds (task id -> TaskSamples);
+    `n_tasks`: only the first tasks (the same values: they are drawn in task order)."""
     rng = _rng(seed, index, "model")
     size = SIZES[int(rng.integers(len(SIZES)))]
     ability = 0.45 * np.log2(size) - 1.0 + rng.normal(0, 0.45)
@@ -123,7 +124,7 @@ def _demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
     specialisation = {c: rng.normal(0, 0.25) for c in benchmark.categories}
     designs = designs or {t.id: task_design(t, seed) for t in benchmark.tasks}
     predictions, results, tasks = {}, {}, {}
-    for task in benchmark.tasks:
+    for task in benchmark.tasks[:n_tasks]:
         values, samples = _samples(task, designs[task.id], ability + specialisation[task.category], rng)
         results[task.id] = {task.metric_name: task.metric.aggregate(samples), "alias": task.short_name}
         predictions[task.id] = [{task.metric_name: v, "doc_id": int(i)}
@@ -134,14 +135,17 @@ def _demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
     return form, document, FIRST_TIMESTAMP + 3 * 86400 * index, tasks
 
 
-def sample_document(benchmark: Benchmark, references: dict, seed: int = 0) -> dict:
+def sample_document(benchmark: Benchmark, references: dict, seed: int = 0, n_tasks: int | None = None) -> dict:
     """A valid submission file for a store whose models share `references` (task id ->
     TaskReference, as Leaderboard.references()): same samples, doc_ids, gold labels and
     word counts, marked as the sample (SAMPLE_MARKER in its metadata). Without references
-    (an empty store) any demo file is valid."""
+    (an empty store) any demo file is valid. `n_tasks`: only the benchmark's first tasks,
+    as the whole file has them (a file whose first task differs is not the sample: told
+    in milliseconds instead of the second the whole file takes)."""
+    tasks = benchmark.tasks[:n_tasks]
     designs = {t.id: design_from_reference(t, references[t.id], seed) if t.id in references
-               else task_design(t, seed) for t in benchmark.tasks}
-    document = demo_model(benchmark, SAMPLE_INDEX, seed, designs)[1]
+               else task_design(t, seed) for t in tasks}
+    document = _demo_submission(benchmark, SAMPLE_INDEX, seed, designs, n_tasks)[1]
     document["metadata"][SAMPLE_MARKER] = SAMPLE_NOTE
     return document
 
