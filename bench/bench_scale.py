@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import socket
 import statistics
@@ -45,7 +44,10 @@ REPEATS = 3  # runs of each measurement unless --repeats says otherwise
 
 
 def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak RSS since it started (VmHWM: its rusage would also count the
+    process it was forked from)."""
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) / 1024
 
 
 def small_designs(benchmark, samples: int) -> dict:
@@ -179,17 +181,17 @@ def run_phase(name: str, *args) -> dict:
 
 
 def timed_process(command: list[str], env=None) -> tuple[float, float]:
-    """(wall seconds, peak MB) of a whole process (its own rusage, by wait4)."""
-    with tempfile.TemporaryFile() as errors:
+    """(wall seconds, peak MB) of a whole process. The peak is GNU time's (%M): a child's
+    own rusage also counts the pages of this process it was forked from."""
+    with tempfile.NamedTemporaryFile() as peak, tempfile.TemporaryFile() as errors:
         t = time.perf_counter()
-        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(child.pid, 0)
+        out = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", peak.name, *command], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=errors)
         wall = time.perf_counter() - t
-        child.returncode = os.waitstatus_to_exitcode(status)
-        if child.returncode not in (0, 1):
+        if out.returncode not in (0, 1):
             errors.seek(0)
             raise SystemExit(f"{command} failed:\n{errors.read().decode()[-3000:]}")
-    return wall, usage.ru_maxrss / 1024
+        return wall, int(Path(peak.name).read_text().split()[-1]) / 1024
 
 
 def app_start(store: Path, log: Path) -> tuple[float, float]:
