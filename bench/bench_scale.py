@@ -156,13 +156,18 @@ def phase_in_process(store: str, new_file: str) -> dict:
         t = time.perf_counter()
         preview = board.presubmit(Path(new_file), form)
         times.append(time.perf_counter() - t)
-    before = {p: p.stat().st_size for p in Path(store).rglob("*") if p.is_file()}
+    before = {p: p.stat() for p in Path(store).rglob("*") if p.is_file()}
     t = time.perf_counter()
     board.publish(preview)
     publish = time.perf_counter() - t
-    after = {p: p.stat().st_size for p in Path(store).rglob("*") if p.is_file()}
-    changed = {str(p.relative_to(store)): size for p, size in after.items() if before.get(p) != size
-               or p.stat().st_mtime > time.time() - publish - 1}
+    changed = {}  # file -> bytes written: a new or replaced file's size, what an appended one grew by
+    for p in Path(store).rglob("*"):
+        st, old = p.stat(), before.get(p)
+        if not p.is_file() or (old and (old.st_ino, old.st_size, old.st_mtime_ns) == (st.st_ino, st.st_size,
+                                                                                       st.st_mtime_ns)):
+            continue
+        grown = old is not None and old.st_ino == st.st_ino and st.st_size >= old.st_size
+        changed[str(p.relative_to(store))] = st.st_size - old.st_size if grown else st.st_size
     duels = board.tournament.rows().first.size
     return {"load_seconds": load, "presubmit_median_seconds": statistics.median(times), "presubmit_all": times,
             "publish_seconds": publish, "peak_mb": peak_mb(), "duel_rows": duels,
