@@ -80,6 +80,19 @@ class Benchmark:
     def tasks_in(self, category: str) -> list[Task]:
         return [t for t in self.tasks if t.category == category]
 
+    @property
+    def task_weights(self) -> dict[str, float]:
+        """Each task's weight in the overall score: overall is the mean of the C categories,
+        a category the mean of its k tasks, so a task weighs 1 / (C k)."""
+        sizes = {c: len(self.tasks_in(c)) for c in self.categories}
+        return {t.id: 1.0 / (len(self.categories) * sizes[t.category]) for t in self.tasks}
+
+    @property
+    def effective_tasks(self) -> float:
+        """How many equally weighted tasks the overall score is worth: 1 / sum(weight²)
+        (Kish's effective number; the task count when every category has as many tasks)."""
+        return 1.0 / sum(w * w for w in self.task_weights.values())
+
     def __post_init__(self):
         object.__setattr__(self, "_by_id", {t.id: t for t in self.tasks})
 
