@@ -221,11 +221,15 @@ def app_start(store: Path, log: Path) -> tuple[float, float]:
                 return started, int(status.split("VmHWM:")[1].split()[0]) / 1024
             except OSError:
                 if app.poll() is not None or time.perf_counter() - t > 600:
-                    raise SystemExit(f"the app did not start; see {log}")
+                    raise AppDidNotStart(f"the app did not start; see {log}: {log.read_text()[-300:]}")
                 time.sleep(0.2)
     finally:
         app.terminate()
         app.wait(timeout=30)
+
+
+class AppDidNotStart(Exception):
+    pass
 
 
 def linked_copy(store: Path, copy: Path) -> None:
@@ -272,16 +276,23 @@ def measure(n: int, args) -> dict:
     medians("cold_table_process", [timed_process([*cli, "table", "--store", str(store), "--format", "csv"])
                                    for _ in range(args.repeats)])
     medians("validate_process", [timed_process([*cli, "validate", str(new_file)]) for _ in range(args.repeats)])
-    medians("app_start", [app_start(store, work / "scale_app.log") for _ in range(args.repeats)])
+    try:
+        medians("app_start", [app_start(store, work / "scale_app.log") for _ in range(args.repeats)])
+    except AppDidNotStart as e:
+        result["app_start_failed"] = str(e)
+    print(json.dumps(result), file=sys.stderr, flush=True)  # what is measured so far
     copy = work / f"scale{n}-publish-copy"
-    publishes, cold_publishes = [], []
+    publishes, cold_publishes, tables_after_publication = [], [], []
     for _ in range(args.repeats):  # publishing changes the store: each run on a fresh copy
         linked_copy(store, copy)
         cold_publishes.append(timed_process([*cli, "publish", *form, "--store", str(copy)]))
+        # the publication wrote a current snapshot, which `table` prints
+        tables_after_publication.append(timed_process([*cli, "table", "--store", str(copy), "--format", "csv"]))
         linked_copy(store, copy)
         publishes.append(run_phase("in_process", copy, new_file))
     shutil.rmtree(copy, ignore_errors=True)
     medians("cold_publish_process", cold_publishes)
+    medians("cold_table_after_publication_process", tables_after_publication)
     for key in ("load_seconds", "presubmit_median_seconds", "publish_seconds", "peak_mb", "bytes_written"):
         result[key] = statistics.median(p[key] for p in publishes)
     result["files_written"] = publishes[0]["files_written"]

@@ -325,3 +325,33 @@ def test_cold_validate_and_presubmit_do_not_import_scipy_stats(new_model_file, f
     validate, presubmit = modules_after(["validate", new_model_file],
                                         ["presubmit", new_model_file, "--store", full_store, *FORM])
     assert validate == [0] and presubmit == ["pandas", 0]
+
+
+def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file, full_store):
+    """A publication writes the ranking snapshot; `table` prints it (the same table the
+    board computes) without loading models or duels. A snapshot the store no longer
+    matches (flags.json edited by hand) is not used."""
+    from leaderboard.cli import _print_table
+    from leaderboard.views.table import leaderboard_table
+    assert run("publish", new_model_file, "--store", full_store, *FORM).returncode == 0
+    board = Leaderboard(LocalStore(full_store))
+    expected = {}
+    for category in (None, "NER"):
+        out = io.StringIO()
+        sys.stdout, saved = out, sys.stdout
+        try:
+            _print_table(leaderboard_table(board, category), "csv")
+        finally:
+            sys.stdout = saved
+        expected[category] = out.getvalue()
+    flagged = sorted(board.models)[0]
+    (full_store / "flags.json").write_text(json.dumps({flagged: {"reason": "by hand", "link": None,
+                                                                  "flagged_at": 0.0}}))
+    stale = run("table", "--store", full_store, "--format", "json")
+    assert [row["Flag reason"] for row in json.loads(stale.stdout) if row["Flagged"]] == ["by hand"]
+    (full_store / "flags.json").unlink()
+    for path in [*(full_store / "data").glob("*.json"), *(full_store / ".cache").glob("*")]:
+        path.write_text("not a model any more")  # a board load would skip every model
+    for category in (None, "NER"):
+        table = run("table", "--store", full_store, "--format", "csv", *(["--category", category] if category else []))
+        assert table.returncode == 0 and table.stderr == "" and table.stdout == expected[category]

@@ -142,6 +142,10 @@ class HubStore:
         self.revision()
         return self._read(FLAGS_FILE) if FLAGS_FILE in self._files else None
 
+    def read_snapshot(self) -> bytes | None:
+        self.revision()
+        return self._read(SNAPSHOT_FILE) if SNAPSHOT_FILE in self._files else None
+
     def duel_file_ids(self) -> list[str]:
         self.revision()
         return sorted(p[len(DUELS_DIR) + 1:-len(".parquet")] for p in self._files

@@ -372,6 +372,11 @@ class LocalStore:
         path = self.root / FLAGS_FILE
         return path.read_bytes() if path.exists() else None
 
+    def read_snapshot(self) -> bytes | None:
+        """leaderboard.parquet, None when there is none."""
+        path = self.root / SNAPSHOT_FILE
+        return path.read_bytes() if path.exists() else None
+
     def _changed_paths(self) -> list[Path]:
         return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir, self.root / FLAGS_FILE]
 
