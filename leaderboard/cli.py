@@ -12,10 +12,11 @@ import traceback
 
 import stats
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.submission.parsing import parse_submission
+from leaderboard.config.settings import Settings
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine.tournament import summarize
 
@@ -49,7 +50,7 @@ def _store(args):
     from leaderboard.board.configured import open_configured_store
     if getattr(args, "repo", None):
         from leaderboard.storage.hub import HubStore
-        return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None,
+        return HubStore(args.repo, token=Settings.from_environment().hf_token,
                         benchmark_name=load_benchmark(args.tasks).name)
     if getattr(args, "store", None):
         return LocalStore(args.store)
@@ -288,7 +289,7 @@ def cmd_compile(args) -> None:
     benchmark = load_benchmark(args.tasks)
     bar = Bar("compiling")
     try:
-        document, notes = compile_runs(args.input, benchmark, newest=args.newest, progress=bar)
+        document, notes = compile_runs(args.input, benchmark, newest=args.newest, strict=args.strict, progress=bar)
     finally:
         bar.close()
     for note in notes:
@@ -310,7 +311,7 @@ def cmd_compile(args) -> None:
 
 
 def cmd_demo(args) -> None:
-    from leaderboard.demo import build_demo_store
+    from leaderboard.submission.demo import build_demo_store
     if args.models < 1:
         raise BadInput(f"--models must be at least 1, got {args.models}")
     if LocalStore(args.store).submission_ids():
@@ -371,6 +372,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="the submission file to write")
     p.add_argument("--newest", action="store_true",
                    help="when several runs evaluated a task, keep the newest instead of stopping")
+    p.add_argument("--strict", action="store_true",
+                   help="stop at harness tasks no benchmark task maps instead of ignoring them with a note")
     p.add_argument("--tasks", default=argparse.SUPPRESS, help="tasks metadata file (as before the command)")
     p.set_defaults(run=cmd_compile)
 
@@ -509,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, not a traceback
-        if os.environ.get("LEADERBOARD_DEBUG"):
+        if Settings.from_environment().debug:
             traceback.print_exc()
         print(f"internal error: {type(e).__name__}: {e} (set LEADERBOARD_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_INTERNAL

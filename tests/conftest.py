@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.demo import build_demo_store, demo_model, task_design
+from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import load_benchmark
 
 # Tiers, assigned here so that a new test in an existing file gets one without a marker
@@ -23,7 +23,7 @@ TIERS = {"unit": "in-process tests of functions and views (make check)",
 # Files whose tests run whole command scenarios (the bad-file corpus through every command,
 # harness output through compile) or start processes and servers throughout.
 INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_cli.py", "test_compile.py",
-                     "test_hardening.py", "test_hub.py", "test_validation.py"}
+                     "test_hardening.py", "test_hub.py", "test_real_harness.py", "test_validation.py"}
 BROWSER_FIXTURES = {"browser", "page", "phone"}
 SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
 

@@ -14,10 +14,10 @@ from leaderboard.board.writing import duel_file, titles_of
 from leaderboard.engine.replay import opponents_of_the_day
 from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure
-from leaderboard.progress import Progress, no_progress
+from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
 from leaderboard.storage.snapshot import snapshot_parquet
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
 from leaderboard.submission.parsing import parse_submission
 
@@ -30,6 +30,17 @@ PUBLISH_ATTEMPTS = 5
 SAMPLE_PRESUBMITTED = "this is the leaderboard's sample file: it can be pre-submitted, never published"
 SAMPLE_REFUSED = ("this is the leaderboard's sample file, which cannot be published: published, it would make every "
                   "visitor's copy a duplicate. Publish your own model's results.")
+
+
+def unchecked_counts(benchmark, parsed, references: dict) -> list[str]:
+    """The document counts of tasks nothing checks (no published model to match, no
+    `samples` in the tasks file), as a warning: a run made with --limit shows there."""
+    counts = [f"{t.id} {len(parsed.document['predictions'][t.id]):,}" for t in benchmark.tasks
+              if t.samples is None and t.id not in references]
+    if not counts:
+        return []
+    return [f"the first submission: documents per task {', '.join(counts)}; nothing published to compare them "
+            f"with and the tasks file states no 'samples', so check these are full runs (not made with --limit)"]
 
 
 @dataclass
@@ -87,8 +98,9 @@ class Publishing:
         except BadInput as e:
             problems += e.problems
         progress(0.05, "reading the file")
+        references = board.references()
         try:
-            parsed = parse_submission(source, board.benchmark, board.references())
+            parsed = parse_submission(source, board.benchmark, references)
         except BadInput as e:
             problems += e.problems
         if problems:
@@ -110,7 +122,8 @@ class Publishing:
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
         is_sample = board.is_sample_file(parsed)
-        warnings = parsed.warnings + ([SAMPLE_PRESUBMITTED] if is_sample else [])
+        warnings = parsed.warnings + unchecked_counts(board.benchmark, parsed, references) + (
+            [SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
                        warnings, is_sample)
 

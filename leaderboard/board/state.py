@@ -18,13 +18,13 @@ from leaderboard.board.administration import Administration
 from leaderboard.board.publishing import Publishing
 from leaderboard.board.writing import titles_of
 from leaderboard.config.tasks import Benchmark, load_benchmark
-from leaderboard.demo import sample_document
+from leaderboard.submission.demo import sample_document
 from leaderboard.engine import ranking
 from leaderboard.engine.replay import submitted_times
 from leaderboard.engine.tournament import (DuelRows, Tournament, duel_rows, rows_from_json, rules_description,
                                            rules_id, summarize)
 from leaderboard.errors import BadInput, NotFound
-from leaderboard.progress import Progress, no_progress
+from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, parse_flags
 from leaderboard.storage.local import PublishedModel
@@ -186,7 +186,7 @@ class Leaderboard:
         of models), so loading and ranking do not pay for it."""
         entry = self._evidence(adjusted, exclude_flagged)
         if entry.get("certainty") is None:
-            entry["certainty"] = ranking.certainty_table(entry["ranked"], self.benchmark)
+            entry["certainty"] = ranking.certainty_of(entry["ranked"], self.benchmark, self.state.models, self.flags)
         return entry["certainty"]
 
     def pair_duels(self, a: str, b: str, adjusted: bool = False) -> tuple[DuelRows, DuelRows, bool]:

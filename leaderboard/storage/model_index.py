@@ -20,7 +20,7 @@ import os
 import threading
 from pathlib import Path
 
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 
 INDEX_FILE = "index.jsonl"
 LAYOUT_KEYS = ("references", "summary_shapes")
