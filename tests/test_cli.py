@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -330,7 +331,8 @@ def test_cold_validate_and_presubmit_do_not_import_scipy_stats(new_model_file, f
 def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file, full_store):
     """A publication writes the ranking snapshot; `table` prints it (the same table the
     board computes) without loading models or duels. A snapshot the store no longer
-    matches (flags.json edited by hand) is not used."""
+    matches (flags.json edited by hand) or older than a submission file (edited by hand:
+    test_hardening's planted titles) is not used."""
     from leaderboard.cli import _print_table
     from leaderboard.views.table import leaderboard_table
     assert run("publish", new_model_file, "--store", full_store, *FORM).returncode == 0
@@ -351,7 +353,9 @@ def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file,
     assert [row["Flag reason"] for row in json.loads(stale.stdout) if row["Flagged"]] == ["by hand"]
     (full_store / "flags.json").unlink()
     for path in [*(full_store / "data").glob("*.json"), *(full_store / ".cache").glob("*")]:
+        st = path.stat()
         path.write_text("not a model any more")  # a board load would skip every model
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # at its time: a file newer than the snapshot is an edit
     for category in (None, "NER"):
         table = run("table", "--store", full_store, "--format", "csv", *(["--category", category] if category else []))
         assert table.returncode == 0 and table.stderr == "" and table.stdout == expected[category]

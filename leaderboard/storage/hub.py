@@ -143,8 +143,9 @@ class HubStore:
         return self._read(FLAGS_FILE) if FLAGS_FILE in self._files else None
 
     def read_snapshot(self) -> bytes | None:
-        self.revision()
-        return self._read(SNAPSHOT_FILE) if SNAPSHOT_FILE in self._files else None
+        """None: a commit made by hand may change a submission file without the snapshot,
+        which a repo's files do not show without reading them (the board is loaded)."""
+        return None
 
     def duel_file_ids(self) -> list[str]:
         self.revision()

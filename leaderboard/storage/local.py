@@ -92,7 +92,7 @@ class BoardRewrite:
     def files(self, arrays_dir: str) -> tuple[dict[str, bytes], list[str]]:
         """The paths it writes (with their bytes) and deletes, in any store; `arrays_dir`:
         the store's folder of per-model arrays."""
-        writes = {TITLES_FILE: dump_json(self.titles), SNAPSHOT_FILE: self.snapshot,
+        writes = {TITLES_FILE: dump_json(self.titles),
                   **{f"{DUELS_DIR}/{sid}.parquet": data for sid, data in self.duel_files.items()}}
         deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in self.deleted_duel_files]
         if self.legacy_tournament is not None:
@@ -103,6 +103,7 @@ class BoardRewrite:
             deletes += [f"data/{self.removed}.json", f"{arrays_dir}/{self.removed}.npz"]
         if self.flags is not None:
             writes[FLAGS_FILE] = dump_json(self.flags)
+        writes[SNAPSHOT_FILE] = self.snapshot  # staged last: see LocalStore.read_snapshot
         return writes, deletes
 
 
@@ -373,9 +374,20 @@ class LocalStore:
         return path.read_bytes() if path.exists() else None
 
     def read_snapshot(self) -> bytes | None:
-        """leaderboard.parquet, None when there is none."""
-        path = self.root / SNAPSHOT_FILE
-        return path.read_bytes() if path.exists() else None
+        """leaderboard.parquet, None when there is none or a submission, duel or flags file
+        is newer than it: changed since (by hand, or by an older version). Every write of the
+        board stages the snapshot last in its commit, and a rename keeps a file's time."""
+        try:
+            written = (self.root / SNAPSHOT_FILE).stat().st_mtime_ns
+            files = [*os.scandir(self.data_dir), *os.scandir(self.root / DUELS_DIR)]
+            flags = self.root / FLAGS_FILE
+            newest = max([f.stat().st_mtime_ns for f in files] + ([flags.stat().st_mtime_ns] if flags.exists() else []),
+                         default=0)
+            if newest > written:
+                return None
+            return (self.root / SNAPSHOT_FILE).read_bytes()
+        except OSError:
+            return None
 
     def _changed_paths(self) -> list[Path]:
         return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir, self.root / FLAGS_FILE]
@@ -492,10 +504,11 @@ class LocalStore:
         Call under lock(). Returns the new revision."""
         self._check_parent(parent)
         documents = {p.submission_id: p.document_bytes() for p in publications}
-        writes = {TITLES_FILE: dump_json(publications[-1].titles), SNAPSHOT_FILE: publications[-1].snapshot}
+        writes = {TITLES_FILE: dump_json(publications[-1].titles)}
         for p in publications:
             writes[f"{DUELS_DIR}/{p.submission_id}.parquet"] = p.duels
             writes[f"data/{p.submission_id}.json"] = documents[p.submission_id]
+        writes[SNAPSHOT_FILE] = publications[-1].snapshot  # staged last: see read_snapshot
         self._commit(writes)
         for p in publications:
             self.save_cached(p.model, self._stamp(p.submission_id, documents[p.submission_id]))
