@@ -184,8 +184,13 @@ def cmd_presubmit(args, publish: bool = False) -> None:
 
 
 def cmd_table(args) -> None:
+    from leaderboard.storage.snapshot import SnapshotBoard
     from leaderboard.views.table import leaderboard_table
-    board = _open_board(args)
+    board = None
+    if not (args.bh_adjusted or args.exclude_flagged):  # the snapshot holds the default ranking, when current
+        store = _store(args)
+        board = store.exists() and SnapshotBoard.of_store(store, load_benchmark(args.tasks))
+    board = board or _open_board(args)
     try:
         table = leaderboard_table(board, args.category, adjusted=args.bh_adjusted,
                                   exclude_flagged=args.exclude_flagged)

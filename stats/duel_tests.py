@@ -19,10 +19,40 @@ import numpy as np
 
 
 def _scipy_stats():
-    """scipy.stats, imported on first use: it takes most of a second to import, and the
-    commands that only read files (validate, table) never run a test."""
+    """scipy.stats, imported on first use: it takes most of a second to import. Only the
+    reference's AUROC test and the evidence views use it; a duel needs two distributions,
+    which `_scipy_special` has for a third of the cost."""
     from scipy import stats
     return stats
+
+
+def _scipy_special():
+    """scipy.special (Student's t and the normal distribution), imported on first use:
+    reading and validating a file never needs it."""
+    from scipy import special
+    return special
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n along the first axis, tied values sharing the mean of their ranks:
+    `scipy.stats.rankdata(values, axis=0)` for finite values, by one sort.
+
+    values: shape (n, ...). Returns float ranks of the same shape.
+    """
+    values = np.asarray(values)
+    n = values.shape[0]
+    order = np.argsort(values, axis=0, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=0)
+    position = np.arange(n).reshape((n,) + (1,) * (values.ndim - 1))
+    starts = np.ones(values.shape, bool)  # where a run of equal values begins
+    starts[1:] = ordered[1:] != ordered[:-1]
+    ends = np.ones(values.shape, bool)  # where one ends
+    ends[:-1] = starts[1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=0)
+    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n - 1), axis=0), axis=0), axis=0)
+    ranks = np.empty(values.shape)
+    np.put_along_axis(ranks, order, (first + last) / 2.0 + 1.0, axis=0)
+    return ranks
 
 
 ALPHA = 0.05
@@ -49,13 +79,16 @@ def paired_ttest(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None) 
     """p-value of the one-tailed paired t-test mean(a) > mean(b).
 
     a, b: per-sample values, broadcastable shapes (..., n). Returns shape (...,).
-    Zero-variance differences give NaN from scipy when the means are equal; the caller
-    (`duel`) turns NaN into "not significant".
+    The same p-value as `scipy.stats.ttest_rel(a, b, axis=-1, alternative="greater")`,
+    from Student's t distribution. Zero-variance differences give NaN when the means are
+    equal (0 or 1 when they differ); the caller (`duel`) turns NaN into "not significant".
     """
-    a, b = np.broadcast_arrays(a, b)
+    differences = np.subtract(*np.broadcast_arrays(a, b), dtype=float)
+    n = differences.shape[-1]
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's note on zero-variance differences
-        return np.asarray(_scipy_stats().ttest_rel(a, b, axis=-1, alternative="greater").pvalue, dtype=float)
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's note on the variance of one sample
+        t = differences.mean(axis=-1) / np.sqrt(differences.var(axis=-1, ddof=1) / n)
+        return np.asarray(_scipy_special().stdtr(n - 1, -t), dtype=float)
 
 
 # --- paired bootstrap (word_perplexity, rouge, token_f1, chrf, macro_f1, mcc) -----------------------------------------
@@ -162,7 +195,7 @@ def bayes_auroc_normal(moments_a: np.ndarray, moments_b: np.ndarray,
     """
     mean_a, var_a = moments_a[..., 0], moments_a[..., 1]
     mean_b, var_b = moments_b[..., 0], moments_b[..., 1]
-    return _scipy_stats().norm.cdf((mean_b - mean_a) / np.sqrt(var_a + var_b))
+    return _scipy_special().ndtr((mean_b - mean_a) / np.sqrt(var_a + var_b))
 
 
 def bayes_auroc_monte_carlo(draws_a: np.ndarray, draws_b: np.ndarray,
@@ -183,7 +216,7 @@ def _one_vs_rest_parts(gold: np.ndarray, probs: np.ndarray):
 
     A positive's placement is the share of negatives it outscores, a negative's the
     share of positives that outscore it (ties count half); both average to the AUC."""
-    all_ranks = _scipy_stats().rankdata(probs, axis=0)
+    all_ranks = average_ranks(probs)
     for c in range(probs.shape[1]):
         positive = gold == c
         m, n = int(positive.sum()), int((~positive).sum())
@@ -191,8 +224,8 @@ def _one_vs_rest_parts(gold: np.ndarray, probs: np.ndarray):
             continue
         ranks = all_ranks[:, c]
         within = np.empty_like(ranks)
-        within[positive] = _scipy_stats().rankdata(probs[positive, c])
-        within[~positive] = _scipy_stats().rankdata(probs[~positive, c])
+        within[positive] = average_ranks(probs[positive, c])
+        within[~positive] = average_ranks(probs[~positive, c])
         placement = np.where(positive, (ranks - within) / n, 1.0 - (ranks - within) / m)
         yield positive, placement, placement[positive].mean(), m, n
 
@@ -223,7 +256,7 @@ def paired_auroc(psi_a: np.ndarray, psi_b: np.ndarray, delta: np.ndarray) -> np.
     """
     sd = np.sqrt(np.sum((psi_a - psi_b) ** 2, axis=-1))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _scipy_stats().norm.sf(np.asarray(delta) / sd)
+        return _scipy_special().ndtr(-np.asarray(delta) / sd)
 
 
 def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.ndarray, seed: int,

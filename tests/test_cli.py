@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -304,3 +305,57 @@ def test_csv_to_a_terminal_escapes_control_characters_as_the_text_format_does(ne
     text = shown.decode()
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert "clear\\x1b[2J title\\x1b]0;owned\\x07 bidi\\u202egnp.exe\\nsecond line" in text  # one line, as in text
+
+
+def modules_after(*commands) -> list[list[str]]:
+    """For each CLI command run in turn in one fresh process (`main`): which of pandas and
+    scipy.stats had been imported once it finished, and its exit code last."""
+    script = ("import json, sys\nfrom leaderboard.cli import main\nout = []\n"
+              f"for argv in {[list(map(str, c)) for c in commands]!r}:\n"
+              "    code = main(argv)\n"
+              "    out.append([m for m in ('pandas', 'scipy.stats') if m in sys.modules] + [code])\n"
+              "print(json.dumps(out))\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_cold_validate_and_presubmit_do_not_import_scipy_stats(new_model_file, full_store):
+    # validate imports neither pandas nor scipy.stats; presubmit (its table is printed with
+    # pandas) no scipy.stats: the duels need two distributions, which scipy.special has
+    validate, presubmit = modules_after(["validate", new_model_file],
+                                        ["presubmit", new_model_file, "--store", full_store, *FORM])
+    assert validate == [0] and presubmit == ["pandas", 0]
+
+
+def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file, full_store):
+    """A publication writes the ranking snapshot; `table` prints it (the same table the
+    board computes) without loading models or duels. A snapshot the store no longer
+    matches (flags.json edited by hand) or older than a submission file (edited by hand:
+    test_hardening's planted titles) is not used."""
+    from leaderboard.cli import _print_table
+    from leaderboard.views.table import leaderboard_table
+    assert run("publish", new_model_file, "--store", full_store, *FORM).returncode == 0
+    board = Leaderboard(LocalStore(full_store))
+    expected = {}
+    for category in (None, "NER"):
+        out = io.StringIO()
+        sys.stdout, saved = out, sys.stdout
+        try:
+            _print_table(leaderboard_table(board, category), "csv")
+        finally:
+            sys.stdout = saved
+        expected[category] = out.getvalue()
+    flagged = sorted(board.models)[0]
+    (full_store / "flags.json").write_text(json.dumps({flagged: {"reason": "by hand", "link": None,
+                                                                  "flagged_at": 0.0}}))
+    stale = run("table", "--store", full_store, "--format", "json")
+    assert [row["Flag reason"] for row in json.loads(stale.stdout) if row["Flagged"]] == ["by hand"]
+    (full_store / "flags.json").unlink()
+    for path in [*(full_store / "data").glob("*.json"), *(full_store / ".cache").glob("*")]:
+        st = path.stat()
+        path.write_text("not a model any more")  # a board load would skip every model
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # at its time: a file newer than the snapshot is an edit
+    for category in (None, "NER"):
+        table = run("table", "--store", full_store, "--format", "csv", *(["--category", category] if category else []))
+        assert table.returncode == 0 and table.stderr == "" and table.stdout == expected[category]

@@ -70,6 +70,21 @@ def test_ttest_always_better_by_a_constant_is_significant():
     assert result.significant[0] and result.p_value[0] == 0.0
 
 
+def test_ttest_with_zero_variance_differences_matches_scipy():
+    # equal means: NaN (the duel is not significant); a constant lead: 0; a constant deficit: 1
+    for a, b in [(np.ones(30), np.ones(30)), (np.ones(30), np.zeros(30)), (np.zeros(30), np.ones(30))]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected = sps.ttest_rel(a, b, alternative="greater").pvalue
+        assert np.array_equal(dt.paired_ttest(a, b), expected, equal_nan=True)
+
+
+def test_average_ranks_match_scipy_with_ties():
+    rng = np.random.default_rng(5)
+    for values in [rng.integers(0, 4, 200).astype(float), rng.integers(0, 6, (300, 5)) / 5.0,
+                   rng.random((80, 3)), np.zeros((10, 2)), np.array([2.0])]:
+        assert np.array_equal(dt.average_ranks(values), sps.rankdata(values, axis=0))
+
+
 # --- paired bootstrap -----------------------------------------------------------------------
 
 def slow_bootstrap_p(a, b, statistic, seed, higher_is_better, n_resamples=1000):

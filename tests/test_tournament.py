@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,6 +24,8 @@ from leaderboard.engine.tournament import Tournament
 from stats import DuelResult
 
 from conftest import publish_all
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # --- scores against hand-computed examples ------------------------------------------------
@@ -222,7 +226,9 @@ def test_caches_of_the_first_format_are_still_read(small_store, monkeypatch):
             arrays.update({f"{kind}/{t}": v for kind, v in (("doc_ids", r.doc_ids), ("gold", r.gold)) if v is not None})
         info = {"version": 1, "stamp": stamp, "metadata": model.metadata, "aggregates": model.results.aggregates,
                 "references": refs}
-        np.savez(root / ".cache" / f"{sid}.npz", info=np.array(json.dumps(info)), **arrays)
+        written = root / ".cache" / f"{sid}.tmp.npz"  # then renamed over the old file, as the stores write
+        np.savez(written, info=np.array(json.dumps(info)), **arrays)
+        written.replace(root / ".cache" / f"{sid}.npz")
     monkeypatch.setattr(board_state, "parse_submission", lambda *a, **k: pytest.fail("parsed a file"))
     board = Leaderboard(LocalStore(root), small_store.benchmark)
     for sid, model in small_store.models.items():
@@ -254,6 +260,30 @@ def test_a_store_copied_with_cp_r_keeps_its_cache(small_store, tmp_path, monkeyp
     edited.write_text(json.dumps(document))
     board = Leaderboard(LocalStore(copy), small_store.benchmark)
     assert parsed == [1] and board.models[edited.stem].metadata["description"] == "edited by hand"
+
+
+def test_a_load_reads_the_index_not_each_models_cache_file(small_store, small_tasks_file):
+    """A board's load reads each model's small part (metadata, aggregates) from the cache
+    folder's index, which the first load writes: a fresh process opens none of the
+    per-model files, whose arrays are read only when a duel needs them."""
+    root = small_store.store.root
+    shutil.rmtree(root / ".cache")
+    Leaderboard(LocalStore(root), small_store.benchmark)  # caches written again, then indexed by a reader
+    saved = {p: p.stat() for p in (root / ".cache").glob("*.npz")}
+    for path, st in saved.items():  # unreadable now, at the same size and time
+        path.write_bytes(bytes(st.st_size))
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    script = ("import json, sys\nfrom leaderboard.board.state import Leaderboard\n"
+              "from leaderboard.storage.local import LocalStore\nfrom leaderboard.config.tasks import load_benchmark\n"
+              "board = Leaderboard(LocalStore(sys.argv[1]), load_benchmark(sys.argv[2]))\n"
+              "print(json.dumps({'titles': board.titles(), 'ranks': board.ranked()['rank'].to_dict(),\n"
+              "                  'problems': board.load_problems}))\n")
+    loaded = subprocess.run([sys.executable, "-c", script, str(root), str(small_tasks_file)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert loaded.returncode == 0, loaded.stderr
+    result = json.loads(loaded.stdout)
+    assert result == {"titles": small_store.titles(), "ranks": small_store.ranked()["rank"].to_dict(), "problems": []}
+    assert [p.name for p, st in saved.items() if p.read_bytes() != bytes(st.st_size)] == []  # neither read nor rewritten
 
 
 def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):

@@ -121,7 +121,7 @@ class Publishing:
         table = board.rank({**models, sid: model}, preview_tournament)
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
-        is_sample = board.is_sample_file(parsed.predictions_sha256)
+        is_sample = board.is_sample_file(parsed)
         warnings = parsed.warnings + unchecked_counts(board.benchmark, parsed, references) + (
             [SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,

@@ -32,7 +32,8 @@ from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.snapshot import dataset_card
 from leaderboard.storage import duel_files
 from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite,
-                                       Publication, PublishedModel, write_atomically, decode_cached, encode_cached)
+                                       Publication, PublishedModel, write_atomically, write_cached, decode_cached,
+                                       encode_cached)
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
@@ -141,6 +142,11 @@ class HubStore:
         self.revision()
         return self._read(FLAGS_FILE) if FLAGS_FILE in self._files else None
 
+    def read_snapshot(self) -> bytes | None:
+        """None: a commit made by hand may change a submission file without the snapshot,
+        which a repo's files do not show without reading them (the board is loaded)."""
+        return None
+
     def duel_file_ids(self) -> list[str]:
         self.revision()
         return sorted(p[len(DUELS_DIR) + 1:-len(".parquet")] for p in self._files
@@ -173,8 +179,7 @@ class HubStore:
     def save_cached(self, model: PublishedModel, stamp: str | None = None) -> None:
         """Keep the arrays locally (publications also commit them to the repo)."""
         stamp = stamp or self._files[f"data/{model.submission_id}.json"]
-        data = encode_cached(model, stamp)
-        write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
+        write_cached(self.cache_dir / f"{model.submission_id}.npz", model, stamp)
 
     # --- writing: one commit each, on top of `parent` ----------------------------------------
 

@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import os
+import struct
 import tempfile
 import threading
 import zipfile
@@ -41,7 +42,7 @@ import numpy as np
 
 from leaderboard.errors import StoreConflict
 from leaderboard.storage.strict_json import dump_json
-from leaderboard.storage import duel_files
+from leaderboard.storage import duel_files, model_index
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.engine.tournament import ModelResults
@@ -91,7 +92,7 @@ class BoardRewrite:
     def files(self, arrays_dir: str) -> tuple[dict[str, bytes], list[str]]:
         """The paths it writes (with their bytes) and deletes, in any store; `arrays_dir`:
         the store's folder of per-model arrays."""
-        writes = {TITLES_FILE: dump_json(self.titles), SNAPSHOT_FILE: self.snapshot,
+        writes = {TITLES_FILE: dump_json(self.titles),
                   **{f"{DUELS_DIR}/{sid}.parquet": data for sid, data in self.duel_files.items()}}
         deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in self.deleted_duel_files]
         if self.legacy_tournament is not None:
@@ -102,6 +103,7 @@ class BoardRewrite:
             deletes += [f"data/{self.removed}.json", f"{arrays_dir}/{self.removed}.npz"]
         if self.flags is not None:
             writes[FLAGS_FILE] = dump_json(self.flags)
+        writes[SNAPSHOT_FILE] = self.snapshot  # staged last: see LocalStore.read_snapshot
         return writes, deletes
 
 
@@ -166,8 +168,19 @@ def _fsync_folder(folder: Path) -> None:
 def encode_cached(model: PublishedModel, stamp) -> bytes:
     """The model's arrays as .npz bytes; `stamp` identifies the data file they came from.
     Each kind of array is stored concatenated over the tasks (the info says where each
-    task's part ends): a zip with 4 members opens far faster than one with 3 per task,
-    and a store opens every model's file at start-up."""
+    task's part ends): a zip with 4 members opens far faster than one with 3 per task."""
+    return _encoded(model, stamp)[1]
+
+
+def write_cached(path: Path, model: PublishedModel, stamp) -> None:
+    """Write the model's `encode_cached` file and index it: no load needs to open it."""
+    info, data = _encoded(model, stamp)
+    write_atomically(path, lambda f: f.write(data))
+    model_index.remember_info(path, model_index.file_stat(path), info)
+
+
+def _encoded(model: PublishedModel, stamp) -> tuple[dict, bytes]:
+    """(info, .npz bytes) of `encode_cached`."""
     summaries = {t: np.asarray(s, dtype=float) for t, s in model.results.summaries.items()}
     refs, parts = {}, {"doc_ids": [], "gold": [], "words": []}
     for t, r in model.references.items():
@@ -182,7 +195,7 @@ def encode_cached(model: PublishedModel, stamp) -> bytes:
     buffer = io.BytesIO()
     np.savez(buffer, info=np.array(json.dumps(info)), summaries=_joined([s.ravel() for s in summaries.values()]),
              **{kind: _joined(arrays) for kind, arrays in parts.items()})
-    return buffer.getvalue()
+    return info, buffer.getvalue()
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
@@ -192,53 +205,39 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
 def decode_cached(path: Path, submission_id: str, is_current: Callable[[object], bool]) -> PublishedModel | None:
     """The model from an `encode_cached` file, or None when its stamp is not current
     (`is_current(stamp)` is false), it is of another version or unreadable. Only the
-    small part is read now; summaries and reference arrays are read when first used
-    (a pre-submission needs those of 50 models, not of every published one)."""
+    small part is read now, from the folder's index when it has the file
+    (`model_index`); summaries and reference arrays are mapped from the file when first
+    used (a pre-submission needs those of 50 models, not of every published one)."""
     try:
-        with np.load(path) as z:
-            info = json.loads(str(z["info"]))
+        stat = model_index.file_stat(path)
+        info = model_index.cached_info(path, stat)
+        if info is None:
+            with np.load(path) as z:
+                info = json.loads(str(z["info"]))
+            model_index.remember_info(path, stat, info)
         if info["version"] not in READABLE_CACHE_VERSIONS or not is_current(info["stamp"]):
             return None
-        arrays = _LazyArrays(str(path))
-        summaries = {t: arrays.member(f"summary/{t}") for t in info["aggregates"]}
-        references = {t: TaskReference(r["n"], arrays.member(f"doc_ids/{t}") if r["doc_ids"] else None,
-                                       arrays.member(f"gold/{t}") if r["n_classes"] else None, r["n_classes"],
-                                       arrays.member(f"words/{t}") if r.get("words") else None)
-                      for t, r in info["references"].items()}
+        results = ModelResults(info["aggregates"], _Summaries((str(path), *stat), info["aggregates"]))
+        references = _References((str(path), *stat), info["references"])
     except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         return None
-    return PublishedModel(submission_id, info["metadata"], ModelResults(info["aggregates"], _Resolved(summaries)),
-                          _Resolved(references))
-
-
-class _LazyArrays:
-    """The arrays of one .npz file, read together on first use and kept in a small
-    process-wide LRU (the top models' arrays stay in memory; the rest are not loaded)."""
-
-    def __init__(self, path: str):
-        self.path = path
-
-    def member(self, name: str) -> "_Member":
-        return _Member(self, name)
-
-
-@dataclass(frozen=True)
-class _Member:
-    arrays: _LazyArrays
-    name: str
-
-    def load(self) -> np.ndarray:
-        return _npz_arrays(self.arrays.path)[self.name]
+    return PublishedModel(submission_id, info["metadata"], results, references)
 
 
 @functools.lru_cache(maxsize=LAZY_MODELS)
-def _npz_arrays(path: str) -> dict[str, np.ndarray]:
-    """Each task's arrays of an `encode_cached` file, by name ("summary/<task>", ...)."""
-    with np.load(path) as z:
-        info = json.loads(str(z["info"]))
-        if info["version"] == 1:  # one member per task and kind (Hub repos keep such files)
-            return {name: z[name] for name in z.files if name != "info"}
-        joined = {kind: z[kind] for kind in ("summaries", "doc_ids", "gold", "words") if kind in z.files}
+def _mapped_arrays(path: str, size: int, mtime_ns: int) -> dict[str, np.ndarray]:
+    """Each task's arrays of an `encode_cached` file, by name ("summary/<task>", ...),
+    mapped from the file (`_mapped_members`): pages are read when an array is used and
+    belong to the page cache, not to the process. `size` and `mtime_ns` are the file's
+    when its model was read: the store replaces a cache file by renaming a new one over
+    it, and a mapping made before stays the old file's. Callers hand out copies of what
+    they use: a file rewritten in place (never by this program) under a mapping would
+    kill the process (SIGBUS) when a mapped page is read; a copy made earlier is safe."""
+    members = _mapped_members(path)
+    info = json.loads(str(members.pop("info")))
+    if info["version"] == 1:  # one member per task and kind (Hub repos keep such files)
+        return members
+    joined = {kind: members[kind] for kind in ("summaries", "doc_ids", "gold", "words") if kind in members}
     arrays, start = {}, dict.fromkeys(joined, 0)
 
     def take(kind: str, name: str, shape) -> None:
@@ -257,28 +256,70 @@ def _npz_arrays(path: str) -> dict[str, np.ndarray]:
     return arrays
 
 
-class _Resolved(Mapping):
-    """A mapping whose values are loaded on access: a `_Member` becomes its array, a
-    TaskReference's lazy fields become arrays."""
+def _mapped_members(path: str) -> dict[str, np.ndarray]:
+    """The .npy members of an .npz file, each as a read-only memory map (np.load maps
+    only a plain .npy file). np.savez stores members uncompressed, so each is an .npy
+    file inside the zip at a known offset; `info` (a string) and any member that cannot
+    be mapped are read."""
+    members = {}
+    with open(path, "rb") as f, zipfile.ZipFile(f) as archive:
+        for entry in archive.infolist():
+            name = entry.filename.removesuffix(".npy")
+            if name != "info" and entry.compress_type == zipfile.ZIP_STORED:
+                f.seek(entry.header_offset + 26)  # the local header: name and extra field lengths at 26
+                name_length, extra_length = struct.unpack("<HH", f.read(4))
+                f.seek(entry.header_offset + 30 + name_length + extra_length)
+                read_header = _NPY_HEADERS.get(np.lib.format.read_magic(f))
+                shape, fortran_order, dtype = read_header(f) if read_header else ((), False, np.dtype(object))
+                if not dtype.hasobject and 0 not in shape:  # a plain ndarray view: memmap's subclass spreads
+                    members[name] = np.asarray(np.memmap(path, dtype=dtype, mode="r", offset=f.tell(), shape=shape,
+                                                         order="F" if fortran_order else "C"))
+                    continue
+            with archive.open(entry) as member:
+                members[name] = np.lib.format.read_array(member)
+    return members
 
-    def __init__(self, values: dict):
-        self._values = values
 
-    def __getitem__(self, key):
-        value = self._values[key]
-        if isinstance(value, _Member):
-            return value.load()
-        if isinstance(value, TaskReference):
-            doc_ids, gold, words = (v.load() if isinstance(v, _Member) else v
-                                    for v in (value.doc_ids, value.gold, value.words))
-            return TaskReference(value.n_samples, doc_ids, gold, value.n_classes, words)
-        return value
+_NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+class _Summaries(Mapping):
+    """A cache file's per-task summaries, read when a duel needs them."""
+
+    def __init__(self, file: tuple[str, int, int], task_ids):
+        self._file, self._task_ids = file, list(task_ids)  # file: (path, size, mtime_ns)
+
+    def __getitem__(self, task_id: str) -> np.ndarray:
+        if task_id not in self._task_ids:
+            raise KeyError(task_id)
+        return np.array(_mapped_arrays(*self._file)[f"summary/{task_id}"])  # a copy: see `_mapped_arrays`
 
     def __iter__(self):
-        return iter(self._values)
+        return iter(self._task_ids)
 
     def __len__(self) -> int:
-        return len(self._values)
+        return len(self._task_ids)
+
+
+class _References(Mapping):
+    """A cache file's per-task references; their arrays are read on access."""
+
+    def __init__(self, file: tuple[str, int, int], references: dict):
+        self._file, self._references = file, references  # file: (path, size, mtime_ns)
+
+    def __getitem__(self, task_id: str) -> TaskReference:
+        r = self._references[task_id]
+
+        def array(kind: str, present) -> np.ndarray | None:
+            return np.array(_mapped_arrays(*self._file)[f"{kind}/{task_id}"]) if present else None  # a copy
+        return TaskReference(r["n"], array("doc_ids", r["doc_ids"]), array("gold", r["n_classes"]), r["n_classes"],
+                             array("words", r.get("words")))
+
+    def __iter__(self):
+        return iter(self._references)
+
+    def __len__(self) -> int:
+        return len(self._references)
 
 
 class LocalStore:
@@ -331,6 +372,22 @@ class LocalStore:
         """flags.json, None when there is none."""
         path = self.root / FLAGS_FILE
         return path.read_bytes() if path.exists() else None
+
+    def read_snapshot(self) -> bytes | None:
+        """leaderboard.parquet, None when there is none or a submission, duel or flags file
+        is newer than it: changed since (by hand, or by an older version). Every write of the
+        board stages the snapshot last in its commit, and a rename keeps a file's time."""
+        try:
+            written = (self.root / SNAPSHOT_FILE).stat().st_mtime_ns
+            files = [*os.scandir(self.data_dir), *os.scandir(self.root / DUELS_DIR)]
+            flags = self.root / FLAGS_FILE
+            newest = max([f.stat().st_mtime_ns for f in files] + ([flags.stat().st_mtime_ns] if flags.exists() else []),
+                         default=0)
+            if newest > written:
+                return None
+            return (self.root / SNAPSHOT_FILE).read_bytes()
+        except OSError:
+            return None
 
     def _changed_paths(self) -> list[Path]:
         return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir, self.root / FLAGS_FILE]
@@ -447,10 +504,11 @@ class LocalStore:
         Call under lock(). Returns the new revision."""
         self._check_parent(parent)
         documents = {p.submission_id: p.document_bytes() for p in publications}
-        writes = {TITLES_FILE: dump_json(publications[-1].titles), SNAPSHOT_FILE: publications[-1].snapshot}
+        writes = {TITLES_FILE: dump_json(publications[-1].titles)}
         for p in publications:
             writes[f"{DUELS_DIR}/{p.submission_id}.parquet"] = p.duels
             writes[f"data/{p.submission_id}.json"] = documents[p.submission_id]
+        writes[SNAPSHOT_FILE] = publications[-1].snapshot  # staged last: see read_snapshot
         self._commit(writes)
         for p in publications:
             self.save_cached(p.model, self._stamp(p.submission_id, documents[p.submission_id]))
@@ -492,5 +550,4 @@ class LocalStore:
         return model
 
     def save_cached(self, model: PublishedModel, stamp: list | None = None) -> None:
-        data = encode_cached(model, stamp or self._stamp(model.submission_id))
-        write_atomically(self.cache_dir / f"{model.submission_id}.npz", lambda f: f.write(data))
+        write_cached(self.cache_dir / f"{model.submission_id}.npz", model, stamp or self._stamp(model.submission_id))

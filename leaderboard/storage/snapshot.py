@@ -2,12 +2,19 @@
 that `datasets.load_dataset("<repo>")` returns it (the dataset card points at it)."""
 from __future__ import annotations
 
+import hashlib
 import io
+import json
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from leaderboard.engine import ranking
 from leaderboard.config.tasks import Benchmark
+from leaderboard.engine.tournament import ModelResults
+from leaderboard.storage.flags import Flag, parse_flags
+from leaderboard.storage.local import PublishedModel
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
                    "link_to_model", "description", "submission_timestamp"]
@@ -39,10 +46,74 @@ def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, fla
     return table
 
 
+SNAPSHOT_OF = b"leaderboard.snapshot_of"  # the Parquet metadata key of `board_fingerprint`
+
+
+def board_fingerprint(submission_ids, flags: dict, benchmark: Benchmark) -> str:
+    """What a snapshot is computed from: the published models, their flags and the
+    benchmark's tasks and categories. Every write that changes one of them writes the
+    snapshot in the same commit; a reader compares the store's (a listing and flags.json,
+    no model read) with the snapshot's to know whether it is current."""
+    described = [sorted(submission_ids), {sid: [flags[sid].reason, flags[sid].link] for sid in sorted(flags)},
+                 list(benchmark.task_ids), list(benchmark.categories)]
+    return hashlib.sha256(json.dumps(described, ensure_ascii=False).encode()).hexdigest()
+
+
 def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> bytes:
     buffer = io.BytesIO()
-    snapshot_table(models, ranked, benchmark, flags).to_parquet(buffer, index=False)
+    arrow = pa.Table.from_pandas(snapshot_table(models, ranked, benchmark, flags), preserve_index=False)
+    arrow = arrow.replace_schema_metadata({**arrow.schema.metadata,
+                                           SNAPSHOT_OF: board_fingerprint(models, flags, benchmark).encode()})
+    pq.write_table(arrow, buffer)
     return buffer.getvalue()
+
+
+class SnapshotBoard:
+    """The ranking as a current snapshot holds it, with what `views.table.leaderboard_table`
+    reads of a Leaderboard (models' metadata, the ranked scores, their certainty, flags)
+    for its default view: `table` prints it without loading the models or duels and
+    without computing the certainty (seconds at thousands of models)."""
+
+    def __init__(self, table: pd.DataFrame, benchmark: Benchmark):
+        self.benchmark = benchmark
+        table = table.set_index("submission_id")
+        rows = table[[*METADATA_FIELDS, *FLAG_FIELDS]].astype(object).where(table.notna(), None).to_dict("index")
+        self.models = {sid: PublishedModel(sid, {field: row[field] for field in METADATA_FIELDS}, ModelResults({}, {}),
+                                           {}) for sid, row in rows.items()}
+        self.flags = {sid: Flag(row["flag_reason"], row["flag_link"], 0.0) for sid, row in rows.items() if row["flagged"]}
+        scores = ["rank", *benchmark.task_ids, *benchmark.categories, ranking.OVERALL]
+        self._ranked = table[scores]
+        scopes = [ranking.OVERALL, *benchmark.categories]
+        self._certainty = pd.DataFrame({(scope, field): table[f"{scope}_{field}"] for scope in scopes
+                                        for field in ranking.CERTAINTY_FIELDS}, index=table.index)
+
+    @classmethod
+    def of_store(cls, store, benchmark: Benchmark) -> "SnapshotBoard | None":
+        """The store's snapshot when it is current (`board_fingerprint`), else None."""
+        data = store.read_snapshot()
+        if data is None:
+            return None
+        try:
+            with pq.ParquetFile(io.BytesIO(data)) as file:
+                made_of = (file.schema_arrow.metadata or {}).get(SNAPSHOT_OF)
+                ids = store.submission_ids()
+                flags_file = store.read_flags()
+                flags = parse_flags(flags_file)[0] if flags_file is not None else {}
+                flags = {sid: flag for sid, flag in flags.items() if sid in set(ids)}
+                if made_of is None or made_of.decode() != board_fingerprint(ids, flags, benchmark):
+                    return None
+                return cls(file.read().to_pandas(), benchmark)
+        except (OSError, ValueError, KeyError):  # unreadable, or of another version's columns
+            return None
+
+    def ranked(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
+        if adjusted or exclude_flagged:
+            raise ValueError("a snapshot holds the default ranking only")
+        return self._ranked
+
+    def certainty(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
+        self.ranked(adjusted, exclude_flagged)
+        return self._certainty
 
 
 def dataset_card(benchmark_name: str) -> bytes:

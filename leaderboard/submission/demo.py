@@ -111,13 +111,14 @@ def demo_model(benchmark: Benchmark, index: int, seed: int = 0,
     return demo_submission(benchmark, index, seed, designs)[:3]
 
 
-def demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
-                     designs: dict | None = None) -> tuple[dict, dict, int, dict[str, TaskSamples]]:
-    """demo_model, and the per-sample arrays its file holds (task id -> TaskSamples)."""
+def demo_submission(benchmark: Benchmark, index: int, seed: int = 0, designs: dict | None = None,
+                    n_tasks: int | None = None) -> tuple[dict, dict, int, dict[str, TaskSamples]]:
+    """demo_model, and the per-sample arrays its file holds (task id -> TaskSamples);
+    `n_tasks`: only the first tasks (the same values: they are drawn in task order)."""
     form, skills, rng = _demo_profile(benchmark, index, seed)
     designs = designs or {t.id: task_design(t, seed) for t in benchmark.tasks}
     predictions, results, tasks = {}, {}, {}
-    for task in benchmark.tasks:
+    for task in benchmark.tasks[:n_tasks]:
         values, samples = _samples(task, designs[task.id], skills[task.category], rng)
         results[task.id] = {task.metric_name: task.metric.aggregate(samples), "alias": task.short_name}
         predictions[task.id] = [{task.metric_name: v, "doc_id": int(i)}
@@ -154,14 +155,17 @@ def _demo_profile(benchmark: Benchmark, index: int, seed: int) -> tuple[dict, di
     return form, skills, rng
 
 
-def sample_document(benchmark: Benchmark, references: dict, seed: int = 0) -> dict:
+def sample_document(benchmark: Benchmark, references: dict, seed: int = 0, n_tasks: int | None = None) -> dict:
     """A valid submission file for a store whose models share `references` (task id ->
     TaskReference, as Leaderboard.references()): same samples, doc_ids, gold labels and
     word counts, marked as the sample (SAMPLE_MARKER in its metadata). Without references
-    (an empty store) any demo file is valid."""
+    (an empty store) any demo file is valid. `n_tasks`: only the benchmark's first tasks,
+    as the whole file has them (a file whose first task differs is not the sample: told
+    in milliseconds instead of the second the whole file takes)."""
+    tasks = benchmark.tasks[:n_tasks]
     designs = {t.id: design_from_reference(t, references[t.id], seed) if t.id in references
-               else task_design(t, seed) for t in benchmark.tasks}
-    document = demo_model(benchmark, SAMPLE_INDEX, seed, designs)[1]
+               else task_design(t, seed) for t in tasks}
+    document = demo_submission(benchmark, SAMPLE_INDEX, seed, designs, n_tasks)[1]
     document["metadata"][SAMPLE_MARKER] = SAMPLE_NOTE
     return document
 

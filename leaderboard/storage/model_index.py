@@ -1,0 +1,124 @@
+"""The small part of the per-model cache files, in one index per cache folder.
+
+Each model's cache file (`.cache/<id>.npz`, a Hub store's local copy of `arrays/<id>.npz`)
+opens with its `info` (metadata, aggregates, the layout of its arrays). Loading a board
+used to open every one of them: about 6 ms a model, a minute at 10,000 models. The
+index, `index.jsonl` in the same folder, holds the info of each file by name, size and
+time, so a load reads one file and opens none. It is append-only and kept by readers: a
+reader that finds a file the index lacks or describes at another size or time (a new
+publication's, one rewritten, one written before the index existed) reads the file and
+appends a line; a publication writes nothing more. The layout part (per task: sample
+count, which arrays, shapes) is the same for nearly every model of a benchmark, so it
+is kept once by its hash. A line cut short by a crash, and lines of files that changed
+since, are never matched; an index that cannot be written only costs speed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+
+from leaderboard.storage.strict_json import dump_json
+
+INDEX_FILE = "index.jsonl"
+LAYOUT_KEYS = ("references", "summary_shapes")
+
+
+class _FolderIndex:
+    def __init__(self, folder: Path):
+        self.path = folder / INDEX_FILE
+        self.lock = threading.Lock()
+        self._describe(None)
+
+    def _describe(self, identity) -> None:
+        """Begin describing the index file `identity` (device, inode): nothing read yet."""
+        self.identity = identity
+        self.read_upto = 0  # bytes of that file read so far (it only grows)
+        self.entries: dict[str, dict] = {}  # file name -> {"stat", "layout", "info"}
+        self.layouts: dict[str, dict] = {}  # hash -> layout part of an info, as the file holds them
+
+    def _follow(self, st: os.stat_result) -> None:
+        """Forget what was read of another file (the folder deleted and begun again)."""
+        if (st.st_dev, st.st_ino) != self.identity:
+            self._describe((st.st_dev, st.st_ino))
+
+    def _catch_up(self) -> None:
+        """Read the lines appended since the last read (by any process)."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return
+        self._follow(st)
+        size = st.st_size
+        if size <= self.read_upto:
+            return
+        with open(self.path, "rb") as f:
+            f.seek(self.read_upto)
+            data = f.read(size - self.read_upto)
+        complete = data.rfind(b"\n") + 1  # a line still being written is read next time
+        for line in data[:complete].splitlines():
+            try:
+                entry = json.loads(line)
+                if "body" in entry:
+                    self.layouts[entry["layout"]] = entry["body"]
+                else:
+                    self.entries[entry["file"]] = entry
+            except (ValueError, KeyError, TypeError):
+                continue  # cut short by a crash: its file is read again and appended
+        self.read_upto += complete
+
+    def info(self, path: Path, stat: list[int]) -> dict | None:
+        with self.lock:
+            entry = self.entries.get(path.name)
+            if entry is None or entry["stat"] != stat:
+                self._catch_up()
+                entry = self.entries.get(path.name)
+            if entry is None or entry["stat"] != stat or entry["layout"] not in self.layouts:
+                return None
+            return {**entry["info"], **self.layouts[entry["layout"]]}
+
+    def add(self, path: Path, stat: list[int], info: dict) -> None:
+        layout = {k: info[k] for k in LAYOUT_KEYS if k in info}
+        key = hashlib.sha256(dump_json(layout)).hexdigest()[:16]
+        entry = {"file": path.name, "stat": stat, "layout": key,
+                 "info": {k: v for k, v in info.items() if k not in LAYOUT_KEYS}}
+        with self.lock:
+            try:  # one write in append mode: lines of processes appending at once do not interleave
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    self._follow(os.fstat(fd))
+                    lines = [] if key in self.layouts else [{"layout": key, "body": layout}]
+                    os.write(fd, b"".join(dump_json(line) + b"\n" for line in [*lines, entry]))
+                finally:
+                    os.close(fd)
+            except OSError:
+                return  # a read-only store: the next load opens the file again
+            self.layouts[key] = layout
+            self.entries[path.name] = entry
+
+
+_indexes: dict[Path, _FolderIndex] = {}
+_indexes_lock = threading.Lock()
+
+
+def _index_of(folder: Path) -> _FolderIndex:
+    with _indexes_lock:
+        return _indexes.setdefault(folder, _FolderIndex(folder))
+
+
+def file_stat(path: Path) -> list[int]:
+    """[size, mtime_ns]: what an index entry must match (raises OSError when missing)."""
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns]
+
+
+def cached_info(path: Path, stat: list[int]) -> dict | None:
+    """The info of the cache file at `path` (of `file_stat` `stat`), when indexed."""
+    return _index_of(path.parent).info(path, stat)
+
+
+def remember_info(path: Path, stat: list[int], info: dict) -> None:
+    """Append the info read from the cache file at `path` (of `file_stat` `stat`)."""
+    _index_of(path.parent).add(path, stat, info)
