@@ -3,7 +3,7 @@ benchmark; its own prose comes from the file's `description` and `about`."""
 from __future__ import annotations
 
 from leaderboard.previews import lifetime_text
-from leaderboard.config.tasks import Benchmark
+from leaderboard.config.tasks import PANEL, Benchmark
 from stats.duel_tests import N_RESAMPLES
 from stats.metrics import SAMPLE_KINDS
 
@@ -44,9 +44,72 @@ def intro(benchmark: Benchmark) -> str:
 {benchmark.description}
 
 Models are ranked by **duels**: on each of the {_plural(len(benchmark.tasks), "task")} a model is tested
-against the top {benchmark.top_opponents} published models that are not flagged, and its **Win Score** is
+against {_opponents(benchmark)}, and its **Win Score** is
 the share of duels it won with a statistically significant result (one-tailed, α = {benchmark.alpha:g}). Scores are in percent.
 """
+
+
+def _opponents(benchmark: Benchmark) -> str:
+    """Whom a model's Win Score counts, by the benchmark's `opponents` rule."""
+    if benchmark.opponents == PANEL:
+        return (f"the same **reference panel** as every other model, the {benchmark.top_opponents} best "
+                f"published models that are not flagged (see About)")
+    return f"the top {benchmark.top_opponents} published models that are not flagged at the time it is published"
+
+
+def _never_dueled(benchmark: Benchmark) -> str:
+    if benchmark.opponents == PANEL:
+        return "neither has been on the reference panel since both were published"
+    return f"neither among the other's top {benchmark.top_opponents}"
+
+
+def _flagged(benchmark: Benchmark) -> str:
+    if benchmark.opponents == PANEL:
+        return ("A flagged model never sits on the reference panel, so duels against it count for no one; "
+                "flagging a panel member brings the next model in (its missing duels run in the same commit).")
+    return (f"Its duels still count as usual, but new submissions never duel a flagged model: they take the "
+            f"{benchmark.top_opponents} best models that are not flagged.")
+
+
+def _scores(benchmark: Benchmark) -> str:
+    """About's paragraphs on whom the duels count against, by the `opponents` rule."""
+    k = benchmark.top_opponents
+    if benchmark.opponents != PANEL:
+        return f"""**Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
+over its tasks; the overall score is the mean over categories, so each category weighs
+the same. Ties share a rank. A new model duels the {k} best models at the time it is
+submitted, passing over flagged ones; every duel is stored in both directions. (This is
+BenCzechMark's original rule, kept by the tasks file's `"opponents": "top-of-its-day"`:
+a rank depends on when a model was published, see the README.)"""
+    return f"""**Scores.** Every model is measured against the same opponents, the **reference panel**:
+the {k} best models of the board that are not flagged. Win Score on a task = the share of
+the panel's members (other than the model itself) that it beats there. A category's score
+is the mean over its tasks; the overall score is the mean over categories, so each
+category weighs the same. Ties share a rank.
+
+**The reference panel, and why.** Under the original rule each new model dueled the top
+models *of the day it was published*, and those duels were kept: a model published early
+met a weak board and kept its easy wins, one published late met only the strongest, so a
+rank depended on the order of publication. In a simulation with known abilities (45
+models, 12 tasks, 20 opponents, published in two random orders) that rule left 62% of
+the models more than 2 places apart between the two orders; with the panel every model
+gets the same rank in both. The panel is a **fixed point**: the {k} best models by the
+scores measured against the panel itself. It is found by starting from the {k} best by a
+Borda count of the models' own metric values (per task, the share of models a model's
+value beats; then means per category and overall, like Win Scores), scoring every model
+against that panel, taking the {k} best, and repeating until a panel comes back. Ties go
+to the higher Borda count, then the smaller submission id. When the panels come back in a
+cycle instead of settling (models at the border beating each other in a circle, which
+happens on about half of simulated boards and swaps a few border members), the cycle's
+panel nearest to a fixed point is kept: most of its members among the {k} best by its own
+scores, then the one highest in the Borda order. Every step depends only on which models
+are published and on their duels, and a duel's verdict only on the pair, so the order of
+publication changes nothing. When a model enters the panel, every published model that
+has not dueled it does so, in the same commit as the publication (or removal or flag)
+that brought it in; duels with models that have left the panel stay stored but do not
+count. A pre-submission shows the board as it would be after publication, panel changes
+included. Flagged models are never in the panel; their own scores are measured against it."""
+
 
 
 def submission_help(benchmark: Benchmark) -> str:
@@ -91,19 +154,14 @@ Identical results never win. Every random draw is seeded, so a duel gives the sa
 on every run. The tests:
 {tests}
 
-**Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
-over its tasks; the overall score is the mean over categories, so each category weighs
-the same. Ties share a rank. A new model duels the {benchmark.top_opponents} best models at the time it is
-submitted, passing over flagged ones; every duel is stored in both directions.
+{_scores(benchmark)}
 
 **Flags (⚑).** The maintainers can flag a published model, for instance when its test data
 leaked into its training data, with a reason and a link to the evidence. A flagged model
 stays on the board, marked ⚑ with its reason (in the note above the table, on hover and in
-its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`), and its
-duels still count as usual. **Exclude flagged models** ranks without them: every score is
-recomputed from the stored duels with the duels against flagged models left out (no duel is
-run again). New submissions never duel a flagged model: they take the {benchmark.top_opponents} best models
-that are not flagged.
+its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`). **Exclude
+flagged models** ranks without them: every score is recomputed from the stored duels with the
+duels against flagged models left out (no duel is run again). {_flagged(benchmark)}
 
 **How certain is a rank?** Beside every rank the table shows a **95% interval for the rank**,
 one for the **score**, and a **tie group** (A = the top group), for the overall score and for
@@ -142,7 +200,7 @@ the raw ranking.
 the difference Δ in the task's unit (percentage points, or perplexity), both one-tailed
 p-values and who wins significantly; the count per category; and a **sign test** over the
 tasks (`scipy.stats.binomtest`): is A's metric better on more tasks than a coin would
-give? Two models that never dueled (neither among the other's top {benchmark.top_opponents}) are dueled on the
+give? Two models that never dueled ({_never_dueled(benchmark)}) are dueled on the
 spot from the stored results; those duels are shown but never stored or scored; with
 adjusted p-values they are corrected within each model's stored duels plus this pair's.
 The **duel map** shows every pair on a task or category in rank order: won, lost, not
