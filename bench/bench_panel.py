@@ -7,7 +7,7 @@ invariance: simulated models with set abilities (tests/panel_simulation.py) publ
 two random orders, under the panel and under the original rule (each model duels the top
 models of its day); the share of models whose ranks are at most 2 places apart.
 
-cost: a board of n settled models (every model has dueled every panel member) on 50
+cost: a board of n settled models (kept in --cache for the next run) (every model has dueled every panel member) on 50
 accuracy tasks in 9 categories, 40 items each, 50 opponents; then one more model is
 added and the panel settled again (its duels with the panel, the backfill when it enters
 it): once a weak model (it stays out) and once the strongest (it enters). This is the
@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import statistics
 import sys
 import time
@@ -66,27 +67,37 @@ def invariance(seeds: int) -> list[dict]:
     return out
 
 
-def cost(n: int, repeats: int) -> dict:
+def cost(n: int, repeats: int, cache: Path | None) -> dict:
     benchmark = accuracy_benchmark(50, 9, 50)
     results = simulated_results(benchmark, n + 2, seed=0, items=40)
     mean_score = {m: np.mean(list(r.aggregates.values())) for m, r in results.items()}
     weak, strong = min(mean_score, key=mean_score.get), max(mean_score, key=mean_score.get)
-    base = Tournament(benchmark.task_ids, [m for m in results if m not in (weak, strong)])
-    t = time.perf_counter()
-    settled = settle(benchmark, base, results)
-    out = {"models": n, "settle_from_no_duels_seconds": time.perf_counter() - t, "stored_rows": len(base),
-           "rounds_from_no_duels": settled.rounds}
+    ids = [m for m in results if m not in (weak, strong)]
+    out = {"models": n}
+    stored = cache / f"settled_{n}.pkl" if cache else None
+    if stored and stored.exists():  # the settled board of an earlier run: its duels are the same
+        base = Tournament(benchmark.task_ids, ids, pickle.loads(stored.read_bytes()))
+    else:
+        base = Tournament(benchmark.task_ids, ids)
+        t = time.perf_counter()
+        settled = settle(benchmark, base, results)
+        out.update(settle_from_no_duels_seconds=time.perf_counter() - t, rounds_from_no_duels=settled.rounds)
+        if stored:
+            stored.write_bytes(pickle.dumps(base.rows()))
+    out["stored_rows"] = len(base)
     base.rows()  # one part, as a loaded board holds them
     for name, new in (("stays_out", weak), ("enters", strong)):
-        times, panel = [], None
+        times, cpu, panel = [], [], None
         for _ in range(repeats):
             tournament = base.copy()
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             tournament.add_models([new])
             panel = settle(benchmark, tournament, results)
             times.append(time.perf_counter() - t)
-        out[name] = {"median_seconds": statistics.median(times), "runs": times, "in_panel": new in panel.members,
-                     "new_rows": len(tournament) - len(base), "rounds": panel.rounds, "cycle": panel.cycle}
+            cpu.append(time.process_time() - c)
+        out[name] = {"median_seconds": statistics.median(times), "median_cpu_seconds": statistics.median(cpu),
+                     "runs": times, "in_panel": new in panel.members, "new_rows": len(tournament) - len(base),
+                     "rounds": panel.rounds, "cycle": panel.cycle}
     out["load_average"] = os.getloadavg()
     print(json.dumps(out), flush=True)
     return out
@@ -98,13 +109,14 @@ def main() -> None:
     parser.add_argument("--models", type=int, nargs="+", default=[1000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument("--cache", type=Path, help="a folder to keep settled boards in between runs")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()}", flush=True)
     if args.what == "invariance":
         invariance(args.seeds)
     else:
         for n in args.models:
-            cost(n, args.repeats)
+            cost(n, args.repeats, args.cache)
 
 
 if __name__ == "__main__":

@@ -179,12 +179,13 @@ def load_benchmark(path: str | Path | None = None) -> Benchmark:
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise TasksFileError(f"the tasks file {path} is not valid UTF-8 JSON: {e}") from None
     try:
-        return _benchmark(raw)
+        return benchmark_of(raw)
     except TasksFileError as e:
         raise TasksFileError(f"{path}: {e}") from None
 
 
-def _benchmark(raw) -> Benchmark:
+def benchmark_of(raw) -> Benchmark:
+    """The benchmark of a parsed tasks file; TasksFileError names the first problem."""
     if not isinstance(raw, dict):
         raise TasksFileError("must hold a JSON object with 'benchmark', 'categories' and 'tasks'")
     name = _text(raw, "benchmark", "the top level")

@@ -33,7 +33,6 @@ from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import sparse
 
 from leaderboard.config.tasks import Benchmark
 from leaderboard.engine import ranking
@@ -85,18 +84,49 @@ def win_scores_against(parts: Iterable[DuelRows], n_models: int, n_tasks: int, m
     """Per model and task, the share of `members` (model indices) it beats among the
     members it dueled there: (n_models, n_tasks), NaN where it dueled none. `parts`: the
     duel rows (a tournament's `parts()`), each ordered pair once; a model never duels itself."""
-    in_panel = np.zeros(n_models, dtype=bool)
-    in_panel[members] = True
-    won, fought = np.zeros((n_models, n_tasks)), np.zeros((n_models, n_tasks))
-    for rows in parts:
-        selected = np.flatnonzero(in_panel[rows.second])
-        owner = sparse.csr_matrix((np.ones(len(selected)), (rows.first[selected], np.arange(len(selected)))),
-                                  shape=(n_models, len(selected)))
-        counted = rows.fought[selected]
-        won = won + owner @ (counted & rows.significant[selected]).astype(np.float64)
-        fought = fought + owner @ counted.astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.asarray(won / np.where(fought > 0, fought, np.nan), dtype=float)
+    columns = _Columns(n_models, n_tasks)
+    columns.read(parts, members)
+    return columns.win_scores(members)
+
+
+class _Columns:
+    """Per member, every model's duels against it: won and fought, each (n_models,
+    n_tasks), read from the rows once, so that each panel the iteration visits costs a
+    sum over its members rather than a pass over every stored row."""
+
+    def __init__(self, n_models: int, n_tasks: int):
+        self.shape = (n_models, n_tasks)
+        self.won: dict[int, np.ndarray] = {}
+        self.fought: dict[int, np.ndarray] = {}
+
+    def read(self, parts: Iterable[DuelRows], members) -> None:
+        """Read the columns of the members not read yet, one pass over the rows."""
+        new = [int(m) for m in members if int(m) not in self.won]
+        if not new:
+            return
+        for m in new:
+            self.won[m], self.fought[m] = np.zeros(self.shape, dtype=bool), np.zeros(self.shape, dtype=bool)
+        for rows in parts:
+            self.add(rows, new)
+
+    def add(self, rows: DuelRows, members=None) -> None:
+        """Enter `rows` into the columns of `members` (default: every column read)."""
+        wanted = np.zeros(self.shape[0], dtype=bool)
+        wanted[list(self.won) if members is None else members] = True
+        selected = np.flatnonzero(wanted[rows.second])
+        second = rows.second[selected]
+        for member in np.unique(second):
+            at = selected[second == member]
+            self.fought[member][rows.first[at]] = rows.fought[at]
+            self.won[member][rows.first[at]] = rows.fought[at] & rows.significant[at]
+
+    def win_scores(self, members) -> np.ndarray:
+        won, fought = np.zeros(self.shape), np.zeros(self.shape)
+        for m in members:
+            won += self.won[int(m)]
+            fought += self.fought[int(m)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return won / np.where(fought > 0, fought, np.nan)
 
 
 def dueled(parts: Iterable[DuelRows], n_models: int, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -157,13 +187,15 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
         return win_scores @ weights
 
     backfilled: dict[str, list[str]] = {}
+    columns = _Columns(n, len(task_ids))
     order = best_first(borda)
     panel = tuple(int(i) for i in order[eligible[order]][:benchmark.top_opponents])
     history, seen = [], {}  # (panel, its win scores, the k best by them); panel -> its step
     while True:
+        columns.read(tournament.parts(), panel)
         if backfill:
-            _backfill(benchmark, tournament, results, panel, rules, backfilled)
-        win_scores = win_scores_against(tournament.parts(), n, len(task_ids), np.array(panel, dtype=np.int64))
+            columns.add(_backfill(benchmark, tournament, results, panel, rules, backfilled))
+        win_scores = columns.win_scores(panel)
         order = best_first(overall(win_scores))
         following = tuple(int(i) for i in order[eligible[order]][:benchmark.top_opponents])
         seen[frozenset(panel)] = len(history)
@@ -197,9 +229,10 @@ def _pick_in_cycle(states: list[tuple[tuple[int, ...], np.ndarray, tuple[int, ..
 
 
 def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
-              panel: tuple[int, ...], rules: str, backfilled: dict[str, list[str]]) -> None:
+              panel: tuple[int, ...], rules: str, backfilled: dict[str, list[str]]) -> DuelRows:
     """Duel each member against every model that has no stored duel with it, into
-    `tournament`, in one addition (a pair of two members lacking each other once)."""
+    `tournament`, in one addition (a pair of two members lacking each other once).
+    Returns the rows added."""
     members = np.array(panel, dtype=np.int64)
     ids = tournament.model_ids
     forward, backward = dueled(tournament.parts(), len(ids), members)
@@ -220,7 +253,7 @@ def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str
                 backfilled.setdefault(member, []).append(one)
         new.append(duel_rows(benchmark, tournament, one, many, results, rules))
     if not new:
-        return
+        return DuelRows.empty(len(tournament.task_ids))
     rows = DuelRows.concat(new, len(ids))
     position = np.full(len(ids), -1, dtype=np.int64)
     position[members] = np.arange(len(members))
@@ -230,7 +263,9 @@ def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str
     _, first_of_each = np.unique(_pair_keys(rows), return_index=True)  # two members lacking each other: once
     keep = np.zeros(len(rows), dtype=bool)
     keep[first_of_each] = True
-    tournament.add_rows(rows.take(keep & ~stored))
+    rows = rows.take(keep & ~stored)
+    tournament.add_rows(rows)
+    return rows
 
 
 def _pair_keys(rows: DuelRows) -> np.ndarray:
