@@ -90,17 +90,18 @@ category weighs the same. Ties share a rank.
 **The reference panel, and why.** Under the original rule each new model dueled the top
 models *of the day it was published*, and those duels were kept: a model published early
 met a weak board and kept its easy wins, one published late met only the strongest, so a
-rank depended on the order of publication. In a simulation with known abilities (45
-models, 12 tasks, 20 opponents, published in two random orders) that rule left 62% of
-the models more than 2 places apart between the two orders; with the panel every model
-gets the same rank in both. The panel is a **fixed point**: the {k} best models by the
+rank depended on the order of publication. In simulations with known abilities (45
+models, 12 tasks, 20 opponents, each board published in two random orders) that rule left
+40-58% of the models more than 2 places apart between the two orders, one by 20 places;
+with the panel every model gets the same rank in both. The panel is a **fixed point**: the {k} best models by the
 scores measured against the panel itself. It is found by starting from the {k} best by a
 Borda count of the models' own metric values (per task, the share of models a model's
 value beats; then means per category and overall, like Win Scores), scoring every model
 against that panel, taking the {k} best, and repeating until a panel comes back. Ties go
 to the higher Borda count, then the smaller submission id. When the panels come back in a
-cycle instead of settling (models at the border beating each other in a circle, which
-happens on about half of simulated boards and swaps a few border members), the cycle's
+cycle instead of settling (models at the border beating each other in a circle: the
+iteration ended so on 3 of 4 simulated boards, the panels differing by a few border
+members), the cycle's
 panel nearest to a fixed point is kept: most of its members among the {k} best by its own
 scores, then the one highest in the Borda order. Every step depends only on which models
 are published and on their duels, and a duel's verdict only on the pair, so the order of
