@@ -13,7 +13,7 @@ from starlette.middleware import Middleware
 from leaderboard.app.page import build_app, page_style
 from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, TEMP_DISK, UPLOADS
 from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
-from leaderboard.board import open_configured_board
+from leaderboard.board.configured import open_configured_board
 from leaderboard.storage.hub import HubStore
 from leaderboard.limits import UploadGate
 from leaderboard.errors import StoreFailure

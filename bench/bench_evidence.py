@@ -46,7 +46,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     from leaderboard.engine import ranking
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     from leaderboard.views import compare
     from stats import evidence

@@ -27,7 +27,7 @@ REPO = "bench/leaderboard"
 LOAD = """
 import json, resource, sys, time
 t = time.perf_counter()
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.storage.hub import HubStore
 from leaderboard.config.tasks import load_benchmark
 benchmark = load_benchmark()
@@ -40,7 +40,7 @@ print(json.dumps({"seconds": time.perf_counter() - t, "models": len(board.models
 
 def repo_files(store: Path) -> dict[str, bytes]:
     """The local store's files as the Hub store commits them."""
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.storage.hub import ARRAYS_DIR, git_blob_id
     from leaderboard.storage.snapshot import dataset_card, snapshot_parquet
     from leaderboard.storage.local import SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore, encode_cached

@@ -52,7 +52,7 @@ print(time.perf_counter() - t, status_mb("VmHWM"), base, outcome, sep="\\t")
 def files(workdir: Path) -> dict[str, Path]:
     from leaderboard.demo import demo_model
     from leaderboard.strict_json import dump_json
-    from leaderboard.submission.parsing import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
+    from leaderboard.submission.reading import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
     from leaderboard.config.tasks import load_benchmark
     workdir.mkdir(parents=True, exist_ok=True)
     out = {}

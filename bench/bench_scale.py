@@ -59,11 +59,13 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
     rebuild (timed) or write random duel files."""
     import numpy as np
 
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.demo import demo_model
     from leaderboard.storage.local import TITLES_FILE, LocalStore, PublishedModel
     from leaderboard.strict_json import dump_json
-    from leaderboard.submission.parsing import TaskReference, parse_submission, submission_id, validate_metadata
+    from leaderboard.submission.alignment import TaskReference
+    from leaderboard.submission.parsing import parse_submission
+    from leaderboard.submission.metadata import submission_id, validate_metadata
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine.tournament import DuelRows, summarize
     from leaderboard.storage import duel_files
@@ -112,14 +114,14 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
     else:
         t = time.perf_counter()
         board = Leaderboard(LocalStore(store))
-        report = board.rebuild()
+        report = board.admin.rebuild()
         result.update(rebuild_seconds=time.perf_counter() - t, dueled=report.dueled, rebuild_peak_mb=peak_mb())
     return result
 
 
 def phase_in_process(store: str, new_file: str) -> dict:
     """Load, pre-submit (3 times) and publish in one process; bytes one publication wrote."""
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     form = json.loads(Path(new_file).with_suffix(".form.json").read_text())
     t = time.perf_counter()
@@ -129,11 +131,11 @@ def phase_in_process(store: str, new_file: str) -> dict:
     times = []
     for _ in range(REPEATS):
         t = time.perf_counter()
-        preview = board.presubmit(Path(new_file), form)
+        preview = board.publishing.presubmit(Path(new_file), form)
         times.append(time.perf_counter() - t)
     before = {p: p.stat().st_size for p in Path(store).rglob("*") if p.is_file()}
     t = time.perf_counter()
-    board.publish(preview)
+    board.publishing.publish(preview)
     publish = time.perf_counter() - t
     after = {p: p.stat().st_size for p in Path(store).rglob("*") if p.is_file()}
     changed = {str(p.relative_to(store)): size for p, size in after.items() if before.get(p) != size
@@ -198,7 +200,7 @@ def measure(n: int, args) -> dict:
         result["build"] = run_phase("build", store, n, args.samples, "1" if args.synthetic_duels else "0")
     new_file = work / f"scale-new-{args.samples}.json"
     if not new_file.exists():
-        from leaderboard.board import Leaderboard
+        from leaderboard.board.state import Leaderboard
         from leaderboard.demo import sample_document
         from leaderboard.storage.local import LocalStore
         from leaderboard.strict_json import dump_json

@@ -47,7 +47,7 @@ def main():
     startup = time.perf_counter() - t
     sample = Path(args.workdir) / "sample.json"
     if not sample.exists():
-        from leaderboard.board import Leaderboard
+        from leaderboard.board.state import Leaderboard
         from leaderboard.demo import sample_document
         from leaderboard.storage.local import LocalStore
         from leaderboard.strict_json import dump_json

@@ -33,7 +33,7 @@ def phase_build(store: Path, n_models: Path) -> dict:
 
 
 def phase_presubmit(store: Path, new_file: Path) -> dict:
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
@@ -42,14 +42,14 @@ def phase_presubmit(store: Path, new_file: Path) -> dict:
     times = []
     for _ in range(3):
         t = time.perf_counter()
-        preview = board.presubmit(new_file, form)
+        preview = board.publishing.presubmit(new_file, form)
         times.append(time.perf_counter() - t)
     return {"load_seconds": load, "presubmit_seconds": min(times), "presubmit_all": times,
             "opponents": len(preview.opponents), "rank": preview.rank, "peak_mb": peak_mb()}
 
 
 def phase_cold_start(store: Path) -> dict:
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
@@ -58,12 +58,12 @@ def phase_cold_start(store: Path) -> dict:
 
 
 def phase_rebuild(store: Path) -> dict:
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     (store / "tournament.json").unlink()
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
-    pairs = board.rebuild()
+    pairs = board.admin.rebuild()
     return {"seconds": time.perf_counter() - t, "pairs": pairs, "peak_mb": peak_mb()}
 
 

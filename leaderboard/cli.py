@@ -14,7 +14,8 @@ import stats
 from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
-from leaderboard.submission.parsing import TaskReference, parse_submission
+from leaderboard.submission.alignment import TaskReference
+from leaderboard.submission.parsing import parse_submission
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine.tournament import summarize
 
@@ -45,7 +46,7 @@ class Bar:
 def _store(args):
     """--repo (a Hub dataset repo, token from HF_TOKEN), --store (a folder), or the
     LEADERBOARD_REPO / LEADERBOARD_STORE environment variables, in that order."""
-    from leaderboard.board import open_configured_store
+    from leaderboard.board.configured import open_configured_store
     if getattr(args, "repo", None):
         from leaderboard.storage.hub import HubStore
         return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None,
@@ -61,7 +62,7 @@ def _store(args):
 
 def _open_board(args, must_exist: bool = True):
     """The Leaderboard of the store the arguments name."""
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     store = _store(args)
     if must_exist and not store.exists():
         raise BadInput(f"no leaderboard store at {store} (expected a folder with data/ or a dataset repo); "
@@ -152,9 +153,9 @@ def cmd_presubmit(args, publish: bool = False) -> None:
     board = _open_board(args, must_exist=False)  # publishing into a new folder creates the store
     bar = Bar("pre-submission")
     try:
-        preview = board.presubmit(args.file, _form(args), progress=bar)
+        preview = board.publishing.presubmit(args.file, _form(args), progress=bar)
         if publish:
-            board.publish(preview, progress=bar)
+            board.publishing.publish(preview, progress=bar)
     finally:
         bar.close()
     _print_warnings(preview.warnings)
@@ -195,7 +196,7 @@ def cmd_rebuild(args) -> None:
     board = _open_board(args)
     bar = Bar("rebuild")
     try:
-        report = board.rebuild(progress=bar, recompute=args.recompute)
+        report = board.admin.rebuild(progress=bar, recompute=args.recompute)
     finally:
         bar.close()
     print(f"rebuilt {board.store}: {len(board.models)} models, {report.dueled} missing model pairs dueled")
@@ -213,7 +214,7 @@ def cmd_rebuild(args) -> None:
 
 def cmd_migrate(args) -> None:
     board = _open_board(args)
-    files = board.migrate()
+    files = board.admin.migrate()
     print(f"migrated {board.store}: tournament.json -> {files} duel files in duels/ "
           f"({len(board.tournament)} duel rows, {len(board.models)} models); ranking unchanged. "
           f"Run `rebuild --recompute` to bring duels of unrecorded rules under {board.rules}")
@@ -221,20 +222,20 @@ def cmd_migrate(args) -> None:
 
 def cmd_export(args) -> None:
     board = _open_board(args)
-    folder = board.export_reference_layout(args.output)
+    folder = board.admin.export_reference_layout(args.output)
     print(f"wrote {len(board.models)} submissions, tournament.json and the titles file to {folder}")
 
 
 def cmd_remove(args) -> None:
     board = _open_board(args)
     title = board.models[args.submission_id].title if args.submission_id in board.models else args.submission_id
-    board.remove(args.submission_id, args.reason)
+    board.admin.remove(args.submission_id, args.reason)
     _say(f"removed {title} ({args.submission_id}) from {board.store}: {len(board.models)} models left")
 
 
 def cmd_flag(args) -> None:
     board = _open_board(args)
-    board.flag(args.submission_id, args.reason, args.link)
+    board.admin.flag(args.submission_id, args.reason, args.link)
     flagged = board.flags[args.submission_id]
     _say(f"flagged {board.models[args.submission_id].title} ({args.submission_id}) on {board.store}: "
          f"{flagged.reason}{f' ({flagged.link})' if flagged.link else ''}; new submissions will not duel it")
@@ -243,7 +244,7 @@ def cmd_flag(args) -> None:
 def cmd_unflag(args) -> None:
     board = _open_board(args)
     flag = board.flags.get(args.submission_id)
-    board.unflag(args.submission_id, args.reason or "")
+    board.admin.unflag(args.submission_id, args.reason or "")
     skipped = sum(m.submitted >= flag.flagged_at for m in board.models.values())
     _say(f"unflagged {board.models[args.submission_id].title} ({args.submission_id}) on {board.store}"
          + (f"; {skipped} models published while it was flagged did not duel it: `check` lists the missing "
@@ -252,7 +253,7 @@ def cmd_unflag(args) -> None:
 
 def cmd_check(args) -> None:
     board = _open_board(args)
-    problems = board.check()
+    problems = board.admin.check()
     for note in board.store.recovered:  # repaired when the store was opened, so not problems
         _say(f"repaired: {note}")
     for problem in problems:

@@ -10,7 +10,9 @@ import zlib
 
 import numpy as np
 
-from leaderboard.submission.parsing import ParsedSubmission, TaskSamples, canonical_sha256, validate_metadata
+from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256
+from leaderboard.submission.samples import TaskSamples
+from leaderboard.submission.metadata import validate_metadata
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.progress import no_progress
 from stats import ClassProbs, LabelPairs
@@ -160,7 +162,7 @@ def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchma
     """A store at `root` of `n_models` demo models, written in one commit; the same store
     as publishing them one by one (tests/test_demo.py checks), in a fraction of the time:
     the files are not parsed back and the snapshot is made once. Returns the Leaderboard."""
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     board = Leaderboard(LocalStore(root), benchmark)
     designs = {t.id: task_design(t, seed) for t in board.benchmark.tasks}
@@ -171,5 +173,5 @@ def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchma
             parsed = ParsedSubmission(tasks, document, canonical_sha256(document["predictions"]),
                                       canonical_sha256(document["results"]))
             yield validate_metadata(**form), parsed, submitted_at
-    board.publish_all(submissions(), lambda f, message: progress(f, f"building the demo store: {message}"), n_models)
+    board.publishing.publish_all(submissions(), lambda f, message: progress(f, f"building the demo store: {message}"), n_models)
     return board

@@ -14,6 +14,11 @@ MAX_PROBLEMS = 25
 MAX_PROBLEM_CHARS = 400
 
 
+def some_names(names: list[str], shown: int = 10) -> str:
+    """The first `shown` names for a message, and how many more there are."""
+    return ", ".join(names[:shown]) + (f", ... ({len(names) - shown} more)" if len(names) > shown else "")
+
+
 class BadInput(ValueError):
     """Bad input: `problems` says, one line each, what is wrong and where."""
 

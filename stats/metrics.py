@@ -2,7 +2,7 @@
 
 A metric names
 - `sample_kind`: the per-sample value's shape, one of SAMPLE_KINDS (parsing of
-  submission files lives in `leaderboard.submission.parsing`, keyed by this kind);
+  submission files lives in `leaderboard.submission.samples`, keyed by this kind);
 - `aggregate`: per-sample values -> the task score shown on the leaderboard;
 - `higher_is_better`: the direction;
 - `summarize`: per-sample values -> a fixed-length vector (d,) that is everything the
@@ -11,7 +11,7 @@ A metric names
 - `test`: (summary_a, summary_b, delta) -> p-value, broadcasting over leading axes.
 
 Adding a metric is one `register(Metric(name=..., ...))`, plus a parser in
-`leaderboard.submission.parsing` when its per-sample shape is new. A name or alias already taken is
+`leaderboard.submission.samples` when its per-sample shape is new. A name or alias already taken is
 refused (`NameClash`); looking up an unknown name lists the known ones (`UnknownName`).
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 import json
 
-from leaderboard.submission.parsing import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
+from leaderboard.submission.reading import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
 
 ACC_TASK = "benczechmark_hellaswag"
 EM_TASK = "benczechmark_cs_naturalquestions"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from leaderboard.demo import build_demo_store, demo_model, task_design
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, LocalStore
 from leaderboard.strict_json import dump_json
 from leaderboard.config.tasks import load_benchmark
@@ -94,7 +94,7 @@ def small_documents(small_benchmark):
 
 def publish_all(board, documents):
     for form, document, ts in documents:
-        board.publish(board.presubmit(dump_json(document), form), submitted_at=ts)
+        board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=ts)
 
 
 @pytest.fixture(scope="session")
@@ -155,7 +155,7 @@ def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard,
     with bare-bool duels on one task, the old rouge spelling, no cache."""
     board = Leaderboard(LocalStore(tmp_path / "ours"), benchmark)
     publish_all(board, documents)
-    root = board.export_reference_layout(tmp_path / "ref")
+    root = board.admin.export_reference_layout(tmp_path / "ref")
     for path in (root / "data").glob("*.json"):
         doc = json.loads(path.read_text())
         for sample in doc["predictions"]["t_rouge"]:

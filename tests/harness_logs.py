@@ -20,7 +20,7 @@ import json
 import re
 from pathlib import Path
 
-from leaderboard.submission.parsing import _PARSERS
+from leaderboard.submission.samples import SAMPLE_PARSERS
 from leaderboard.config.tasks import Benchmark, Task
 
 MODEL = "Brno-NLP/Buk-9B-v1"
@@ -55,7 +55,8 @@ def worse(task: Task, samples: list, k: int) -> list:
 
 
 def aggregate(task: Task, samples: list) -> float:
-    return float(task.metric.aggregate(_PARSERS[task.metric.sample_kind]([s[task.metric_name] for s in samples], task)))
+    parse = SAMPLE_PARSERS[task.metric.sample_kind]
+    return float(task.metric.aggregate(parse([s[task.metric_name] for s in samples], task)))
 
 
 def _sample_lines(task: Task, leaf: str, samples: list, filters: tuple[str, ...]) -> str:

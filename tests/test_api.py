@@ -9,7 +9,7 @@ from gradio_client.exceptions import AppError
 
 import content
 from conftest import tree_digest
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.views import compare
@@ -26,7 +26,7 @@ def flagged_server(tmp_path_factory, full_store_template):
     with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
         board = Leaderboard(LocalStore(store))
         flagged = board.ranked().index[1]
-        board.flag(flagged, REASON, EVIDENCE)
+        board.admin.flag(flagged, REASON, EVIDENCE)
         yield url, store, flagged, board.models[flagged].title
 
 

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from conftest import tree_digest
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.demo import sample_document
 from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json

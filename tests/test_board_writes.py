@@ -16,7 +16,7 @@ import pytest
 
 from conftest import SMALL_TASKS, publish_all
 from fake_hub import FakeHub
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.demo import demo_model, task_design
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.local import TITLES_FILE, LocalStore
@@ -189,9 +189,9 @@ def test_a_commit_that_landed_with_an_error_answer_is_a_publication(hub, tmp_pat
     publish_all(board, small_documents[:2])
     waiting = preview(board, small_documents[2])
     hub.fail_after_next_commits = 1
-    sid = board.publish(waiting)
+    sid = board.publishing.publish(waiting)
     assert f"data/{sid}.json" in hub.files(REPO) and hub.commits == 3  # landed once, not twice
-    assert sid in board.models and board.check() == []
+    assert sid in board.models and board.admin.check() == []
     assert sid in replica(hub, tmp_path, small_benchmark, "b").models
 
 
@@ -202,22 +202,22 @@ def test_failures_after_a_commit_landed_are_not_reported_as_nothing_published(hu
     publish_all(board, small_documents[:2])
     # Reading the new commit's files fails once: read again, it is there.
     hub.fail_next_tree_listings = 1
-    sid = board.publish(preview(board, small_documents[2]))
+    sid = board.publishing.publish(preview(board, small_documents[2]))
     assert f"data/{sid}.json" in hub.files(REPO) and sid in board.models
     # Reading fails twice: the store cannot tell, and says the commit may have landed.
     hub.fail_next_tree_listings = 2
     with pytest.raises(StoreFailure, match="the commit may have landed") as unknown:
-        board.publish(preview(board, small_documents[3]))
+        board.publishing.publish(preview(board, small_documents[3]))
     assert "nothing was published" not in str(unknown.value)
     assert sum(f.startswith("data/") for f in hub.files(REPO)) == 4
     # Keeping the arrays in the local cache fails (its place is taken by a folder): the
     # commit holds them, so the publication stands.
     waiting = preview(board, small_documents[4])
     (tmp_path / "cache-a" / f"{waiting.submission_id}.npz").mkdir()
-    assert board.publish(waiting) == waiting.submission_id
+    assert board.publishing.publish(waiting) == waiting.submission_id
     assert f"data/{waiting.submission_id}.json" in hub.files(REPO)
     fresh = replica(hub, tmp_path, small_benchmark, "b")
-    assert len(fresh.models) == 5 and fresh.check() == []
+    assert len(fresh.models) == 5 and fresh.admin.check() == []
 
 
 def test_a_failed_commit_is_a_store_failure_saying_nothing_landed(hub, tmp_path, small_benchmark, small_documents):
@@ -227,7 +227,7 @@ def test_a_failed_commit_is_a_store_failure_saying_nothing_landed(hub, tmp_path,
     files = hub.files(REPO)
     hub.fail_next_commits = 1
     with pytest.raises(StoreFailure, match="nothing was published"):
-        board.publish(preview(board, small_documents[2]))
+        board.publishing.publish(preview(board, small_documents[2]))
     assert hub.files(REPO) == files
 
 
@@ -240,11 +240,11 @@ def test_a_flag_or_removal_whose_commit_failed_says_whether_it_may_have_landed(h
     head = hub.head(REPO)
     hub.fail_next_commits = 1
     with pytest.raises(StoreFailure, match="nothing was changed"):
-        board.flag(top, "leaked")
+        board.admin.flag(top, "leaked")
     assert hub.head(REPO) == head
     hub.fail_after_next_commits = 1
     with pytest.raises(StoreFailure, match="the change may have landed") as landed:
-        board.remove(second, "leaked")
+        board.admin.remove(second, "leaked")
     assert "nothing was changed" not in str(landed.value)
     assert f"data/{second}.json" not in hub.files(REPO) and second not in board.models  # and the board shows it
 

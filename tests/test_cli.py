@@ -12,7 +12,7 @@ import pandas as pd
 
 
 from conftest import tree_digest
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from conftest import SMALL_TASKS, publish_all
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
@@ -43,7 +43,7 @@ def test_the_demo_store_equals_publishing_its_models_one_by_one(tmp_path, tasks,
 
     demo = Leaderboard(LocalStore(tmp_path / "demo"), benchmark)  # as read back from disk
     sequential = Leaderboard(LocalStore(tmp_path / "sequential"), benchmark)
-    assert demo.check() == [] and len(demo.models) == n_models
+    assert demo.admin.check() == [] and len(demo.models) == n_models
     pd.testing.assert_frame_equal(leaderboard_table(demo, None), leaderboard_table(sequential, None), check_exact=True)
     for category in benchmark.categories:
         pd.testing.assert_frame_equal(leaderboard_table(demo, category), leaderboard_table(sequential, category),

@@ -111,7 +111,7 @@ def test_sign_test_counts_tasks_and_matches_the_binomial():
 
 
 from leaderboard.engine import ranking  # noqa: E402
-from leaderboard.board import Leaderboard  # noqa: E402
+from leaderboard.board.state import Leaderboard  # noqa: E402
 from leaderboard.storage.snapshot import snapshot_table  # noqa: E402
 from leaderboard.storage.local import LocalStore  # noqa: E402
 from leaderboard.errors import BadInput

@@ -18,12 +18,12 @@ import pytest
 
 import stats
 from conftest import publish_all, tree_digest
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.demo import demo_model
 from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, LocalStore
 from leaderboard.strict_json import dump_json
-from leaderboard.submission.parsing import MAX_LINK_LENGTH
+from leaderboard.submission.metadata import MAX_LINK_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent
 FORM = {"--team": "Tester", "--model": "Hostile-1", "--type": "chat", "--params": "7", "--input-length": "4096",
@@ -139,14 +139,14 @@ KILL_CHILD = textwrap.dedent("""
     # (an fsync or a rename; K < 0: never). Each step is printed first, so the parent
     # knows whether the journal's rename, the commit point, happened before the kill.
     import json, os, signal, sys
-    from leaderboard.board import Leaderboard
+    from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     from leaderboard.config.tasks import load_benchmark
     root, tasks, action, argument, kill_after = sys.argv[1:6]
     board = Leaderboard(LocalStore(root), load_benchmark(tasks))
     if action == "publish":
         form, document = json.loads(open(argument).read())
-        preview = board.presubmit(json.dumps(document).encode(), form)
+        preview = board.publishing.presubmit(json.dumps(document).encode(), form)
     steps = 0
 
     def step(call, kind):
@@ -162,9 +162,9 @@ KILL_CHILD = textwrap.dedent("""
 
     os.fsync, os.replace = step(os.fsync, "fsync"), step(os.replace, "rename")
     if action == "publish":
-        board.publish(preview)
+        board.publishing.publish(preview)
     else:
-        board.remove(argument, "kill test")
+        board.admin.remove(argument, "kill test")
     print("done", flush=True)
 """)
 
@@ -179,7 +179,7 @@ def _store_invariants(root: Path, benchmark) -> Leaderboard:
     assert set(pd.read_parquet(root / SNAPSHOT_FILE)["submission_id"]) == published
     assert {p.stem for p in (root / DUELS_DIR).glob("*.parquet")} <= published
     assert board.orphan_duels == set()
-    assert board.check() == []
+    assert board.admin.check() == []
     assert not (root / JOURNAL_FILE).exists()
     assert not [p for p in root.rglob("*.tmp")]
     return board

@@ -18,7 +18,7 @@ import pytest
 
 from conftest import publish_all, reference_layout_store
 from fake_hub import FakeHub
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.storage.hub import HubStore
 from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
 from leaderboard.strict_json import dump_json
@@ -45,7 +45,7 @@ def replica(hub, tmp_path, benchmark, name: str, token: str | None = "default") 
 
 def preview(board, document_entry):
     form, document, _ = document_entry
-    return board.presubmit(dump_json(document), form)
+    return board.publishing.presubmit(dump_json(document), form)
 
 
 def test_first_publication_into_an_empty_repo(hub, tmp_path, small_benchmark, small_documents, monkeypatch):
@@ -59,7 +59,7 @@ def test_first_publication_into_an_empty_repo(hub, tmp_path, small_benchmark, sm
     assert sum(f.startswith("duels/") for f in files) == 3 and TOURNAMENT_FILE not in files
     assert {"submission_id_to_model_title.json", "leaderboard.parquet", "README.md"} <= set(files)
     # A new replica starts from the committed arrays, without parsing a submission file.
-    monkeypatch.setattr("leaderboard.board.parse_submission", lambda *a, **k: pytest.fail("parsed a file"))
+    monkeypatch.setattr("leaderboard.board.state.parse_submission", lambda *a, **k: pytest.fail("parsed a file"))
     fresh = replica(hub, tmp_path, small_benchmark, "b")
     pd.testing.assert_frame_equal(fresh.ranked(), board.ranked())
 
@@ -86,17 +86,17 @@ def test_a_stale_publication_is_retried_with_the_missing_duels(hub, tmp_path, sm
 
     def a_commits_first(publication, parent):  # a lands between b's refresh and b's commit
         if not published:
-            published.append(a.publish(racing))
+            published.append(a.publishing.publish(racing))
         return commit(publication, parent=parent)
 
     b.store.publish = a_commits_first
-    second = b.publish(waiting)
+    second = b.publishing.publish(waiting)
     first = published[0]
     assert hub.rejected == 1  # b's first attempt was refused (HTTP 412), then retried
     fresh = replica(hub, tmp_path, small_benchmark, "c")
     assert {first, second} <= set(fresh.models)
     assert fresh.tournament.has_dueled(second, first) and fresh.tournament.has_dueled(first, second)
-    assert fresh.check() == []
+    assert fresh.admin.check() == []
 
 
 def test_two_replicas_publishing_at_once_both_land(hub, tmp_path, small_benchmark, small_documents):
@@ -109,7 +109,7 @@ def test_two_replicas_publishing_at_once_both_land(hub, tmp_path, small_benchmar
 
     def publish(k):
         start.wait()
-        results[k] = boards[k].publish(previews[k])
+        results[k] = boards[k].publishing.publish(previews[k])
 
     threads = [threading.Thread(target=publish, args=(k,)) for k in range(2)]
     for t in threads:
@@ -121,7 +121,7 @@ def test_two_replicas_publishing_at_once_both_land(hub, tmp_path, small_benchmar
     assert len(fresh.models) == 5 and set(results.values()) <= set(fresh.models)
     assert sum(f.startswith("data/") for f in hub.files(REPO)) == 5  # nothing published twice
     assert fresh.tournament.has_dueled(results[0], results[1]) and fresh.tournament.has_dueled(results[1], results[0])
-    assert fresh.check() == []
+    assert fresh.admin.check() == []
 
 
 def test_a_failed_commit_changes_nothing(hub, tmp_path, small_benchmark, small_documents):
@@ -132,10 +132,10 @@ def test_a_failed_commit_changes_nothing(hub, tmp_path, small_benchmark, small_d
     waiting = preview(board, small_documents[2])
     hub.fail_next_commits = 1
     with pytest.raises(StoreFailure, match="nothing was published"):
-        board.publish(waiting)
+        board.publishing.publish(waiting)
     assert hub.head(REPO) == head and hub.files(REPO) == files
     pd.testing.assert_frame_equal(board.ranked(), ranked)
-    assert board.publish(waiting) in replica(hub, tmp_path, small_benchmark, "b").models  # and it can be retried
+    assert board.publishing.publish(waiting) in replica(hub, tmp_path, small_benchmark, "b").models  # and it can be retried
 
 
 def test_without_a_write_token_publishing_fails_clearly(hub, tmp_path, small_benchmark, small_documents):
@@ -154,7 +154,7 @@ def test_a_replica_picks_up_another_replicas_publication(hub, tmp_path, small_be
     b = replica(hub, tmp_path, small_benchmark, "b")
     reloaded = threading.Event()
     b.watch(0.1, on_reload=reloaded.set)
-    sid = a.publish(preview(a, small_documents[2]))
+    sid = a.publishing.publish(preview(a, small_documents[2]))
     assert reloaded.wait(timeout=60)  # a limit for a hung poller, not a speed expectation
     assert sid in b.models
     pd.testing.assert_frame_equal(b.ranked(), a.ranked())
@@ -166,7 +166,7 @@ def test_remove_is_one_commit_and_check_reports_problems(hub, tmp_path, small_be
     publish_all(board, small_documents[:4])
     gone = board.ranked().index[1]
     commits = hub.commits
-    board.remove(gone, reason="results were leaked")
+    board.admin.remove(gone, reason="results were leaked")
     assert hub.commits == commits + 1
     assert not any(gone in f for f in hub.files(REPO))
     for name in (f for f in hub.files(REPO) if f.startswith("duels/")):
@@ -176,7 +176,7 @@ def test_remove_is_one_commit_and_check_reports_problems(hub, tmp_path, small_be
         ["git", "--git-dir", str(hub.root / f"{REPO}.git"), "log", "-1", "--format=%s"],
         capture_output=True, text=True).stdout
     fresh = replica(hub, tmp_path, small_benchmark, "b")
-    assert gone not in fresh.models and fresh.check() == []
+    assert gone not in fresh.models and fresh.admin.check() == []
     # Damage the repo by hand: an orphan duel and a missing one.
     duel_names = sorted(f for f in hub.files(REPO) if f.startswith("duels/"))
     lost = max(duel_names, key=lambda name: len(hub.read(REPO, name)))
@@ -188,10 +188,10 @@ def test_remove_is_one_commit_and_check_reports_problems(hub, tmp_path, small_be
     sink = io.BytesIO()
     pq.write_table(ghost, sink)
     hub.repo(REPO).commit(hub.head(REPO), {kept: sink.getvalue()}, [lost], "damage")
-    problems = replica(hub, tmp_path, small_benchmark, "c").check()
+    problems = replica(hub, tmp_path, small_benchmark, "c").admin.check()
     assert any("missing duels" in p for p in problems) and any("ghost_model" in p for p in problems)
     fixed = replica(hub, tmp_path, small_benchmark, "d")
-    assert fixed.rebuild().dueled >= 1 and fixed.check() == []
+    assert fixed.admin.rebuild().dueled >= 1 and fixed.admin.check() == []
 
 
 def test_load_dataset_returns_the_ranking(hub, tmp_path, small_benchmark, small_documents):

@@ -16,7 +16,8 @@ from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, bad_files, set_va
 from conftest import tree_digest
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
-from leaderboard.submission.parsing import parse_submission, validate_metadata
+from leaderboard.submission.parsing import parse_submission
+from leaderboard.submission.metadata import validate_metadata
 from leaderboard.errors import BadInput
 
 ROOT = Path(__file__).resolve().parent.parent

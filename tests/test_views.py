@@ -215,7 +215,7 @@ def test_duel_summary_counts_won_lost_not_significant_per_category_and_task(smal
 
 def test_preview_table_marks_the_new_model_and_rank_changes(small_store, small_documents):
     form, document, _ = small_documents[6]
-    preview = small_store.presubmit(dump_json(document), form)
+    preview = small_store.publishing.presubmit(dump_json(document), form)
     table = submission.preview_table(small_store, preview)
     assert len(table) == len(small_store.models) + 1
     assert table.loc[preview.submission_id, "Change"] == "new"
@@ -273,7 +273,7 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
 
 def test_sample_file_lines_up_with_the_store(small_store):
     document = sample_document(small_store.benchmark, small_store.references())
-    preview = small_store.presubmit(dump_json(document), {
+    preview = small_store.publishing.presubmit(dump_json(document), {
         "team_name": "Sample", "model_name": "sample", "model_type": "chat", "parameters": 1, "input_length": 2048,
         "precision": "bfloat16", "link_to_model": "https://example.com"})
     assert preview.rank >= 1 and preview.submission_id not in small_store.models

@@ -7,7 +7,7 @@ import math
 import gradio as gr
 
 from leaderboard.app.settings import PRIVATE
-from leaderboard.submission.parsing import MODEL_TYPES
+from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
 
 OVERALL = board_views.OVERALL

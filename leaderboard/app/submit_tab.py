@@ -8,7 +8,7 @@ import content
 from leaderboard.app.settings import CACHE_SECONDS, PRIVATE, READ_ONLY, TEMP_DISK, script
 from leaderboard.previews import PreviewShelf, lifetime_text
 from leaderboard.errors import BadInput, StoreFailure
-from leaderboard.submission.parsing import MODEL_TYPES, PRECISIONS
+from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
 from leaderboard.views import details, share, submission, table as board_views
 
 COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
@@ -100,7 +100,7 @@ class SubmitTab:
         try:
             source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
                       if submission.is_archive(file) else file)
-            preview = board.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+            preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
         except BadInput as e:
             form_problems, file_problems = submission.split_problems(e.problems)
             return {self.status: "**The submission was not accepted**: see the messages by the form and the file.",
@@ -165,7 +165,7 @@ class SubmitTab:
                        "pre-submit the file again.")
             return {self.status: message, **closed}
         try:
-            sid = board.publish(preview, progress=lambda f, m: progress(f, desc=m))
+            sid = board.publishing.publish(preview, progress=lambda f, m: progress(f, desc=m))
         except (BadInput, StoreFailure) as e:  # a store failure's message says whether anything landed
             problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, BadInput)
                                  else ([str(e)], "The store could not be written:"))

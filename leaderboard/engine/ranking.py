@@ -47,12 +47,6 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
     return out
 
 
-def opponents(ranked_table: pd.DataFrame, k: int, flagged=()) -> list[str]:
-    """A new model's opponents: the k best models of a `ranked` table (k: the benchmark's
-    top_opponents) that are not in `flagged`."""
-    return [m for m in ranked_table.index if m not in flagged][:k]
-
-
 CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group")
 # The last (ranked table, benchmark, certainty): a publication's snapshot and the board's
 # views after it ask for the same table's certainty, which costs ~1 s at 1,000 models.

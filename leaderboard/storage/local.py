@@ -43,7 +43,7 @@ from leaderboard.errors import StoreConflict
 from leaderboard.strict_json import dump_json
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import FLAGS_FILE
-from leaderboard.submission.parsing import TaskReference
+from leaderboard.submission.alignment import TaskReference
 from leaderboard.engine.tournament import ModelResults
 
 TOURNAMENT_FILE = "tournament.json"

@@ -24,8 +24,9 @@ import jsonlines
 import numpy as np
 
 from leaderboard.strict_json import dump_json
-from leaderboard.submission.parsing import MAX_FILE_BYTES, some_names, parse_submission
-from leaderboard.errors import BadInput
+from leaderboard.submission.reading import MAX_FILE_BYTES
+from leaderboard.submission.parsing import parse_submission
+from leaderboard.errors import BadInput, some_names
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.progress import no_progress
 from leaderboard.progress import Progress

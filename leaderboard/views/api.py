@@ -13,7 +13,7 @@ import inspect
 import json
 import math
 
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.views import compare, details
 from leaderboard.views.table import (METRIC_VALUE, OVERALL, VALUE_NAMES, WIN_SCORE, check_category, is_overall,
                                      leaderboard_table)

@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from leaderboard.engine import ranking
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.views.markdown import escape_markdown
 from leaderboard.views.table import OVERALL, check_category, delta_scale, is_overall, p_phrase, p_text, scope_order
 from stats import evidence

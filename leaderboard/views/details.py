@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.engine import ranking
-from leaderboard.board import Leaderboard
+from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import MARKER
 from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link

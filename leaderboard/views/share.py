@@ -7,8 +7,8 @@ import json
 import math
 from collections.abc import Mapping
 
-from leaderboard.board import Leaderboard
-from leaderboard.submission.parsing import MODEL_TYPES
+from leaderboard.board.state import Leaderboard
+from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views.compare import scope_choices
 from leaderboard.views.table import (ADJUSTED_P, MAX_SEARCH_CHARS, METRIC_VALUE, OVERALL, RAW_P, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
                                      sort_choices)

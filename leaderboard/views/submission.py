@@ -10,11 +10,12 @@ from pathlib import Path
 import pandas as pd
 
 from leaderboard.submission.archive import extracted
-from leaderboard.board import Leaderboard, Preview
+from leaderboard.board.publishing import Preview
+from leaderboard.board.state import Leaderboard
 from leaderboard.submission.harness import compile_runs
 from leaderboard.limits import TempDiskBudget
 from leaderboard.strict_json import dump_json
-from leaderboard.submission.parsing import PRECISIONS
+from leaderboard.submission.metadata import PRECISIONS
 from leaderboard.errors import BadInput
 from leaderboard.progress import no_progress
 from leaderboard.progress import Progress

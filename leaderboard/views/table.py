@@ -20,10 +20,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from leaderboard.engine import ranking
-from leaderboard.board import Leaderboard, Preview
+from leaderboard.board.publishing import Preview
+from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import MARKER
 from leaderboard.storage.local import PublishedModel
-from leaderboard.submission.parsing import MAX_NAME_LENGTH
+from leaderboard.submission.metadata import MAX_NAME_LENGTH
 from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
 
 OVERALL = "Overall"

@@ -1,0 +1,45 @@
+"""The store and board the environment configures (LEADERBOARD_REPO with HF_TOKEN, or
+LEADERBOARD_STORE, and LEADERBOARD_TASKS), else each benchmark's local demo store."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from leaderboard.board.state import Leaderboard
+from leaderboard.config.tasks import Benchmark, load_benchmark
+from leaderboard.progress import Progress, no_progress
+from leaderboard.storage.local import LocalStore
+
+DEMO_STORE = Path(__file__).resolve().parent.parent.parent / "demo_store"
+DEMO_MODELS = 40
+
+
+def open_configured_store(benchmark_name: str):
+    """A HubStore for LEADERBOARD_REPO (with HF_TOKEN), else a LocalStore for
+    LEADERBOARD_STORE, else None (the demo store)."""
+    repo = os.environ.get("LEADERBOARD_REPO")
+    if repo:
+        from leaderboard.storage.hub import HubStore
+        return HubStore(repo, token=os.environ.get("HF_TOKEN") or None, benchmark_name=benchmark_name)
+    folder = os.environ.get("LEADERBOARD_STORE")
+    return LocalStore(folder) if folder else None
+
+
+def demo_store_folder(benchmark: Benchmark) -> Path:
+    """Each benchmark's demo store in its own folder: demo_store/<benchmark name>."""
+    return DEMO_STORE / (re.sub(r"[^A-Za-z0-9.-]+", "-", benchmark.name).strip("-.") or "benchmark")
+
+
+def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
+    """The configured benchmark (LEADERBOARD_TASKS) on the configured store (see
+    open_configured_store), or on its local demo store (built on first use)."""
+    benchmark = load_benchmark()
+    configured = open_configured_store(benchmark.name)
+    if configured is not None:
+        return Leaderboard(configured, benchmark, progress=progress)
+    store = LocalStore(demo_store_folder(benchmark))
+    if not store.submission_ids():
+        from leaderboard.demo import build_demo_store
+        return build_demo_store(store.root, DEMO_MODELS, benchmark=benchmark, progress=progress)
+    return Leaderboard(store, benchmark, progress=progress)

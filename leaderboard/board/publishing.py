@@ -1,0 +1,212 @@
+"""The publishing role: pre-submission (where a model would rank, nothing stored) and
+publication (retried when another publication lands first)."""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from leaderboard.board.writing import duel_file, titles_of
+from leaderboard.engine.replay import opponents_of_the_day
+from leaderboard.engine.tournament import Tournament, play
+from leaderboard.errors import BadInput, StoreConflict, StoreFailure
+from leaderboard.progress import Progress, no_progress
+from leaderboard.storage.local import Publication, PublishedModel
+from leaderboard.storage.snapshot import snapshot_parquet
+from leaderboard.strict_json import dump_json
+from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
+from leaderboard.submission.parsing import parse_submission
+
+if TYPE_CHECKING:
+    from leaderboard.board.state import Leaderboard
+
+log = logging.getLogger(__name__)
+
+PUBLISH_ATTEMPTS = 5
+SAMPLE_PRESUBMITTED = "this is the leaderboard's sample file: it can be pre-submitted, never published"
+SAMPLE_REFUSED = ("this is the leaderboard's sample file, which cannot be published: published, it would make every "
+                  "visitor's copy a duplicate. Publish your own model's results.")
+
+
+@dataclass
+class Preview:
+    """A pre-submission: where the model would rank, computed but not stored."""
+
+    submission_id: str
+    metadata: SubmissionMetadata
+    model: PublishedModel
+    document: bytes  # the submitted file as compact JSON (a few MB; its parsed form is ~10x that)
+    predictions_sha256: str
+    results_sha256: str
+    tournament: Tournament  # the current duels plus the new model's
+    table: pd.DataFrame  # ranked, with `previous_rank` and `rank_change` (positive = moved up)
+    opponents: list[str]
+    warnings: list[str] = field(default_factory=list)
+    is_sample: bool = False  # the board's sample file: pre-submitted to try the form, never published
+
+    @property
+    def rank(self) -> int:
+        return int(self.table.loc[self.submission_id, "rank"])
+
+
+def refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, predictions_sha256: str) -> None:
+    """A submission is new when its id, its predictions and its title (after Unicode
+    normalization, ignoring case and look-alike letters) all differ from every published
+    model's."""
+    keys = title_keys(title)
+    for other in models.values():
+        if other.submission_id == sid or other.metadata.get("model_predictions_sha256") == predictions_sha256:
+            raise BadInput(f"these predictions are already published as {other.title} ({other.submission_id})")
+        if any(mine == theirs for mine, theirs in zip(keys, title_keys(other.title))):
+            raise BadInput(f"Model name: {other.title} is already published ({other.submission_id}); "
+                           f"choose another team or model name")
+
+
+def stored_metadata(metadata: SubmissionMetadata, predictions_sha256: str, results_sha256: str, sid: str,
+                    now: float) -> dict:
+    return {**metadata.to_dict(), "submission_id": sid, "submission_timestamp": now,
+            "model_predictions_sha256": predictions_sha256, "model_results_sha256": results_sha256}
+
+
+class Publishing:
+    """Pre-submission and publication on `board` (its `publishing`)."""
+
+    def __init__(self, board: Leaderboard):
+        self.board = board
+
+    def presubmit(self, source, form: dict, progress: Progress = no_progress) -> Preview:
+        """Validate the form and the file, duel the top models; stores nothing."""
+        board = self.board
+        problems, metadata, parsed = [], None, None
+        try:
+            metadata = validate_metadata(**form)
+        except BadInput as e:
+            problems += e.problems
+        progress(0.05, "reading the file")
+        try:
+            parsed = parse_submission(source, board.benchmark, board.references())
+        except BadInput as e:
+            problems += e.problems
+        if problems:
+            raise BadInput(problems)
+        sid = submission_id(metadata, parsed)
+        state = board.state
+        models, tournament, ranked_now, flags = state.models, state.tournament, state.ranked, state.flags
+        refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
+        progress(0.3, "summarizing the samples")
+        shas = parsed.predictions_sha256, parsed.results_sha256
+        model = board.model_of(sid, stored_metadata(metadata, *shas, sid, time.time()), parsed)
+        progress(0.5, "running the duels")
+        opponents = opponents_of_the_day(ranked_now, board.benchmark, flags)
+        preview_tournament = tournament.copy()
+        results = {sid: model.results, **{o: models[o].results for o in opponents}}
+        play(board.benchmark, preview_tournament, sid, results, opponents, rules=board.rules)
+        progress(0.9, "ranking")
+        table = board.rank({**models, sid: model}, preview_tournament)
+        table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
+        table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
+        is_sample = board.is_sample_file(parsed.predictions_sha256)
+        warnings = parsed.warnings + ([SAMPLE_PRESUBMITTED] if is_sample else [])
+        return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
+                       warnings, is_sample)
+
+    def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None) -> str:
+        """Store the previewed model; duels against models published since the preview
+        are run first. The write is checked against the revision the duels were computed
+        on; if another publication landed meanwhile, refresh, duel it, and try again.
+        Returns the submission id."""
+        board = self.board
+        sid = preview.submission_id
+        if preview.is_sample:
+            raise BadInput(SAMPLE_REFUSED)
+        reuse = preview.tournament
+        for attempt in range(PUBLISH_ATTEMPTS):
+            with board.write_lock, board.store.lock():
+                board.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
+                refuse_duplicate(board.models, sid, preview.metadata.title, preview.predictions_sha256)
+                progress(0.2, "running missing duels")
+                opponents = opponents_of_the_day(board.state.ranked, board.benchmark, board.flags)
+                tournament = board.tournament.copy()
+                results = {sid: preview.model.results, **{o: board.models[o].results for o in opponents}}
+                play(board.benchmark, tournament, sid, results, opponents, reuse=reuse, rules=board.rules)
+                metadata = stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
+                                           sid, time.time() if submitted_at is None else submitted_at)
+                model = PublishedModel(sid, metadata, preview.model.results, preview.model.references)
+                models = {**board.models, sid: model}
+                progress(0.6, "writing")
+                document = {**json.loads(preview.document), "submission_metadata": metadata}
+                ranked = board.rank(models, tournament)
+                duels = duel_file(board, tournament, tournament.rows_involving(sid))
+                publication = Publication(sid, document, duels, titles_of(models),
+                                          snapshot_parquet(models, ranked, board.benchmark, board.flags), model)
+                try:
+                    revision = board.store.publish(publication, parent=board.revision)
+                except StoreConflict:
+                    log.info("publishing %s: the store moved on (attempt %d), refreshing", sid, attempt + 1)
+                    reuse = tournament
+                    continue
+                except StoreFailure as e:
+                    if not self._landed_all_the_same(sid, e):
+                        raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
+                    log.warning("publishing %s: %s; the commit landed all the same", sid, e)
+                else:
+                    board.replace_state(models, tournament, revision, ranked)
+                progress(1.0, "published")
+                return sid
+        raise StoreFailure(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
+                           f"nothing was published, please try again")
+
+    def _landed_all_the_same(self, sid: str, error: StoreFailure) -> bool:
+        """After a publication's write failed: whether it landed all the same (a commit
+        whose answer was lost, or a failure after the commit), from the store read afresh,
+        which the board then shows. Raises StoreFailure when the store cannot be read."""
+        board = self.board
+        try:
+            board.refresh(fresh=True)
+        except StoreFailure as unreadable:
+            raise StoreFailure(f"publishing failed ({error}) and the store could not be read back ({unreadable}): "
+                               f"the commit may have landed; see whether {sid} is in the `table` before "
+                               f"publishing again") from None
+        return sid in board.models
+
+    def publish_all(self, submissions, progress: Progress = no_progress, count: int | None = None) -> list[str]:
+        """Publish validated submissions, an iterable of (SubmissionMetadata,
+        ParsedSubmission, submitted_at) in time order, in one commit: the same files,
+        duels and ranking as publishing them one by one (each duels the top models of its
+        day), without a snapshot and a file write per model. For building a store (the
+        demo); `count`, when known, is how many there are, for the progress messages.
+        Returns the submission ids."""
+        board = self.board
+        with board.write_lock, board.store.lock():
+            board.refresh(fresh=True)
+            models, tournament, ranked = dict(board.models), board.tournament.copy(), board.state.ranked
+            staged = []  # (model, document bytes, duel file bytes); bytes: a parsed document is ~10x larger
+            for k, (metadata, parsed, submitted_at) in enumerate(submissions):
+                progress(k / count if count else 0.0, f"model {k + 1}{f' of {count}' if count else ''}")
+                sid = submission_id(metadata, parsed)
+                refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
+                model = board.model_of(sid, stored_metadata(metadata, parsed.predictions_sha256,
+                                                            parsed.results_sha256, sid, submitted_at), parsed)
+                opponents = opponents_of_the_day(ranked, board.benchmark, board.flags)
+                results = {sid: model.results, **{o: models[o].results for o in opponents}}
+                play(board.benchmark, tournament, sid, results, opponents, rules=board.rules)
+                models[sid] = model
+                ranked = board.rank(models, tournament)
+                staged.append((model, dump_json({**parsed.document, "submission_metadata": model.metadata}),
+                               duel_file(board, tournament, tournament.rows_involving(sid))))
+            if not staged:
+                return []
+            progress(1.0, "writing the files")
+            titles, snapshot = titles_of(models), snapshot_parquet(models, ranked, board.benchmark, board.flags)
+            publications = [Publication(m.submission_id, document, duels, titles, snapshot, m)
+                            for m, document, duels in staged]
+            try:
+                revision = board.store.publish_all(publications, parent=board.revision)
+            except (StoreConflict, StoreFailure) as e:  # a store failure, not bad input (exit 1)
+                raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
+            board.replace_state(models, tournament, revision, ranked)
+            return [m.submission_id for m, _, _ in staged]

@@ -1,0 +1,290 @@
+"""The reading role: the published models and their duels, from one revision of the store.
+
+This is what the command line and the web app read. State is replaced, never mutated in
+place, so readers (browsing, pre-submissions) need no lock; only the writers
+(`board.publishing`, `board.admin`) take `write_lock`.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.board.administration import Administration
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.writing import titles_of
+from leaderboard.config.tasks import Benchmark, load_benchmark
+from leaderboard.demo import sample_document
+from leaderboard.engine import ranking
+from leaderboard.engine.replay import submitted_times
+from leaderboard.engine.tournament import (DuelRows, Tournament, duel_rows, rows_from_json, rules_description,
+                                           rules_id, summarize)
+from leaderboard.errors import BadInput, NotFound
+from leaderboard.progress import Progress, no_progress
+from leaderboard.storage import duel_files
+from leaderboard.storage.flags import Flag, parse_flags
+from leaderboard.storage.local import PublishedModel
+from leaderboard.storage.store import Store
+from leaderboard.submission.alignment import TaskReference
+from leaderboard.submission.parsing import parse_submission, predictions_sha256
+from stats import evidence
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """What the board shows, from one revision of the store. Replaced whole, in one
+    assignment, so a reader in another thread never mixes two states."""
+
+    models: dict[str, PublishedModel]
+    tournament: Tournament
+    revision: str | None
+    ranked: pd.DataFrame
+    flags: dict[str, Flag]  # flagged published models
+
+
+EMPTY_STATE = BoardState({}, Tournament([], []), None, pd.DataFrame(), {})
+
+
+class Leaderboard:
+    """The board of `store` under `benchmark`, loaded on creation; `publishing` and `admin`
+    are its writing roles."""
+
+    def __init__(self, store: Store, benchmark: Benchmark | None = None, progress: Progress = no_progress):
+        self.store = store
+        self.benchmark = benchmark or load_benchmark()
+        self.load_problems: list[str] = []
+        self.orphan_duels: set[str] = set()  # unpublished models that stored duels mention
+        self.state = EMPTY_STATE
+        self.rules_description = rules_description(self.benchmark)
+        self.rules = rules_id(self.rules_description)
+        self.write_lock = threading.RLock()
+        self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
+        self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
+        self._sample: tuple[str | None, dict, str] | None = None  # (reference model, sample file, its hash)
+        self.publishing = Publishing(self)
+        self.admin = Administration(self)
+        self.load(progress)
+
+    # --- state ---------------------------------------------------------------------------
+
+    def load(self, progress: Progress = no_progress) -> None:
+        """Read the store; per-model arrays come from the cache or, on a miss, the file."""
+        with self.store.lock(shared=True):  # a local writer's files are applied all at once, never seen half-way
+            self._load(progress)
+
+    def _load(self, progress: Progress) -> None:
+        revision = self.store.revision(fresh=True)
+        ids = self.store.submission_ids()
+        known = self.models  # a submission's file never changes: reuse what is loaded
+        models, problems = {}, []
+        for k, sid in enumerate(ids):
+            progress(k / max(len(ids), 1), f"loading {sid}")
+            try:
+                models[sid] = known.get(sid) or self.store.load_cached(sid) or self._model_from_file(sid)
+            except BadInput as e:
+                problems.append(f"data/{sid}.json is skipped: {e.problems[0]}")
+        tournament, orphans, duel_problems = self._read_duels(list(models))
+        flags, flag_problems = self._read_flags(models)
+        self.replace_state(models, tournament, revision, flags=flags)
+        self.load_problems, self.orphan_duels = problems + duel_problems + flag_problems, orphans
+
+    def _read_flags(self, models: dict) -> tuple[dict[str, Flag], list[str]]:
+        """The stored flags of published models, and problems (entries of unpublished ones)."""
+        data = self.store.read_flags()
+        flags, problems = parse_flags(data) if data is not None else ({}, [])
+        problems += [f"flags.json names {sid}, which is not published (ignored)" for sid in flags if sid not in models]
+        return {sid: flag for sid, flag in flags.items() if sid in models}, problems
+
+    def _read_duels(self, model_ids: list[str]) -> tuple[Tournament, set[str], list[str]]:
+        """The stored duels among `model_ids`: the reference layout's tournament.json, if
+        any, and the duel files. Also the unpublished models they mention, and problems."""
+        task_ids, index = self.benchmark.task_ids, {m: i for i, m in enumerate(model_ids)}
+        legacy = self.store.read_tournament()
+        tables, problems = self.store.read_duel_tables()
+        rows, orphans = duel_files.rows_from_tables(tables, task_ids, index)
+        orphans |= ({a for a in legacy if a not in index} | {b for row in legacy.values() if isinstance(row, dict)
+                                                             for b in row if b not in index})
+        rows = DuelRows.concat([rows_from_json(legacy, task_ids, index), rows], len(task_ids)).unique()
+        return Tournament(task_ids, model_ids, rows), orphans, problems
+
+    def rank(self, models: dict[str, PublishedModel], tournament: Tournament) -> pd.DataFrame:
+        return ranking.ranked(ranking.scores_table(tournament, self.benchmark), submitted_times(models))
+
+    def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision,
+                   ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None:
+        """The new state; `flags` None keeps the current flags."""
+        ranked = self.rank(models, tournament) if ranked is None else ranked
+        flags = self.state.flags if flags is None else flags
+        self.state = BoardState(models, tournament, revision, ranked, flags)
+
+    # One state's parts; a reader needing several reads `state` once instead.
+    @property
+    def models(self) -> dict[str, PublishedModel]:
+        return self.state.models
+
+    @property
+    def tournament(self) -> Tournament:
+        return self.state.tournament
+
+    @property
+    def revision(self) -> str | None:
+        return self.state.revision
+
+    @property
+    def flags(self) -> dict[str, Flag]:
+        return self.state.flags
+
+    def refresh(self, fresh: bool = False) -> bool:
+        """Reload when the store changed under us (another process or replica published).
+        fresh=True asks a remote store now instead of using its last polled revision."""
+        if self.store.revision(fresh=fresh) == self.revision:
+            return False
+        with self.write_lock:
+            self.load()
+        return True
+
+    def model_of(self, sid: str, metadata: dict, parsed) -> PublishedModel:
+        """The model a parsed submission makes: its per-task summaries and references."""
+        return PublishedModel(sid, metadata, summarize(parsed, self.benchmark),
+                              {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
+
+    def _model_from_file(self, sid: str) -> PublishedModel:
+        document = self.store.read_document(sid)
+        parsed = parse_submission(document, self.benchmark, require_doc_ids=False)
+        metadata = parsed.document.get("submission_metadata") or {}
+        model = self.model_of(sid, metadata, parsed)
+        self.store.save_cached(model)
+        return model
+
+    @property
+    def submitted(self) -> pd.Series:
+        return submitted_times(self.models)
+
+    def ranked(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
+        """Scores of every published model, best first, with `rank` (ties share a rank).
+        `adjusted`: from duels judged by Benjamini-Hochberg adjusted p-values (`duels`).
+        `exclude_flagged`: the models that are not flagged, scored on their stored duels
+        among themselves (duels against flagged models dropped)."""
+        return self._evidence(adjusted, exclude_flagged)["ranked"]
+
+    def duels(self, adjusted: bool = False, exclude_flagged: bool = False) -> Tournament:
+        """The stored duels; `exclude_flagged`: only those between models not flagged;
+        `adjusted`: then with Benjamini-Hochberg adjusted p-values and the verdicts they
+        give, one family per model (`Tournament.bh_adjusted`)."""
+        return self._evidence(adjusted, exclude_flagged)["duels"]
+
+    def certainty(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
+        """Score and rank intervals and tie groups of `ranked(adjusted, exclude_flagged)`,
+        same rows (`ranking.certainty_table`); computed on first use (seconds for thousands
+        of models), so loading and ranking do not pay for it."""
+        entry = self._evidence(adjusted, exclude_flagged)
+        if entry.get("certainty") is None:
+            entry["certainty"] = ranking.certainty_table(entry["ranked"], self.benchmark)
+        return entry["certainty"]
+
+    def pair_duels(self, a: str, b: str, adjusted: bool = False) -> tuple[DuelRows, DuelRows, bool]:
+        """The duels a-vs-b and b-vs-a (one row each, the board's model indices) and whether
+        they were run now: a pair that never met (neither was among the other's top
+        opponents) is dueled on demand from the stored per-model arrays, nothing stored.
+        `adjusted`: Benjamini-Hochberg p-values and verdicts as in `duels(True)`; a pair
+        run now is adjusted within each model's stored duels plus this one."""
+        state = self.state
+        for sid in (a, b):
+            if sid not in state.models:
+                raise NotFound(f"no published model {sid!r}")
+        if a == b:
+            raise BadInput("pick two different models")
+        tournament = self._evidence(adjusted, False, state)["duels"]
+        if tournament.has_dueled(a, b):
+            return tournament.pair(a, b), tournament.pair(b, a), False
+        raw = state.tournament
+        index = np.array([raw.index(a), raw.index(b)], dtype=np.int32)
+        rows = duel_rows(self.benchmark, Tournament(raw.task_ids, [a, b]), a, [b],
+                         {a: state.models[a].results, b: state.models[b].results}, self.rules)
+        rows = DuelRows(index, index[::-1], rows.fought, rows.significant, rows.p_value, rows.delta, rows.rules)
+        if adjusted:
+            family = DuelRows.concat([raw.rows_between([a, b], raw.model_ids), rows], len(raw.task_ids))
+            p_value = evidence.bh_adjusted(family.p_value, family.first, family.fought)[-2:]
+            rows = DuelRows(rows.first, rows.second, rows.fought, p_value <= self.benchmark.alpha, p_value, rows.delta,
+                            rows.rules)
+        return rows.take([0]), rows.take([1]), True
+
+    def _evidence(self, adjusted: bool, exclude_flagged: bool, state: BoardState | None = None) -> dict:
+        """{"duels", "ranked", "certainty" (None until asked for)} under a view setting,
+        made once per state: the entry names the tournament and flags it was made from, so
+        a reader racing a reload never gets another state's."""
+        state = state or self.state
+        tournament, models, flags, ranked = state.tournament, state.models, state.flags, state.ranked
+        key = (adjusted, exclude_flagged)
+        entry = self._evidence_cache.get(key)
+        if entry is None or entry["of"] is not tournament or entry["flags"] is not flags:
+            duels = tournament
+            if exclude_flagged:
+                models = {sid: model for sid, model in models.items() if sid not in flags}
+                duels = duels.subset(list(models))
+            if adjusted:
+                duels = duels.bh_adjusted(self.benchmark.alpha)
+            if adjusted or exclude_flagged:
+                ranked = self.rank(models, duels)
+            entry = {"of": tournament, "flags": flags, "duels": duels, "ranked": ranked, "certainty": None}
+            self._evidence_cache[key] = entry
+        return entry
+
+    def titles(self) -> dict[str, str]:
+        return titles_of(self.models)
+
+    def _reference_model(self) -> PublishedModel | None:
+        """The earliest published model, whose documents every new submission must match."""
+        return min(self.models.values(), key=lambda m: (m.submitted, m.submission_id)) if self.models else None
+
+    def references(self) -> dict[str, TaskReference]:
+        """Per task, what a new submission must match: taken from the earliest model."""
+        first = self._reference_model()
+        if first is None:
+            return {}
+        references = first.references
+        perplexity_tasks = [t.id for t in self.benchmark.tasks if t.metric.sample_kind == "loglik_words"]
+        if any(t in references and references[t].words is None for t in perplexity_tasks):
+            # arrays cached before word counts were kept: read them from the file once
+            if first.submission_id not in self._file_references:
+                self._file_references[first.submission_id] = self._model_from_file(first.submission_id).references
+            references = self._file_references[first.submission_id]
+        return references
+
+    def sample_document(self) -> dict:
+        """The board's sample file (`demo.sample_document` on its references), made once
+        per reference model, so the file offered and the one recognized are the same."""
+        reference_model = self._reference_model()
+        owner = reference_model and reference_model.submission_id
+        if self._sample is None or self._sample[0] != owner:
+            document = sample_document(self.benchmark, self.references())
+            self._sample = (owner, document, predictions_sha256(document))
+        return self._sample[1]
+
+    def is_sample_file(self, predictions_sha: str) -> bool:
+        self.sample_document()
+        return predictions_sha == self._sample[2]
+
+    def watch(self, seconds: float, on_reload=None) -> threading.Thread:
+        """Poll the store every `seconds` and reload when another replica published;
+        `on_reload()` is called after each reload."""
+        def loop():
+            while True:
+                time.sleep(seconds)
+                try:
+                    if self.refresh(fresh=True):
+                        log.info("the store changed: reloaded, %d models", len(self.models))
+                        if on_reload is not None:
+                            on_reload()
+                except Exception as e:  # noqa: BLE001 - a failed poll must not stop polling
+                    log.warning("polling the store failed: %s", e)
+
+        thread = threading.Thread(target=loop, name="leaderboard-poll", daemon=True)
+        thread.start()
+        return thread

@@ -1,0 +1,76 @@
+"""The write path the publishing and administration roles share: a model's duel file, and
+one-commit rewrites of the board's files after which the written state is the board's."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from leaderboard.engine.replay import duel_file_owners
+from leaderboard.engine.tournament import UNRECORDED_RULES, DuelRows, Tournament
+from leaderboard.errors import StoreConflict, StoreFailure
+from leaderboard.storage import duel_files
+from leaderboard.storage.flags import Flag, flags_json
+from leaderboard.storage.local import BoardRewrite
+from leaderboard.storage.snapshot import snapshot_parquet
+
+if TYPE_CHECKING:
+    from leaderboard.board.state import Leaderboard
+
+UNRECORDED_DESCRIPTION = {"version": None, "note": "imported from a reference-layout tournament.json; the rules "
+                                                  "that computed these duels were not recorded"}
+
+
+def titles_of(models: dict) -> dict:
+    return {s: m.title for s, m in models.items()}
+
+
+def duel_file(board: Leaderboard, tournament: Tournament, rows: DuelRows) -> bytes:
+    return duel_files.duel_file(rows, tournament.model_ids, tournament.task_ids,
+                                {board.rules: board.rules_description, UNRECORDED_RULES: UNRECORDED_DESCRIPTION})
+
+
+def write(board: Leaderboard, change: BoardRewrite, models: dict, tournament: Tournament, ranked: pd.DataFrame,
+          flags: dict[str, Flag] | None) -> None:
+    """Commit `change` on top of the board's loaded revision, then make its result the state."""
+    try:
+        revision = board.store.rewrite(change, parent=board.revision)
+    except StoreConflict as e:
+        raise StoreFailure(f"writing the store failed, nothing was changed (another write came first), "
+                           f"please try again: {e}") from None
+    except StoreFailure as e:
+        try:
+            moved = board.refresh(fresh=True)
+        except StoreFailure:
+            moved = None
+        if moved is False:
+            raise StoreFailure(f"writing the store failed, nothing was changed: {e}") from None
+        seen = "changed meanwhile" if moved else "could not be read back"
+        raise StoreFailure(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
+                           f"look (`table`, `check`) before writing again") from None
+    board.replace_state(models, tournament, revision, ranked, flags)
+
+
+def rewrite(board: Leaderboard, tournament: Tournament, models: dict, message: str, deleted=(),
+            removed: str | None = None, drop_legacy: bool = False, legacy: dict | None = None,
+            only: set[str] | None = None, flags: dict[str, Flag] | None = None) -> int:
+    """Write the duel files of `tournament` (grouped by owner; all, or those of the
+    owners in `only`), delete the files in `deleted` that are not written, and write
+    the board files (and `flags`, when given), in one commit; then make it the state.
+    Returns the files written."""
+    rows = tournament.rows()
+    owners = duel_file_owners(tournament, rows, board.models)
+    order = np.argsort(owners, kind="stable")
+    bounds = np.flatnonzero(np.diff(owners[order])) + 1
+    files = {tournament.model_ids[owners[chunk[0]]]: duel_file(board, tournament, rows.take(chunk))
+             for chunk in np.split(order, bounds)
+             if len(chunk) and (only is None or tournament.model_ids[owners[chunk[0]]] in only)}
+    ranked = board.rank(models, tournament)
+    change = BoardRewrite(titles_of(models), snapshot_parquet(models, ranked, board.benchmark,
+                                                              board.flags if flags is None else flags),
+                          message, files, tuple(sid for sid in deleted if sid not in files), legacy, drop_legacy,
+                          removed, None if flags is None else flags_json(flags))
+    write(board, change, models, tournament, ranked, flags)
+    board.orphan_duels = set()
+    return len(files)
