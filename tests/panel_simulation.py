@@ -12,6 +12,7 @@ import pandas as pd
 from leaderboard.config.tasks import Benchmark, benchmark_of
 from leaderboard.engine import ranking
 from leaderboard.engine.panel import settle
+from leaderboard.engine.replay import opponents_of_the_day
 from leaderboard.engine.tournament import ModelResults, Tournament, play
 
 
@@ -83,7 +84,7 @@ def publish_top_of_its_day(benchmark: Benchmark, results: dict[str, ModelResults
     tournament = Tournament(benchmark.task_ids)
     for k, sid in enumerate(order):
         table = ranking.ranked(ranking.scores_table(tournament, benchmark), pd.Series({s: float(j) for j, s in enumerate(order[:k])}))
-        opponents = ranking.opponents(table, benchmark.top_opponents)
+        opponents = opponents_of_the_day(table, benchmark)
         play(benchmark, tournament, sid, results, opponents)
     return tournament
 

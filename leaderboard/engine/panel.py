@@ -235,38 +235,34 @@ def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str
     Returns the rows added."""
     members = np.array(panel, dtype=np.int64)
     ids = tournament.model_ids
+    position = np.full(len(ids), -1, dtype=np.int64)  # a model's place in the panel, -1 outside it
+    position[members] = np.arange(len(members))
     forward, backward = dueled(tournament.parts(), len(ids), members)
-    todo = ~(forward & backward)
+    todo = ~(forward & backward)  # (model, member) pairs to duel; a pair of two members has two cells
     new = []
     while todo.any():  # one duel pass per member that many models lack, or per model that lacks many members
         per_member, per_model = todo.sum(axis=0), todo.sum(axis=1)
         if per_member.max() >= per_model.max():
-            position = int(np.argmax(per_member))
-            one, many = ids[members[position]], [ids[i] for i in np.flatnonzero(todo[:, position])]
-            todo[:, position] = False
-            backfilled.setdefault(one, []).extend(many)
+            column = int(np.argmax(per_member))
+            one, lacking = members[column], np.flatnonzero(todo[:, column])
+            todo[:, column] = False
+            todo[one, position[lacking[position[lacking] >= 0]]] = False
+            backfilled.setdefault(ids[one], []).extend(ids[i] for i in lacking)
         else:
-            model = int(np.argmax(per_model))
-            one, many = ids[model], [ids[members[p]] for p in np.flatnonzero(todo[model])]
-            todo[model] = False
-            for member in many:
-                backfilled.setdefault(member, []).append(one)
-        new.append(duel_rows(benchmark, tournament, one, many, results, rules))
+            one = int(np.argmax(per_model))
+            lacking = members[np.flatnonzero(todo[one])]
+            todo[one] = False
+            if position[one] >= 0:
+                todo[lacking, position[one]] = False
+            for member in lacking:
+                backfilled.setdefault(ids[member], []).append(ids[one])
+        new.append(duel_rows(benchmark, tournament, ids[one], [ids[i] for i in lacking], results, rules))
     if not new:
         return DuelRows.empty(len(tournament.task_ids))
     rows = DuelRows.concat(new, len(ids))
-    position = np.full(len(ids), -1, dtype=np.int64)
-    position[members] = np.arange(len(members))
     to_member = position[rows.second] >= 0  # else the first is the member
     stored = np.where(to_member, forward[rows.first, np.maximum(position[rows.second], 0)],
                       backward[rows.second, np.maximum(position[rows.first], 0)])  # one direction may be stored
-    _, first_of_each = np.unique(_pair_keys(rows), return_index=True)  # two members lacking each other: once
-    keep = np.zeros(len(rows), dtype=bool)
-    keep[first_of_each] = True
-    rows = rows.take(keep & ~stored)
+    rows = rows.take(~stored)
     tournament.add_rows(rows)
     return rows
-
-
-def _pair_keys(rows: DuelRows) -> np.ndarray:
-    return (rows.first.astype(np.int64) << 32) | rows.second.astype(np.int64)
