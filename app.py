@@ -6,16 +6,15 @@
 from __future__ import annotations
 
 import logging
-import os
 
 from starlette.middleware import Middleware
 
 from leaderboard.app.page import build_app, page_style
-from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, TEMP_DISK, UPLOADS
+from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, SETTINGS, TEMP_DISK, UPLOADS
 from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
 from leaderboard.board.configured import open_configured_board
 from leaderboard.storage.hub import HubStore
-from leaderboard.limits import UploadGate
+from leaderboard.app.limits import UploadGate
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import TasksFileError
 
@@ -23,13 +22,13 @@ log = logging.getLogger("leaderboard.app")
 
 
 def main():
-    logging.basicConfig(level=os.environ.get("LEADERBOARD_LOG_LEVEL", "INFO").upper())
+    logging.basicConfig(level=SETTINGS.log_level)
     try:
         board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
     except (StoreFailure, TasksFileError) as e:
         raise SystemExit(f"cannot open the leaderboard: {e}")
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
-        board.watch(float(os.environ.get("LEADERBOARD_POLL_SECONDS", "60")))
+        board.watch(SETTINGS.poll_seconds)
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them.
     gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)

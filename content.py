@@ -2,14 +2,16 @@
 benchmark; its own prose comes from the file's `description` and `about`."""
 from __future__ import annotations
 
-from leaderboard.previews import lifetime_text
+from leaderboard.app.previews import lifetime_text
 from leaderboard.config.tasks import PANEL, Benchmark
+from leaderboard.views.table import weights_note
 from stats.duel_tests import N_RESAMPLES
 from stats.metrics import SAMPLE_KINDS
 
 # How each duel test decides, by the registry's `test_name`.
 TEST_EXPLANATIONS = {
-    "paired t-test": "a one-tailed t-test on the per-sample differences between A and B",
+    "paired t-test": ("a one-sided t-test on the per-sample differences between A and B (its p is half the "
+                      "two-sided paired t-test's when A's mean is higher)"),
     "paired bootstrap": (f"the test items are resampled {N_RESAMPLES} times (the same resamples for every "
                          f"model) and the metric recomputed on each; p is the share of resamples whose "
                          f"difference exceeds twice the observed one"),
@@ -45,7 +47,7 @@ def intro(benchmark: Benchmark) -> str:
 
 Models are ranked by **duels**: on each of the {_plural(len(benchmark.tasks), "task")} a model is tested
 against {_opponents(benchmark)}, and its **Win Score** is
-the share of duels it won with a statistically significant result (one-tailed, α = {benchmark.alpha:g}). Scores are in percent.
+the share of duels it won with a statistically significant result (one-sided, α = {benchmark.alpha:g}). Scores are in percent.
 """
 
 
@@ -55,6 +57,11 @@ def _opponents(benchmark: Benchmark) -> str:
         return (f"the same **reference panel** as every other model, the {benchmark.top_opponents} best "
                 f"published models that are not flagged (see About)")
     return f"the top {benchmark.top_opponents} published models that are not flagged at the time it is published"
+
+
+def _weights(benchmark: Benchmark) -> str:
+    return (f"so each category weighs the same and a task weighs 1/(C × k) of the overall score (C categories, "
+            f"k tasks in its category): {weights_note(benchmark)}")
 
 
 def _never_dueled(benchmark: Benchmark) -> str:
@@ -76,16 +83,16 @@ def _scores(benchmark: Benchmark) -> str:
     k = benchmark.top_opponents
     if benchmark.opponents != PANEL:
         return f"""**Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
-over its tasks; the overall score is the mean over categories, so each category weighs
-the same. Ties share a rank. A new model duels the {k} best models at the time it is
+over its tasks; the overall score is the mean over categories, {_weights(benchmark)} Ties share a
+rank. A new model duels the {k} best models at the time it is
 submitted, passing over flagged ones; every duel is stored in both directions. (This is
 BenCzechMark's original rule, kept by the tasks file's `"opponents": "top-of-its-day"`:
 a rank depends on when a model was published, see the README.)"""
     return f"""**Scores.** Every model is measured against the same opponents, the **reference panel**:
 the {k} best models of the board that are not flagged. Win Score on a task = the share of
 the panel's members (other than the model itself) that it beats there. A category's score
-is the mean over its tasks; the overall score is the mean over categories, so each
-category weighs the same. Ties share a rank.
+is the mean over its tasks; the overall score is the mean over categories, {_weights(benchmark)}
+Ties share a rank.
 
 **The reference panel, and why.** Under the original rule each new model dueled the top
 models *of the day it was published*, and those duels were kept: a model published early
@@ -149,11 +156,20 @@ metric, computed from the per-sample values of the submitted file (the Leaderboa
 legend lists each category's tasks, their data and declared label sets or score ranges):
 {metrics}
 
-**Duels.** Model A beats model B on a task when a one-tailed test of "A is better than B"
+**Duels.** Model A beats model B on a task when a one-sided test of "A is better than B"
 gives p ≤ {benchmark.alpha:g}. When A's score is worse than B's, no test is run and A does not win.
 Identical results never win. Every random draw is seeded, so a duel gives the same p-value
 on every run. The tests:
 {tests}
+
+**One-sided p-values, and winners between equal models.** Every duel p-value on the page,
+in the downloads and in the API is one-sided ("A is better than B"; the columns say
+`one-sided`). Each pair is tested in both directions, each at α = {benchmark.alpha:g}, so
+two equal models get a winner about {2 * benchmark.alpha:.0%} of the time (2 × α: either
+side may win by chance; measured with the duel engine in the README, *The statistics*).
+The Head-to-head tab also gives each task a **two-sided p** = 2 × the smaller one-sided p,
+capped at 1: for the t-tests and the AUROC test this is exactly their two-sided test; for
+the bootstrap metrics it is the usual doubling of the one-sided bootstrap p.
 
 {_scores(benchmark)}
 
@@ -198,10 +214,15 @@ original leaderboard with only a verdict) keep their verdict. The Parquet snapsh
 the raw ranking.
 
 **Head-to-head and the duel map.** Pick two models: per task, each side's metric value,
-the difference Δ in the task's unit (percentage points, or perplexity), both one-tailed
-p-values and who wins significantly; the count per category; and a **sign test** over the
-tasks (`scipy.stats.binomtest`): is A's metric better on more tasks than a coin would
-give? Two models that never dueled ({_never_dueled(benchmark)}) are dueled on the
+**A − B** (truly A minus B) in the task's unit (percentage points for percentages, else
+the metric's own: perplexity, judge points) with the side whose value is better (for
+perplexity the lower), both one-sided p-values, the two-sided p and who wins
+significantly; the count per category; and a **sign test** over the tasks (the binomial
+test at ½, as `scipy.stats.binomtest`): is one model better on more tasks than a coin
+would give? It names A or B as ahead when its two-sided p is at most α (so equal models
+get a leader at most α of the time) and shows both one-sided p's. The chart draws one
+panel per unit, never two units on one axis, each bar pointing right when A is better
+(for perplexity it plots B − A). Two models that never dueled ({_never_dueled(benchmark)}) are dueled on the
 spot from the stored results; those duels are shown but never stored or scored; with
 adjusted p-values they are corrected within each model's stored duels plus this pair's.
 The **duel map** shows every pair on a task or category in rank order: won, lost, not
@@ -216,9 +237,9 @@ Benjamini-Hochberg adjusted p-values, as the page's *BH-adjusted* setting.
 | endpoint | parameters | returns |
 | --- | --- | --- |
 | `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"`, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false), `adjusted` | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank and its 95% interval, the tie group, `Model`, scores in percent, metadata, `Flagged`, `Flag reason`, `Flag link` |
-| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `duels` in the category (per competitor and task: `Result`, both p-values, `Δ` in the task's unit) |
-| `/head_to_head` | `model_a`, `model_b` (submission ids), `category` (default Overall), `adjusted` | as the Head-to-head tab: `tasks` (per task both metric values, `Δ`, `p (A better)`, `p (B better)`, `Verdict`), `record` per category and Total, the sign test (`ahead`, `behind`, `sign_p`), `on_demand` (true: the two never dueled; the duels were run for this answer) |
-| `/duel_map` | `scope` (Overall, a category or a task id), `top` (the best models on the scope, 1-200, default 50), `adjusted` | the heatmap's data: `model_ids` in the scope's rank order and `cells`, one per ordered pair: `Verdict` (won, lost, not separable, not dueled), tasks won / lost / not separable, and on a task `p (model better)`, `p (opponent better)`, `Δ` |
+| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `duels` in the category (per competitor and task: `Result`, `p one-sided (this model better)`, `p one-sided (competitor better)`, `Δ` = this model better by, in the task's unit) |
+| `/head_to_head` | `model_a`, `model_b` (submission ids), `category` (default Overall), `adjusted` | as the Head-to-head tab: `tasks` (per task both metric values, `Better when` (higher or lower), `A − B` and its `Δ unit`, `Better` (A, B or equal), `A better by`, `p one-sided (A better)`, `p one-sided (B better)`, `p two-sided`, `Verdict`), `record` per category and Total, the sign test (`ahead`, `behind`, `sign_p_two_sided`, `sign_p_a_ahead` and `sign_p_b_ahead` one-sided, `sign_leader`: A, B or empty), `on_demand` (true: the two never dueled; the duels were run for this answer) |
+| `/duel_map` | `scope` (Overall, a category or a task id), `top` (the best models on the scope, 1-200, default 50), `adjusted` | the heatmap's data: `model_ids` in the scope's rank order and `cells`, one per ordered pair: `Verdict` (won, lost, not separable, not dueled), tasks won / lost / not separable, and on a task `p one-sided (model better)`, `p one-sided (opponent better)`, `Δ` |
 
 A bad argument (a wrong type, text over 500 characters, a number out of range, an unknown
 category, scope or model) gets an error naming the parameter.
@@ -230,7 +251,7 @@ client = Client("{address}")
 rows = client.predict(category="{benchmark.categories[0]}", exclude_flagged=True, api_name="/leaderboard_table")
 a, b = rows[0]["submission_id"], rows[1]["submission_id"]
 pair = client.predict(model_a=a, model_b=b, api_name="/head_to_head")
-print(pair["record"][-1], pair["sign_p"])
+print(pair["record"][-1], pair["sign_leader"], pair["sign_p_two_sided"])
 ```
 
 ## The submission file

@@ -83,7 +83,7 @@ def main():
     args = parser.parse_args()
 
     from fake_hub import FakeHub
-    from leaderboard.demo import build_demo_store
+    from leaderboard.submission.demo import build_demo_store
     work = Path(args.workdir)
     store = work / f"store{args.models}"
     if not store.exists():

@@ -50,8 +50,8 @@ print(time.perf_counter() - t, status_mb("VmHWM"), base, outcome, sep="\\t")
 
 
 def files(workdir: Path) -> dict[str, Path]:
-    from leaderboard.demo import demo_model
-    from leaderboard.strict_json import dump_json
+    from leaderboard.submission.demo import demo_model
+    from leaderboard.storage.strict_json import dump_json
     from leaderboard.submission.reading import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
     from leaderboard.config.tasks import load_benchmark
     workdir.mkdir(parents=True, exist_ok=True)
@@ -80,7 +80,7 @@ def uploads(args) -> dict:
     from concurrent.futures import ThreadPoolExecutor
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from leaderboard.demo import build_demo_store
+    from leaderboard.submission.demo import build_demo_store
     from test_app_limits import PageSession, UnpackingPeak, UploadRefused, zip_bomb
     from test_e2e import free_port, start_app
 

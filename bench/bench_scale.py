@@ -40,7 +40,7 @@ def peak_mb() -> float:
 
 
 def small_designs(benchmark, samples: int) -> dict:
-    from leaderboard.demo import task_design
+    from leaderboard.submission.demo import task_design
     designs = {}
     for task in benchmark.tasks:
         design = task_design(task, seed=1)
@@ -60,9 +60,9 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str) -> dict
     import numpy as np
 
     from leaderboard.board.state import Leaderboard
-    from leaderboard.demo import demo_model
+    from leaderboard.submission.demo import demo_model
     from leaderboard.storage.local import TITLES_FILE, LocalStore, PublishedModel
-    from leaderboard.strict_json import dump_json
+    from leaderboard.storage.strict_json import dump_json
     from leaderboard.submission.alignment import TaskReference
     from leaderboard.submission.parsing import parse_submission
     from leaderboard.submission.metadata import submission_id, validate_metadata
@@ -201,9 +201,9 @@ def measure(n: int, args) -> dict:
     new_file = work / f"scale-new-{args.samples}.json"
     if not new_file.exists():
         from leaderboard.board.state import Leaderboard
-        from leaderboard.demo import sample_document
+        from leaderboard.submission.demo import sample_document
         from leaderboard.storage.local import LocalStore
-        from leaderboard.strict_json import dump_json
+        from leaderboard.storage.strict_json import dump_json
         board = Leaderboard(LocalStore(store))
         new_file.write_bytes(dump_json(sample_document(board.benchmark, board.references(), seed=7)))
         new_file.with_suffix(".form.json").write_text(json.dumps(

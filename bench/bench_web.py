@@ -33,7 +33,7 @@ def main():
 
     from playwright.sync_api import expect, sync_playwright
 
-    from leaderboard.demo import build_demo_store
+    from leaderboard.submission.demo import build_demo_store
     from test_e2e import CHROMIUM_ARGS, free_port, rows, start_app
 
     store = Path(args.workdir) / f"store{args.models}"
@@ -48,9 +48,9 @@ def main():
     sample = Path(args.workdir) / "sample.json"
     if not sample.exists():
         from leaderboard.board.state import Leaderboard
-        from leaderboard.demo import sample_document
+        from leaderboard.submission.demo import sample_document
         from leaderboard.storage.local import LocalStore
-        from leaderboard.strict_json import dump_json
+        from leaderboard.storage.strict_json import dump_json
         board = Leaderboard(LocalStore(store))
         sample.write_bytes(dump_json(sample_document(board.benchmark, board.references())))
     results = {}

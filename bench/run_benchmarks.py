@@ -26,7 +26,7 @@ def peak_mb() -> float:
 
 
 def phase_build(store: Path, n_models: Path) -> dict:
-    from leaderboard.demo import build_demo_store
+    from leaderboard.submission.demo import build_demo_store
     t = time.perf_counter()
     build_demo_store(store, int(str(n_models)), seed=1)
     return {"seconds": time.perf_counter() - t}
@@ -128,8 +128,8 @@ def main():
     if not store.exists():
         results["build"] = run_phase("build", store, args.models)
     if not new_file.exists():
-        from leaderboard.demo import demo_model
-        from leaderboard.strict_json import dump_json
+        from leaderboard.submission.demo import demo_model
+        from leaderboard.storage.strict_json import dump_json
         from leaderboard.config.tasks import load_benchmark
         form, document, _ = demo_model(load_benchmark(), 999, seed=1)
         new_file.write_bytes(dump_json(document))

@@ -12,10 +12,11 @@ import traceback
 
 import stats
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.submission.parsing import parse_submission
+from leaderboard.config.settings import Settings
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine.tournament import summarize
 
@@ -49,7 +50,7 @@ def _store(args):
     from leaderboard.board.configured import open_configured_store
     if getattr(args, "repo", None):
         from leaderboard.storage.hub import HubStore
-        return HubStore(args.repo, token=os.environ.get("HF_TOKEN") or None,
+        return HubStore(args.repo, token=Settings.from_environment().hf_token,
                         benchmark_name=load_benchmark(args.tasks).name)
     if getattr(args, "store", None):
         return LocalStore(args.store)
@@ -125,7 +126,8 @@ def cmd_duel(args) -> None:
         print(json.dumps(out, indent=1))
     else:
         for task_id, r in out.items():
-            print(f"{task_id:45s} {'WON ' if r['significant'] else '-   '} p={r['p_value']:.4f} delta={r['delta']:+.4f}")
+            print(f"{task_id:45s} {'WON ' if r['significant'] else '-   '} p one-sided={r['p_value']:.4f} "
+                  f"A better by={r['delta']:+.4f}")
         print(f"A wins {sum(r['significant'] for r in out.values())} of {len(out)} tasks")
 
 
@@ -308,7 +310,7 @@ def cmd_compile(args) -> None:
 
 
 def cmd_demo(args) -> None:
-    from leaderboard.demo import build_demo_store
+    from leaderboard.submission.demo import build_demo_store
     if args.models < 1:
         raise BadInput(f"--models must be at least 1, got {args.models}")
     if LocalStore(args.store).submission_ids():
@@ -339,7 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
     store_arg(p, required=False)
     p.set_defaults(run=cmd_validate)
 
-    p = sub.add_parser("duel", help="is A significantly better than B, task by task")
+    p = sub.add_parser("duel", help="is A significantly better than B, task by task (one-sided tests; delta: "
+                                    "A better by, in the metric, positive = A better)")
     p.add_argument("a")
     p.add_argument("b")
     p.add_argument("--json", action="store_true")
@@ -506,7 +509,7 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, not a traceback
-        if os.environ.get("LEADERBOARD_DEBUG"):
+        if Settings.from_environment().debug:
             traceback.print_exc()
         print(f"internal error: {type(e).__name__}: {e} (set LEADERBOARD_DEBUG=1 for details)", file=sys.stderr)
         return EXIT_INTERNAL

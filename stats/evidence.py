@@ -178,13 +178,37 @@ def tie_groups(score: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarr
     return group
 
 
-def sign_test(deltas: np.ndarray) -> tuple[int, int, float]:
-    """Sign test over tasks that A beats B: deltas (T,) A minus B, oriented so positive
-    means A is better. Returns (tasks A is ahead on, tasks B is ahead on, one-sided p of
-    "A is ahead on more tasks than a coin would give"); ties are left out."""
-    deltas = np.asarray(deltas, dtype=float)
-    ahead, behind = int((deltas > 0).sum()), int((deltas < 0).sum())
-    if ahead + behind == 0:
-        return 0, 0, 1.0
-    return ahead, behind, float(_scipy_stats().binomtest(ahead, ahead + behind, 0.5, alternative="greater").pvalue)
+@dataclass(frozen=True)
+class SignTest:
+    """A sign test over tasks, for one suite or many: fields have the leading shape of the
+    deltas (scalars for one suite).
 
+    ahead, behind: tasks A (B) is better on, ties left out; p_a_ahead, p_b_ahead: the
+    one-sided p-values of "A (B) is better on more tasks than a fair coin would give";
+    p_two_sided: the two-sided p-value, 2 x the smaller one-sided p capped at 1 (exactly
+    scipy's two-sided binomtest at 1/2, a symmetric distribution)."""
+
+    ahead: np.ndarray
+    behind: np.ndarray
+    p_a_ahead: np.ndarray
+    p_b_ahead: np.ndarray
+    p_two_sided: np.ndarray
+
+    def leader(self, alpha: float) -> np.ndarray:
+        """"A" or "B" where the two-sided p is at most `alpha` (the side with more tasks),
+        else "": one test per suite, so two equal models get a leader at most alpha of
+        the time (two one-sided tests at alpha would name one up to twice as often)."""
+        decided = self.p_two_sided <= alpha
+        return np.select([decided & (self.ahead > self.behind), decided & (self.behind > self.ahead)], ["A", "B"], "")[()]
+
+
+def sign_test(deltas: np.ndarray) -> SignTest:
+    """Sign test over tasks: deltas (..., T), per task A's metric minus B's oriented so that
+    positive means A is better (ties, 0, are left out). Returns a SignTest of shape (...)."""
+    deltas = np.asarray(deltas, dtype=float)
+    ahead, behind = (deltas > 0).sum(axis=-1), (deltas < 0).sum(axis=-1)
+    binom = _scipy_stats().binom
+    p_a, p_b = binom.sf(ahead - 1, ahead + behind, 0.5), binom.sf(behind - 1, ahead + behind, 0.5)
+    p_a, p_b = np.where(ahead + behind == 0, 1.0, p_a), np.where(ahead + behind == 0, 1.0, p_b)
+    two_sided = np.minimum(1.0, 2 * np.minimum(p_a, p_b))
+    return SignTest(ahead[()], behind[()], p_a[()], p_b[()], two_sided[()])

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard.demo import build_demo_store, demo_model, task_design
+from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import load_benchmark
 
 # Tiers, assigned here so that a new test in an existing file gets one without a marker

@@ -85,7 +85,7 @@ def test_the_model_endpoint_gives_scores_flag_and_duels(served):
     assert 0 <= model["overall"] <= 100
     assert {d["Category"] for d in model["duels"]} == {"NER"}
     assert len(model["duels"]) == 4 * len({d["task_id"] for d in model["duels"]})  # 4 competitors
-    assert {"competitor_id", "Result", "p (this model better)", "p (competitor better)", "Δ"} <= set(model["duels"][0])
+    assert {"competitor_id", "Result", "p one-sided (this model better)", "p one-sided (competitor better)", "Δ"} <= set(model["duels"][0])
     other = client.predict(submission_id=model["duels"][0]["competitor_id"], api_name="/model_details")
     assert other["flag"] is None and len(other["duels"]) == 4 * 50
     with pytest.raises(AppError, match="no published model 'nobody'"):
@@ -113,11 +113,16 @@ def test_the_head_to_head_endpoint_answers_as_the_tab(served):
     assert [t["task_id"] for t in answer["tasks"]] == list(expected.tasks["task_id"])
     assert [t["Verdict"] for t in answer["tasks"]] == list(expected.tasks["Verdict"])
     for got, want in zip(answer["tasks"], expected.tasks.to_dict("records")):
-        assert got["p (A better)"] == pytest.approx(want["p (A better)"], nan_ok=True)
-        assert got["Δ"] == pytest.approx(want["Δ"])
+        for column in ("p one-sided (A better)", "p one-sided (B better)", "p two-sided", "A − B", "A better by"):
+            assert got[column] == pytest.approx(want[column], nan_ok=True)
+        assert (got["Better"], got["Better when"], got["Δ unit"]) == (want["Better"], want["Better when"],
+                                                                      want["Δ unit"])
     assert answer["record"][-1]["Category"] == "Total"
-    assert (answer["ahead"], answer["behind"], answer["sign_p"]) == (expected.ahead, expected.behind,
-                                                                     pytest.approx(expected.sign_p))
+    sign = expected.sign
+    assert (answer["ahead"], answer["behind"], answer["sign_leader"]) == (sign.ahead, sign.behind,
+                                                                          sign.leader(expected.alpha))
+    assert [answer[k] for k in ("sign_p_two_sided", "sign_p_a_ahead", "sign_p_b_ahead")] == pytest.approx(
+        [sign.p_two_sided, sign.p_a_ahead, sign.p_b_ahead])
     with pytest.raises(AppError, match="pick two different models"):
         client.predict(a, a, api_name="/head_to_head")
     with pytest.raises(AppError, match="no published model 'nobody'"):
@@ -136,7 +141,7 @@ def test_the_duel_map_endpoint_gives_every_pair_of_the_best_models(served):
         mirror = {"won": "lost", "lost": "won"}.get(cell["Verdict"], cell["Verdict"])
         assert cells[(o, m)]["Verdict"] == mirror
         if m != o:
-            assert cell["p (model better)"] == pytest.approx(cells[(o, m)]["p (opponent better)"], nan_ok=True)
+            assert cell["p one-sided (model better)"] == pytest.approx(cells[(o, m)]["p one-sided (opponent better)"], nan_ok=True)
     overall = client.predict(api_name="/duel_map")
     assert len(overall["cells"]) == 25 and overall["scope_name"] == "Overall"
     with pytest.raises(AppError, match="top must be between 1 and 200"):

@@ -23,10 +23,10 @@ import pytest
 
 from bad_files import CASE_NAMES, bad_files
 from conftest import tree_digest
-from leaderboard.demo import demo_model
-from leaderboard.limits import MB, LimitReached, TempDiskBudget, UploadWindow
-from leaderboard.previews import PreviewShelf
-from leaderboard.strict_json import dump_json
+from leaderboard.submission.demo import demo_model
+from leaderboard.app.limits import MB, LimitReached, TempDiskBudget, UploadWindow
+from leaderboard.app.previews import PreviewShelf
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.views.submission import with_abbreviations
 from test_e2e import ROOT, serve
 

@@ -16,9 +16,9 @@ from playwright.sync_api import expect, sync_playwright
 
 from conftest import tree_digest
 from leaderboard.board.state import Leaderboard
-from leaderboard.demo import sample_document
+from leaderboard.submission.demo import sample_document
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.config.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
 from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app

@@ -17,10 +17,10 @@ import pytest
 from conftest import SMALL_TASKS, publish_all
 from fake_hub import FakeHub
 from leaderboard.board.state import Leaderboard
-from leaderboard.demo import demo_model, task_design
+from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.local import TITLES_FILE, LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import load_benchmark
 from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown

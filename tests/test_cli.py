@@ -47,6 +47,8 @@ def test_duel_json_contract(full_store):
         assert entry["significant"] == (entry["p_value"] <= 0.05)
     same = json.loads(run("duel", a, a, "--json").stdout)
     assert not any(e["significant"] for e in same.values())  # identical models never win
+    text = run("duel", a, b).stdout.splitlines()  # the text form says what p and delta are
+    assert len(text) == 51 and all(" p one-sided=" in line and " A better by=" in line for line in text[:50])
 
 
 def test_presubmit_previews_and_writes_nothing_then_publish(new_model_file, full_store):

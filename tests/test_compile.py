@@ -17,9 +17,9 @@ import pytest
 from conftest import SMALL_TASKS
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
 from leaderboard.submission.archive import extracted
-from leaderboard.limits import LimitReached, TempDiskBudget
+from leaderboard.app.limits import LimitReached, TempDiskBudget
 from leaderboard.cli import main
-from leaderboard.demo import demo_model
+from leaderboard.submission.demo import demo_model
 from leaderboard.errors import BadInput
 from leaderboard.config.tasks import load_benchmark
 

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import SMALL_TASKS, publish_all
 from leaderboard.board.state import Leaderboard
-from leaderboard.demo import build_demo_store, demo_model, task_design
+from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.views.table import leaderboard_table

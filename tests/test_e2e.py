@@ -20,8 +20,8 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from conftest import tree_digest
-from leaderboard.demo import demo_model
-from leaderboard.strict_json import dump_json
+from leaderboard.submission.demo import demo_model
+from leaderboard.storage.strict_json import dump_json
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from conftest import tree_digest
 from harness_logs import MODEL, write_two_runs
-from leaderboard.demo import demo_model
+from leaderboard.submission.demo import demo_model
 # app_url: a fresh app on a copy of the 5-model store, one per test module
 from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, serve, shot  # noqa: F401 (fixtures)
 

@@ -71,6 +71,10 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
     expect(page.locator("#pair-record")).to_contain_text("Total")
     expect(page.locator("#pair-plot .barlayer .point").first).to_be_attached(timeout=30000)
     assert page.locator("#pair-plot .barlayer .point").count() == 50
+    axes = page.locator("#pair-plot text.xtitle, #pair-plot text.x2title, #pair-plot text.x3title").evaluate_all(
+        "titles => titles.map(t => t.textContent)")  # one chart per unit: pp, perplexity
+    assert len(axes) == 2 and "A − B, pp" in axes[0] and "B − A, perplexity (lower is better)" in axes[1], axes
+    assert "A − B" in headers(page, "pair-tasks") and "p two-sided" in headers(page, "pair-tasks")
     assert "tab=head-to-head" in page.url
     shot(page, "21_head_to_head")
     choose(page, "pair-category", "Language Modeling")
@@ -85,7 +89,8 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
     with page.expect_download() as download:
         page.locator("#pair-csv").click()
     header = open(download.value.path(), encoding="utf-8").readline()
-    assert "p (A better)" in header and "Verdict" in header and header.count("A: ") == 1
+    assert "p one-sided (A better)" in header and "p two-sided" in header and "Verdict" in header
+    assert header.count("A: ") == 1 and "A − B" in header
     shot(page, "22_head_to_head_ner")
 
 

@@ -6,6 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from scipy.stats import binom, binomtest, ttest_rel
+
 from stats.evidence import bh_adjusted, rank_certainty, sign_test, tie_groups
 
 # BenCzechMark's category sizes: 50 tasks in 9 categories, one of them a single task.
@@ -101,10 +103,59 @@ def test_tie_groups_follow_the_leader_rule():
 
 
 def test_sign_test_counts_tasks_and_matches_the_binomial():
-    ahead, behind, p = sign_test(np.array([0.5, 1.0, 2.0, -1.0, 0.0]))
-    assert (ahead, behind) == (3, 1)
-    assert p == pytest.approx(5 / 16)  # P(X >= 3), X ~ Binomial(4, 1/2)
-    assert sign_test(np.zeros(3)) == (0, 0, 1.0)
+    result = sign_test(np.array([0.5, 1.0, 2.0, -1.0, 0.0]))
+    assert (result.ahead, result.behind) == (3, 1)
+    assert result.p_a_ahead == pytest.approx(5 / 16)  # P(X >= 3), X ~ Binomial(4, 1/2)
+    assert result.p_b_ahead == pytest.approx(15 / 16)  # P(X <= 3)
+    assert result.p_two_sided == pytest.approx(10 / 16)  # 2 x the smaller one-sided p
+    none = sign_test(np.zeros(3))
+    assert (none.ahead, none.behind, none.p_a_ahead, none.p_b_ahead, none.p_two_sided) == (0, 0, 1.0, 1.0, 1.0)
+
+
+def test_sign_test_matches_scipy_binomtest_in_both_directions():
+    """Every p-value against scipy.stats.binomtest, one suite at a time; the function takes
+    many suites at once: deltas (P, T)."""
+    rng = np.random.default_rng(31)
+    deltas = rng.integers(-1, 2, size=(300, 20)) * rng.uniform(0.1, 2.0, size=(300, 20))  # ties included
+    deltas[:100] += 0.6 * np.abs(deltas[:100])  # some suites lean to A, some to B
+    deltas[100:200] -= 0.6 * np.abs(deltas[100:200])
+    result = sign_test(deltas)
+    for k, row in enumerate(deltas):
+        ahead, behind = int((row > 0).sum()), int((row < 0).sum())
+        assert (result.ahead[k], result.behind[k]) == (ahead, behind)
+        if ahead + behind == 0:
+            continue
+        assert result.p_a_ahead[k] == pytest.approx(binomtest(ahead, ahead + behind, alternative="greater").pvalue)
+        assert result.p_b_ahead[k] == pytest.approx(binomtest(ahead, ahead + behind, alternative="less").pvalue)
+        assert result.p_two_sided[k] == pytest.approx(binomtest(ahead, ahead + behind).pvalue)
+
+
+def test_sign_test_says_which_side_is_ahead_either_way():
+    b_ahead = np.r_[-np.ones(10), 1.0, 0.0]  # B better on 10 tasks, A on 1
+    assert sign_test(b_ahead).leader(0.05) == "B"
+    assert sign_test(-b_ahead).leader(0.05) == "A"
+    assert sign_test(np.r_[-np.ones(6), np.ones(5)]).leader(0.05) == ""
+
+
+def test_sign_test_false_positive_rate_for_equal_models_is_at_most_alpha():
+    """Equal models: each task's delta is symmetric around 0 (a third of them tied). The
+    share of suites where the sign test names a leader equals the exact binomial rate
+    of its two-sided rule (within 3 SE) and stays under alpha; testing each one-sided
+    direction at alpha would name one about twice as often."""
+    rng = np.random.default_rng(32)
+    suites, tasks = 40_000, 12
+    deltas = rng.integers(-1, 2, size=(suites, tasks)).astype(float)
+    result = sign_test(deltas)
+    named = result.leader(0.05) != ""
+    n = (deltas != 0).sum(axis=1)  # tasks that are not tied
+    # by hand: P(binomtest's two-sided p <= alpha) under Binomial(m, 1/2), weighted by how often m occurs
+    exact = sum(np.mean(n == m) * sum(binom.pmf(x, m, 0.5) for x in range(m + 1) if binomtest(x, m).pvalue <= 0.05)
+                for m in range(1, tasks + 1))
+    rate, se = named.mean(), np.sqrt(exact * (1 - exact) / suites)
+    assert abs(rate - exact) <= 3 * se, (rate, exact)
+    assert rate <= 0.05
+    either = np.mean((result.p_a_ahead <= 0.05) | (result.p_b_ahead <= 0.05))
+    assert rate < either
 
 
 # --- through the board: the p-value setting, head-to-head, the duel map, the snapshot ---------
@@ -177,20 +228,20 @@ def test_head_to_head_reads_the_stored_duels(small_store):
     result = compare.head_to_head(small_store, a, b)
     ab, ba = small_store.tournament.pair(a, b), small_store.tournament.pair(b, a)
     assert not result.on_demand and len(result.tasks) == 5
-    np.testing.assert_allclose(result.tasks["p (A better)"], ab.p_value[0])
-    np.testing.assert_allclose(result.tasks["p (B better)"], ba.p_value[0])
+    np.testing.assert_allclose(result.tasks["p one-sided (A better)"], ab.p_value[0])
+    np.testing.assert_allclose(result.tasks["p one-sided (B better)"], ba.p_value[0])
     expected = np.select([ab.significant[0], ba.significant[0]], [compare.A_WINS, compare.B_WINS], compare.NOT_SEPARABLE)
     assert result.tasks["Verdict"].tolist() == expected.tolist()
     acc = result.tasks.set_index("task_id").loc["t_acc"]
     assert acc["A"] == pytest.approx(small_store.models[a].results.aggregates["t_acc"] * 100)  # in percent
-    assert acc["Δ"] == pytest.approx(acc["A"] - acc["B"]) and acc["Δ unit"] == "pp"
+    assert acc["A − B"] == pytest.approx(acc["A"] - acc["B"]) and acc["Δ unit"] == "pp"
     ppl = result.tasks.set_index("task_id").loc["t_ppl"]
-    assert ppl["Unit"] == "perplexity" and ppl["Δ"] == pytest.approx(ppl["B"] - ppl["A"])  # positive: A lower
+    assert ppl["Unit"] == "perplexity" and ppl["A − B"] == pytest.approx(ppl["A"] - ppl["B"])
     record = result.record.set_index("Category")
     assert record.loc["Total", "Total"] == 5 and record.loc["Total", compare.A_WINS] == (expected == compare.A_WINS).sum()
-    ahead, behind = (result.tasks["Δ"] > 0).sum(), (result.tasks["Δ"] < 0).sum()
-    assert (result.ahead, result.behind) == (ahead, behind)
-    assert result.sign_p == pytest.approx(sign_test(result.tasks["Δ"].to_numpy())[2])
+    ahead, behind = (result.tasks["Better"] == "A").sum(), (result.tasks["Better"] == "B").sum()
+    assert (result.sign.ahead, result.sign.behind) == (ahead, behind)
+    assert result.sign.p_two_sided == pytest.approx(binomtest(ahead, ahead + behind).pvalue)
     language = compare.head_to_head(small_store, a, b, "Language")
     assert language.tasks["Task"].tolist() == ["AUC", "PPL"] and "Language tasks" in compare.head_to_head_summary(language)
     with pytest.raises(BadInput, match="two different"):
@@ -199,6 +250,61 @@ def test_head_to_head_reads_the_stored_duels(small_store):
         compare.head_to_head(small_store, a, "nobody")
     with pytest.raises(ValueError, match="unknown category"):
         compare.head_to_head(small_store, a, b, "Nope")
+
+
+def test_head_to_head_delta_is_a_minus_b_in_the_tasks_unit_with_the_better_side_named(small_store):
+    """The issue's case: A's perplexity 16.62 against B's 27.99 is A − B = −11.37
+    perplexity, lower is better, so A is better (never "+11.37" under "A − B")."""
+    top = list(small_store.ranked().index[:2])
+    ppl = {m: small_store.models[m].results.aggregates["t_ppl"] for m in top}
+    a, b = sorted(top, key=ppl.get)  # A has the lower (better) perplexity
+    result = compare.head_to_head(small_store, a, b)
+    tasks = result.tasks.set_index("task_id")
+    for task in small_store.benchmark.tasks:
+        metric, row = task.metric, tasks.loc[task.id]
+        scale = 100.0 if metric.percent else 1.0
+        value_a, value_b = (small_store.models[m].results.aggregates[task.id] * scale for m in (a, b))
+        assert row["A − B"] == pytest.approx(value_a - value_b)
+        assert row["Better when"] == ("higher" if metric.higher_is_better else "lower")
+        assert row["Better"] == ("equal" if value_a == value_b else
+                                 "A" if (value_a > value_b) == metric.higher_is_better else "B")
+        assert row["A better by"] == pytest.approx(value_a - value_b if metric.higher_is_better else value_b - value_a)
+    assert tasks.loc["t_ppl", "A − B"] < 0 and tasks.loc["t_ppl", "Better"] == "A"
+    shown = compare.head_to_head_display(result).data.set_index("Task")
+    assert shown.loc["PPL", "A − B"] == f"{tasks.loc['t_ppl', 'A − B']:+.2f} perplexity"
+    assert shown.loc["PPL", "Better"] == "A (lower)"
+    assert shown.loc["ACC", "A − B"].endswith(" pp")
+
+
+def test_head_to_head_chart_puts_one_unit_on_each_axis(small_store):
+    """Percentage points, perplexity and judge points never share an axis: each unit gets
+    its own chart, whose axis title names the unit and which side is A better."""
+    a, b = small_store.ranked().index[:2]
+    result = compare.head_to_head(small_store, a, b)
+    figure = compare.head_to_head_figure(result)
+    units = result.tasks.set_index("Task")["Δ unit"]
+    by_axis = {}
+    for trace in figure.data:
+        if trace.y is not None and len(trace.y):
+            by_axis.setdefault(trace.xaxis or "x", set()).update(units[label] for label in trace.y)
+    assert all(len(found) == 1 for found in by_axis.values()), by_axis
+    assert len(by_axis) == units.nunique() == 2  # pp and perplexity
+    for axis, (unit,) in by_axis.items():
+        title = figure.layout["xaxis" + axis[1:]].title.text
+        assert unit in title and "A better" in title, title
+    assert "B − A" in figure.layout["xaxis" + [k for k, (u,) in by_axis.items() if u == "perplexity"][0][1:]].title.text
+
+
+def test_head_to_head_gives_a_two_sided_p_per_task(small_store):
+    """p two-sided = 2 x the smaller one-sided p, capped at 1: for the t-tested tasks this
+    is scipy's two-sided paired t-test."""
+    a, b = small_store.ranked().index[:2]
+    tasks = compare.head_to_head(small_store, a, b).tasks.set_index("task_id")
+    np.testing.assert_allclose(tasks["p two-sided"], np.minimum(1, 2 * np.minimum(
+        tasks["p one-sided (A better)"], tasks["p one-sided (B better)"])))
+    for task_id in ("t_acc", "t_em"):
+        x, y = (small_store.models[m].results.summaries[task_id] for m in (a, b))
+        assert tasks.loc[task_id, "p two-sided"] == pytest.approx(ttest_rel(x, y).pvalue)
 
 
 def test_a_pair_that_never_met_is_dueled_on_demand_with_the_stored_duels_results(small_store):
@@ -213,7 +319,7 @@ def test_a_pair_that_never_met_is_dueled_on_demand_with_the_stored_duels_results
     pd.testing.assert_frame_equal(fresh.tasks, stored.tasks)  # seeded: the very same duels
     assert not board.tournament.has_dueled(a, b)  # nothing stored
     adjusted = compare.head_to_head(board, a, b, adjusted=True)
-    assert (adjusted.tasks["p (A better)"] >= fresh.tasks["p (A better)"] - 1e-12).all()
+    assert (adjusted.tasks["p one-sided (A better)"] >= fresh.tasks["p one-sided (A better)"] - 1e-12).all()
 
 
 def test_duel_map_codes_every_pair_in_rank_order(small_store):
@@ -232,7 +338,7 @@ def test_duel_map_codes_every_pair_in_rank_order(small_store):
         k = small_store.benchmark.task_ids.index("t_acc")
         expected = "won" if ab.significant[0, k] else "lost" if ba.significant[0, k] else "not separable"
         assert row["Verdict"] == expected
-        assert row["p (model better)"] == ab.p_value[0, k] and row["Δ"] == pytest.approx(ab.delta[0, k] * 100)
+        assert row["p one-sided (model better)"] == ab.p_value[0, k] and row["Δ"] == pytest.approx(ab.delta[0, k] * 100)
     overall = compare.duel_map(small_store).cells
     assert overall["model_id"].iloc[::len(order)].tolist() == order
     mine = overall[(overall["Won"] + overall["Lost"] + overall["Not separable"]) > 0]

@@ -18,7 +18,7 @@ from fake_hub import FakeHub
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import FLAGS_FILE, MARKER
 from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import BadInput
 from leaderboard.views import details, table as views
 from test_hub import REPO, replica

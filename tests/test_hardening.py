@@ -20,9 +20,9 @@ import stats
 from conftest import publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
-from leaderboard.demo import demo_model
+from leaderboard.submission.demo import demo_model
 from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, TITLES_FILE, LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import MAX_LINK_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ from fake_hub import FakeHub
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.hub import HubStore
 from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,9 +18,9 @@ from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine import ranking
 from leaderboard.engine.panel import canonical_scores, settle, win_scores_against
 from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament
-from leaderboard.demo import demo_model, task_design
+from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from panel_simulation import (accuracy_benchmark, accuracy_tasks_file, publish_top_of_its_day, publish_under_panel,
                               ranks, share_within, simulated_results, simulated_submissions, two_orders)
 

@@ -424,6 +424,20 @@ def test_false_positive_rate_of_token_f1_and_chrf_bootstrap_is_near_alpha():
     assert 0.025 <= rate <= 0.075
 
 
+def test_two_one_sided_duels_give_equal_models_a_winner_about_twice_alpha():
+    """What About and the README state: each pair is dueled in both directions at alpha, so
+    two equal models get a winner (either side) about 2 x alpha of the time. 3000 equal
+    pairs through `stats.duel`, both directions in one call each: 2 x 0.05 within 3 SE."""
+    rng = np.random.default_rng(24)
+    a, b = binary_models(rng, 300, [0.6, 0.6] * 3000).reshape(3000, 2, 300).transpose(1, 0, 2)
+    forward = duel(ACC, a.mean(axis=1), a, b.mean(axis=1), b)
+    backward = duel(ACC, b.mean(axis=1), b, a.mean(axis=1), a)
+    rate = np.mean(forward.significant | backward.significant)
+    assert not (forward.significant & backward.significant).any()
+    assert abs(rate - 0.10) <= 3 * np.sqrt(0.10 * 0.90 / 3000), rate
+    assert abs(np.mean(forward.significant) - 0.05) <= 3 * np.sqrt(0.05 * 0.95 / 3000)
+
+
 def test_alpha_decides_significance():
     a = np.r_[np.ones(30), np.zeros(10)]
     b = np.r_[np.zeros(6), np.ones(24), 1, np.zeros(9)]  # 6 samples better, 1 worse: p = 0.029

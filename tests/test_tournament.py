@@ -16,7 +16,7 @@ from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.engine.tournament import Tournament
 from stats import DuelResult

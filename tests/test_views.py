@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 import plotly.graph_objects as go
 
-from leaderboard.demo import sample_document
+from leaderboard.submission.demo import sample_document
 from leaderboard.engine.ranking import competition_rank
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.views import details, share, submission, table as views
 from leaderboard.views.markdown import escape_markdown
 
@@ -168,8 +170,8 @@ def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_tas
         expected = (details.WON if ours["significant"] else
                     details.LOST if theirs["significant"] else details.NOT_SIGNIFICANT)
         assert row["Result"] == expected
-        assert row["p (this model better)"] == ours["p_value"]
-        assert row["p (competitor better)"] == theirs["p_value"]
+        assert row["p one-sided (this model better)"] == ours["p_value"]
+        assert row["p one-sided (competitor better)"] == theirs["p_value"]
         percent = row["task_id"] != "t_ppl"
         assert row["Δ unit"] == ("pp" if percent else "perplexity")
         assert row["Δ"] == ours["delta"] * (100 if percent else 1)
@@ -237,6 +239,66 @@ def test_legend_and_header_titles_name_every_task(small_store):
     titles = views.header_titles(small_store)
     assert titles["PPL perplexity ↓"] == "Perplexity task (perplexity, lower is better)"
     assert titles["PPL win score %"].startswith("Perplexity task")
+
+
+def test_every_p_value_shown_says_whether_it_is_one_or_two_sided(small_store):
+    """Duels are one-sided tests; wherever a p-value is shown or exported its name (or the
+    text beside it) says so, and the head-to-head adds a two-sided one."""
+    import content
+    from leaderboard.views import compare
+    a, b = small_store.ranked().index[:2]
+    pair = compare.head_to_head(small_store, a, b)
+    columns = [*details.duel_table(small_store, a, "Knowledge").columns, *compare.duel_map(small_store, "t_acc").cells,
+               *pair.tasks.columns, *compare.head_to_head_display(pair).data.columns]
+    p_columns = [c for c in columns if c.startswith("p ")]
+    assert p_columns and all("one-sided" in c or "two-sided" in c for c in p_columns), p_columns
+    assert "p two-sided" in pair.tasks
+    map_hover = {str(pair_) for row in compare.duel_map_figure(compare.duel_map(small_store, "t_acc")).data[0].customdata
+                 for pair_ in row}
+    assert any("one-sided p" in h for h in map_hover)
+    pair_hover = " ".join(t.hovertemplate for t in compare.head_to_head_figure(pair).data)
+    assert "one-sided" in pair_hover and "two-sided" in pair_hover
+    assert "one-sided" in details.duels_explained(small_store.benchmark)
+    assert all("one-sided" in t for k, t in views.header_titles(small_store).items() if "win score" in k)
+    about = content.about(small_store.benchmark, "http://x/")
+    assert "half the two-sided paired t-test's" in about  # the judge score's and accuracy's t-test
+    assert "`p one-sided (A better)`, `p one-sided (B better)`, `p two-sided`" in about
+
+
+def test_task_weights_of_benczechmark_match_a_hand_computation():
+    """Overall is the mean of 9 categories, so a task of a k-task category weighs 1/(9 k):
+    Historical's one task 1/9, each of NLI's 16 tasks 1/144, 16 times less; effective
+    number of tasks 1/sum(w^2) = 81 / (1/16 + 1/8 + 1/7 + 1/6 + 1/4 + 1/4 + 1/2 + 1/2 + 1) = 27.03."""
+    from leaderboard.config.tasks import load_benchmark
+    benchmark = load_benchmark(Path(__file__).resolve().parent.parent / "data" / "tasks_metadata.json")
+    weights = benchmark.task_weights
+    assert sum(weights.values()) == pytest.approx(1.0) and len(weights) == 50
+    historical, = (t.id for t in benchmark.tasks_in("Historical"))
+    nli = [t.id for t in benchmark.tasks_in("NLI")]
+    assert weights[historical] == pytest.approx(1 / 9) and all(weights[t] == pytest.approx(1 / 144) for t in nli)
+    effective = 81 / (1 / 16 + 1 / 8 + 1 / 7 + 1 / 6 + 1 / 4 + 1 / 4 + 1 / 2 + 1 / 2 + 1)
+    assert benchmark.effective_tasks == pytest.approx(effective) and round(effective) == 27
+
+
+def test_the_legend_and_about_show_each_tasks_weight_in_overall(small_store):
+    """Mini: 3 categories of 2, 2 and 1 tasks: weights 1/6, 1/6, 1/6, 1/6, 1/3; effective
+    number 1 / (4/36 + 1/9) = 4.5 of 5."""
+    import content
+    overall = views.category_legend(small_store, "Overall")
+    assert "4.5 effective tasks of 5" in overall and "33.3%" in overall and "16.7%" in overall
+    knowledge = views.category_legend(small_store, "Knowledge")
+    assert "| Weight in Overall |" in knowledge and "| 16.7% |" in knowledge
+    about = content.about(small_store.benchmark, "http://x/")
+    assert "4.5 effective tasks of 5" in about and "1/(C × k)" in about
+    assert views.header_titles(small_store)["RG win score %"].endswith("weighs 33.3% of Overall")
+
+
+def test_about_says_equal_models_get_a_winner_about_twice_alpha_of_the_time(small_store):
+    import dataclasses
+    import content
+    for alpha, rate in ((0.05, "10%"), (0.01, "2%")):
+        about = content.about(dataclasses.replace(small_store.benchmark, alpha=alpha), "http://x/")
+        assert f"two equal models get a winner about {rate} of the time" in about, alpha
 
 
 def test_problems_are_split_by_field_and_name_tasks_by_abbreviation(small_store):
@@ -320,23 +382,24 @@ def test_p_values_and_parameters_read_the_same_in_every_view(small_store):
     tiny, some = 8.88e-16, 0.01234
     a, b = small_store.ranked().index[:2]
     result = compare.head_to_head(small_store, a, b)
-    result = dataclasses.replace(result, sign_p=tiny,
-                                 tasks=result.tasks.assign(**{"p (A better)": tiny, "p (B better)": some}))
-    assert "(sign test p < 0.0001)" in compare.head_to_head_summary(result)
+    result = dataclasses.replace(result, sign=dataclasses.replace(result.sign, p_two_sided=tiny),
+                                 tasks=result.tasks.assign(**{"p one-sided (A better)": tiny,
+                                                              "p one-sided (B better)": some}))
+    assert "(sign test, two-sided p < 0.0001;" in compare.head_to_head_summary(result)
     display = compare.head_to_head_display(result).data
-    assert set(display["p (A better)"]) == {"< 0.0001"} and set(display["p (B better)"]) == {"0.012"}
+    assert set(display["p one-sided (A better)"]) == {"< 0.0001"} and set(display["p one-sided (B better)"]) == {"0.012"}
     hover = {str(v) for trace in compare.head_to_head_figure(result).data if trace.customdata is not None
              for row in trace.customdata for v in row}
     assert {"< 0.0001", "0.012"} <= hover
-    duels = details.duel_table(small_store, a, "Knowledge").assign(**{"p (this model better)": tiny,
-                                                                       "p (competitor better)": tiny})
+    duels = details.duel_table(small_store, a, "Knowledge").assign(**{"p one-sided (this model better)": tiny,
+                                                                       "p one-sided (competitor better)": tiny})
     cells = details.duel_grid(duels, "Knowledge").data.drop(columns="Competitor").to_numpy().ravel()
     assert all(cell.endswith("\np < 0.0001") for cell in cells), cells[:3]
     duel_map = compare.duel_map(small_store, "t_acc")
-    duel_map = dataclasses.replace(duel_map, cells=duel_map.cells.assign(**{"p (model better)": tiny,
-                                                                            "p (opponent better)": some}))
+    duel_map = dataclasses.replace(duel_map, cells=duel_map.cells.assign(**{"p one-sided (model better)": tiny,
+                                                                            "p one-sided (opponent better)": some}))
     map_hover = {str(v) for row in compare.duel_map_figure(duel_map).data[0].customdata for pair in row for v in pair}
-    assert any("p (row better) < 0.0001 · p (column better) 0.012" in h for h in map_hover)
+    assert any("one-sided p: row better < 0.0001 · column better 0.012" in h for h in map_hover)
     for sid, model in small_store.models.items():
         shown = views.parameters_text(model.metadata["parameters"])
         assert shown == f"{model.metadata['parameters']:g}" and not shown.endswith(".0")

@@ -15,7 +15,7 @@ from leaderboard.app.leaderboard_tab import LeaderboardTab
 from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, STATIC, script
 from leaderboard.app.submit_tab import SubmitTab
 from leaderboard.app.view_state import restore_on_load
-from leaderboard.previews import PreviewShelf
+from leaderboard.app.previews import PreviewShelf
 from leaderboard.views import share, table as board_views
 from leaderboard.views.api import ENDPOINTS, ReadApi
 

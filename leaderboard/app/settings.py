@@ -1,22 +1,22 @@
-"""The app's settings from the environment, and what the tabs' events share."""
+"""The app's settings (from `leaderboard.config.settings`, read once when the app starts), and what
+the tabs' events share."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from leaderboard.limits import MB, TempDiskBudget, UploadWindow
-from leaderboard.previews import DEFAULT_TTL_SECONDS
+from leaderboard.app.limits import MB, TempDiskBudget, UploadWindow
+from leaderboard.config.settings import Settings
 
-READ_ONLY = os.environ.get("LEADERBOARD_READ_ONLY", "").lower() in ("1", "true", "yes")
+SETTINGS = Settings.from_environment()
+READ_ONLY = SETTINGS.read_only
 # Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
 # a pre-submission waits at most as long for its confirmation.
-CACHE_SECONDS = int(os.environ.get("LEADERBOARD_CACHE_SECONDS", DEFAULT_TTL_SECONDS))
+CACHE_SECONDS = SETTINGS.cache_seconds
 CACHE_SWEEP_SECONDS = min(60, CACHE_SECONDS)  # how often Gradio looks for old files
 # Temporary disk in all (uploads while Gradio keeps them, archives while they are unpacked),
 # and what one address may upload per hour.
-TEMP_DISK = TempDiskBudget(int(os.environ.get("LEADERBOARD_TEMP_DISK_MB", "4096")) * MB)
-UPLOADS = UploadWindow(int(os.environ.get("LEADERBOARD_UPLOADS_PER_HOUR", "20")),
-                       int(os.environ.get("LEADERBOARD_UPLOAD_MB_PER_HOUR", "1024")) * MB)
+TEMP_DISK = TempDiskBudget(SETTINGS.temp_disk_mb * MB)
+UPLOADS = UploadWindow(SETTINGS.uploads_per_hour, SETTINGS.upload_mb_per_hour * MB)
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
 # Handlers return {component: value}; an event's outputs are still a list, in a fixed order,

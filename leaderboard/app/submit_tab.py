@@ -6,7 +6,7 @@ import gradio as gr
 
 import content
 from leaderboard.app.settings import CACHE_SECONDS, PRIVATE, READ_ONLY, TEMP_DISK, script
-from leaderboard.previews import PreviewShelf, lifetime_text
+from leaderboard.app.previews import PreviewShelf, lifetime_text
 from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
 from leaderboard.views import details, share, submission, table as board_views

@@ -15,11 +15,11 @@ from leaderboard.engine import panel as reference_panel, ranking, replay
 from leaderboard.engine.replay import duel_file_owners, missing_duels, run_missing_duels, submitted_times
 from leaderboard.engine.tournament import DuelRows, Tournament, duel_rows
 from leaderboard.errors import BadInput, NotFound
-from leaderboard.progress import Progress, no_progress
+from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.flags import Flag, flags_json, validate_flag
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, BoardRewrite
 from leaderboard.storage.snapshot import snapshot_parquet
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import normalize_name
 
 if TYPE_CHECKING:

@@ -2,13 +2,13 @@
 LEADERBOARD_STORE, and LEADERBOARD_TASKS), else each benchmark's local demo store."""
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from leaderboard.board.state import Leaderboard
+from leaderboard.config.settings import Settings
 from leaderboard.config.tasks import Benchmark, load_benchmark
-from leaderboard.progress import Progress, no_progress
+from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import LocalStore
 
 DEMO_STORE = Path(__file__).resolve().parent.parent.parent / "demo_store"
@@ -18,12 +18,11 @@ DEMO_MODELS = 40
 def open_configured_store(benchmark_name: str):
     """A HubStore for LEADERBOARD_REPO (with HF_TOKEN), else a LocalStore for
     LEADERBOARD_STORE, else None (the demo store)."""
-    repo = os.environ.get("LEADERBOARD_REPO")
-    if repo:
+    settings = Settings.from_environment()
+    if settings.repo:
         from leaderboard.storage.hub import HubStore
-        return HubStore(repo, token=os.environ.get("HF_TOKEN") or None, benchmark_name=benchmark_name)
-    folder = os.environ.get("LEADERBOARD_STORE")
-    return LocalStore(folder) if folder else None
+        return HubStore(settings.repo, token=settings.hf_token, benchmark_name=benchmark_name)
+    return LocalStore(settings.store) if settings.store else None
 
 
 def demo_store_folder(benchmark: Benchmark) -> Path:
@@ -40,6 +39,6 @@ def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
         return Leaderboard(configured, benchmark, progress=progress)
     store = LocalStore(demo_store_folder(benchmark))
     if not store.submission_ids():
-        from leaderboard.demo import build_demo_store
+        from leaderboard.submission.demo import build_demo_store
         return build_demo_store(store.root, DEMO_MODELS, benchmark=benchmark, progress=progress)
     return Leaderboard(store, benchmark, progress=progress)

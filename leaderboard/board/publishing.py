@@ -17,10 +17,10 @@ from leaderboard.engine import ranking
 from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
 from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure
-from leaderboard.progress import Progress, no_progress
+from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
 from leaderboard.storage.snapshot import snapshot_parquet
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
 from leaderboard.submission.parsing import parse_submission
 

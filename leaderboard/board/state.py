@@ -18,13 +18,13 @@ from leaderboard.board.administration import Administration
 from leaderboard.board.publishing import Publishing
 from leaderboard.board.writing import titles_of
 from leaderboard.config.tasks import PANEL, Benchmark, load_benchmark
-from leaderboard.demo import sample_document
+from leaderboard.submission.demo import sample_document
 from leaderboard.engine import ranking, replay
 from leaderboard.engine.replay import submitted_times
 from leaderboard.engine.tournament import (DuelRows, Tournament, duel_rows, rows_from_json, rules_description,
                                            rules_id, summarize)
 from leaderboard.errors import BadInput, NotFound
-from leaderboard.progress import Progress, no_progress
+from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, parse_flags
 from leaderboard.storage.local import PublishedModel

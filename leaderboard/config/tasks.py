@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,8 +14,9 @@ from pathlib import Path
 from stats import ALPHA, METRICS, Metric
 from stats.registry import UnknownName
 
+from leaderboard.config.settings import Settings
 from leaderboard.errors import BadInput
-from leaderboard.strict_json import is_finite_number
+from leaderboard.storage.strict_json import is_finite_number
 
 DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
@@ -86,13 +86,26 @@ class Benchmark:
     def tasks_in(self, category: str) -> list[Task]:
         return [t for t in self.tasks if t.category == category]
 
+    @property
+    def task_weights(self) -> dict[str, float]:
+        """Each task's weight in the overall score: overall is the mean of the C categories,
+        a category the mean of its k tasks, so a task weighs 1 / (C k)."""
+        sizes = {c: len(self.tasks_in(c)) for c in self.categories}
+        return {t.id: 1.0 / (len(self.categories) * sizes[t.category]) for t in self.tasks}
+
+    @property
+    def effective_tasks(self) -> float:
+        """How many equally weighted tasks the overall score is worth: 1 / sum(weight²)
+        (Kish's effective number; the task count when every category has as many tasks)."""
+        return 1.0 / sum(w * w for w in self.task_weights.values())
+
     def __post_init__(self):
         object.__setattr__(self, "_by_id", {t.id: t for t in self.tasks})
 
 
 def configured_tasks_file() -> Path:
     """LEADERBOARD_TASKS, else the shipped BenCzechMark file."""
-    return Path(os.environ.get("LEADERBOARD_TASKS") or DEFAULT_TASKS_FILE)
+    return Path(Settings.from_environment().tasks_file or DEFAULT_TASKS_FILE)
 
 
 def _text(raw: dict, key: str, where: str, required: bool = True) -> str:

@@ -20,7 +20,7 @@ import pandas as pd
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import panel as reference_panel, ranking
 from leaderboard.engine.tournament import DuelRows, Tournament, play
-from leaderboard.progress import Progress, no_progress
+from leaderboard.engine.progress import Progress, no_progress
 
 
 def opponents_of_the_day(ranked_table: pd.DataFrame, benchmark: Benchmark, flagged=()) -> list[str]:

@@ -19,7 +19,6 @@ import datetime
 import hashlib
 import json
 import logging
-import os
 import threading
 import time
 from pathlib import Path
@@ -28,12 +27,13 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, hf
 from huggingface_hub.errors import HfHubHTTPError, HTTPError, RepositoryNotFoundError  # HTTPError: the client's transport
 from huggingface_hub.hf_api import RepoFile
 
+from leaderboard.config.settings import Settings
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.snapshot import dataset_card
 from leaderboard.storage import duel_files
 from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite,
                                        Publication, PublishedModel, write_atomically, decode_cached, encode_cached)
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def git_blob_id(data: bytes) -> str:
 
 
 def default_cache_dir(repo_id: str) -> Path:
-    home = Path(os.environ.get("HF_HOME") or Path.home() / ".cache" / "huggingface")
+    home = Path(Settings.from_environment().hf_home or Path.home() / ".cache" / "huggingface")
     return home / "leaderboard" / repo_id.replace("/", "__")
 
 

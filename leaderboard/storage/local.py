@@ -40,7 +40,7 @@ from typing import Callable
 import numpy as np
 
 from leaderboard.errors import StoreConflict
-from leaderboard.strict_json import dump_json
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.submission.alignment import TaskReference

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from leaderboard.config.tasks import Benchmark
 from leaderboard.errors import BadInput, some_names
-from leaderboard.strict_json import is_json_number
+from leaderboard.storage.strict_json import is_json_number
 from leaderboard.submission.alignment import TaskReference, alignment_problem
 from leaderboard.submission.reading import read_document
 from leaderboard.submission.samples import SampleProblem, TaskSamples, parse_task_samples, sample_label

@@ -126,20 +126,25 @@ class ReadApi:
     @_checked
     def head_to_head(self, model_a: str, model_b: str, category: str = OVERALL, adjusted: bool = False) -> dict:
         """Two published models on the tasks of a category (every task for Overall), as on the
-        Head-to-head tab: per task both metric values, the delta in the task's unit, both
-        one-tailed p-values and the verdict (A wins, B wins, not separable); the record per
-        category; the sign test over the tasks (ahead, behind, sign_p); on_demand is true when
-        the two never dueled and the duels were run for this answer (not stored)."""
+        Head-to-head tab: per task both metric values, A − B in the task's unit (Δ unit) and
+        the better side (Better, Better when: higher or lower), both one-sided p-values, the
+        two-sided p and the verdict (A wins, B wins, not separable); the record per
+        category; the sign test over the tasks (ahead, behind, sign_p_two_sided, the one-sided
+        sign_p_a_ahead and sign_p_b_ahead, sign_leader: "A", "B" or ""); on_demand is true
+        when the two never dueled and the duels were run for this answer (not stored)."""
         self.board.refresh()
         model_a, model_b = self._model("model_a", model_a), self._model("model_b", model_b)
         category = self._category(category)
         if model_a == model_b:
             raise ValueError("model_a and model_b are the same model; pick two different models")
         result = compare.head_to_head(self.board, model_a, model_b, category, adjusted)
+        sign = result.sign
         return {"model_a": model_a, "model_b": model_b, "title_a": result.title_a, "title_b": result.title_b,
                 "category": result.category, "adjusted": adjusted, "on_demand": result.on_demand,
                 "tasks": _records(result.tasks.set_index("task_id")), "record": _records(result.record.set_index("Category")),
-                "ahead": result.ahead, "behind": result.behind, "sign_p": result.sign_p}
+                "ahead": int(sign.ahead), "behind": int(sign.behind), "sign_p_two_sided": float(sign.p_two_sided),
+                "sign_p_a_ahead": float(sign.p_a_ahead), "sign_p_b_ahead": float(sign.p_b_ahead),
+                "sign_leader": str(sign.leader(result.alpha))}
 
     @_checked
     def duel_map(self, scope: str = OVERALL, top: int = 50, adjusted: bool = False) -> dict:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
@@ -28,12 +29,14 @@ VERDICT_COLOURS = {A_WINS: "#2e7d32", B_WINS: "#c62828", NOT_SEPARABLE: "#9e9e9e
 class HeadToHead:
     """Two models compared on the tasks of a category (or all tasks).
 
-    tasks: one row per task (benchmark order): Category, Task, task_id, Unit, A, B (each
-    model's metric value in the unit), Δ (A better by, in `Δ unit`; positive = A
-    better, also for perplexity), p (A better), p (B better), Verdict (A wins, B wins,
-    not separable). record: per category and Total, the tasks each model won and those
-    not separable. Sign test over the tasks' Δ: `ahead`, `behind`, `sign_p` (one-sided,
-    "A is ahead on more tasks than chance")."""
+    tasks: one row per task (benchmark order): Category, Task, task_id, Unit, Better when
+    (higher or lower), A, B (each model's metric value in the unit), A − B (truly A minus
+    B, in `Δ unit`: pp for percentages, else the metric's unit), Better (A, B or equal),
+    A better by (A − B oriented so that positive means A is better: B − A where lower is
+    better), p one-sided (A better), p one-sided (B better), p two-sided (2 x the smaller
+    one-sided p, capped at 1), Verdict (A wins, B wins, not separable). record: per
+    category and Total, the tasks each model won and those not separable. sign: the sign
+    test over the tasks' Better (stats.evidence.SignTest)."""
 
     a: str
     b: str
@@ -44,9 +47,7 @@ class HeadToHead:
     on_demand: bool  # the pair never met: the duels were run for this comparison
     tasks: pd.DataFrame
     record: pd.DataFrame
-    ahead: int
-    behind: int
-    sign_p: float
+    sign: evidence.SignTest
     alpha: float  # the benchmark's significance level, for duels and the sign test
     top_opponents: int  # how many of the best models a new model duels
 
@@ -61,9 +62,10 @@ def _category_tasks(board: Leaderboard, category: str | None):
 def head_to_head(board: Leaderboard, a: str, b: str, category: str | None = None,
                  adjusted: bool = False) -> HeadToHead:
     """Models `a` and `b` (submission ids) on every task of `category` (None or Overall:
-    all tasks): who wins significantly in each direction, p-values, deltas and both
-    metric values, the record per category and a sign test. A pair that never met is
-    dueled now (`Leaderboard.pair_duels`). `adjusted`: Benjamini-Hochberg p-values."""
+    all tasks): who wins significantly in each direction, one- and two-sided p-values,
+    A − B and which side is better, both metric values, the record per category and a
+    sign test. A pair that never met is dueled now (`Leaderboard.pair_duels`).
+    `adjusted`: Benjamini-Hochberg p-values (the two-sided p doubles the adjusted ones)."""
     tasks = _category_tasks(board, category)
     forward, backward, on_demand = board.pair_duels(a, b, adjusted)
     index = np.array([board.benchmark.task_ids.index(t.id) for t in tasks])
@@ -71,19 +73,23 @@ def head_to_head(board: Leaderboard, a: str, b: str, category: str | None = None
     scale, units = delta_scale(board, ids)
     won, lost = forward.significant[0, index], backward.significant[0, index]
     values = {m: np.array([board.models[m].results.aggregates[t] for t in ids]) * scale for m in (a, b)}
+    better_by = forward.delta[0, index] * scale
+    p_a, p_b = forward.p_value[0, index], backward.p_value[0, index]
     table = pd.DataFrame({
         "Category": [t.category for t in tasks], "Task": [t.abbreviation for t in tasks], "task_id": ids,
-        "Unit": ["%" if u == "pp" else u for u in units], "A": values[a], "B": values[b],
-        "Δ": forward.delta[0, index] * scale, "Δ unit": units,
-        "p (A better)": forward.p_value[0, index], "p (B better)": backward.p_value[0, index],
+        "Unit": ["%" if u == "pp" else u for u in units],
+        "Better when": ["higher" if t.metric.higher_is_better else "lower" for t in tasks],
+        "A": values[a], "B": values[b], "A − B": values[a] - values[b], "Δ unit": units,
+        "Better": np.select([better_by > 0, better_by < 0], ["A", "B"], "equal"), "A better by": better_by,
+        "p one-sided (A better)": p_a, "p one-sided (B better)": p_b,
+        "p two-sided": np.minimum(1.0, 2 * np.minimum(p_a, p_b)),
         "Verdict": np.select([won, lost], [A_WINS, B_WINS], NOT_SEPARABLE)})
     record = pd.crosstab(pd.Categorical(table["Category"], categories=list(dict.fromkeys(table["Category"]))),
                          pd.Categorical(table["Verdict"], categories=[A_WINS, B_WINS, NOT_SEPARABLE]),
                          margins=True, margins_name="Total", dropna=False)
     record.index.name, record.columns.name = "Category", None
-    ahead, behind, sign_p = evidence.sign_test(table["Δ"].to_numpy())
     return HeadToHead(a, b, board.models[a].title, board.models[b].title, OVERALL if is_overall(category) else category,
-                      adjusted, on_demand, table, record.reset_index(), ahead, behind, sign_p,
+                      adjusted, on_demand, table, record.reset_index(), evidence.sign_test(better_by),
                       board.benchmark.alpha, board.benchmark.top_opponents)
 
 
@@ -92,51 +98,85 @@ def head_to_head_export(result: HeadToHead) -> pd.DataFrame:
     return result.tasks.rename(columns={"A": f"A: {result.title_a}", "B": f"B: {result.title_b}"})
 
 
+def sign_verdict(result: HeadToHead) -> str:
+    """The sign test in words: who is ahead on more tasks, with its p-values."""
+    sign, leader = result.sign, result.sign.leader(result.alpha)
+    p_values = (f"sign test, two-sided {p_phrase(sign.p_two_sided)}; one-sided: A ahead {p_phrase(sign.p_a_ahead)}, "
+                f"B ahead {p_phrase(sign.p_b_ahead)}")
+    if leader:
+        return f"**{leader} is ahead on this suite** ({p_values})"
+    return f"neither is ahead on this suite ({p_values}; a leader needs two-sided p ≤ {result.alpha:g})"
+
+
 def head_to_head_summary(result: HeadToHead) -> str:
     """The comparison in words: the record, the sign test, how the duels were obtained."""
     a, b = escape_markdown(result.title_a), escape_markdown(result.title_b)
     total = result.record.set_index("Category").loc["Total"]
     tasks = len(result.tasks)
     scope = "all tasks" if result.category == OVERALL else f"the {escape_markdown(result.category)} tasks"
-    verdict = (f"**A is ahead on this suite** (sign test {p_phrase(result.sign_p)})" if result.sign_p <= result.alpha
-               else f"the sign test does not say A is ahead ({p_phrase(result.sign_p)})")
     lines = [f"**A** = {a} · **B** = {b}",
              "",
              f"On {scope} ({tasks}): **A wins {total[A_WINS]}**, **B wins {total[B_WINS]}**, "
-             f"**{total[NOT_SEPARABLE]} not separable** (one-tailed duels, p ≤ {result.alpha:g}"
+             f"**{total[NOT_SEPARABLE]} not separable** (one-sided duels in each direction, p ≤ {result.alpha:g}"
              f"{', Benjamini-Hochberg adjusted' if result.adjusted else ''}).",
-             f"A has the better metric on {result.ahead} tasks, B on {result.behind}: {verdict}."]
+             f"A has the better metric on {result.sign.ahead} tasks, B on {result.sign.behind}: "
+             f"{sign_verdict(result)}."]
     if result.on_demand:
         lines.append(f"These two never dueled on the board (neither was among the other's top {result.top_opponents} "
                      "opponents): the duels were run now from the stored results; they do not count in any score.")
     return "\n".join(lines)
 
 
+def _delta_axis_title(unit: str, better_when: str) -> str:
+    """The x-axis of one unit's chart: what the bar is, in which unit, which side is A better."""
+    unit = html.escape(unit)
+    difference = f"A − B, {unit}" if better_when == "higher" else f"B − A, {unit} (lower is better)"
+    return f"{difference}<br>right: A better"
+
+
 def head_to_head_figure(result: HeadToHead) -> go.Figure:
-    """Per-task Δ as horizontal bars diverging from 0 (right: A better), coloured by the
-    duel's verdict; each task in its own unit (pp, or perplexity), named on hover."""
+    """Per-task differences as horizontal bars diverging from 0, right = A better, coloured
+    by the duel's verdict: one chart per unit (percentage points, perplexity, judge
+    points, ...), stacked, so no axis mixes units; A − B and the p-values on hover."""
     tasks = result.tasks
-    labels = [f"{html.escape(task)} ({'pp' if unit == 'pp' else html.escape(unit)})"
-              for task, unit in zip(tasks["Task"], tasks["Δ unit"])]
-    fig = go.Figure()
-    for verdict, name in ((A_WINS, f"A wins: {result.title_a}"), (B_WINS, f"B wins: {result.title_b}"),
-                          (NOT_SEPARABLE, "not separable")):
-        rows = tasks["Verdict"] == verdict
-        fig.add_trace(go.Bar(
-            x=tasks.loc[rows, "Δ"], y=np.array(labels, dtype=object)[rows.to_numpy()], orientation="h",
-            name=html.escape(name[:60]), marker_color=VERDICT_COLOURS[verdict],
-            customdata=np.stack([tasks.loc[rows, c].astype(str) for c in ("Category", "Δ unit")] +
-                                [tasks.loc[rows, c].map(p_text) for c in ("p (A better)", "p (B better)")],
-                                axis=-1) if rows.any() else None,
-            hovertemplate="%{y} · %{customdata[0]}<br>Δ %{x:+.2f} %{customdata[1]} (positive: A better)"
-                          "<br>p (A better) %{customdata[2]} · p (B better) %{customdata[3]}<extra></extra>"))
-    fig.update_layout(
-        barmode="relative", template="plotly_white", height=140 + 18 * len(tasks),
-        margin={"l": 10, "r": 10, "t": 30, "b": 56}, legend={"orientation": "h", "y": 1.02, "yanchor": "bottom"},
-        xaxis={"title": "Δ = A − B in the task's unit<br>right: A better",
-               "zeroline": True, "zerolinecolor": "#444"},
-        yaxis={"categoryorder": "array", "categoryarray": labels[::-1], "automargin": True})
+    groups = list(dict.fromkeys(zip(tasks["Δ unit"], tasks["Better when"])))
+    sizes = [int(((tasks["Δ unit"] == u) & (tasks["Better when"] == w)).sum()) for u, w in groups]
+    gap = 100  # pixels between two charts: the upper one's ticks and two-line axis title
+    height = 100 + 22 * len(tasks) + gap * len(groups)
+    fig = make_subplots(rows=len(groups), cols=1, row_heights=[max(n, 1.5) for n in sizes],
+                        vertical_spacing=gap / height if len(groups) > 1 else 0)
+    labels = np.array([html.escape(task) for task in tasks["Task"]], dtype=object)  # the unit is on the axis
+    shown = set()
+    for row, (unit, better_when) in enumerate(groups, 1):
+        in_group = ((tasks["Δ unit"] == unit) & (tasks["Better when"] == better_when)).to_numpy()
+        for verdict, name in ((A_WINS, f"A wins: {result.title_a}"), (B_WINS, f"B wins: {result.title_b}"),
+                              (NOT_SEPARABLE, "not separable")):
+            rows = in_group & (tasks["Verdict"] == verdict).to_numpy()
+            if not rows.any():
+                continue
+            part = tasks[rows]
+            fig.add_trace(go.Bar(
+                x=part["A better by"], y=labels[rows], orientation="h", name=html.escape(name[:60]),
+                legendgroup=verdict, showlegend=verdict not in shown, marker_color=VERDICT_COLOURS[verdict],
+                customdata=np.stack([part["Category"].astype(str),
+                                     part["A − B"].map("{:+.2f}".format) + " " + part["Δ unit"],
+                                     part["Better"].astype(str)] +
+                                    [part[c].map(p_text) for c in ONE_SIDED + ("p two-sided",)], axis=-1),
+                hovertemplate="%{y} · %{customdata[0]}<br>A − B %{customdata[1]} · better: %{customdata[2]}"
+                              "<br>p one-sided: A better %{customdata[3]}, B better %{customdata[4]}"
+                              " · two-sided %{customdata[5]}<extra></extra>"), row=row, col=1)
+            shown.add(verdict)
+        fig.update_xaxes(title_text=_delta_axis_title(unit, better_when), zeroline=True, zerolinecolor="#444",
+                         row=row, col=1)
+        fig.update_yaxes(categoryorder="array", categoryarray=list(labels[in_group][::-1]), automargin=True,
+                         ticksuffix=" ", row=row, col=1)  # a gap to the zero line when every bar is one-sided
+    fig.update_layout(barmode="relative", template="plotly_white", height=height,
+                      margin={"l": 10, "r": 10, "t": 30, "b": 70},
+                      legend={"orientation": "h", "y": 1.0, "yanchor": "bottom"})
     return fig
+
+
+ONE_SIDED = ("p one-sided (A better)", "p one-sided (B better)")
 
 
 # --- the duel map: every pair of models on a task or a category ---------------------------
@@ -147,7 +187,7 @@ class DuelMap:
     in the scope's rank order. cells: one row per (model, opponent) pair, model-major:
     Rank, Model, model_id, Opponent rank, Opponent, opponent_id, Verdict (won, lost, not
     separable, not dueled; "" for a model against itself), Won, Lost, Not separable (task
-    counts), p (model better), p (opponent better), Δ, Δ unit (p and Δ on a task only)."""
+    counts), p one-sided (model better), p one-sided (opponent better), Δ, Δ unit (p and Δ on a task only)."""
 
     scope: str  # a task id, a category or Overall
     scope_name: str
@@ -205,8 +245,8 @@ def duel_map(board: Leaderboard, scope: str = OVERALL, adjusted: bool = False, t
         "Opponent rank": np.tile(np.arange(1, n + 1), n), "Opponent": np.tile(titles, n),
         "opponent_id": np.tile(order, n), "Verdict": verdict.ravel(), "Won": n_won.ravel(), "Lost": n_lost.ravel(),
         "Not separable": n_open.ravel(),
-        "p (model better)": p_value.ravel() if single else np.nan,
-        "p (opponent better)": p_value.T.ravel() if single else np.nan,
+        "p one-sided (model better)": p_value.ravel() if single else np.nan,
+        "p one-sided (opponent better)": p_value.T.ravel() if single else np.nan,
         "Δ": delta.ravel() * scale[0] if single else np.nan, "Δ unit": units[0]})
     return DuelMap(scope if single else name, name, order, cells)
 
@@ -222,8 +262,8 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
     names = [f"{r}. {t[:24]}" for r, t in enumerate(titles, 1)]  # rows; columns by rank, the names on hover
     single = cells["Δ unit"].iloc[0] != ""
     detail = (cells["Verdict"] + " · Δ " + cells["Δ"].map("{:+.2f}".format) + " " + cells["Δ unit"]
-              + "<br>p (row better) " + cells["p (model better)"].map(p_text)
-              + " · p (column better) " + cells["p (opponent better)"].map(p_text)) if single else (
+              + "<br>one-sided p: row better " + cells["p one-sided (model better)"].map(p_text)
+              + " · column better " + cells["p one-sided (opponent better)"].map(p_text)) if single else (
         cells["Verdict"] + "<br>tasks won " + cells["Won"].astype(str) + " · lost " + cells["Lost"].astype(str)
         + " · not separable " + cells["Not separable"].astype(str))
     detail = detail.where(cells["Verdict"] != "", "").where(cells["Verdict"] != NOT_DUELED, NOT_DUELED)
@@ -252,18 +292,19 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
 
 
 def head_to_head_display(result: HeadToHead):
-    """The per-task table for the screen (Styler): p-values readable, Δ signed with its
-    unit, the verdict cell coloured (green A, red B, grey not separable)."""
+    """The per-task table for the screen (Styler): metric values and A − B with their unit,
+    which side is better and by which direction, p-values readable and named one- or
+    two-sided, the verdict cell coloured (green A, red B, grey not separable)."""
     tasks = result.tasks
     shown = pd.DataFrame({
         "Task": tasks["Task"], "Verdict": tasks["Verdict"],
         "A": tasks["A"].map("{:.2f}".format) + " " + tasks["Unit"],
         "B": tasks["B"].map("{:.2f}".format) + " " + tasks["Unit"],
-        "Δ (A − B)": tasks["Δ"].map("{:+.2f}".format) + " " + tasks["Δ unit"],
-        "p (A better)": tasks["p (A better)"].map(p_text), "p (B better)": tasks["p (B better)"].map(p_text),
+        "A − B": tasks["A − B"].map("{:+.2f}".format) + " " + tasks["Δ unit"],
+        "Better": np.where(tasks["Better"] == "equal", "equal", tasks["Better"] + " (" + tasks["Better when"] + ")"),
+        **{c: tasks[c].map(p_text) for c in (*ONE_SIDED, "p two-sided")},
         "Category": tasks["Category"]})
     colours = {verdict: f"background-color: {colour}; color: white" for verdict, colour in VERDICT_COLOURS.items()
                if verdict in (A_WINS, B_WINS)}
     colours[NOT_SEPARABLE] = "background-color: #eeeeee"
     return shown.style.map(lambda v: colours.get(v, ""), subset=["Verdict"])
-

@@ -24,9 +24,9 @@ WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
 def duels_explained(benchmark: Benchmark) -> str:
     return f"""
-**Reading the duels.** Each cell is one duel on one task: **won** (green) when a one-tailed
+**Reading the duels.** Each cell is one duel on one task: **won** (green) when a one-sided
 test says this model is better with **p ≤ {benchmark.alpha:g}**, **lost** (red) when the competitor is
-significantly better, **n.s.** (grey) otherwise. **p** is the test's p-value in the
+significantly better, **n.s.** (grey) otherwise. **p** is the one-sided test's p-value in the
 direction of the verdict (for a loss: the competitor's); **p = 1: not tested**, because
 this model's score was lower, so "better" was not tested. **Δ** is this model minus the
 competitor, positive = this model better: in percentage points (pp) for metrics shown in
@@ -181,7 +181,7 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
                tournament: Tournament | None = None, models: dict | None = None,
                rank_order=None) -> pd.DataFrame:
     """One row per duel of `submission_id` (competitors in `rank_order`, default the
-    board's ranking; tasks in benchmark order): verdict, both directions' p-values and
+    board's ranking; tasks in benchmark order): verdict, both directions' one-sided p-values and
     the delta in the task's unit. This is the CSV export; the grid is pivoted from it."""
     tour = tournament or board.tournament
     models = models or board.models
@@ -192,7 +192,7 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
     opponents = [o for o in order if o in row_of]
     if not opponents or not tasks:
         return pd.DataFrame(columns=["Rank", "Competitor", "competitor_id", "competitor_flagged", "Category", "Task",
-                                     "task_id", "Result", "p (this model better)", "p (competitor better)", "Δ",
+                                     "task_id", "Result", "p one-sided (this model better)", "p one-sided (competitor better)", "Δ",
                                      "Δ unit"])
     t_idx = np.array([tour.task_ids.index(t.id) for t in tasks])
     grid = np.ix_(np.array([row_of[o] for o in opponents]), t_idx)  # (opponents, tasks), flattened opponent-major
@@ -209,8 +209,8 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
         "Task": np.tile([t.abbreviation for t in tasks], n_opp),
         "task_id": np.tile([t.id for t in tasks], n_opp),
         "Result": np.select([won, lost], [WON, LOST], NOT_SIGNIFICANT),
-        "p (this model better)": forward.p_value[grid].ravel(),
-        "p (competitor better)": backward.p_value[grid].ravel(),
+        "p one-sided (this model better)": forward.p_value[grid].ravel(),
+        "p one-sided (competitor better)": backward.p_value[grid].ravel(),
         "Δ": forward.delta[grid].ravel() * np.tile(scale, n_opp),
         "Δ unit": np.tile(units, n_opp)})
 
@@ -238,7 +238,7 @@ def duel_grid(duels: pd.DataFrame, category: str | None = None):
                                 index=won.index, columns=won.columns)
         cells = won.astype(str) + " won · " + lost.astype(str) + " lost\n" + ns.astype(str) + " n.s."
     else:
-        p = np.where(duels["Result"] == LOST, duels["p (competitor better)"], duels["p (this model better)"])
+        p = np.where(duels["Result"] == LOST, duels["p one-sided (competitor better)"], duels["p one-sided (this model better)"])
         duels = duels.assign(cell=duels["Result"] + "\nΔ " + duels["Δ"].map("{:+.2f}".format) + " "
                              + duels["Δ unit"] + "\n" + pd.Series(p, index=duels.index).map(p_phrase))
         order = list(dict.fromkeys(duels["Task"]))

@@ -13,12 +13,12 @@ from leaderboard.submission.archive import extracted
 from leaderboard.board.publishing import Preview
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.harness import compile_runs
-from leaderboard.limits import TempDiskBudget
-from leaderboard.strict_json import dump_json
+from leaderboard.app.limits import TempDiskBudget
+from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import PRECISIONS
 from leaderboard.errors import BadInput
-from leaderboard.progress import no_progress
-from leaderboard.progress import Progress
+from leaderboard.engine.progress import no_progress
+from leaderboard.engine.progress import Progress
 from leaderboard.config.tasks import Benchmark
 from leaderboard.views.markdown import app_link, escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent

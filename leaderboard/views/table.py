@@ -413,13 +413,29 @@ def column_types(table: pd.DataFrame) -> list[str]:
 
 
 def header_titles(board: Leaderboard) -> dict[str, str]:
-    """Hover text for task columns: every header a task can have -> full task name and metric."""
-    titles = {}
+    """Hover text for score columns: every header a category or task can have -> what it
+    is (full task name and metric), how a duel is won, its weight in Overall."""
+    won = f"% of duels won (one-sided test, p ≤ {board.benchmark.alpha:g})"
+    weights = board.benchmark.task_weights
+    titles = {_win_header(OVERALL): f"Overall win score: the mean of the categories' win scores, {won}"}
+    for c in board.benchmark.categories:
+        titles[_win_header(c)] = (f"{c}: the mean of its tasks' win scores, {won}; "
+                                  f"weighs {1 / len(board.benchmark.categories):.1%} of Overall")
     for t in board.benchmark.tasks:
-        title = f"{t.name} ({metric_description(t)})"
-        titles[_win_header(t.abbreviation)] = f"{t.name}: win score, % of duels won"
-        titles[metric_header(t)] = title
+        titles[_win_header(t.abbreviation)] = f"{t.name}: win score, {won}; weighs {weights[t.id]:.1%} of Overall"
+        titles[metric_header(t)] = f"{t.name} ({metric_description(t)})"
     return titles
+
+
+def weights_note(benchmark) -> str:
+    """Each task's weight in Overall, per category, and the effective number of tasks:
+    "NLI: 16 tasks, 0.7% each; ... That is worth 27 effective tasks of 50 (...)"."""
+    weights = benchmark.task_weights
+    per_category = "; ".join(
+        f"{escape_markdown(c)}: {len(tasks)} task{'s' * (len(tasks) > 1)}, {weights[tasks[0].id]:.1%}"
+        f"{' each' * (len(tasks) > 1)}" for c in benchmark.categories for tasks in [benchmark.tasks_in(c)])
+    return (f"{per_category}. That is worth **{benchmark.effective_tasks:.3g} effective tasks of "
+            f"{len(benchmark.tasks)}** (1 / the sum of the squared weights).")
 
 
 def metric_description(task) -> str:
@@ -439,9 +455,13 @@ def metric_description(task) -> str:
 def category_legend(board: Leaderboard, category: str | None) -> str:
     if is_overall(category):
         return ("Every column is a **win score**: the percentage of duels won, averaged over a category's "
-                "tasks; Overall averages the categories. Metric values are per task: choose a category.")
+                "tasks; Overall averages the categories. Metric values are per task: choose a category.\n\n"
+                f"So a task of a category with k tasks weighs 1/({len(board.benchmark.categories)} × k) of Overall: "
+                + weights_note(board.benchmark))
     tasks = board.benchmark.tasks_in(category)
+    weights = board.benchmark.task_weights
     rows = [f"| {escape_markdown(t.abbreviation)} | {escape_markdown(t.name)} | {markdown_link('dataset', t.dataset_url) if t.dataset_url else 'not public'} "
-            f"| {escape_markdown(metric_description(t))} |" for t in tasks]
-    return "\n".join([f"**{escape_markdown(category)}** tasks", "", "| Abbreviation | Task | Data | Metric |",
-                      "| --- | --- | --- | --- |", *rows])
+            f"| {escape_markdown(metric_description(t))} | {weights[t.id]:.1%} |" for t in tasks]
+    return "\n".join([f"**{escape_markdown(category)}** tasks", "",
+                      "| Abbreviation | Task | Data | Metric | Weight in Overall |",
+                      "| --- | --- | --- | --- | --- |", *rows])

@@ -14,7 +14,7 @@ from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256
 from leaderboard.submission.samples import TaskSamples
 from leaderboard.submission.metadata import validate_metadata
 from leaderboard.config.tasks import Benchmark, Task
-from leaderboard.progress import no_progress
+from leaderboard.engine.progress import no_progress
 from stats import ClassProbs, LabelPairs
 
 TEAMS = ["CzechAI", "Brno NLP", "Vltava Labs", "Morava ML", "Prague LLM", "Krkonose", "Sumava AI",

@@ -13,10 +13,9 @@ import time
 from collections import OrderedDict
 from typing import Callable, Generic, TypeVar
 
+from leaderboard.config.settings import DEFAULT_CACHE_SECONDS
+
 Item = TypeVar("Item")
-# How long a pre-submission (and an upload in Gradio's cache) is kept: the app's
-# LEADERBOARD_CACHE_SECONDS, whose default (README) is this.
-DEFAULT_TTL_SECONDS = 900
 
 
 def lifetime_text(seconds: float) -> str:
@@ -29,7 +28,7 @@ def lifetime_text(seconds: float) -> str:
 
 
 class PreviewShelf(Generic[Item]):
-    def __init__(self, ttl: float = DEFAULT_TTL_SECONDS, per_session: int = 1, total: int = 8,
+    def __init__(self, ttl: float = DEFAULT_CACHE_SECONDS, per_session: int = 1, total: int = 8,
                  clock: Callable[[], float] = time.monotonic):
         self.ttl, self.per_session, self.total, self.clock = ttl, per_session, total, clock
         self._items: OrderedDict[str, tuple[str, float, Item]] = OrderedDict()  # token -> (session, put at, item), oldest first

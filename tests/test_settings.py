@@ -1,0 +1,53 @@
+"""The settings: every documented environment variable is read, with the README's default."""
+import re
+from dataclasses import fields
+from pathlib import Path
+
+from leaderboard.config.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+# The variables the leaderboard reads (the table also lists Gradio's and uvicorn's own).
+FIELD_OF = {"LEADERBOARD_REPO": "repo", "HF_TOKEN": "hf_token", "HF_HOME": "hf_home", "LEADERBOARD_STORE": "store",
+            "LEADERBOARD_TASKS": "tasks_file", "LEADERBOARD_POLL_SECONDS": "poll_seconds",
+            "LEADERBOARD_READ_ONLY": "read_only", "LEADERBOARD_CACHE_SECONDS": "cache_seconds",
+            "LEADERBOARD_TEMP_DISK_MB": "temp_disk_mb", "LEADERBOARD_UPLOADS_PER_HOUR": "uploads_per_hour",
+            "LEADERBOARD_UPLOAD_MB_PER_HOUR": "upload_mb_per_hour", "LEADERBOARD_LOG_LEVEL": "log_level",
+            "LEADERBOARD_DEBUG": "debug"}
+# Defaults the code resolves elsewhere (the shipped tasks file, the demo store, huggingface_hub's folder).
+RESOLVED_ELSEWHERE = {"LEADERBOARD_STORE", "LEADERBOARD_TASKS", "HF_HOME"}
+
+
+def readme_defaults() -> dict[str, str]:
+    table = (ROOT / "README.md").read_text().split("Configuration (environment variables")[1].split("\n\n")[1]
+    return {m[1]: m[2].strip() for m in re.finditer(r"^\| `([A-Z_]+)` \| .* \| ([^|]+) \|$", table, re.M)}
+
+
+def test_every_setting_is_documented_with_its_default():
+    documented = readme_defaults()
+    assert set(FIELD_OF) <= set(documented)
+    assert sorted(FIELD_OF.values()) == sorted(f.name for f in fields(Settings))
+    unset = Settings.from_environment({})
+    for name, field in FIELD_OF.items():
+        value, default = getattr(unset, field), documented[name].strip("`")
+        if name in RESOLVED_ELSEWHERE or default == "unset":
+            assert value is None, name
+        elif default == "off":
+            assert value is False, name
+        elif re.fullmatch(r"[\d.]+", default):
+            assert value == float(default), name
+        else:
+            assert value == default, name
+
+
+def test_every_variable_is_read_from_the_environment():
+    unset = Settings.from_environment({})
+    given = {"LEADERBOARD_POLL_SECONDS": "7.5", "LEADERBOARD_READ_ONLY": "Yes", "LEADERBOARD_CACHE_SECONDS": "31",
+             "LEADERBOARD_TEMP_DISK_MB": "9", "LEADERBOARD_UPLOADS_PER_HOUR": "3", "LEADERBOARD_UPLOAD_MB_PER_HOUR": "5",
+             "LEADERBOARD_LOG_LEVEL": "debug", "LEADERBOARD_DEBUG": "1"}
+    environ = {name: given.get(name, f"value of {name}") for name in FIELD_OF}
+    settings = Settings.from_environment(environ)
+    for name, field in FIELD_OF.items():
+        assert getattr(settings, field) != getattr(unset, field), name
+    assert (settings.poll_seconds, settings.read_only, settings.cache_seconds, settings.log_level) == (7.5, True, 31,
+                                                                                                       "DEBUG")
+    assert Settings.from_environment({"LEADERBOARD_READ_ONLY": "no", "HF_TOKEN": ""}) == unset  # empty is unset
