@@ -94,29 +94,33 @@ the panel's members (other than the model itself) that it beats there. A categor
 is the mean over its tasks; the overall score is the mean over categories, {_weights(benchmark)}
 Ties share a rank.
 
-**The reference panel, and why.** Under the original rule each new model dueled the top
-models *of the day it was published*, and those duels were kept: a model published early
-met a weak board and kept its easy wins, one published late met only the strongest, so a
-rank depended on the order of publication. In simulations with known abilities (45
-models, 12 tasks, 20 opponents, each board published in two random orders) that rule left
-40-58% of the models more than 2 places apart between the two orders, one by 20 places;
-with the panel every model gets the same rank in both. The panel is a **fixed point**: the {k} best models by the
-scores measured against the panel itself. It is found by starting from the {k} best by a
-Borda count of the models' own metric values (per task, the share of models a model's
-value beats; then means per category and overall, like Win Scores), scoring every model
-against that panel, taking the {k} best, and repeating until a panel comes back. Ties go
-to the higher Borda count, then the smaller submission id. When the panels come back in a
-cycle instead of settling (models at the border beating each other in a circle: the
-iteration ended so on 3 of 4 simulated boards, the panels differing by a few border
-members), the cycle's
-panel nearest to a fixed point is kept: most of its members among the {k} best by its own
-scores, then the one highest in the Borda order. Every step depends only on which models
-are published and on their duels, and a duel's verdict only on the pair, so the order of
-publication changes nothing. When a model enters the panel, every published model that
-has not dueled it does so, in the same commit as the publication (or removal or flag)
-that brought it in; duels with models that have left the panel stay stored but do not
-count. A pre-submission shows the board as it would be after publication, panel changes
-included. Flagged models are never in the panel; their own scores are measured against it."""
+**The reference panel, and why.**
+- *Why:* under the original rule each new model dueled the top models *of the day it was
+  published*, and those duels were kept: a model published early met a weak board and
+  kept its easy wins, one published late met only the strongest, so a rank depended on
+  the order of publication. In simulations with known abilities (45 models, 12 tasks, 20
+  opponents, each board published in two random orders) that rule left 40-58% of the
+  models more than 2 places apart between the two orders, one by 20 places; with the
+  panel every model gets the same rank in both.
+- *What it is:* a **fixed point**, the {k} best models by the scores measured against the
+  panel itself.
+- *How it is found:* start from the {k} best by a Borda count of the models' own metric
+  values (per task, the share of models a model's value beats; then means per category
+  and overall, like Win Scores), score every model against that panel, take the {k}
+  best, and repeat until a panel comes back. Ties go to the higher Borda count, then the
+  smaller submission id.
+- *Cycles:* the panels may come back in a cycle instead of settling (models at the border
+  beating each other in a circle; the iteration ended so on 3 of 4 simulated boards, the
+  panels differing by a few border members). Then the cycle's panel nearest to a fixed
+  point is kept: most of its members among the {k} best by its own scores, then the one
+  highest in the Borda order.
+- *Why the order of publication changes nothing:* every step depends only on which models
+  are published and on their duels, and a duel's verdict only on the pair.
+- *Its duels:* when a model enters the panel, every published model that has not dueled it
+  does so, in the same commit as the publication (or removal or flag) that brought it in;
+  duels with models that have left the panel stay stored but do not count. A
+  pre-submission shows the board as it would be after publication, panel changes
+  included. Flagged models are never on the panel; their own scores are measured against it."""
 
 
 
