@@ -21,6 +21,7 @@ from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament
 from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.strict_json import dump_json
+from leaderboard.views.submission import preview_summary
 from panel_simulation import (accuracy_benchmark, accuracy_tasks_file, publish_top_of_its_day, publish_under_panel,
                               ranks, share_within, simulated_results, simulated_submissions, two_orders)
 
@@ -243,10 +244,11 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
     path.write_text(json.dumps(accuracy_tasks_file(6, 3, 3)))
     benchmark = load_benchmark(path)
     board = Leaderboard(LocalStore(tmp_path / "store"), benchmark)
-    earlier_files_changed = 0
+    earlier_files_changed = panel_changes = 0
     for day, (form, document) in enumerate(simulated_submissions(benchmark, 30, seed=3, items=60)[:14]):
-        before = duel_files(board.store.root)
+        before, panel_before = duel_files(board.store.root), board.panel()
         preview = board.publishing.presubmit(dump_json(document), form)
+        said = preview_summary(board, preview)
         sid = board.publishing.publish(preview, submitted_at=1_700_000_000 + 86_400 * day)
         after = duel_files(board.store.root)
         earlier_files_changed += sum(after[name] != data for name, data in before.items())
@@ -257,6 +259,12 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
         assert read.ranked()["rank"].to_dict() == preview.table["rank"].to_dict()
         assert stored_pairs(read) == stored_pairs(board) and read.admin.check() == []
         assert everyone_dueled_the_panel(read) and sid in read.models
+        joining, leaving = preview.panel_change  # the preview says how the panel changes
+        assert (set(joining), set(leaving)) == (set(read.panel()) - set(panel_before),
+                                                set(panel_before) - set(read.panel()))
+        assert ("The reference panel would change" in said) == bool(joining or leaving)
+        panel_changes += bool(leaving)
+    assert panel_changes, "no publication took a model off the panel: this board tests nothing"
     assert earlier_files_changed, "no publication changed the panel for earlier models: this board tests nothing"
 
 

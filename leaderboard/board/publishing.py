@@ -50,6 +50,14 @@ class Preview:
     opponents: list[str]  # whom its Win Score counts: the panel's other members, or the top models of its day
     warnings: list[str] = field(default_factory=list)
     is_sample: bool = False  # the board's sample file: pre-submitted to try the form, never published
+    panel: tuple[str, ...] = ()  # the reference panel after publication (empty under top-of-its-day)
+    panel_before: tuple[str, ...] = ()  # the board's panel now
+
+    @property
+    def panel_change(self) -> tuple[list[str], list[str]]:
+        """(the models publication brings onto the panel, those it takes off), best first."""
+        return ([m for m in self.panel if m not in self.panel_before],
+                [m for m in self.panel_before if m not in self.panel])
 
     @property
     def rank(self) -> int:
@@ -70,26 +78,28 @@ def refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, pr
 
 
 def duel_new_model(board: Leaderboard, tournament: Tournament, models: dict, flags: dict, sid: str,
-                   ranked_now: pd.DataFrame, reuse: Tournament | None = None) -> tuple[list[str], set[str], pd.DataFrame]:
+                   ranked_now: pd.DataFrame, reuse: Tournament | None = None
+                   ) -> tuple[list[str], tuple[str, ...], set[str], pd.DataFrame]:
     """Run into `tournament` (the board's duels; `models` holds the new model `sid`) the
     duels its publication needs under the benchmark's rule: its duels with the reference
     panel and every duel the panel's change brings (a model entering it is dueled by all
     that have not), or its duels with the top models of the day (`ranked_now`). Duels of
     `sid` in `reuse` (its pre-submission's) are copied, not run again. Returns (whom its
-    Win Score counts, the models whose duel files got rows, the ranked table after)."""
+    Win Score counts, the panel after (empty under top-of-its-day), the models whose duel
+    files got rows, the ranked table after)."""
     benchmark = board.benchmark
     tournament.add_models([sid])
     if benchmark.opponents != PANEL:
         opponents = opponents_of_the_day(ranked_now, benchmark, flags)
         results = {sid: models[sid].results, **{o: models[o].results for o in opponents}}
         play(benchmark, tournament, sid, results, opponents, reuse=reuse, rules=board.rules)
-        return opponents, {sid}, board.rank(models, tournament, flags)
+        return opponents, (), {sid}, board.rank(models, tournament, flags)
     if reuse is not None and sid in reuse:
         mapping = np.array([tournament.index(m) if m in tournament else -1 for m in reuse.model_ids], dtype=np.int64)
         tournament.add_rows(reuse.rows_involving(sid).renumbered(mapping))
     panel = board_panel(tournament, models, flags, benchmark, board.rules, backfill=True)
     owners = {sid, *owners_of_pairs(panel.backfilled, models)}
-    return ([m for m in panel.members if m != sid], owners,
+    return ([m for m in panel.members if m != sid], panel.members, owners,
             ranking.ranked(panel.scores(benchmark), submitted_times(models)))
 
 
@@ -130,14 +140,15 @@ class Publishing:
         model = board.model_of(sid, stored_metadata(metadata, *shas, sid, time.time()), parsed)
         progress(0.5, "running the duels")
         preview_tournament = tournament.copy()
-        opponents, _, table = duel_new_model(board, preview_tournament, {**models, sid: model}, flags, sid, ranked_now)
+        opponents, panel, _, table = duel_new_model(board, preview_tournament, {**models, sid: model}, flags, sid,
+                                                    ranked_now)
         progress(0.9, "ranking")
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
         is_sample = board.is_sample_file(parsed.predictions_sha256)
         warnings = parsed.warnings + ([SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
-                       warnings, is_sample)
+                       warnings, is_sample, panel, board.panel() if panel else ())
 
     def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None) -> str:
         """Store the previewed model; duels against models published since the preview
@@ -159,7 +170,7 @@ class Publishing:
                 models = {**board.models, sid: model}
                 progress(0.2, "running missing duels")
                 tournament = board.tournament.copy()
-                _, owners, ranked = duel_new_model(board, tournament, models, board.flags, sid, board.state.ranked,
+                _, _, owners, ranked = duel_new_model(board, tournament, models, board.flags, sid, board.state.ranked,
                                                    reuse)
                 progress(0.6, "writing")
                 document = {**json.loads(preview.document), "submission_metadata": metadata}
@@ -215,7 +226,7 @@ class Publishing:
                 model = board.model_of(sid, stored_metadata(metadata, parsed.predictions_sha256,
                                                             parsed.results_sha256, sid, submitted_at), parsed)
                 models[sid] = model
-                _, touched, ranked = duel_new_model(board, tournament, models, board.flags, sid, ranked)
+                _, _, touched, ranked = duel_new_model(board, tournament, models, board.flags, sid, ranked)
                 owners |= touched
                 staged.append((model, dump_json({**parsed.document, "submission_metadata": model.metadata})))
             if not staged:

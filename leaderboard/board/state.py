@@ -66,6 +66,7 @@ class Leaderboard:
         self.write_lock = threading.RLock()
         self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
         self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
+        self._panel: tuple[BoardState | None, tuple[str, ...]] = (None, ())  # (of which state, its members)
         self._sample: tuple[str | None, dict, str] | None = None  # (reference model, sample file, its hash)
         self.publishing = Publishing(self)
         self.admin = Administration(self)
@@ -121,11 +122,16 @@ class Leaderboard:
         return ranking.ranked(scores, submitted_times(models))
 
     def panel(self) -> tuple[str, ...]:
-        """The reference panel's members, best first (empty under top-of-its-day)."""
+        """The reference panel's members, best first (empty under top-of-its-day);
+        settled once per state."""
         state = self.state
         if self.benchmark.opponents != PANEL:
             return ()
-        return replay.board_panel(state.tournament, state.models, state.flags, self.benchmark).members
+        of, members = self._panel
+        if of is not state:
+            members = replay.board_panel(state.tournament, state.models, state.flags, self.benchmark).members
+            self._panel = (state, members)
+        return members
 
     def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision,
                    ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None:
