@@ -67,11 +67,13 @@ def canonical_scores(benchmark: Benchmark, aggregates: np.ndarray) -> np.ndarray
     models whose score this one's beats in the metric's direction (a tie counts half),
     then the mean per category and over categories, as Win Scores are combined.
 
-    aggregates: (n_models, n_tasks), tasks in benchmark order. Returns (n_models,)."""
+    aggregates: (n_models, n_tasks), tasks in benchmark order, NaN where not known.
+    Returns (n_models,)."""
     n = len(aggregates)
     if n < 2:
         return np.full(n, 0.5)
     signed = aggregates * np.array([t.metric.sign for t in benchmark.tasks])
+    signed = np.where(np.isnan(signed), -np.inf, signed)  # a score not known (a model of another benchmark): last
     ordered = np.sort(signed, axis=0)
     below = np.stack([np.searchsorted(ordered[:, k], signed[:, k], side="left") for k in range(signed.shape[1])], 1)
     not_above = np.stack([np.searchsorted(ordered[:, k], signed[:, k], side="right")
@@ -167,7 +169,7 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     store whose duels are complete gives the same panel either way)."""
     ids, task_ids = tournament.model_ids, tournament.task_ids
     n = len(ids)
-    aggregates = np.array([[results[m].aggregates[t] for t in task_ids] for m in ids], dtype=float)
+    aggregates = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in ids], dtype=float)
     borda = canonical_scores(benchmark, aggregates.reshape(n, len(task_ids)))
     id_rank = np.empty(n, dtype=np.int64)
     id_rank[np.argsort(np.array(ids, dtype=object), kind="stable")] = np.arange(n)
