@@ -17,7 +17,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -49,20 +48,18 @@ def main():
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     from leaderboard.views import compare
-    from stats import evidence
 
     board = Leaderboard(LocalStore(args.store))
     ranked, n = board.ranked(), args.repeats
-    evidence.rank_certainty(ranked[board.benchmark.task_ids].to_numpy(), [0] * 50)  # scipy imported, not timed
     pairs = never_met(board, n)
     cold = [timed(compare.head_to_head, board, a, b) for a, b in pairs]
     warm = [timed(compare.head_to_head, board, *pairs[0]) for _ in range(n)]
     engine = [timed(board.pair_duels, *pairs[0]) for _ in range(n)]
     stored = list(ranked.index[:2])
     from_store = [timed(compare.head_to_head, board, *stored) for _ in range(n)]
-    categories = np.array([board.benchmark.categories.index(t.category) for t in board.benchmark.tasks])
-    scores = ranked[board.benchmark.task_ids].to_numpy(dtype=float)
-    certainty = [timed(evidence.rank_certainty, scores, categories) for _ in range(n)]  # the table memoizes it
+    # a copy of the table each time: certainty_table reuses the last table's
+    certainty = [timed(ranking.certainty_of, ranked.copy(), board.benchmark, board.models, board.flags)
+                 for _ in range(n)]
     adjusted = [timed(lambda: ranking.ranked(ranking.scores_table(board.tournament.bh_adjusted(board.benchmark.alpha), board.benchmark),
                                              board.submitted)) for _ in range(n)]
     board.ranked(adjusted=True)

@@ -288,7 +288,7 @@ def cmd_compile(args) -> None:
     benchmark = load_benchmark(args.tasks)
     bar = Bar("compiling")
     try:
-        document, notes = compile_runs(args.input, benchmark, newest=args.newest, progress=bar)
+        document, notes = compile_runs(args.input, benchmark, newest=args.newest, strict=args.strict, progress=bar)
     finally:
         bar.close()
     for note in notes:
@@ -371,6 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help="the submission file to write")
     p.add_argument("--newest", action="store_true",
                    help="when several runs evaluated a task, keep the newest instead of stopping")
+    p.add_argument("--strict", action="store_true",
+                   help="stop at harness tasks no benchmark task maps instead of ignoring them with a note")
     p.add_argument("--tasks", default=argparse.SUPPRESS, help="tasks metadata file (as before the command)")
     p.set_defaults(run=cmd_compile)
 

@@ -3,9 +3,7 @@ for scores and ranks, and tie groups. numpy in, small result objects out, every 
 """
 from __future__ import annotations
 
-import os
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,9 +11,7 @@ import numpy as np
 from stats.duel_tests import _scipy_stats
 
 CERTAINTY_LEVEL = 0.95
-CERTAINTY_RESAMPLES = 1000
-CERTAINTY_SEED = 20251
-THREADS = min(2, os.cpu_count() or 1)  # scopes of rank_certainty ranked at once
+CERTAINTY_RESAMPLES = 200  # resamples of the test items behind the intervals (`panel_certainty`)
 
 
 def bh_adjusted(p_value: np.ndarray, family: np.ndarray, tested: np.ndarray) -> np.ndarray:
@@ -45,104 +41,112 @@ def bh_adjusted(p_value: np.ndarray, family: np.ndarray, tested: np.ndarray) -> 
 class RankCertainty:
     """Intervals and tie groups of S scopes (e.g. overall and each category) for N models.
 
-    score, score_low, score_high: (N, S) float; rank, rank_low, rank_high: (N, S) int
-    (1 = best; ties share the best rank); group: (N, S) int, 0 = the top tie group.
-    Models with a NaN score get NaN scores, rank N and group -1 in that scope.
+    score: (N, S) float, the panel score estimated from the samples (see `panel_certainty`);
+    score_low, score_high: (N, S) its interval; rank_low, rank_high: (N, S) int, the rank's
+    interval (1 = best); group: (N, S) int, 0 = the top tie group. A model without results
+    (NaN) gets NaN scores, rank interval N..N and group -1 in every scope.
     """
 
     score: np.ndarray
     score_low: np.ndarray
     score_high: np.ndarray
-    rank: np.ndarray
     rank_low: np.ndarray
     rank_high: np.ndarray
     group: np.ndarray
 
 
-def rank_certainty(task_scores: np.ndarray, task_category: np.ndarray, n_resamples: int = CERTAINTY_RESAMPLES,
-                   seed: int = CERTAINTY_SEED, level: float = CERTAINTY_LEVEL) -> RankCertainty:
-    """Intervals for category and overall scores and for the ranks they give, and tie groups.
+def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task_category: np.ndarray,
+                    panel: np.ndarray, displayed: np.ndarray | None = None,
+                    level: float = CERTAINTY_LEVEL) -> RankCertainty:
+    """Score and rank intervals against a reference panel, and tie groups.
 
-    task_scores: (N, T), each model's score per task; task_category: (T,) int in [0, C).
-    A category's score is the mean of its tasks, the overall score the mean of the C
-    categories. Scopes of the result: 0 = overall, 1 + c = category c (S = 1 + C).
+    observed: (N, T) each model's task aggregate, oriented so that larger is better (NaN
+    for a model without results); replicates: T arrays (R, N), task t's aggregates of every
+    model on R bootstrap resamples of t's test items, THE SAME resampled items for every
+    model (yielded one task at a time, so memory stays (R, N, C)); task_category: (T,) int
+    in [0, C); panel: (K,) model indices, the reference opponents; displayed: (N, S) the
+    scores the board shows (groups go down their order, equal scores in input order;
+    default `score`). Scopes: 0 = overall, 1 + c = category c (S = 1 + C).
 
-    Method: a paired residual bootstrap of tasks. The spread of a model's task scores
-    around its category mean (residuals scaled by sqrt(k / (k - 1)) for a category of k
-    tasks, so their variance is unbiased) is pooled over the categories with two or more
-    tasks; each resample gives category c its observed score plus the mean of k_c
-    residuals drawn from that pool, the same draws for every model (so models stay paired
-    and similar profiles move together). Score intervals are the resamples' percentile
-    intervals, rank intervals those of the ranks within each resample, all at `level`.
-    It assumes tasks are exchangeable within a category and spread alike in every
-    category; it treats each task score as exact (no noise of the duels themselves).
+    The panel score of a model on a task is the share of the panel (itself left out) whose
+    aggregate is lower, an equal one counting half; a category's is the mean of its tasks',
+    the overall the mean of the categories'. With infinitely many items like these it is
+    the panel truth: the win score every duel would give once every difference is
+    significant. `score` is it on the observed items; each resample recomputes it from
+    the models' resampled aggregates (plug-in: no test), so a model's duels stay correlated
+    as they share the items. Intervals are the resamples' percentile intervals at `level`,
+    of the score and of the rank among all N models (equal scores share the best rank).
+    Task-set uncertainty is not included: the truth is defined on these tasks.
 
-    Tie groups, per scope, in order of score (the best first; equal scores keep the
-    input order): the best model leads group 0; each next model joins the current group
-    when its interval reaches the leader's lower end, else it leads a new group.
+    Tie groups (`tie_groups`): down the displayed order, a model joins the current group
+    when its rank interval meets every member's, else it starts the next group; so two
+    models whose rank intervals are disjoint never share a group.
     """
-    scores = np.asarray(task_scores, dtype=float)
+    observed = np.asarray(observed, dtype=float)
     category = np.asarray(task_category, dtype=int)
-    n_models, n_tasks = scores.shape
+    n_models, n_tasks = observed.shape
     n_categories = int(category.max()) + 1 if n_tasks else 0
     sizes = np.bincount(category, minlength=n_categories)
     if (sizes == 0).any():
         raise ValueError("every category needs at least one task")
-    ok = np.isfinite(scores).all(axis=1)
-    one_hot = np.eye(n_categories)[category]  # (T, C)
-    category_scores = scores[ok] @ one_hot / sizes  # (n, C)
-    residuals = (scores[ok] - category_scores[:, category]) * np.sqrt(sizes / np.maximum(sizes - 1, 1))[category]
-    pool = np.flatnonzero(sizes[category] > 1)  # tasks whose category gives a spread
-    rng = np.random.default_rng(seed)
-    draws = np.zeros((n_resamples, max(len(pool), 1), n_categories))  # (R, pool, C): draw counts / k_c
-    if len(pool):
-        picked = rng.integers(0, len(pool), size=(n_resamples, n_tasks))  # slot j of category[j]
-        flat = (np.arange(n_resamples)[:, None] * len(pool) + picked) * n_categories + category[None, :]
-        draws = np.bincount(flat.ravel(), minlength=draws.size).reshape(draws.shape) / sizes
-    pooled = residuals[:, pool] if len(pool) else np.zeros((ok.sum(), 1))  # (n, pool)
-    observed = np.concatenate([category_scores.mean(axis=1, keepdims=True), category_scores], axis=1)  # (n, S)
+    ok = np.isfinite(observed).all(axis=1)
+    in_panel = np.zeros(n_models, dtype=bool)
+    in_panel[np.asarray(panel, dtype=int)] = True
+    in_panel &= ok
+    if not in_panel.any():  # nobody to measure against (a board of one model): no intervals
+        ok[:] = False
+    point = np.zeros((1, ok.sum(), n_categories))
+    resampled = None  # (R, n, C): category sums of panel scores
+    n_given = 0
+    for t, values in enumerate(replicates):
+        values = np.asarray(values, dtype=float)[:, ok]
+        if resampled is None:
+            resampled = np.zeros((len(values), ok.sum(), n_categories))
+        resampled[:, :, category[t]] += panel_shares(values, in_panel[ok])
+        point[:, :, category[t]] += panel_shares(observed[ok, t][None, :], in_panel[ok])
+        n_given += 1
+    if n_given != n_tasks:
+        raise ValueError(f"replicates of {n_given} tasks given for {n_tasks} tasks")
+    resampled /= sizes
+    point /= sizes
     tail = (1 - level) / 2
-    low, high = np.empty(observed.shape), np.empty(observed.shape)
-    rank_low, rank_high = np.empty(observed.shape, dtype=int), np.empty(observed.shape, dtype=int)
-
-    def scope_resamples():
-        """(scope, its resampled scores (R, n)), one scope at a time, overall last."""
-        overall = np.zeros((n_resamples, len(observed)))
-        for c in range(n_categories):
-            resampled = category_scores[None, :, c] + draws[:, :, c] @ pooled.T
-            overall += resampled
-            yield 1 + c, resampled
-        yield 0, overall / n_categories  # as the mean over categories
-
-    def intervals(resampled: np.ndarray) -> tuple:
-        return (*np.quantile(resampled, [tail, 1 - tail], axis=0),
-                *np.quantile(_min_ranks(resampled), [tail, 1 - tail], axis=0, method="inverted_cdf"))
-
-    def keep(scope: int, future) -> None:
-        low[:, scope], high[:, scope], rank_low[:, scope], rank_high[:, scope] = future.result()
-
-    # Scopes are ranked in parallel (numpy's sorts release the GIL), at most THREADS at a
-    # time, so memory stays a few (R, n) arrays instead of (R, n, S).
-    with ThreadPoolExecutor(THREADS) as executor:
-        running = deque()
-        for scope, resampled in scope_resamples():
-            running.append((scope, executor.submit(intervals, resampled)))
-            if len(running) == THREADS:
-                keep(*running.popleft())
-        for scope, future in running:
-            keep(scope, future)
-
     n_scopes = 1 + n_categories
     out = {name: np.full((n_models, n_scopes), np.nan) for name in ("score", "score_low", "score_high")}
-    out["score"][ok], out["score_low"][ok], out["score_high"][ok] = observed, low, high
-    rank = np.full((n_models, n_scopes), n_models)
-    rank[ok] = _scipy_stats().rankdata(-np.round(observed, 9), axis=0, method="min")
-    interval = {name: np.full((n_models, n_scopes), n_models) for name in ("rank_low", "rank_high")}
-    interval["rank_low"][ok], interval["rank_high"][ok] = rank_low, rank_high
+    rank_low, rank_high = np.full((n_models, n_scopes), n_models), np.full((n_models, n_scopes), n_models)
+    for scope in range(n_scopes):
+        draws = resampled.mean(axis=2) if scope == 0 else resampled[:, :, scope - 1]
+        out["score"][ok, scope] = point[0].mean(axis=1) if scope == 0 else point[0, :, scope - 1]
+        out["score_low"][ok, scope], out["score_high"][ok, scope] = np.quantile(draws, [tail, 1 - tail], axis=0)
+        rank_low[ok, scope], rank_high[ok, scope] = np.quantile(
+            _min_ranks(np.round(draws, 9)), [tail, 1 - tail], axis=0, method="inverted_cdf")
+    order_by = out["score"] if displayed is None else np.asarray(displayed, dtype=float)
     group = np.full((n_models, n_scopes), -1)
-    group[ok] = tie_groups(observed, low, high)
-    return RankCertainty(out["score"], out["score_low"], out["score_high"], rank, interval["rank_low"],
-                         interval["rank_high"], group)
+    group[ok] = tie_groups(order_by[ok], rank_low[ok], rank_high[ok])
+    return RankCertainty(out["score"], out["score_low"], out["score_high"], rank_low, rank_high, group)
+
+
+def panel_shares(values: np.ndarray, in_panel: np.ndarray) -> np.ndarray:
+    """Share of the panel each model beats, per row: values (R, N) float, larger is better;
+    in_panel (N,) bool. Returns (R, N): (panel members below + half the others equal) /
+    (panel size, the model itself left out). One sort per row, no (R, N, K) array."""
+    n_rows, n = values.shape
+    order = np.argsort(values, axis=1, kind="stable")
+    ordered = np.take_along_axis(values, order, axis=1)
+    member = in_panel[order].astype(np.int32)
+    at_or_before = np.cumsum(member, axis=1)
+    positions = np.arange(n)
+    new_run = np.ones((n_rows, n), dtype=bool)  # where a run of equal values starts / ends
+    new_run[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    run_start = np.maximum.accumulate(np.where(new_run, positions, 0), axis=1)
+    run_end = np.empty((n_rows, n), dtype=bool)
+    run_end[:, :-1], run_end[:, n - 1:] = new_run[:, 1:], True
+    run_last = np.minimum.accumulate(np.where(run_end, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    below = np.take_along_axis(at_or_before - member, run_start, axis=1)
+    equal = np.take_along_axis(at_or_before, run_last, axis=1) - below - member  # others in the panel
+    share = (below + 0.5 * equal) / np.maximum(in_panel.sum() - member, 1)
+    out = np.empty((n_rows, n))
+    np.put_along_axis(out, order, share, axis=1)
+    return out
 
 
 def _min_ranks(values: np.ndarray) -> np.ndarray:
@@ -153,7 +157,7 @@ def _min_ranks(values: np.ndarray) -> np.ndarray:
     ordered = np.take_along_axis(values, order, axis=1)
     first = np.ones(ordered.shape, dtype=bool)  # where a run of equal values starts
     first[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    del ordered  # int32 and early frees: two threads rank 10,000 models x 1,000 resamples each
+    del ordered
     position = np.where(first, np.arange(values.shape[1], dtype=np.int32), np.int32(0))
     np.maximum.accumulate(position, axis=1, out=position)
     ranks = np.empty(values.shape, dtype=np.int32)
@@ -161,19 +165,24 @@ def _min_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def tie_groups(score: np.ndarray, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """Greedy tie groups per column: score, low, high (N, S) -> group (N, S) int, 0 = best.
+def tie_groups(score: np.ndarray, rank_low: np.ndarray, rank_high: np.ndarray) -> np.ndarray:
+    """Tie groups per column: score, rank_low, rank_high (N, S) -> group (N, S) int, 0 = best.
 
     In order of score (best first, equal scores in input order) a model joins the current
-    group when its upper end reaches the group leader's lower end, else it leads the next
-    group. Loops over models, once per scope (a handful of scopes, ~100 models)."""
+    group when its rank interval meets the interval of every member (its low end at most
+    the members' smallest high end, its high end at least their largest low end), else it
+    starts the next group. Intervals that pairwise meet share a rank, so every group's
+    models could all hold one rank, and no group holds two disjoint intervals. Loops over
+    models, once per scope."""
     group = np.zeros(score.shape, dtype=int)
     for s in range(score.shape[1]):
-        order = np.argsort(-score[:, s], kind="stable")
-        leader, current = order[0] if len(order) else 0, 0
-        for m in order:
-            if high[m, s] < low[leader, s]:
-                leader, current = m, current + 1
+        current, lowest_high, highest_low = -1, -1, -1
+        for m in np.argsort(-score[:, s], kind="stable"):
+            low, high = rank_low[m, s], rank_high[m, s]
+            if current < 0 or low > lowest_high or high < highest_low:
+                current, lowest_high, highest_low = current + 1, high, low
+            else:
+                lowest_high, highest_low = min(lowest_high, high), max(highest_low, low)
             group[m, s] = current
     return group
 

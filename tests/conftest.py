@@ -23,7 +23,7 @@ TIERS = {"unit": "in-process tests of functions and views (make check)",
 # Files whose tests run whole command scenarios (the bad-file corpus through every command,
 # harness output through compile) or start processes and servers throughout.
 INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_cli.py", "test_compile.py",
-                     "test_hardening.py", "test_hub.py", "test_validation.py"}
+                     "test_hardening.py", "test_hub.py", "test_real_harness.py", "test_validation.py"}
 BROWSER_FIXTURES = {"browser", "page", "phone"}
 SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
 

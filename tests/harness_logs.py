@@ -10,8 +10,25 @@ date_id is `datetime.isoformat()` with ":" replaced by "-". Prompt variants are 
 subtasks of the task's group in "group_subtasks"; their alias is "prompt-N" as 0.4.13
 writes it (older releases wrote " - prompt-N", which compile must not depend on).
 
+What the harness's source says and these logs follow (read at 0.4.13.dev0, 4e7e0d47f):
+- `evaluator.evaluate` logs one sample line per document and filter, with "filter" (the
+  filter key: "none", or e.g. "strict-match") and every metric of `process_results` by
+  bare name ("acc" and "acc_norm" side by side for multiple-choice tasks); results keys
+  are "<metric>,<filter>" (`evaluator_utils._compute_task_aggregations`).
+- A group's entry in "results" (and in "groups" when it aggregates) is
+  `api/group.Group.aggregate`: `aggregate_subtask_metrics(values, sizes, weight_by_size)`,
+  the mean of subtask means when weight_by_size is false, as BBH's groups are written.
+- `--limit N` is recorded as `config.limit` (`evaluator.simple_evaluate`) and, per task,
+  "n-samples": {"original": documents, "effective": documents evaluated}
+  (`evaluator_utils._collect_results`); only the first N documents are logged.
+
 The samples come from a submission document (e.g. a demo model aligned with a store): the
-best variant carries the document's samples, the others worse copies of them.
+best variant carries the document's samples, the others worse copies of them. A task read
+from another harness metric (`harness_metric`, e.g. acc_norm) also logs the scoring
+metric's name with worse values, and a task with a filter also logs a second filter with
+zeros, so that reading the wrong key or filter shows. An aggregated task
+(`harness_subtasks`) splits the document's samples over its subtasks in order, each
+subtask numbering its documents from 0.
 """
 from __future__ import annotations
 
@@ -59,64 +76,114 @@ def aggregate(task: Task, samples: list) -> float:
     return float(task.metric.aggregate(parse([s[task.metric_name] for s in samples], task)))
 
 
-def _sample_lines(task: Task, leaf: str, samples: list, filters: tuple[str, ...]) -> str:
+def other_filter(task: Task) -> str | None:
+    """The second filter a task logs next to the one it is read from (exact match is
+    logged as "none" and "strict-match"; a strict-match task also has flexible-extract)."""
+    if task.harness_filter != "none":
+        return "flexible-extract" if task.harness_filter == "strict-match" else "none"
+    return "strict-match" if task.metric_name == "exact_match" else None
+
+
+def _sample_lines(task: Task, leaf: str, samples: list, decoys: list) -> str:
+    """`decoys`: the scoring metric's worse values, logged under its own name when the task
+    is read from another harness metric."""
+    filters = [f for f in (task.harness_filter, other_filter(task)) if f]
     lines = []
-    for s in samples:
+    for s, decoy in zip(samples, decoys):
         for f in filters:
-            value = s[task.metric_name]
+            values = {task.harness_metric: s[task.metric_name] if f == task.harness_filter else 0}
+            if task.harness_metric != task.metric_name:
+                values[task.metric_name] = decoy[task.metric_name]
             lines.append(json.dumps({
                 "doc_id": s["doc_id"], "doc": {"query": f"otázka {s['doc_id']}", "choices": ["a", "b"]},
                 "target": "0", "arguments": {"gen_args_0": {"arg_0": f"{leaf} prompt", "arg_1": " a"}},
                 "resps": [[["-1.25", "False"]]], "filtered_resps": [["-1.25", "False"]], "filter": f,
-                "metrics": [task.metric_name], "doc_hash": _sha(str(s["doc_id"])), "prompt_hash": _sha(leaf),
-                "target_hash": _sha("0"), task.metric_name: value if f == "none" else 0}, ensure_ascii=False))
+                "metrics": list(values), "doc_hash": _sha(str(s["doc_id"])), "prompt_hash": _sha(leaf),
+                "target_hash": _sha("0"), **values}, ensure_ascii=False))
     return "\n".join(lines) + "\n"
+
+
+def _leaf_results(task: Task, leaf: str, alias: str, samples: list, decoys: list) -> dict:
+    entry = {"alias": alias, "name": leaf, "sample_len": len(samples),
+             f"{task.harness_metric},{task.harness_filter}": aggregate(task, samples),
+             f"{task.harness_metric}_stderr,{task.harness_filter}": "N/A"}
+    if other_filter(task):
+        entry[f"{task.harness_metric},{other_filter(task)}"] = 0.0
+    if task.harness_metric != task.metric_name:
+        entry[f"{task.metric_name},{task.harness_filter}"] = aggregate(task, decoys)
+    return entry
+
+
+def _subtask_slices(task: Task, n: int) -> list[tuple[str, slice]]:
+    """Each subtask of an aggregated task and its part of the n samples, sized 1 : 2 : 3 ...
+    (unequal sizes make the harness's mean of subtask means differ from the sample-weighted
+    mean)."""
+    k = len(task.harness_subtasks)
+    ends = [n * i * (i + 1) // (k * (k + 1)) for i in range(k + 1)]
+    return [(name, slice(ends[i], ends[i + 1])) for i, name in enumerate(task.harness_subtasks)]
 
 
 def write_run(output: Path, benchmark: Benchmark, task_ids: list[str], document: dict, date_id: str,
               variants: dict[str, int] | None = None, best: dict[str, int] | None = None,
               model: str = MODEL, version: str = LM_EVAL_VERSION, extra_tasks: tuple[str, ...] = (),
-              chat_template: str | None = None) -> Path:
+              chat_template: str | None = None, limit: int | None = None) -> Path:
     """One harness run of `task_ids` into `output`; returns the results file.
     variants: task id -> number of prompt variants (default 3 for tasks with variants);
-    best: task id -> which variant gets the document's samples (default the last)."""
+    best: task id -> which variant gets the document's samples (default the last);
+    limit: as `--limit`, only the first `limit` documents of each (sub)task are evaluated."""
     folder = output / sanitize_model_name(model)
     folder.mkdir(parents=True, exist_ok=True)
     variants, best = variants or {}, best or {}
-    results, group_subtasks, configs, versions, n_shot, hashes, higher = {}, {}, {}, {}, {}, {}, {}
+    results, group_subtasks, configs, versions, n_shot, hashes, higher, counts = {}, {}, {}, {}, {}, {}, {}, {}
+    groups = {}
+
+    def leaf(task: Task, name: str, alias: str, samples: list, decoys: list) -> None:
+        original = len(samples)
+        samples, decoys = samples[:limit], decoys[:limit]
+        results[name] = _leaf_results(task, name, alias, samples, decoys)
+        configs[name] = {"task": name, "tag": [task.harness], "num_fewshot": 0, "output_type": "loglikelihood"}
+        versions[name], n_shot[name], hashes[name] = 1.0, 0, _sha(f"{name}:{len(samples)}")
+        higher[name] = {task.harness_metric: task.metric.higher_is_better}
+        counts[name] = {"original": original, "effective": len(samples)}
+        (folder / f"samples_{name}_{date_id}.jsonl").write_text(_sample_lines(task, name, samples, decoys),
+                                                                encoding="utf-8")
+
     for task_id in task_ids:
         task = benchmark.task(task_id)
         samples = document["predictions"][task_id]
+        if task.harness_subtasks:
+            parts = _subtask_slices(task, len(samples))
+            for name, part in parts:
+                offset = part.start
+                mine = [{**s, "doc_id": s["doc_id"] - offset} for s in samples[part]]
+                leaf(task, name, name, mine, worse(task, mine, 1))
+            if task.harness not in task.harness_subtasks:  # run as a group: its mean of subtask means
+                key = f"{task.harness_metric},{task.harness_filter}"
+                means = [results[name][key] for name, _ in parts]
+                group_subtasks[task.harness] = [name for name, _ in parts]
+                results[task.harness] = groups[task.harness] = {
+                    "alias": task.harness, "name": task.harness, key: sum(means) / len(means),
+                    "sample_len": sum(results[name]["sample_len"] for name, _ in parts)}
+            continue
         n = variants.get(task_id, 3) if task.prompt_variants else 1
         leaves = [f"{task.harness}_{i}" for i in range(n)] if task.prompt_variants else [task.harness]
         winner = best.get(task_id, n - 1)
         if task.prompt_variants:
             group_subtasks[task.harness] = leaves
             results[task.harness] = {"alias": task.harness, "name": task.harness}
-        filters = ("none", "strict-match") if task.metric_name == "exact_match" else ("none",)
-        for k, leaf in enumerate(leaves):
+        for k, name in enumerate(leaves):
             mine = samples if k == winner else worse(task, samples, k)
-            metric = f"{task.metric_name},none"
-            results[leaf] = {"alias": f"prompt-{k}" if task.prompt_variants else leaf, "name": leaf,
-                             "sample_len": len(mine), metric: aggregate(task, mine),
-                             f"{task.metric_name}_stderr,none": "N/A"}
-            if len(filters) > 1:
-                results[leaf][f"{task.metric_name},strict-match"] = 0.0
-            configs[leaf] = {"task": leaf, "tag": [task.harness], "num_fewshot": 0, "output_type": "loglikelihood"}
-            versions[leaf], n_shot[leaf], hashes[leaf] = 1.0, 0, _sha(f"{leaf}:{len(mine)}")
-            higher[leaf] = {task.metric_name: task.metric.higher_is_better}
-            (folder / f"samples_{leaf}_{date_id}.jsonl").write_text(_sample_lines(task, leaf, mine, filters),
-                                                                    encoding="utf-8")
+            leaf(task, name, f"prompt-{k}" if task.prompt_variants else name, mine, worse(task, mine, k + 1))
     for name in extra_tasks:  # e.g. a deprecated or unknown task: results and configs, no samples needed
         results[name] = {"alias": name, "acc,none": 0.5}
         configs[name], versions[name], n_shot[name] = {"task": name}, 1.0, 0
     document_out = {
-        "results": results, "group_subtasks": group_subtasks, "configs": configs, "versions": versions,
-        "n-shot": n_shot, "higher_is_better": higher,
-        "n-samples": {t: {"original": 100, "effective": 100} for t in configs},
+        "results": results, **({"groups": groups} if groups else {}), "group_subtasks": group_subtasks,
+        "configs": configs, "versions": versions, "n-shot": n_shot, "higher_is_better": higher,
+        "n-samples": counts,
         "config": {"model": "hf", "model_args": f"pretrained={model},dtype=bfloat16", "model_num_parameters": 9_120_000_000,
                    "model_dtype": "torch.bfloat16", "model_revision": "main", "model_sha": "abc123",
-                   "batch_size": "auto", "batch_sizes": [], "device": "cuda:0", "limit": None,
+                   "batch_size": "auto", "batch_sizes": [], "device": "cuda:0", "limit": limit,
                    "bootstrap_iters": 100000, "gen_kwargs": None, "random_seed": 0, "numpy_seed": 1234,
                    "torch_seed": 1234, "fewshot_seed": 1234},
         "git_hash": "4e7e0d4", "date": 1760000000.0, "pretty_env_info": "PyTorch version: 2.6.0",

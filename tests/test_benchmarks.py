@@ -153,6 +153,15 @@ CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge 
     ({}, HELPS, {"criteria": {"helpfulness": 0.5, "relevance": 0.3}}, "weights summing to 1"),
     ({}, CSFD, {"metric": "f2"}, "task csfd_sentiment: unknown metric 'f2'"),
     ({}, CSFD, {"metric": "acc"}, "'labels' does not apply to metric acc"),
+    ({}, CSFD, {"harness_metric": "acc_norm,none"}, "task csfd_sentiment: 'harness_metric' must be a metric key"),
+    ({}, CSFD, {"harness_filter": ""}, "task csfd_sentiment: 'harness_filter' must be a filter name"),
+    ({}, CSFD, {"metric_label": 3}, "task csfd_sentiment: 'metric_label' must be a non-empty string"),
+    ({}, CSFD, {"harness_subtasks": ["only_one"]}, "'harness_subtasks' must be a list of at least 2 distinct"),
+    ({}, CSFD, {"harness_subtasks": ["a", "a"]}, "'harness_subtasks' must be a list of at least 2 distinct"),
+    ({}, CSFD, {"harness_subtasks": ["a", "b"], "harness_prompt_variants": True},
+     "task csfd_sentiment: 'harness_subtasks' and 'harness_prompt_variants' exclude each other"),
+    ({}, CSFD, {"samples": 0}, "task csfd_sentiment: 'samples' must be a whole number of at least 1"),
+    ({}, CSFD, {"samples": 12.5}, "task csfd_sentiment: 'samples' must be a whole number of at least 1"),
 ])
 def test_tasks_file_errors_name_the_field_and_task(tmp_path, top, task, fields, message):
     raw = {**json.loads(SUITE_FILE.read_text()), **top}
@@ -163,6 +172,24 @@ def test_tasks_file_errors_name_the_field_and_task(tmp_path, top, task, fields, 
         load_benchmark(path)
     out = cli(path, "validate", str(path))
     assert out.returncode == 2 and message.split("'")[0] in out.stderr and "Traceback" not in out.stderr
+
+
+def test_tasks_file_names_the_harness_side_of_a_task(tmp_path):
+    """The harness keys are read as written; absent, the harness metric is the scoring
+    metric, the filter "none", no label, no subtasks, no stated document count."""
+    raw = json.loads(SUITE_FILE.read_text())
+    raw["tasks"][CSFD].update({"harness_metric": "acc_norm", "harness_filter": "strict-match",
+                               "metric_label": "BLEU accuracy", "samples": 817,
+                               "harness_subtasks": ["bbh_navigate", "bbh_snarks", "bbh_boolean"]})
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(raw))
+    stated, plain = load_benchmark(path).tasks[CSFD], load_benchmark(path).tasks[HELPS]
+    assert (stated.harness_metric, stated.harness_filter, stated.metric_label, stated.samples) == \
+        ("acc_norm", "strict-match", "BLEU accuracy", 817)
+    assert stated.harness_subtasks == ("bbh_navigate", "bbh_snarks", "bbh_boolean")
+    assert stated.metric_name == "macro_f1"  # the scoring metric stays separate
+    assert (plain.harness_metric, plain.harness_filter, plain.metric_label, plain.harness_subtasks, plain.samples) \
+        == ("judge_score", "none", "", (), None)
 
 
 def test_tasks_file_from_the_environment(tmp_path, monkeypatch):

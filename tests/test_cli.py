@@ -82,7 +82,7 @@ def test_table_formats_and_category(full_store):
     assert csv.returncode == 0
     header = csv.stdout.splitlines()[0].split(",")
     assert header[:11] == ["NER rank", "Model", "NER win score %", "NER rank 95% low", "NER rank 95% high",
-                           "NER tie group", "NER win score % 95% low", "NER win score % 95% high", "Overall rank",
+                           "NER tie group", "NER panel score % 95% low", "NER panel score % 95% high", "Overall rank",
                            "CNEC win score %", "CCDNER win score %"]  # the web app's columns: ranked by the category
     assert len(csv.stdout.splitlines()) == 6
     raw = pd.read_csv(io.StringIO(csv.stdout), index_col="Model")

@@ -134,13 +134,6 @@ def refused(mini, tmp_path, capsys, *flags, inputs=None) -> str:
     return io.err
 
 
-def test_unknown_harness_task(mini, tmp_path, capsys):
-    _, benchmark, document = mini
-    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, extra_tasks=("mystery_task",))
-    err = refused(mini, tmp_path, capsys)
-    assert "mystery_task" in err and str(path) in err and "no Mini task maps" in err
-
-
 def test_benchmark_task_missing_from_the_logs(mini, tmp_path, capsys):
     _, benchmark, document = mini
     write_run(tmp_path / "out", benchmark, ["t_acc", "t_em", "t_auc"], document, DATE_A)
@@ -175,7 +168,7 @@ def test_every_problem_of_a_run_is_listed_at_once(mini, tmp_path, capsys):
     logs = json.loads(path.read_text())
     del logs["results"]["mini_quiz_2"]["acc,none"]
     path.write_text(json.dumps(logs))
-    err = refused(mini, tmp_path, capsys)
+    err = refused(mini, tmp_path, capsys, "--strict")
     for problem in ("mystery_task", "1 of 5 Mini tasks are in none of the runs: t_em", "mini_quiz_2 has no result for acc",
                     f"samples file samples_mini_nli_1_{DATE_A}.jsonl is missing"):
         assert problem in err, (problem, err)
@@ -335,3 +328,212 @@ def test_unpacking_holds_the_declared_size_of_the_temporary_disk_before_writing(
     with pytest.raises(LimitReached, match="needs 12 MB of temporary space, more than this server's 10 MB in all"):
         with extracted(make_zip(tmp_path / "big.zip", [("run/b.jsonl", bytes(12 * 2**20))]), parent, budget=budget):
             pass
+
+
+# --- the harness side of a task: metric key, filter, subtasks, document counts (issue 22) ---
+
+BBH = ["mini_bbh_navigate", "mini_bbh_snarks", "mini_bbh_date"]
+
+
+def mini_variant(tmp_path: Path, changes: dict[str, dict], name: str = "tasks.json") -> tuple[Path, object]:
+    """The Mini tasks file of `mini` with some tasks' fields changed; (path, benchmark)."""
+    tasks = json.loads(json.dumps(SMALL_TASKS))
+    for t in tasks["tasks"]:
+        t["harness_task"], t["harness_prompt_variants"] = MINI_HARNESS[t["id"]]
+        t.update(changes.get(t["id"], {}))
+    path = tmp_path / name
+    path.write_text(json.dumps(tasks))
+    return path, load_benchmark(path)
+
+
+def test_the_named_harness_metric_and_filter_are_read(mini, tmp_path, capsys):
+    """acc_norm logged beside acc, exact_match under strict-match beside flexible-extract:
+    the tasks file's harness_metric and harness_filter pick the values; the scoring metric
+    stays acc / exact_match."""
+    document = mini[2]
+    tasks_file, benchmark = mini_variant(tmp_path, {
+        "t_acc": {"harness_task": "mini_hellaswag", "harness_prompt_variants": False, "harness_metric": "acc_norm",
+                  "metric_label": "normalised accuracy"},
+        "t_em": {"harness_task": "mini_gsm", "harness_filter": "strict-match"}})
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    code, io = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 0, io.err
+    result, logs = json.loads((tmp_path / "s.json").read_text()), json.loads(path.read_text())["results"]
+    for task_id, key in (("t_acc", "acc_norm,none"), ("t_em", "exact_match,strict-match")):
+        task = benchmark.task(task_id)
+        assert metric_values(result, task) == metric_values(document, task), task_id
+        assert result["results"][task_id][task.metric_name] == logs[task.harness][key]
+    assert logs["mini_hellaswag"]["acc,none"] != logs["mini_hellaswag"]["acc_norm,none"]  # the decoy differs
+
+
+def test_a_missing_harness_metric_or_filter_names_what_the_run_has(mini, tmp_path, capsys):
+    _, benchmark = mini_variant(tmp_path, {"t_em": {"harness_task": "mini_gsm", "harness_filter": "strict-match"}})
+    write_run(tmp_path / "out", benchmark, benchmark.task_ids, mini[2], DATE_A)
+    wrong, _ = mini_variant(tmp_path, {"t_em": {"harness_task": "mini_gsm", "harness_filter": "get-answer"}},
+                            "wrong.json")
+    err = refused((wrong,), tmp_path, capsys)
+    assert ("task t_em" in err and "mini_gsm has no result for exact_match with filter get-answer (it has: "
+            "exact_match,strict-match, exact_match,flexible-extract)" in err), err
+
+
+def test_an_aggregated_task_concatenates_its_subtasks_in_the_stated_order(mini, tmp_path, capsys):
+    """Three subtasks of unequal size run as a group whose entry is the mean of subtask
+    means (as BBH's): the task is their samples in the tasks file's order, doc ids offset by
+    the documents before, the score the sample-weighted mean, and the other aggregate named."""
+    document = mini[2]
+    n = len(document["predictions"]["t_acc"])
+    tasks_file, benchmark = mini_variant(tmp_path, {"t_acc": {
+        "harness_task": "mini_bbh", "harness_prompt_variants": False, "harness_subtasks": BBH,
+        "harness_metric": "acc_norm", "samples": n}})
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    logs = json.loads(path.read_text())
+    code, io = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 0, io.err
+    result = json.loads((tmp_path / "s.json").read_text())
+    task = benchmark.task("t_acc")
+    assert metric_values(result, task) == metric_values(document, task)  # doc ids 0..n-1 again, in order
+    subtasks = [s["subtask"] for s in result["predictions"]["t_acc"]]
+    sizes = [logs["n-samples"][b]["effective"] for b in BBH]
+    assert subtasks == [b for b, k in zip(BBH, sizes) for _ in range(k)] and len(set(sizes)) == 3
+    weighted = float(np.mean([s["acc"] for s in document["predictions"]["t_acc"]]))
+    assert result["results"]["t_acc"]["acc"] == pytest.approx(weighted, abs=1e-12)
+    harness = logs["results"]["mini_bbh"]["acc_norm,none"]
+    assert harness == pytest.approx(np.mean([logs["results"][b]["acc_norm,none"] for b in BBH]))
+    assert abs(harness - weighted) > 1e-4
+    assert (f"task t_acc: the sample-weighted mean of 3 subtasks, {weighted:.4f}; the harness reports "
+            f"{harness:.4f} for mini_bbh (another aggregate, e.g. a mean of subtask means)") in io.err
+    aggregated = result["metadata"]["aggregated_tasks"]["t_acc"]
+    assert aggregated == {"subtasks": BBH, "documents": sizes, "harness_group": "mini_bbh",
+                          "harness_value": harness}
+    validated = main(["--tasks", str(tasks_file), "validate", str(tmp_path / "s.json")])
+    assert validated == 0
+
+
+def test_an_aggregated_task_missing_a_subtask_is_refused_naming_it(mini, tmp_path, capsys):
+    tasks_file, benchmark = mini_variant(tmp_path, {"t_acc": {
+        "harness_task": "mini_bbh", "harness_prompt_variants": False, "harness_subtasks": BBH}})
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, mini[2], DATE_A)
+    logs = json.loads(path.read_text())
+    for section in ("results", "configs", "n-samples"):
+        del logs[section]["mini_bbh_snarks"]
+    logs["group_subtasks"]["mini_bbh"].remove("mini_bbh_snarks")
+    path.write_text(json.dumps(logs))
+    err = refused((tasks_file,), tmp_path, capsys)
+    assert "task t_acc" in err and "has 2 of its 3 subtasks; missing: mini_bbh_snarks" in err, err
+
+
+def test_harness_tasks_no_benchmark_task_maps_are_ignored_with_a_note_unless_strict(mini, tmp_path, capsys):
+    tasks_file, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A,
+                     extra_tasks=("mystery_task", "mini_retired"))
+    code, io = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 0, io.err
+    assert f"note: {path}: ignored 1 harness task that no Mini task maps: mystery_task" in io.err
+    assert "skipped mini_retired, listed in the tasks file's harness_deprecated" in io.err
+    assert "no longer scores" not in io.err
+    (tmp_path / "s.json").unlink()
+    err = refused(mini, tmp_path, capsys, "--strict")
+    assert "mystery_task" in err and "no Mini task maps" in err and "--strict" in err
+
+
+def test_a_run_made_with_limit_is_refused_by_compile(mini, tmp_path, capsys):
+    """The harness records --limit in config.limit and n-samples: refused even when the
+    tasks file states no document counts."""
+    tasks_file, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, limit=10)
+    err = refused(mini, tmp_path, capsys)
+    n = len(document["predictions"]["t_em"])
+    assert f"task t_em ({path}): the run evaluated 10 of {n} documents of mini_open_qa (it was made with --limit 10)" \
+        in err, err
+
+
+def test_a_short_task_against_its_stated_samples_is_refused_by_compile_and_validate(mini, tmp_path, capsys):
+    """Logs that do not record the limit (older harness releases): the tasks file's
+    `samples` catches them; validate refuses a submission file with fewer samples too."""
+    document = mini[2]
+    n = len(document["predictions"]["t_em"])
+    tasks_file, benchmark = mini_variant(tmp_path, {"t_em": {"samples": n}})
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, limit=10)
+    logs = json.loads(path.read_text())
+    del logs["n-samples"], logs["config"]["limit"]
+    path.write_text(json.dumps(logs))
+    err = refused((tasks_file,), tmp_path, capsys)
+    message = f"has 10 documents, but a full run has {n:,} (the tasks file's 'samples'); was the harness run with --limit?"
+    assert f"task t_em ({path}): {message}" in err, err
+    short = {**document, "predictions": {**document["predictions"], "t_em": document["predictions"]["t_em"][:10]}}
+    (tmp_path / "short.json").write_text(json.dumps(short))
+    assert main(["--tasks", str(tasks_file), "validate", str(tmp_path / "short.json")]) == 2
+    assert f"task t_em: {message}" in capsys.readouterr().err
+
+
+def test_provenance_keys_runs_by_their_place_under_the_inputs_not_the_machines_folders(mini, tmp_path, capsys):
+    tasks_file, benchmark, document = mini
+    a = write_run(tmp_path / "out" / "run_a", benchmark, ["t_acc", "t_em"], document, DATE_A)
+    b = write_run(tmp_path / "out" / "run_b", benchmark, ["t_auc", "t_ppl", "t_rouge"], document, DATE_B)
+    logs = json.loads(b.read_text())
+    logs["transformers_version"] = "4.57.1"
+    b.write_text(json.dumps(logs))
+    code, io = compile_cli(tasks_file, [tmp_path / "out" / "run_a", tmp_path / "out" / "run_b"], tmp_path / "s.json",
+                           capsys=capsys)
+    assert code == 0, io.err
+    text = (tmp_path / "s.json").read_text()
+    meta = json.loads(text)["metadata"]
+    folder = sanitize_model_name(MODEL)
+    assert meta["transformers_version"] == {f"run_a/{folder}/{a.name}": "4.51.3",
+                                            f"run_b/{folder}/{b.name}": "4.57.1"}
+    assert [r["run"] for r in meta["harness_runs"]] == [f"run_a/{folder}/{a.name}", f"run_b/{folder}/{b.name}"]
+    assert str(tmp_path) not in text and "/tmp" not in text
+
+
+def test_a_zip_upload_publishes_no_server_folder(mini, tmp_path):
+    from leaderboard.submission.harness import compile_runs
+    _, benchmark, document = mini
+    a = write_run(tmp_path / "out" / "run_a", benchmark, ["t_acc", "t_em"], document, DATE_A)
+    b = write_run(tmp_path / "out" / "run_b", benchmark, ["t_auc", "t_ppl", "t_rouge"], document, DATE_B,
+                  chat_template="{{ messages }}")
+    archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
+                                               for p in (tmp_path / "out").rglob("*") if p.is_file()])
+    parent = tmp_path / "unpack"
+    parent.mkdir()
+    with extracted(archive, parent) as folder:
+        compiled, _ = compile_runs([str(folder)], benchmark)
+    text = json.dumps(compiled)
+    assert str(parent) not in text and tempfile.gettempdir() not in text and "/tmp" not in text
+    assert set(compiled["metadata"]["chat_template"]) == {f"run_a/{sanitize_model_name(MODEL)}/{a.name}",
+                                                          f"run_b/{sanitize_model_name(MODEL)}/{b.name}"}
+
+
+LFS_POINTER = ("version https://git-lfs.github.com/spec/v1\n"
+               "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n")
+
+
+def test_a_git_lfs_pointer_is_named_as_such(mini, tmp_path, capsys):
+    _, benchmark, document = mini
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    (path.parent / f"samples_mini_open_qa_{DATE_A}.jsonl").write_text(LFS_POINTER)
+    err = refused(mini, tmp_path, capsys)
+    assert (f"samples_mini_open_qa_{DATE_A}.jsonl: the file is a Git LFS pointer, not the file itself: "
+            "run git lfs pull") in err and "not valid JSON" not in err
+    path.write_text(LFS_POINTER)
+    err = refused(mini, tmp_path, capsys)
+    assert f"{path}: the file is a Git LFS pointer, not the file itself: run git lfs pull" in err, err
+
+
+def test_a_first_submission_shows_its_document_counts_in_the_preview(mini, small_store, tmp_path, capsys):
+    """Nothing published and no `samples` in the tasks file: the preview lists each task's
+    document count (the only place a --limit run could be noticed); once a model is
+    published, later files must match its counts instead."""
+    tasks_file, benchmark, _ = mini
+    document = demo_model(benchmark, 7, seed=0)[1]  # one the small store has not published
+    write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    assert compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)[0] == 0
+    form = ["--team", "Harness", "--model", "compiled"]
+    counts = ", ".join(f"{t} {len(document['predictions'][t]):,}" for t in benchmark.task_ids)
+    assert main(["--tasks", str(tasks_file), "presubmit", str(tmp_path / "s.json"), "--store",
+                 str(tmp_path / "empty"), *form]) == 0
+    err = capsys.readouterr().err
+    assert (f"warning: the first submission: documents per task {counts}; nothing published to compare them with "
+            f"and the tasks file states no 'samples', so check these are full runs (not made with --limit)") in err, err
+    assert main(["--tasks", str(tasks_file), "presubmit", str(tmp_path / "s.json"), "--store",
+                 str(small_store.store.root), *form]) == 0
+    assert "documents per task" not in capsys.readouterr().err

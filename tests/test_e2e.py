@@ -176,7 +176,7 @@ def test_category_view_is_ranked_by_the_category_with_overall_rank_beside(page):
     choose(page, "category", "NER")
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
     assert headers(page)[:7] == ["NER rank", "Model", "NER win score %", "NER rank 95%", "NER tie group",
-                                 "NER win score % 95%", "Overall rank"]
+                                 "NER panel score % 95%", "Overall rank"]
     ranks, scores = [int(r) for r in column(page, 0)], [float(v) for v in column(page, 2)]
     assert scores == sorted(scores, reverse=True), scores  # best NER score first
     assert ranks == [1 + sum(other > s for other in scores) for s in scores]  # ties share a rank
@@ -186,7 +186,7 @@ def test_category_view_is_ranked_by_the_category_with_overall_rank_beside(page):
 
 def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
-    assert headers(page)[3:6] == ["Rank 95%", "Tie group", "Overall win score % 95%"]
+    assert headers(page)[3:6] == ["Rank 95%", "Tie group", "Overall panel score % 95%"]
     assert all(h.endswith("win score %") for h in [headers(page)[2], *headers(page)[6:15]]), headers(page)
     expect(page.locator("#values input").first).to_be_disabled()  # no metric values in Overall
     expect(page.locator("#values")).to_contain_text("Overall shows win scores only")

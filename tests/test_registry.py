@@ -10,13 +10,14 @@ import pytest
 import stats
 from leaderboard.config.tasks import Benchmark, Task, TasksFileError, load_benchmark
 from stats import duel_tests as dt
+from stats.metrics import resampled_means
 from stats.registry import NameClash, Registry, UnknownName
 
 
 def judge_like(name: str, aliases: tuple[str, ...] = ()) -> stats.Metric:
     return stats.Metric(name=name, sample_kind="unit_interval", higher_is_better=True,
                         aggregate=lambda s: float(np.mean(s)), summarize=lambda s, seed: np.asarray(s, float),
-                        test=dt.paired_ttest, test_name="paired t-test", aliases=aliases)
+                        test=dt.paired_ttest, test_name="paired t-test", replicates=resampled_means, aliases=aliases)
 
 
 def test_a_name_clash_is_refused_and_the_first_entry_kept():

@@ -15,7 +15,7 @@ from sklearn.metrics import f1_score, matthews_corrcoef, roc_auc_score, roc_curv
 import stats
 from stats import METRICS, ClassProbs, LabelPairs, duel
 from stats import duel_tests as dt
-from stats.metrics import REFERENCE_AUROC
+from stats.metrics import REFERENCE_AUROC, resampled_means
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -451,7 +451,7 @@ def test_registering_a_metric_is_one_entry():
     judge = stats.register(stats.Metric(name="judge_score_test", sample_kind="unit_interval", higher_is_better=True,
                                         aggregate=lambda s: float(np.mean(s)),
                                         summarize=lambda s, seed: np.asarray(s, float), test=dt.paired_ttest,
-                                        test_name="paired t-test"))
+                                        test_name="paired t-test", replicates=resampled_means))
     try:
         rng = np.random.default_rng(13)
         a, b = rng.random(200) * 0.5 + 0.4, rng.random(200) * 0.5

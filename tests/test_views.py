@@ -23,7 +23,7 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
     table = views.leaderboard_table(small_store)
     cats = list(small_store.benchmark.categories)
     assert list(table.columns) == ["Rank", "Model", "Overall win score %", "Rank 95% low", "Rank 95% high",
-                                   "Tie group", "Overall win score % 95% low", "Overall win score % 95% high",
+                                   "Tie group", "Overall panel score % 95% low", "Overall panel score % 95% high",
                                    *[f"{c} win score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
                                    "Description", "Submitted", "Link", *views.FLAG_COLUMNS]
@@ -40,7 +40,7 @@ def test_category_table_has_its_tasks_and_metric_values_in_their_units(small_sto
     table = views.leaderboard_table(small_store, "Language", views.METRIC_VALUE)
     assert list(table.columns[:11]) == ["Language rank", "Model", "Language win score %", "Language rank 95% low",
                                         "Language rank 95% high", "Language tie group",
-                                        "Language win score % 95% low", "Language win score % 95% high",
+                                        "Language panel score % 95% low", "Language panel score % 95% high",
                                         "Overall rank", "AUC AUROC % ↑", "PPL perplexity ↓"]
     sid = table.index[0]
     aggregates = small_store.models[sid].results.aggregates
@@ -355,6 +355,32 @@ def test_provenance_says_how_the_model_was_evaluated():
     differing = dict(details.provenance({"lm_eval_version": {"a": "0.4.12", "b": "0.4.13"}, "chat_template": None}))
     assert differing["lm-evaluation-harness"] == "0.4.12 / 0.4.13 (differs between runs)"
     assert differing["Chat template"] == "not used"
+
+
+def test_what_the_logs_do_not_record_is_said_so_and_an_aggregated_task_is_explained():
+    rows = dict(details.provenance({"lm_eval_version": None, "transformers_version": {"a": "4.42.3", "b": None},
+                                    "aggregated_tasks": {"bbh": {
+                                        "subtasks": ["bbh_navigate", "bbh_snarks"], "documents": [250, 178],
+                                        "harness_group": "leaderboard_bbh", "harness_value": 0.5512},
+                                        "mmlu": {"subtasks": ["mmlu_a", "mmlu_b", "mmlu_c"],
+                                                 "documents": [100, 200, 300]}}}))
+    assert rows["lm-evaluation-harness"] == "not recorded"
+    assert rows["transformers"] == "4.42.3 / not recorded (differs between runs)"
+    assert rows["Aggregated tasks"] == ("bbh: 2 subtasks, 428 documents, scored on all of them (the harness reports "
+                                        "0.5512 for leaderboard_bbh, another aggregate); mmlu: 3 subtasks, 600 "
+                                        "documents, scored on all of them")
+
+
+def test_a_metric_label_names_the_measure_in_headers_and_legend(tmp_path):
+    from leaderboard.config.tasks import load_benchmark
+    from conftest import SMALL_TASKS
+    tasks = json.loads(json.dumps(SMALL_TASKS))
+    tasks["tasks"][0].update(metric_label="BLEU accuracy", harness_metric="bleu_acc")
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    labelled, plain = load_benchmark(tmp_path / "tasks.json").tasks[:2]
+    assert views.metric_header(labelled) == "ACC BLEU accuracy % ↑"
+    assert views.metric_description(labelled) == "BLEU accuracy"
+    assert views.metric_header(plain) == "EM exact match % ↑"
 
 
 def test_search_is_literal_text_and_an_over_long_one_is_refused_with_a_message(small_store):

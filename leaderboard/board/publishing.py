@@ -35,6 +35,17 @@ SAMPLE_REFUSED = ("this is the leaderboard's sample file, which cannot be publis
                   "visitor's copy a duplicate. Publish your own model's results.")
 
 
+def unchecked_counts(benchmark, parsed, references: dict) -> list[str]:
+    """The document counts of tasks nothing checks (no published model to match, no
+    `samples` in the tasks file), as a warning: a run made with --limit shows there."""
+    counts = [f"{t.id} {len(parsed.document['predictions'][t.id]):,}" for t in benchmark.tasks
+              if t.samples is None and t.id not in references]
+    if not counts:
+        return []
+    return [f"the first submission: documents per task {', '.join(counts)}; nothing published to compare them "
+            f"with and the tasks file states no 'samples', so check these are full runs (not made with --limit)"]
+
+
 @dataclass
 class Preview:
     """A pre-submission: where the model would rank, computed but not stored."""
@@ -125,8 +136,9 @@ class Publishing:
         except BadInput as e:
             problems += e.problems
         progress(0.05, "reading the file")
+        references = board.references()
         try:
-            parsed = parse_submission(source, board.benchmark, board.references())
+            parsed = parse_submission(source, board.benchmark, references)
         except BadInput as e:
             problems += e.problems
         if problems:
@@ -146,7 +158,8 @@ class Publishing:
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
         is_sample = board.is_sample_file(parsed.predictions_sha256)
-        warnings = parsed.warnings + ([SAMPLE_PRESUBMITTED] if is_sample else [])
+        warnings = parsed.warnings + unchecked_counts(board.benchmark, parsed, references) + (
+            [SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
                        warnings, is_sample, panel, board.panel() if panel else ())
 

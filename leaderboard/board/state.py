@@ -202,7 +202,7 @@ class Leaderboard:
         of models), so loading and ranking do not pay for it."""
         entry = self._evidence(adjusted, exclude_flagged)
         if entry.get("certainty") is None:
-            entry["certainty"] = ranking.certainty_table(entry["ranked"], self.benchmark)
+            entry["certainty"] = ranking.certainty_of(entry["ranked"], self.benchmark, self.state.models, self.flags)
         return entry["certainty"]
 
     def pair_duels(self, a: str, b: str, adjusted: bool = False) -> tuple[DuelRows, DuelRows, bool]:

@@ -49,10 +49,31 @@ class Task:
     # default the harness task of the same id.
     harness_task: str = ""
     prompt_variants: bool = False
+    # The harness's side of the task: the metric key in its `results` and sample lines (by
+    # default the scoring metric's name), the filter ("none" unless the task filters its
+    # answers, e.g. "strict-match"), the subtasks an aggregated task concatenates in this
+    # order, and the number of documents a full run has (None: not stated).
+    harness_metric: str = ""
+    harness_filter: str = "none"
+    harness_subtasks: tuple[str, ...] = ()
+    samples: int | None = None
+    metric_label: str = ""  # what the page calls the measure ("BLEU accuracy"); default the metric's name
 
     @property
     def metric(self) -> Metric:
         return METRICS[self.metric_name]
+
+    @property
+    def metric_title(self) -> str:
+        return self.metric_label or self.metric.display_name
+
+    def count_problem(self, documents: int) -> str | None:
+        """Why `documents` samples are not a full run of the task, when the tasks file states
+        how many a full run has (`samples`); None otherwise."""
+        if self.samples is None or documents == self.samples:
+            return None
+        return (f"has {documents:,} documents, but a full run has {self.samples:,} (the tasks file's 'samples')"
+                + ("; was the harness run with --limit?" if documents < self.samples else ""))
 
     @property
     def harness(self) -> str:
@@ -143,6 +164,15 @@ def _criteria(raw: dict, where: str) -> tuple[tuple[str, float], ...]:
     return tuple((name, float(w)) for name, w in value.items())
 
 
+def _harness_name(raw: dict, key: str, default: str, where: str, what: str) -> str:
+    """A harness metric or filter name: non-empty, without the "," that joins them in the
+    harness's result keys ("acc_norm,none")."""
+    value = raw.get(key, default)
+    if not (isinstance(value, str) and value.strip() and "," not in value):
+        raise TasksFileError(f"{where}: '{key}' must be {what} without a comma, got {json.dumps(value)[:60]}")
+    return value
+
+
 def _harness_fields(raw: dict, where: str) -> dict:
     harness_task = raw.get("harness_task", raw["id"])  # a task of the same id by default
     variants = raw.get("harness_prompt_variants", False)
@@ -151,7 +181,28 @@ def _harness_fields(raw: dict, where: str) -> dict:
                              f"got {json.dumps(harness_task)[:60]}")
     if not isinstance(variants, bool):
         raise TasksFileError(f"{where}: 'harness_prompt_variants' must be true or false, got {json.dumps(variants)[:20]}")
-    return {"harness_task": harness_task, "prompt_variants": variants}
+    subtasks = raw.get("harness_subtasks", [])
+    if not (isinstance(subtasks, list) and all(isinstance(s, str) and s.strip() for s in subtasks)
+            and len(set(subtasks)) == len(subtasks) and len(subtasks) != 1):
+        raise TasksFileError(f"{where}: 'harness_subtasks' must be a list of at least 2 distinct lm-evaluation-harness "
+                             f"task names (concatenated in this order), got {json.dumps(subtasks)[:80]}")
+    if subtasks and variants:
+        raise TasksFileError(f"{where}: 'harness_subtasks' and 'harness_prompt_variants' exclude each other (distinct "
+                             f"subtasks are concatenated; prompt variants of one task compete)")
+    samples = raw.get("samples")
+    if samples is not None and not (isinstance(samples, int) and not isinstance(samples, bool) and samples >= 1):
+        raise TasksFileError(f"{where}: 'samples' must be a whole number of at least 1 (the documents of a full "
+                             f"run), got {json.dumps(samples)[:40]}")
+    label = raw.get("metric_label", "")
+    if not isinstance(label, str) or ("metric_label" in raw and not label.strip()):
+        raise TasksFileError(f"{where}: 'metric_label' must be a non-empty string (what the page calls the "
+                             f"measure, e.g. \"BLEU accuracy\"), got {json.dumps(label)[:60]}")
+    return {"harness_task": harness_task, "prompt_variants": variants, "harness_subtasks": tuple(subtasks),
+            "samples": samples, "metric_label": label,
+            "harness_metric": _harness_name(raw, "harness_metric", raw["metric"], where,
+                                            "a metric key of the harness's results (e.g. \"acc_norm\")"),
+            "harness_filter": _harness_name(raw, "harness_filter", "none", where,
+                                            "a filter name of the harness (e.g. \"strict-match\")")}
 
 
 # What a task declares for the metrics whose sample kind needs it: field -> reader.

@@ -6,12 +6,14 @@ category weighs the same whatever its number of tasks.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+
 import numpy as np
 import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
 from stats import evidence
-from leaderboard.engine.tournament import Tournament
+from leaderboard.engine.tournament import ModelResults, Tournament, task_seed
 
 OVERALL = "overall"
 
@@ -48,34 +50,66 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
 
 
 CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group")
-# The last (ranked table, benchmark, certainty): a publication's snapshot and the board's
-# views after it ask for the same table's certainty, which costs ~1 s at 1,000 models.
-_last_certainty: tuple = (None, None, None)
+# The last (ranked table, benchmark, panel, certainty): a publication's snapshot and the
+# board's views after it ask for the same table's certainty.
+_last_certainty: tuple = (None, None, None, None)
 
 
-def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
+def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: Mapping[str, ModelResults],
+                    panel: list[str] | None = None) -> pd.DataFrame:
     """How certain each score and rank of `ranked_table` (a `ranked` table) is: one row per
     model in its order, columns (scope, field) for scope `overall` and each category and
-    field in CERTAINTY_FIELDS: the 95% interval of the score (fractions in [0, 1]) and of
-    the rank, and the tie group ("A" = the top group; "" without duels). Computed on the
-    whole board, so a filtered view keeps every model's group (see
-    `stats.evidence.rank_certainty` for the method). Ranked tables are never modified,
-    so the last one's certainty is reused."""
+    field in CERTAINTY_FIELDS: the 95% interval of the panel score (fractions in [0, 1])
+    and of the rank, and the tie group ("A" = the top group; "" without duels).
+
+    results: every model's ModelResults (its summaries are resampled); panel: the reference
+    opponents (default: the top_opponents best of the table). The panel score is what the
+    win score would be with infinitely many test items like these, against the panel
+    (`stats.evidence.panel_certainty`); each task's items are resampled with the same
+    resamples for every model (`Metric.replicates`). Computed on the whole board, so a
+    filtered view keeps every model's group. Ranked tables are never modified, so the
+    last one's certainty is reused."""
     global _last_certainty
-    table, benchmark_of, certainty = _last_certainty
-    if table is ranked_table and benchmark_of is benchmark:
+    panel = list(ranked_table.index[:benchmark.top_opponents]) if panel is None else list(panel)
+    table, benchmark_of, panel_of, certainty = _last_certainty
+    if table is ranked_table and benchmark_of is benchmark and panel_of == panel:
         return certainty
+    ids, scopes = list(ranked_table.index), [OVERALL, *benchmark.categories]
     categories = {c: i for i, c in enumerate(benchmark.categories)}
-    result = evidence.rank_certainty(ranked_table[benchmark.task_ids].to_numpy(dtype=float),
-                                     np.array([categories[t.category] for t in benchmark.tasks], dtype=int))
-    scopes = [OVERALL, *benchmark.categories]
-    fields = {"score_low": np.clip(result.score_low, 0, 1), "score_high": np.clip(result.score_high, 0, 1),
+    without_duels = ranked_table[OVERALL].isna().to_numpy()
+    observed = np.array([[t.metric.sign * results[m].aggregates[t.id] for t in benchmark.tasks] for m in ids])
+    observed[without_duels] = np.nan
+    position = {m: i for i, m in enumerate(ids)}
+    result = evidence.panel_certainty(
+        observed, task_replicates(benchmark, results, ids),
+        np.array([categories[t.category] for t in benchmark.tasks], dtype=int),
+        np.array([position[m] for m in panel], dtype=int), ranked_table[scopes].to_numpy(dtype=float))
+    fields = {"score_low": result.score_low, "score_high": result.score_high,
               "rank_low": result.rank_low, "rank_high": result.rank_high,
               "group": np.vectorize(group_label, otypes=[object])(result.group)}
     columns = {(scope, field): values[:, s] for field, values in fields.items() for s, scope in enumerate(scopes)}
     certainty = pd.DataFrame(columns, index=ranked_table.index)[pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS])]
-    _last_certainty = (ranked_table, benchmark, certainty)
+    _last_certainty = (ranked_table, benchmark, panel, certainty)
     return certainty
+
+
+def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mapping, flagged=()) -> pd.DataFrame:
+    """`certainty_table` of a board: models (submission id -> a model with `results`), the
+    panel its `top_opponents` best models that are not `flagged` (the opponents a new model
+    meets)."""
+    from leaderboard.engine.replay import opponents_of_the_day  # replay ranks with this module
+    return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index},
+                           opponents_of_the_day(ranked_table, benchmark, flagged))
+
+
+def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], model_ids: list[str],
+                    n_resamples: int = evidence.CERTAINTY_RESAMPLES) -> Iterator[np.ndarray]:
+    """Per task, in benchmark order, the models' scores on its first `n_resamples` bootstrap
+    resamples of the items, the same for every model: (R, N) arrays, larger is better."""
+    for task in benchmark.tasks:
+        summaries = np.stack([np.asarray(results[m].summaries[task.id], dtype=float) for m in model_ids])
+        aggregates = np.array([results[m].aggregates[task.id] for m in model_ids], dtype=float)
+        yield task.metric.replicates(summaries, aggregates, task_seed(task.id), n_resamples)
 
 
 def group_label(group: int) -> str:

@@ -24,7 +24,7 @@ def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, fla
                           "flag_link": flags[sid].link if sid in flags else None}
                          for sid in ranked.index], columns=[*METADATA_FIELDS, *FLAG_FIELDS])
     scores = ranked.reset_index(drop=True)
-    certainty = ranking.certainty_table(ranked, benchmark).reset_index(drop=True)
+    certainty = ranking.certainty_of(ranked, benchmark, models, flags).reset_index(drop=True)
     certainty.columns = [f"{scope}_{field}" for scope, field in certainty.columns]
     table = pd.concat([pd.DataFrame({"submission_id": list(ranked.index),
                                      "title": [models[sid].title for sid in ranked.index]}),

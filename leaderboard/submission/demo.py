@@ -105,12 +105,37 @@ def _samples(task: Task, design: dict, skill: float, rng: np.random.Generator) -
 def demo_model(benchmark: Benchmark, index: int, seed: int = 0,
                designs: dict | None = None) -> tuple[dict, dict, int]:
     """The `index`-th demo model: (form fields for `validate_metadata`, file document, timestamp)."""
-    return _demo_submission(benchmark, index, seed, designs)[:3]
+    return demo_submission(benchmark, index, seed, designs)[:3]
 
 
-def _demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
+def demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
                      designs: dict | None = None) -> tuple[dict, dict, int, dict[str, TaskSamples]]:
     """demo_model, and the per-sample arrays its file holds (task id -> TaskSamples)."""
+    form, skills, rng = _demo_profile(benchmark, index, seed)
+    designs = designs or {t.id: task_design(t, seed) for t in benchmark.tasks}
+    predictions, results, tasks = {}, {}, {}
+    for task in benchmark.tasks:
+        values, samples = _samples(task, designs[task.id], skills[task.category], rng)
+        results[task.id] = {task.metric_name: task.metric.aggregate(samples), "alias": task.short_name}
+        predictions[task.id] = [{task.metric_name: v, "doc_id": int(i)}
+                                for i, v in zip(designs[task.id]["doc_ids"], values)]
+        tasks[task.id] = TaskSamples(samples, np.asarray(designs[task.id]["doc_ids"], dtype=np.int64))
+    document = {"predictions": predictions, "results": results,
+                "metadata": {"model_name": f"{form['team_name']}/{form['model_name']}",
+                             "max_length": form["input_length"], "n-shot": 0}}
+    return form, document, FIRST_TIMESTAMP + 3 * 86400 * index, tasks
+
+
+def demo_skills(benchmark: Benchmark, index: int, seed: int = 0) -> dict[str, float]:
+    """The `index`-th demo model's skill per category. Every sample kind's expected score
+    rises with the skill (perplexity falls), so it orders the models on each task of the
+    category as infinitely many items would: the truth that simulations check against."""
+    return _demo_profile(benchmark, index, seed)[1]
+
+
+def _demo_profile(benchmark: Benchmark, index: int, seed: int) -> tuple[dict, dict[str, float], np.random.Generator]:
+    """The `index`-th demo model's form fields, skill per category, and its generator
+    (to draw its samples next)."""
     rng = _rng(seed, index, "model")
     size = SIZES[int(rng.integers(len(SIZES)))]
     ability = 0.45 * np.log2(size) - 1.0 + rng.normal(0, 0.45)
@@ -122,18 +147,8 @@ def _demo_submission(benchmark: Benchmark, index: int, seed: int = 0,
             "precision": ["bfloat16", "bfloat16", "float16", "float32", "8bit", "4bit"][int(rng.integers(6))],
             "link_to_model": f"https://huggingface.co/{team.replace(' ', '-')}/{model}",
             "description": f"Demo model {index}: a synthetic {size:g}B model."}
-    specialisation = {c: rng.normal(0, 0.25) for c in benchmark.categories}
-    designs = designs or {t.id: task_design(t, seed) for t in benchmark.tasks}
-    predictions, results, tasks = {}, {}, {}
-    for task in benchmark.tasks:
-        values, samples = _samples(task, designs[task.id], ability + specialisation[task.category], rng)
-        results[task.id] = {task.metric_name: task.metric.aggregate(samples), "alias": task.short_name}
-        predictions[task.id] = [{task.metric_name: v, "doc_id": int(i)}
-                                for i, v in zip(designs[task.id]["doc_ids"], values)]
-        tasks[task.id] = TaskSamples(samples, np.asarray(designs[task.id]["doc_ids"], dtype=np.int64))
-    document = {"predictions": predictions, "results": results,
-                "metadata": {"model_name": f"{team}/{model}", "max_length": form["input_length"], "n-shot": 0}}
-    return form, document, FIRST_TIMESTAMP + 3 * 86400 * index, tasks
+    skills = {c: ability + rng.normal(0, 0.25) for c in benchmark.categories}
+    return form, skills, rng
 
 
 def sample_document(benchmark: Benchmark, references: dict, seed: int = 0) -> dict:
@@ -169,7 +184,7 @@ def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchma
 
     def submissions():
         for i in range(n_models):
-            form, document, submitted_at, tasks = _demo_submission(board.benchmark, i, seed, designs)
+            form, document, submitted_at, tasks = demo_submission(board.benchmark, i, seed, designs)
             parsed = ParsedSubmission(tasks, document, canonical_sha256(document["predictions"]),
                                       canonical_sha256(document["results"]))
             yield validate_metadata(**form), parsed, submitted_at

@@ -70,7 +70,10 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
             problems.append(f"task {task.id}, {sample_label(predictions[task.id], p.index)}: "
                             f"{task.metric_name} {p.what}" if p.index >= 0 else f"task {task.id}: {p.what}")
     for task_id, samples in tasks.items():
-        if references and task_id in references:
+        problem = benchmark.task(task_id).count_problem(len(predictions[task_id]))
+        if problem:
+            problems.append(f"task {task_id}: {problem}")
+        elif references and task_id in references:
             problem = alignment_problem(task_id, samples, references[task_id])
             if problem:
                 problems.append(problem)

@@ -16,6 +16,7 @@ from leaderboard.storage.flags import MARKER
 from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.config.tasks import Benchmark
+from leaderboard.storage.strict_json import is_finite_number
 from leaderboard.views.table import (META_COLUMNS, submitted_date, delta_scale, is_overall, p_phrase, parameters_text,
                                      percent)
 
@@ -107,12 +108,38 @@ def harness_metadata(store, submission_id: str) -> dict:
     return metadata if isinstance(metadata, dict) else {}
 
 
+NOT_RECORDED = "not recorded"
+
+
+def _recorded(value) -> str:
+    return NOT_RECORDED if value is None else str(value)
+
+
 def _per_run(value) -> str:
-    """A value the runs agree on, or their distinct values when they differ."""
+    """A value the runs agree on, or their distinct values when they differ; "not recorded"
+    where the logs have none (older harness releases lack some fields)."""
     if isinstance(value, dict):
-        distinct = sorted({str(v) for v in value.values()})
+        distinct = sorted({_recorded(v) for v in value.values()}, key=lambda v: (v == NOT_RECORDED, v))
         return distinct[0] if len(distinct) == 1 else " / ".join(distinct) + " (differs between runs)"
-    return str(value)
+    return _recorded(value)
+
+
+def _aggregated(tasks: dict) -> str:
+    """Each aggregated task: its subtasks and documents, and the harness's own aggregate
+    when the run reported one (`compile` scores the concatenation, a sample-weighted mean)."""
+    parts = []
+    for task_id, record in tasks.items():
+        if not isinstance(record, dict):  # a submitter's file may hold anything here
+            continue
+        subtasks, documents = record.get("subtasks"), record.get("documents")
+        n = sum(d for d in documents if type(d) is int) if isinstance(documents, list) else 0
+        text = (f"{task_id}: {len(subtasks) if isinstance(subtasks, list) else 0} subtasks, {n:,} documents, "
+                f"scored on all of them")
+        if is_finite_number(record.get("harness_value")):
+            text += (f" (the harness reports {record['harness_value']:.4f} for {record.get('harness_group')}, "
+                     f"another aggregate)")
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def _seconds(value) -> float | None:
@@ -148,6 +175,8 @@ def provenance(meta: dict) -> list[tuple[str, str]]:
     seconds = _seconds(meta.get("total_evaluation_time_seconds"))
     if seconds:
         rows.append(("Evaluation time", f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"))
+    if isinstance(meta.get("aggregated_tasks"), dict) and meta["aggregated_tasks"]:
+        rows.append(("Aggregated tasks", _aggregated(meta["aggregated_tasks"])))
     hashes = meta.get("task_hashes")
     if isinstance(hashes, dict) and hashes:
         fingerprint = hashlib.sha256(json.dumps(hashes, sort_keys=True).encode()).hexdigest()[:12]

@@ -56,9 +56,13 @@ def _win_header(name: str) -> str:
     return f"{name} win score %"
 
 
+def panel_header(name: str) -> str:
+    return f"{name} panel score %"
+
+
 def metric_header(task) -> str:
     m = task.metric
-    return f"{task.abbreviation} {m.display_name}{' %' if m.percent else ''} {'↑' if m.higher_is_better else '↓'}"
+    return f"{task.abbreviation} {task.metric_title}{' %' if m.percent else ''} {'↑' if m.higher_is_better else '↓'}"
 
 
 def check_category(board: Leaderboard, category: str | None) -> None:
@@ -157,7 +161,8 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     if preview is None:
         scope = ranking.OVERALL if is_overall(category) else category
         certainty = board.certainty(adjusted, exclude_flagged)[scope].loc[ranked.index]
-        rank, score = rank_header(category), columns[0].header
+        # The score interval is the panel score's (stats.evidence.panel_certainty), not the win score's.
+        rank, score = rank_header(category), panel_header("Overall" if is_overall(category) else category)
         parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype(int),
                                    f"{rank} {INTERVAL} high": certainty["rank_high"].astype(int),
                                    f"{'Tie group' if is_overall(category) else f'{category} tie group'}":
@@ -442,7 +447,7 @@ def metric_description(task) -> str:
     """The task's metric in words with what the task declares: "judge score, 0–1: 50%
     helpfulness + 30% relevance + 20% brevity", "macro-F1 over 3 labels", "perplexity,
     lower is better"."""
-    text = task.metric.display_name
+    text = task.metric_title
     if task.labels:
         text += f" over {len(task.labels)} labels"
     if task.score_range:
