@@ -259,6 +259,7 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
         assert read.ranked()["rank"].to_dict() == preview.table["rank"].to_dict()
         assert stored_pairs(read) == stored_pairs(board) and read.admin.check() == []
         assert everyone_dueled_the_panel(read) and sid in read.models
+        assert read.ranked().attrs["panel"] == read.panel()  # what the intervals are computed against
         joining, leaving = preview.panel_change  # the preview says how the panel changes
         assert (set(joining), set(leaving)) == (set(read.panel()) - set(panel_before),
                                                 set(panel_before) - set(read.panel()))

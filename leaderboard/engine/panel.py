@@ -58,8 +58,12 @@ class Panel:
     backfilled: Mapping[str, tuple[str, ...]]
 
     def scores(self, benchmark: Benchmark) -> pd.DataFrame:
-        """Task, category and overall scores against the panel (`ranking.scores_table`'s shape)."""
-        return ranking.scores_from_win_scores(self.win_scores, list(self.model_ids), benchmark)
+        """Task, category and overall scores against the panel (`ranking.scores_table`'s
+        shape); `attrs["panel"]` names the members (a `ranked` table keeps it, so its
+        intervals are computed against this panel: `ranking.certainty_of`)."""
+        table = ranking.scores_from_win_scores(self.win_scores, list(self.model_ids), benchmark)
+        table.attrs["panel"] = self.members
+        return table
 
 
 def canonical_scores(benchmark: Benchmark, aggregates: np.ndarray) -> np.ndarray:
