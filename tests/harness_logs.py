@@ -16,8 +16,12 @@ What the harness's source says and these logs follow (read at 0.4.13.dev0, 4e7e0
   bare name ("acc" and "acc_norm" side by side for multiple-choice tasks); results keys
   are "<metric>,<filter>" (`evaluator_utils._compute_task_aggregations`).
 - A group's entry in "results" (and in "groups" when it aggregates) is
-  `api/group.Group.aggregate`: `aggregate_subtask_metrics(values, sizes, weight_by_size)`,
-  the mean of subtask means when weight_by_size is false, as BBH's groups are written.
+  `api/group.Group.aggregate`: `aggregate_subtask_metrics(values, sizes, weight_by_size)`
+  (`api/metrics.py`), the mean of subtask means when weight_by_size is false, as BBH's
+  groups are written; the sample-weighted mean when true, as the `leaderboard_*` groups
+  declare. A group of groups (`leaderboard`) lists its children in "group_subtasks".
+- IFEval's `process_results` (`tasks/leaderboard/ifeval/utils.py`) returns its
+  prompt-level metrics as booleans, so its sample lines hold `true`/`false`.
 - `--limit N` is recorded as `config.limit` (`evaluator.simple_evaluate`) and, per task,
   "n-samples": {"original": documents, "effective": documents evaluated}
   (`evaluator_utils._collect_results`); only the first N documents are logged.
@@ -84,14 +88,19 @@ def other_filter(task: Task) -> str | None:
     return "strict-match" if task.metric_name == "exact_match" else None
 
 
+# Metrics whose per-sample values the harness logs as JSON booleans.
+BOOLEAN_METRICS = {"prompt_level_strict_acc", "prompt_level_loose_acc"}
+
+
 def _sample_lines(task: Task, leaf: str, samples: list, decoys: list) -> str:
     """`decoys`: the scoring metric's worse values, logged under its own name when the task
     is read from another harness metric."""
     filters = [f for f in (task.harness_filter, other_filter(task)) if f]
+    logged = bool if task.harness_metric in BOOLEAN_METRICS else (lambda v: v)
     lines = []
     for s, decoy in zip(samples, decoys):
         for f in filters:
-            values = {task.harness_metric: s[task.metric_name] if f == task.harness_filter else 0}
+            values = {task.harness_metric: logged(s[task.metric_name] if f == task.harness_filter else 0)}
             if task.harness_metric != task.metric_name:
                 values[task.metric_name] = decoy[task.metric_name]
             lines.append(json.dumps({
@@ -114,23 +123,29 @@ def _leaf_results(task: Task, leaf: str, alias: str, samples: list, decoys: list
     return entry
 
 
-def _subtask_slices(task: Task, n: int) -> list[tuple[str, slice]]:
-    """Each subtask of an aggregated task and its part of the n samples, sized 1 : 2 : 3 ...
-    (unequal sizes make the harness's mean of subtask means differ from the sample-weighted
-    mean)."""
+def _subtask_slices(task: Task, n: int, documents: list[int] | None = None) -> list[tuple[str, slice]]:
+    """Each subtask of an aggregated task and its part of the n samples: `documents` per
+    subtask, or sized 1 : 2 : 3 ... (unequal sizes make the harness's mean of subtask means
+    differ from the sample-weighted mean)."""
     k = len(task.harness_subtasks)
-    ends = [n * i * (i + 1) // (k * (k + 1)) for i in range(k + 1)]
+    ends = ([sum(documents[:i]) for i in range(k + 1)] if documents
+            else [n * i * (i + 1) // (k * (k + 1)) for i in range(k + 1)])
     return [(name, slice(ends[i], ends[i + 1])) for i, name in enumerate(task.harness_subtasks)]
 
 
 def write_run(output: Path, benchmark: Benchmark, task_ids: list[str], document: dict, date_id: str,
               variants: dict[str, int] | None = None, best: dict[str, int] | None = None,
               model: str = MODEL, version: str = LM_EVAL_VERSION, extra_tasks: tuple[str, ...] = (),
-              chat_template: str | None = None, limit: int | None = None) -> Path:
+              chat_template: str | None = None, limit: int | None = None,
+              subtask_documents: dict[str, list[int]] | None = None, weight_by_size: bool = False,
+              parent_group: str | None = None) -> Path:
     """One harness run of `task_ids` into `output`; returns the results file.
     variants: task id -> number of prompt variants (default 3 for tasks with variants);
     best: task id -> which variant gets the document's samples (default the last);
-    limit: as `--limit`, only the first `limit` documents of each (sub)task are evaluated."""
+    limit: as `--limit`, only the first `limit` documents of each (sub)task are evaluated;
+    subtask_documents: aggregated task id -> documents of each subtask (default 1 : 2 : 3 ...);
+    weight_by_size: the subtask groups' aggregation (default a mean of subtask means);
+    parent_group: a group holding every task and group of the run (`--tasks leaderboard`)."""
     folder = output / sanitize_model_name(model)
     folder.mkdir(parents=True, exist_ok=True)
     variants, best = variants or {}, best or {}
@@ -152,17 +167,19 @@ def write_run(output: Path, benchmark: Benchmark, task_ids: list[str], document:
         task = benchmark.task(task_id)
         samples = document["predictions"][task_id]
         if task.harness_subtasks:
-            parts = _subtask_slices(task, len(samples))
+            parts = _subtask_slices(task, len(samples), (subtask_documents or {}).get(task_id))
             for name, part in parts:
                 offset = part.start
                 mine = [{**s, "doc_id": s["doc_id"] - offset} for s in samples[part]]
                 leaf(task, name, name, mine, worse(task, mine, 1))
-            if task.harness not in task.harness_subtasks:  # run as a group: its mean of subtask means
+            if task.harness not in task.harness_subtasks:  # run as a group: aggregate_subtask_metrics
                 key = f"{task.harness_metric},{task.harness_filter}"
                 means = [results[name][key] for name, _ in parts]
+                sizes = [results[name]["sample_len"] if weight_by_size else 1 for name, _ in parts]
                 group_subtasks[task.harness] = [name for name, _ in parts]
                 results[task.harness] = groups[task.harness] = {
-                    "alias": task.harness, "name": task.harness, key: sum(means) / len(means),
+                    "alias": task.harness, "name": task.harness,
+                    key: sum(m * size for m, size in zip(means, sizes)) / sum(sizes),
                     "sample_len": sum(results[name]["sample_len"] for name, _ in parts)}
             continue
         n = variants.get(task_id, 3) if task.prompt_variants else 1
@@ -174,6 +191,9 @@ def write_run(output: Path, benchmark: Benchmark, task_ids: list[str], document:
         for k, name in enumerate(leaves):
             mine = samples if k == winner else worse(task, samples, k)
             leaf(task, name, f"prompt-{k}" if task.prompt_variants else name, mine, worse(task, mine, k + 1))
+    if parent_group:
+        group_subtasks[parent_group] = [benchmark.task(t).harness for t in task_ids]
+        results[parent_group] = {"alias": parent_group, "name": parent_group}
     for name in extra_tasks:  # e.g. a deprecated or unknown task: results and configs, no samples needed
         results[name] = {"alias": name, "acc,none": 0.5}
         configs[name], versions[name], n_shot[name] = {"task": name}, 1.0, 0

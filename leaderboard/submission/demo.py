@@ -30,9 +30,12 @@ def _rng(*keys: int | str) -> np.random.Generator:
 
 
 def task_design(task: Task, seed: int) -> dict:
-    """The shared, model-independent side of a task: sizes, difficulties, gold labels."""
+    """The shared, model-independent side of a task: sizes (the task's `samples` when
+    stated; an aggregated task's subtasks are one run of doc_ids, as `compile` numbers
+    them), difficulties, gold labels."""
     rng = _rng(seed, task.id)
-    n = int(rng.integers(200, 2500))
+    drawn = int(rng.integers(200, 2500))  # drawn even when unused, so the other draws stay the same
+    n = task.samples or drawn  # a full run's documents when the tasks file states them
     design = {"n": n, "difficulty": rng.normal(0.0, 1.0, n), "doc_ids": np.arange(n)}
     if task.metric.sample_kind in ("gold_probs", "label_pair"):
         k = len(task.labels) or int(rng.integers(2, 6))

@@ -277,9 +277,13 @@ def _choose(task: Task, run: Run) -> Chosen:
 # --- samples --------------------------------------------------------------------------
 
 def _sample_value(sample: dict, names: list[str]):
+    """The first of `names` in the sample line. A boolean becomes 0 or 1: the harness logs
+    some 0/1 metrics as Python booleans (IFEval's prompt_level_strict_acc,
+    `tasks/leaderboard/ifeval/utils.py`), which a submission file may not hold."""
     for name in names:
         if name in sample:
-            return sample[name]
+            value = sample[name]
+            return int(value) if isinstance(value, bool) else value
     raise KeyError(names[0])
 
 

@@ -84,7 +84,9 @@ def score_columns(board: Leaderboard, category: str | None, values: str = WIN_SC
     if values == METRIC_VALUE:
         task_columns = [ScoreColumn(t.id, metric_header(t), t.id, not t.metric.higher_is_better) for t in tasks]
     else:
-        task_columns = [ScoreColumn(t.id, _win_header(t.abbreviation), t.id) for t in tasks]
+        # A task named like its category (BBH in BBH) would repeat the category's header.
+        task_columns = [ScoreColumn(t.id, _win_header(t.abbreviation + (" task" if t.abbreviation == category else "")),
+                                    t.id) for t in tasks]
     return [ScoreColumn(category, _win_header(category)), *task_columns]
 
 
