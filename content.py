@@ -3,7 +3,7 @@ benchmark; its own prose comes from the file's `description` and `about`."""
 from __future__ import annotations
 
 from leaderboard.app.previews import lifetime_text
-from leaderboard.config.tasks import Benchmark
+from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.views.table import weights_note
 from stats.duel_tests import N_RESAMPLES
 from stats.evidence import CERTAINTY_RESAMPLES
@@ -70,9 +70,82 @@ def intro(benchmark: Benchmark) -> str:
 {benchmark.description}
 
 Models are ranked by **duels**: on each of the {_plural(len(benchmark.tasks), "task")} a model is tested
-against the top {benchmark.top_opponents} published models that are not flagged, and its **Win Score** is
+against {_opponents(benchmark)}, and its **Win Score** is
 the share of duels it won with a statistically significant result (one-sided, α = {benchmark.alpha:g}). Scores are in percent.
 """
+
+
+def _opponents(benchmark: Benchmark) -> str:
+    """Whom a model's Win Score counts, by the benchmark's `opponents` rule."""
+    if benchmark.opponents == PANEL:
+        return (f"the same **reference panel** as every other model, the {benchmark.top_opponents} best "
+                f"published models that are not flagged (see About)")
+    return f"the top {benchmark.top_opponents} published models that are not flagged at the time it is published"
+
+
+def _weights(benchmark: Benchmark) -> str:
+    return (f"so each category weighs the same and a task weighs 1/(C × k) of the overall score (C categories, "
+            f"k tasks in its category): {weights_note(benchmark)}")
+
+
+def _never_dueled(benchmark: Benchmark) -> str:
+    if benchmark.opponents == PANEL:
+        return "neither has been on the reference panel since both were published"
+    return f"neither among the other's top {benchmark.top_opponents}"
+
+
+def _flagged(benchmark: Benchmark) -> str:
+    if benchmark.opponents == PANEL:
+        return ("A flagged model never sits on the reference panel, so duels against it count for no one; "
+                "flagging a panel member brings the next model in (its missing duels run in the same commit).")
+    return (f"Its duels still count as usual, but new submissions never duel a flagged model: they take the "
+            f"{benchmark.top_opponents} best models that are not flagged.")
+
+
+def _scores(benchmark: Benchmark) -> str:
+    """About's paragraphs on whom the duels count against, by the `opponents` rule."""
+    k = benchmark.top_opponents
+    if benchmark.opponents != PANEL:
+        return f"""**Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
+over its tasks; the overall score is the mean over categories, {_weights(benchmark)} Ties share a
+rank. A new model duels the {k} best models at the time it is
+submitted, passing over flagged ones; every duel is stored in both directions. (This is
+BenCzechMark's original rule, kept by the tasks file's `"opponents": "top-of-its-day"`:
+a rank depends on when a model was published, see the README.)"""
+    return f"""**Scores.** Every model is measured against the same opponents, the **reference panel**:
+the {k} best models of the board that are not flagged. Win Score on a task = the share of
+the panel's members (other than the model itself) that it beats there. A category's score
+is the mean over its tasks; the overall score is the mean over categories, {_weights(benchmark)}
+Ties share a rank.
+
+**The reference panel, and why.**
+- *Why:* under the original rule each new model dueled the top models *of the day it was
+  published*, and those duels were kept: a model published early met a weak board and
+  kept its easy wins, one published late met only the strongest, so a rank depended on
+  the order of publication. In simulations with known abilities (45 models, 12 tasks, 20
+  opponents, each board published in two random orders) that rule left 40-58% of the
+  models more than 2 places apart between the two orders, one by 20 places; with the
+  panel every model gets the same rank in both.
+- *What it is:* a **fixed point**, the {k} best models by the scores measured against the
+  panel itself.
+- *How it is found:* start from the {k} best by a Borda count of the models' own metric
+  values (per task, the share of models a model's value beats; then means per category
+  and overall, like Win Scores), score every model against that panel, take the {k}
+  best, and repeat until a panel comes back. Ties go to the higher Borda count, then the
+  smaller submission id.
+- *Cycles:* the panels may come back in a cycle instead of settling (models at the border
+  beating each other in a circle; the iteration ended so on 3 of 4 simulated boards, the
+  panels differing by a few border members). Then the cycle's panel nearest to a fixed
+  point is kept: most of its members among the {k} best by its own scores, then the one
+  highest in the Borda order.
+- *Why the order of publication changes nothing:* every step depends only on which models
+  are published and on their duels, and a duel's verdict only on the pair.
+- *Its duels:* when a model enters the panel, every published model that has not dueled it
+  does so, in the same commit as the publication (or removal or flag) that brought it in;
+  duels with models that have left the panel stay stored but do not count. A
+  pre-submission shows the board as it would be after publication, panel changes
+  included. Flagged models are never on the panel; their own scores are measured against it."""
+
 
 
 def submission_help(benchmark: Benchmark) -> str:
@@ -126,20 +199,14 @@ The Head-to-head tab also gives each task a **two-sided p** = 2 × the smaller o
 capped at 1: for the t-tests and the AUROC test this is exactly their two-sided test; for
 the bootstrap metrics it is the usual doubling of the one-sided bootstrap p.
 
-**Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
-over its tasks; the overall score is the mean over categories, so each category weighs
-the same and a task weighs 1/(C × k) of the overall score (C categories, k tasks in its
-category): {weights_note(benchmark)} Ties share a rank. A new model duels the {benchmark.top_opponents} best models at the time it is
-submitted, passing over flagged ones; every duel is stored in both directions.
+{_scores(benchmark)}
 
 **Flags (⚑).** The maintainers can flag a published model, for instance when its test data
 leaked into its training data, with a reason and a link to the evidence. A flagged model
 stays on the board, marked ⚑ with its reason (in the note above the table, on hover and in
-its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`), and its
-duels still count as usual. **Exclude flagged models** ranks without them: every score is
-recomputed from the stored duels with the duels against flagged models left out (no duel is
-run again). New submissions never duel a flagged model: they take the {benchmark.top_opponents} best models
-that are not flagged.
+its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`). **Exclude
+flagged models** ranks without them: every score is recomputed from the stored duels with the
+duels against flagged models left out (no duel is run again). {_flagged(benchmark)}
 
 **How certain is a rank?** Beside every rank the table shows a **95% interval for the rank**,
 one for the **panel score**, and a **tie group** (A = the top group), for the overall score and
@@ -186,7 +253,7 @@ test at ½, as `scipy.stats.binomtest`): is one model better on more tasks than 
 would give? It names A or B as ahead when its two-sided p is at most α (so equal models
 get a leader at most α of the time) and shows both one-sided p's. The chart draws one
 panel per unit, never two units on one axis, each bar pointing right when A is better
-(for perplexity it plots B − A). Two models that never dueled (neither among the other's top {benchmark.top_opponents}) are dueled on the
+(for perplexity it plots B − A). Two models that never dueled ({_never_dueled(benchmark)}) are dueled on the
 spot from the stored results; those duels are shown but never stored or scored; with
 adjusted p-values they are corrected within each model's stored duels plus this pair's.
 The **duel map** shows every pair on a task or category in rank order: won, lost, not

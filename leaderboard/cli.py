@@ -217,6 +217,10 @@ def cmd_rebuild(args) -> None:
             _say(f"  {task}: {count} changed")
         for task, a, b, before, after in report.changed[:args.show_changes]:
             _say(f"  {task}: {a} vs {b}: {'won' if before else 'not won'} -> {'won' if after else 'not won'}")
+        print(f"{len(report.moved)} models changed rank (from the stored duels' own rule to the "
+              f"{board.benchmark.opponents!r} rule)")
+        for sid, before, after in sorted(report.moved, key=lambda m: m[2])[:args.show_changes]:
+            _say(f"  {board.models[sid].title} ({sid}): rank {before} -> {after}")
 
 
 def cmd_migrate(args) -> None:
@@ -391,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     store_arg(p)
     p.add_argument("--recompute", action="store_true",
                    help="also re-duel every pair whose duels were computed under other rules, and report changes")
-    p.add_argument("--show-changes", type=int, default=20, help="changed verdicts to list (default 20)")
+    p.add_argument("--show-changes", type=int, default=20, help="changed verdicts and moved ranks to list (default 20)")
     p.set_defaults(run=cmd_rebuild)
 
     p = sub.add_parser("migrate", help="convert a reference-layout store (tournament.json) to duel files")

@@ -117,7 +117,7 @@ def test_app_runs_the_benchmark(built, tmp_path):
                 page.get_by_role("tab", name="About").click()
                 about = page.locator("#about")
                 expect(about).to_contain_text(f"{benchmark.name} has {len(benchmark.tasks)} tasks")
-                expect(about).to_contain_text(f"duels the {benchmark.top_opponents} best models")
+                expect(about).to_contain_text(f"the {benchmark.top_opponents} best models of the board")
                 for metric in {t.metric for t in benchmark.tasks}:
                     expect(about).to_contain_text(f"({metric.name},")
                 page.screenshot(path=str(ARTIFACTS / f"bench_{name}_about_{viewport['width']}.png"), full_page=True)
@@ -149,6 +149,7 @@ CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge 
 @pytest.mark.parametrize("top, task, fields, message", [
     ({"alpha": 0.7}, CSFD, {}, "'alpha' must be a number between 0 and 0.5"),
     ({"top_opponents": 0}, CSFD, {}, "'top_opponents' must be a whole number of at least 1"),
+    ({"opponents": "top-50"}, CSFD, {}, "'opponents' must be one of \"panel\", \"top-of-its-day\", got \"top-50\""),
     ({"benchmark": ""}, CSFD, {}, "'benchmark' must be a non-empty string"),
     ({}, CSFD, {"labels": ["only"]}, "task csfd_sentiment: metric macro_f1 needs 'labels'"),
     ({}, HELPS, {"score_range": [1, 1]}, "task helps_answers: metric judge_score needs 'score_range'"),

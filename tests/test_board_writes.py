@@ -56,6 +56,28 @@ def few_opponents_store(tmp_path, few_opponents_tasks, few_opponents_documents) 
     return board.store.root
 
 
+def test_rebuild_recompute_moves_a_store_to_the_panel_and_lists_the_ranks_that_moved(
+        tmp_path, few_opponents_tasks, few_opponents_documents):
+    """A store published under the original rule, then the tasks file switched to the
+    panel: `check` names the missing panel duels (exit 2), `rebuild --recompute` runs them
+    and prints the models whose rank moved, and `check` is clean after."""
+    original = tmp_path / "original.json"
+    original.write_text(json.dumps({**json.loads(few_opponents_tasks.read_text()), "opponents": "top-of-its-day"}))
+    board = Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(original))
+    publish_all(board, few_opponents_documents)
+    old_ranks = board.ranked()["rank"]
+    checked = run(few_opponents_tasks, "check", "--store", tmp_path / "store")
+    assert checked.returncode == 2 and "missing duels" in checked.stderr + checked.stdout
+    rebuilt = run(few_opponents_tasks, "rebuild", "--recompute", "--store", tmp_path / "store")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    new_ranks = Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(few_opponents_tasks)).ranked()["rank"]
+    moved = [sid for sid in new_ranks.index if new_ranks[sid] != old_ranks[sid]]
+    assert moved and f"{len(moved)} models changed rank" in rebuilt.stdout
+    for sid in moved:
+        assert f"({sid}): rank {old_ranks[sid]} -> {new_ranks[sid]}" in rebuilt.stdout + rebuilt.stderr
+    assert run(few_opponents_tasks, "check", "--store", tmp_path / "store").returncode == 0
+
+
 def run(tasks: Path, *args, cwd: Path = ROOT, env: dict | None = None):
     return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=300,

@@ -216,8 +216,8 @@ def test_flag_unflag_and_the_table_without_flagged_models(full_store):
     flagged = run("flag", top, "--reason", "test set leaked", "--link", "https://example.com/r", "--store", full_store)
     assert flagged.returncode == 0 and "test set leaked" in flagged.stdout, flagged.stderr
     shown = json.loads(run("table", "--store", full_store, "--format", "json").stdout)
-    assert [r["Flagged"] for r in shown] == [True, False, False, False, False]
-    assert shown[0]["Flag reason"] == "test set leaked"
+    # under the panel its rank may change: a flagged model leaves the panel, its duels count for no one
+    assert [(r["Model"], r["Flag reason"]) for r in shown if r["Flagged"]] == [(title, "test set leaked")]
     assert "test set leaked" in run("table", "--store", full_store).stdout
     without = json.loads(run("table", "--store", full_store, "--format", "json", "--exclude-flagged").stdout)
     assert len(without) == 4 and title not in [r["Model"] for r in without]

@@ -109,7 +109,9 @@ def test_excluding_flagged_models_ranks_as_if_they_and_their_duels_were_gone(sma
 
 
 def test_flagged_models_are_not_opponents_and_check_follows_the_flags(small_store, small_documents, monkeypatch):
-    monkeypatch.setattr(small_store, "benchmark", dataclasses.replace(small_store.benchmark, top_opponents=2))
+    """Under the original rule (under the panel: tests/test_panel.py)."""
+    monkeypatch.setattr(small_store, "benchmark", dataclasses.replace(small_store.benchmark, top_opponents=2,
+                                                                      opponents="top-of-its-day"))
     top = list(small_store.ranked().index)
     small_store.admin.flag(top[0], "leaked answers")
     form, document, _ = small_documents[6]

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from leaderboard.board.writing import rewrite, write
-from leaderboard.engine.replay import duel_file_owners, expected_opponents, run_missing_duels
+from leaderboard.config.tasks import PANEL
+from leaderboard.engine import panel as reference_panel, ranking, replay
+from leaderboard.engine.replay import duel_file_owners, missing_duels, run_missing_duels, submitted_times
 from leaderboard.engine.tournament import DuelRows, Tournament, duel_rows
 from leaderboard.errors import BadInput, NotFound
 from leaderboard.engine.progress import Progress, no_progress
@@ -26,12 +28,16 @@ if TYPE_CHECKING:
 
 @dataclass
 class RebuildReport:
-    """What a rebuild did: opponents dueled for missing duels; with --recompute, pairs
-    dueled again under the current rules and the verdicts that changed."""
+    """What a rebuild did: model pairs dueled for missing duels; with --recompute, pairs
+    dueled again under the current rules, the verdicts that changed, and the ranks that
+    moved: from the ranking of the stored duels under the rule they were run for (the
+    reference panel when every model has dueled its members, else the top models of
+    each one's day) to the ranking after, under the tasks file's rule."""
 
     dueled: int = 0
     recomputed_pairs: int = 0
     changed: list[tuple[str, str, str, bool, bool]] = field(default_factory=list)  # task, A, B, before, after
+    moved: list[tuple[str, int, int]] = field(default_factory=list)  # model, rank before, rank after
 
 
 def _in_pairs(rows: DuelRows, pairs: dict[int, set[int]]) -> np.ndarray:
@@ -65,9 +71,10 @@ class Administration:
         self.board = board
 
     def remove(self, submission_id: str, reason: str) -> None:
-        """Take a model and its duels off the board, in one write. Models published after
-        it dueled it instead of another of the top models of their day: those duels,
-        which the replay now expects, are run and written in the same commit."""
+        """Take a model and its duels off the board, in one write. The duels the rule now
+        expects are run and written in the same commit: under the panel, those with the
+        model that takes a removed member's place; under top-of-its-day, those of the
+        models published after it, which dueled it instead of another top model of their day."""
         board = self.board
         if not reason.strip():
             raise BadInput("give a reason for the removal")
@@ -90,8 +97,10 @@ class Administration:
 
     def flag(self, submission_id: str, reason: str, link: str | None = None) -> Flag:
         """Mark a published model (or change its flag's reason and link), in one write.
-        The model stays on the board; new submissions no longer duel it. A changed flag
-        keeps its time: the replay passes the model over from then on, as publication did."""
+        The model stays on the board. Under the panel it leaves the panel (the model taking
+        its place is dueled by all that have not, in the same commit); under top-of-its-day
+        new submissions no longer duel it. A changed flag keeps its time: the replay passes
+        the model over from then on, as publication did."""
         board = self.board
         reason, link = validate_flag(reason, link)
         with board.write_lock, board.store.lock():
@@ -119,22 +128,27 @@ class Administration:
             raise NotFound(f"no published model {submission_id!r}")
 
     def _write_flags(self, flags: dict[str, Flag], message: str) -> None:
+        """Write `flags`; under the panel also the duels a change of the panel brings."""
         board = self.board
-        snapshot = snapshot_parquet(board.models, board.state.ranked, board.benchmark, flags)
-        write(board, BoardRewrite(board.titles(), snapshot, message, flags=flags_json(flags)), board.models,
-              board.tournament, board.state.ranked, flags)
+        if board.benchmark.opponents != PANEL:
+            snapshot = snapshot_parquet(board.models, board.state.ranked, board.benchmark, flags)
+            write(board, BoardRewrite(board.titles(), snapshot, message, flags=flags_json(flags)), board.models,
+                  board.tournament, board.state.ranked, flags)
+            return
+        tournament = board.tournament.copy()
+        owners = set(run_missing_duels(tournament, board.models, flags, board.benchmark, board.rules))
+        rewrite(board, tournament, board.models, message, only=owners, flags=flags)
 
     def check(self) -> list[str]:
         """Integrity report: files that fail validation, duels that are missing (by the
-        replay rule) and duels of models that are not published. Empty when all is well."""
+        tasks file's rule: with the reference panel's members, or the top models of each
+        model's day) and duels of models that are not published. Empty when all is well."""
         board = self.board
         board.refresh(fresh=True)
         problems = list(board.load_problems)
-        for sid, opponents in expected_opponents(board.tournament, board.models, board.flags, board.benchmark):
-            missing = [o for o in opponents if not board.tournament.has_dueled(sid, o)]
-            if missing:
-                problems.append(f"{sid}: {len(missing)} missing duels (with {', '.join(missing[:3])}"
-                                f"{', ...' if len(missing) > 3 else ''}); run rebuild")
+        for sid, missing in missing_duels(board.tournament, board.models, board.flags, board.benchmark):
+            problems.append(f"{sid}: {len(missing)} missing duels (with {', '.join(missing[:3])}"
+                            f"{', ...' if len(missing) > 3 else ''}); run rebuild")
         orphans = sorted(board.orphan_duels)
         if orphans:
             problems.append(f"duels of {len(orphans)} unpublished models ({', '.join(orphans[:3])}"
@@ -142,22 +156,41 @@ class Administration:
         return problems
 
     def rebuild(self, progress: Progress = no_progress, recompute: bool = False) -> RebuildReport:
-        """Replay the submissions in time order, each dueling the top models of its
-        day, and run only the duels that are missing. With `recompute`, first re-duel
-        every pair whose stored duels were computed under other rules than the current
-        ones, and report the verdicts that changed. Duels of unpublished models are
-        dropped. Writes every duel file again, in one commit."""
+        """Run the duels the tasks file's rule expects and the store lacks: the reference
+        panel's (settled with its backfill), or each submission's with the top models of
+        its day, replayed in time order. With `recompute`, first re-duel every pair whose
+        stored duels were computed under other rules than the current ones, and report the
+        verdicts that changed and the ranks that moved (so a store moves between the
+        opponent rules: see `RebuildReport`). Duels of unpublished models are dropped.
+        Writes every duel file again, in one commit."""
         board = self.board
         with board.write_lock, board.store.lock():
             board.refresh(fresh=True)
             tournament, report = board.tournament.copy(), RebuildReport()
+            before = self._ranks_as_stored() if recompute else None
             if recompute:
                 tournament = self._recompute(tournament, report, progress)
             report.dueled = sum(run_missing_duels(tournament, board.models, board.flags, board.benchmark, board.rules,
                                                   progress).values())
             rewrite(board, tournament, board.models, "Rebuild the duels", drop_legacy=True,
                     deleted=board.store.duel_file_ids())
+            if before is not None:
+                after = board.state.ranked["rank"]
+                report.moved = [(sid, int(before[sid]), int(after[sid])) for sid in after.index
+                                if before[sid] != after[sid]]
             return report
+
+    def _ranks_as_stored(self):
+        """Ranks of the stored duels under the rule they were run for: the reference panel
+        when every model has dueled its members (both rules agree when everyone dueled
+        everyone), else the top models of each model's day (every stored duel counts)."""
+        board = self.board
+        panel = replay.board_panel(board.tournament, board.models, board.flags, board.benchmark)
+        if reference_panel.missing_duels(board.tournament, list(panel.members)):
+            scores = ranking.scores_table(board.tournament, board.benchmark)
+        else:
+            scores = panel.scores(board.benchmark)
+        return ranking.ranked(scores, submitted_times(board.models))["rank"]
 
     def _recompute(self, tournament: Tournament, report: RebuildReport, progress: Progress) -> Tournament:
         """`tournament` with every pair that has a duel under other rules dueled again

@@ -8,10 +8,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
-from leaderboard.board.writing import duel_file, titles_of
-from leaderboard.engine.replay import opponents_of_the_day
+from leaderboard.board.writing import owned_duel_files, titles_of
+from leaderboard.config.tasks import PANEL
+from leaderboard.engine import ranking
+from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
 from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure
 from leaderboard.engine.progress import Progress, no_progress
@@ -53,11 +56,19 @@ class Preview:
     document: bytes  # the submitted file as compact JSON (a few MB; its parsed form is ~10x that)
     predictions_sha256: str
     results_sha256: str
-    tournament: Tournament  # the current duels plus the new model's
+    tournament: Tournament  # the current duels plus those the publication would run
     table: pd.DataFrame  # ranked, with `previous_rank` and `rank_change` (positive = moved up)
-    opponents: list[str]
+    opponents: list[str]  # whom its Win Score counts: the panel's other members, or the top models of its day
     warnings: list[str] = field(default_factory=list)
     is_sample: bool = False  # the board's sample file: pre-submitted to try the form, never published
+    panel: tuple[str, ...] = ()  # the reference panel after publication (empty under top-of-its-day)
+    panel_before: tuple[str, ...] = ()  # the board's panel now
+
+    @property
+    def panel_change(self) -> tuple[list[str], list[str]]:
+        """(the models publication brings onto the panel, those it takes off), best first."""
+        return ([m for m in self.panel if m not in self.panel_before],
+                [m for m in self.panel_before if m not in self.panel])
 
     @property
     def rank(self) -> int:
@@ -77,6 +88,32 @@ def refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, pr
                            f"choose another team or model name")
 
 
+def duel_new_model(board: Leaderboard, tournament: Tournament, models: dict, flags: dict, sid: str,
+                   ranked_now: pd.DataFrame, reuse: Tournament | None = None
+                   ) -> tuple[list[str], tuple[str, ...], set[str], pd.DataFrame]:
+    """Run into `tournament` (the board's duels; `models` holds the new model `sid`) the
+    duels its publication needs under the benchmark's rule: its duels with the reference
+    panel and every duel the panel's change brings (a model entering it is dueled by all
+    that have not), or its duels with the top models of the day (`ranked_now`). Duels of
+    `sid` in `reuse` (its pre-submission's) are copied, not run again. Returns (whom its
+    Win Score counts, the panel after (empty under top-of-its-day), the models whose duel
+    files got rows, the ranked table after)."""
+    benchmark = board.benchmark
+    tournament.add_models([sid])
+    if benchmark.opponents != PANEL:
+        opponents = opponents_of_the_day(ranked_now, benchmark, flags)
+        results = {sid: models[sid].results, **{o: models[o].results for o in opponents}}
+        play(benchmark, tournament, sid, results, opponents, reuse=reuse, rules=board.rules)
+        return opponents, (), {sid}, board.rank(models, tournament, flags)
+    if reuse is not None and sid in reuse:
+        mapping = np.array([tournament.index(m) if m in tournament else -1 for m in reuse.model_ids], dtype=np.int64)
+        tournament.add_rows(reuse.rows_involving(sid).renumbered(mapping))
+    panel = board_panel(tournament, models, flags, benchmark, board.rules, backfill=True)
+    owners = {sid, *owners_of_pairs(panel.backfilled, models)}
+    return ([m for m in panel.members if m != sid], panel.members, owners,
+            ranking.ranked(panel.scores(benchmark), submitted_times(models)))
+
+
 def stored_metadata(metadata: SubmissionMetadata, predictions_sha256: str, results_sha256: str, sid: str,
                     now: float) -> dict:
     return {**metadata.to_dict(), "submission_id": sid, "submission_timestamp": now,
@@ -90,7 +127,8 @@ class Publishing:
         self.board = board
 
     def presubmit(self, source, form: dict, progress: Progress = no_progress) -> Preview:
-        """Validate the form and the file, duel the top models; stores nothing."""
+        """Validate the form and the file, run the duels its publication would run (under
+        the panel: its own and those the panel's change brings); stores nothing."""
         board = self.board
         problems, metadata, parsed = [], None, None
         try:
@@ -113,19 +151,17 @@ class Publishing:
         shas = parsed.predictions_sha256, parsed.results_sha256
         model = board.model_of(sid, stored_metadata(metadata, *shas, sid, time.time()), parsed)
         progress(0.5, "running the duels")
-        opponents = opponents_of_the_day(ranked_now, board.benchmark, flags)
         preview_tournament = tournament.copy()
-        results = {sid: model.results, **{o: models[o].results for o in opponents}}
-        play(board.benchmark, preview_tournament, sid, results, opponents, rules=board.rules)
+        opponents, panel, _, table = duel_new_model(board, preview_tournament, {**models, sid: model}, flags, sid,
+                                                    ranked_now)
         progress(0.9, "ranking")
-        table = board.rank({**models, sid: model}, preview_tournament)
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
         is_sample = board.is_sample_file(parsed)
         warnings = parsed.warnings + unchecked_counts(board.benchmark, parsed, references) + (
             [SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
-                       warnings, is_sample)
+                       warnings, is_sample, panel, board.panel() if panel else ())
 
     def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None) -> str:
         """Store the previewed model; duels against models published since the preview
@@ -141,21 +177,19 @@ class Publishing:
             with board.write_lock, board.store.lock():
                 board.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
                 refuse_duplicate(board.models, sid, preview.metadata.title, preview.predictions_sha256)
-                progress(0.2, "running missing duels")
-                opponents = opponents_of_the_day(board.state.ranked, board.benchmark, board.flags)
-                tournament = board.tournament.copy()
-                results = {sid: preview.model.results, **{o: board.models[o].results for o in opponents}}
-                play(board.benchmark, tournament, sid, results, opponents, reuse=reuse, rules=board.rules)
                 metadata = stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
                                            sid, time.time() if submitted_at is None else submitted_at)
                 model = PublishedModel(sid, metadata, preview.model.results, preview.model.references)
                 models = {**board.models, sid: model}
+                progress(0.2, "running missing duels")
+                tournament = board.tournament.copy()
+                _, _, owners, ranked = duel_new_model(board, tournament, models, board.flags, sid, board.state.ranked,
+                                                   reuse)
                 progress(0.6, "writing")
                 document = {**json.loads(preview.document), "submission_metadata": metadata}
-                ranked = board.rank(models, tournament)
-                duels = duel_file(board, tournament, tournament.rows_involving(sid))
-                publication = Publication(sid, document, duels, titles_of(models),
-                                          snapshot_parquet(models, ranked, board.benchmark, board.flags), model)
+                files = owned_duel_files(board, tournament, models, owners)
+                publication = Publication(sid, document, files.pop(sid), titles_of(models),
+                                          snapshot_parquet(models, ranked, board.benchmark, board.flags), model, files)
                 try:
                     revision = board.store.publish(publication, parent=board.revision)
                 except StoreConflict:
@@ -189,37 +223,36 @@ class Publishing:
     def publish_all(self, submissions, progress: Progress = no_progress, count: int | None = None) -> list[str]:
         """Publish validated submissions, an iterable of (SubmissionMetadata,
         ParsedSubmission, submitted_at) in time order, in one commit: the same files,
-        duels and ranking as publishing them one by one (each duels the top models of its
-        day), without a snapshot and a file write per model. For building a store (the
+        duels and ranking as publishing them one by one, without a snapshot and a file
+        write per model. For building a store (the
         demo); `count`, when known, is how many there are, for the progress messages.
         Returns the submission ids."""
         board = self.board
         with board.write_lock, board.store.lock():
             board.refresh(fresh=True)
             models, tournament, ranked = dict(board.models), board.tournament.copy(), board.state.ranked
-            staged = []  # (model, document bytes, duel file bytes); bytes: a parsed document is ~10x larger
+            staged, owners = [], set()  # (model, document bytes): bytes, a parsed document is ~10x larger
             for k, (metadata, parsed, submitted_at) in enumerate(submissions):
                 progress(k / count if count else 0.0, f"model {k + 1}{f' of {count}' if count else ''}")
                 sid = submission_id(metadata, parsed)
                 refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
                 model = board.model_of(sid, stored_metadata(metadata, parsed.predictions_sha256,
                                                             parsed.results_sha256, sid, submitted_at), parsed)
-                opponents = opponents_of_the_day(ranked, board.benchmark, board.flags)
-                results = {sid: model.results, **{o: models[o].results for o in opponents}}
-                play(board.benchmark, tournament, sid, results, opponents, rules=board.rules)
                 models[sid] = model
-                ranked = board.rank(models, tournament)
-                staged.append((model, dump_json({**parsed.document, "submission_metadata": model.metadata}),
-                               duel_file(board, tournament, tournament.rows_involving(sid))))
+                _, _, touched, ranked = duel_new_model(board, tournament, models, board.flags, sid, ranked)
+                owners |= touched
+                staged.append((model, dump_json({**parsed.document, "submission_metadata": model.metadata})))
             if not staged:
                 return []
             progress(1.0, "writing the files")
             titles, snapshot = titles_of(models), snapshot_parquet(models, ranked, board.benchmark, board.flags)
-            publications = [Publication(m.submission_id, document, duels, titles, snapshot, m)
-                            for m, document, duels in staged]
+            files = owned_duel_files(board, tournament, models, owners)
+            publications = [Publication(m.submission_id, document, files.pop(m.submission_id), titles, snapshot, m)
+                            for m, document in staged]
+            publications[-1].rewritten_duels = files  # earlier models' files that the panel's changes added to
             try:
                 revision = board.store.publish_all(publications, parent=board.revision)
             except (StoreConflict, StoreFailure) as e:  # a store failure, not bad input (exit 1)
                 raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
             board.replace_state(models, tournament, revision, ranked)
-            return [m.submission_id for m, _, _ in staged]
+            return [m.submission_id for m, _ in staged]

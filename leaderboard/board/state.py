@@ -17,9 +17,9 @@ import pandas as pd
 from leaderboard.board.administration import Administration
 from leaderboard.board.publishing import Publishing
 from leaderboard.board.writing import titles_of
-from leaderboard.config.tasks import Benchmark, load_benchmark
+from leaderboard.config.tasks import PANEL, Benchmark, load_benchmark
 from leaderboard.submission.demo import sample_document
-from leaderboard.engine import ranking
+from leaderboard.engine import ranking, replay
 from leaderboard.engine.replay import submitted_times
 from leaderboard.engine.tournament import (DuelRows, Tournament, duel_rows, rows_from_json, rules_description,
                                            rules_id, summarize)
@@ -66,6 +66,7 @@ class Leaderboard:
         self.write_lock = threading.RLock()
         self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
         self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
+        self._panel: tuple[BoardState | None, tuple[str, ...]] = (None, ())  # (of which state, its members)
         self._sample: tuple[str | None, dict, str] | None = None  # (reference model, sample file, its hash)
         self._sample_first_task: tuple[str | None, str] | None = None  # (reference model, hash of its first task)
         self.publishing = Publishing(self)
@@ -114,14 +115,30 @@ class Leaderboard:
         rows = DuelRows.concat([rows_from_json(legacy, task_ids, index), rows], len(task_ids)).unique()
         return Tournament(task_ids, model_ids, rows), orphans, problems
 
-    def rank(self, models: dict[str, PublishedModel], tournament: Tournament) -> pd.DataFrame:
-        return ranking.ranked(ranking.scores_table(tournament, self.benchmark), submitted_times(models))
+    def rank(self, models: dict[str, PublishedModel], tournament: Tournament,
+             flags: dict[str, Flag] | None = None) -> pd.DataFrame:
+        """`models` ranked by their stored duels in `tournament` under the benchmark's rule;
+        `flags` (default: the board's) are never on the reference panel."""
+        scores = replay.scores(tournament, models, self.flags if flags is None else flags, self.benchmark)
+        return ranking.ranked(scores, submitted_times(models))
+
+    def panel(self) -> tuple[str, ...]:
+        """The reference panel's members, best first (empty under top-of-its-day);
+        settled once per state."""
+        state = self.state
+        if self.benchmark.opponents != PANEL:
+            return ()
+        of, members = self._panel
+        if of is not state:
+            members = replay.board_panel(state.tournament, state.models, state.flags, self.benchmark).members
+            self._panel = (state, members)
+        return members
 
     def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision,
                    ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None:
         """The new state; `flags` None keeps the current flags."""
-        ranked = self.rank(models, tournament) if ranked is None else ranked
         flags = self.state.flags if flags is None else flags
+        ranked = self.rank(models, tournament, flags) if ranked is None else ranked
         self.state = BoardState(models, tournament, revision, ranked, flags)
 
     # One state's parts; a reader needing several reads `state` once instead.
@@ -232,7 +249,7 @@ class Leaderboard:
             if adjusted:
                 duels = duels.bh_adjusted(self.benchmark.alpha)
             if adjusted or exclude_flagged:
-                ranked = self.rank(models, duels)
+                ranked = self.rank(models, duels, flags)
             entry = {"of": tournament, "flags": flags, "duels": duels, "ranked": ranked, "certainty": None}
             self._evidence_cache[key] = entry
         return entry

@@ -31,6 +31,18 @@ def duel_file(board: Leaderboard, tournament: Tournament, rows: DuelRows) -> byt
                                 {board.rules: board.rules_description, UNRECORDED_RULES: UNRECORDED_DESCRIPTION})
 
 
+def owned_duel_files(board: Leaderboard, tournament: Tournament, models: dict, owners) -> dict[str, bytes]:
+    """The duel files of `owners` (submission ids), each with every row of `tournament`
+    whose later published model it is. Reads each owner's rows without merging the
+    tournament's parts (a publication at 10,000 models writes a few files of ~1M rows)."""
+    files = {}
+    for sid in owners:
+        rows = tournament.rows_involving(sid)
+        files[sid] = duel_file(board, tournament,
+                               rows.take(duel_file_owners(tournament, rows, models) == tournament.index(sid)))
+    return files
+
+
 def write(board: Leaderboard, change: BoardRewrite, models: dict, tournament: Tournament, ranked: pd.DataFrame,
           flags: dict[str, Flag] | None) -> None:
     """Commit `change` on top of the board's loaded revision, then make its result the state."""
@@ -66,7 +78,7 @@ def rewrite(board: Leaderboard, tournament: Tournament, models: dict, message: s
     files = {tournament.model_ids[owners[chunk[0]]]: duel_file(board, tournament, rows.take(chunk))
              for chunk in np.split(order, bounds)
              if len(chunk) and (only is None or tournament.model_ids[owners[chunk[0]]] in only)}
-    ranked = board.rank(models, tournament)
+    ranked = board.rank(models, tournament, flags)
     change = BoardRewrite(titles_of(models), snapshot_parquet(models, ranked, board.benchmark,
                                                               board.flags if flags is None else flags),
                           message, files, tuple(sid for sid in deleted if sid not in files), legacy, drop_legacy,

@@ -20,6 +20,11 @@ from leaderboard.storage.strict_json import is_finite_number
 
 DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
+# Whom a model's Win Score counts duels against: "panel", the same top `top_opponents`
+# models for everyone (leaderboard/engine/panel.py); "top-of-its-day", BenCzechMark's
+# original rule, the top models of the day each model was published (frozen then).
+PANEL, TOP_OF_ITS_DAY = "panel", "top-of-its-day"
+OPPONENT_RULES = (PANEL, TOP_OF_ITS_DAY)
 TASK_FIELDS = ("id", "abbreviation", "short_name", "name", "category", "metric", "dataset_url")
 
 
@@ -83,7 +88,8 @@ class Benchmark:
     description: str = ""  # one paragraph of markdown under the title
     about: str = ""  # markdown at the end of the About tab: background, changes, citation
     alpha: float = ALPHA  # a duel is won when the one-tailed p-value is at most alpha
-    top_opponents: int = DEFAULT_TOP_OPPONENTS  # a new model duels this many of the best models
+    top_opponents: int = DEFAULT_TOP_OPPONENTS  # the panel's size (or, top-of-its-day, a new model's opponents)
+    opponents: str = PANEL  # one of OPPONENT_RULES
     # Harness tasks (or groups) that older runs produce but the benchmark no longer scores:
     # `compile` skips them with a note instead of calling them unknown.
     harness_deprecated: tuple[str, ...] = ()
@@ -237,12 +243,13 @@ def load_benchmark(path: str | Path | None = None) -> Benchmark:
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise TasksFileError(f"the tasks file {path} is not valid UTF-8 JSON: {e}") from None
     try:
-        return _benchmark(raw)
+        return benchmark_of(raw)
     except TasksFileError as e:
         raise TasksFileError(f"{path}: {e}") from None
 
 
-def _benchmark(raw) -> Benchmark:
+def benchmark_of(raw) -> Benchmark:
+    """The benchmark of a parsed tasks file; TasksFileError names the first problem."""
     if not isinstance(raw, dict):
         raise TasksFileError("must hold a JSON object with 'benchmark', 'categories' and 'tasks'")
     name = _text(raw, "benchmark", "the top level")
@@ -253,6 +260,10 @@ def _benchmark(raw) -> Benchmark:
     top = raw.get("top_opponents", DEFAULT_TOP_OPPONENTS)
     if not (isinstance(top, int) and not isinstance(top, bool) and top >= 1):
         raise TasksFileError(f"'top_opponents' must be a whole number of at least 1, got {json.dumps(top)}")
+    opponents = raw.get("opponents", PANEL)
+    if opponents not in OPPONENT_RULES:
+        raise TasksFileError(f"'opponents' must be one of {', '.join(map(json.dumps, OPPONENT_RULES))}, "
+                             f"got {json.dumps(opponents)}")
     categories = raw.get("categories")
     if not (isinstance(categories, list) and categories and all(isinstance(c, str) and c for c in categories)
             and len(set(categories)) == len(categories)):
@@ -271,4 +282,4 @@ def _benchmark(raw) -> Benchmark:
     if not (isinstance(deprecated, list) and all(isinstance(d, str) and d for d in deprecated)):
         raise TasksFileError("'harness_deprecated' must be a list of lm-evaluation-harness task names")
     return Benchmark(name=name, categories=categories, tasks=tasks, description=description, about=about,
-                     alpha=float(alpha), top_opponents=top, harness_deprecated=tuple(deprecated))
+                     alpha=float(alpha), top_opponents=top, opponents=opponents, harness_deprecated=tuple(deprecated))

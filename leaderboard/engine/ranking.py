@@ -95,11 +95,12 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
 
 def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mapping, flagged=()) -> pd.DataFrame:
     """`certainty_table` of a board: models (submission id -> a model with `results`), the
-    panel its `top_opponents` best models that are not `flagged` (the opponents a new model
-    meets)."""
+    panel the reference panel the table was scored against (`attrs["panel"]`, under the
+    "panel" rule), else its `top_opponents` best models that are not `flagged` (the
+    opponents a new model meets under "top-of-its-day")."""
     from leaderboard.engine.replay import opponents_of_the_day  # replay ranks with this module
-    return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index},
-                           opponents_of_the_day(ranked_table, benchmark, flagged))
+    panel = ranked_table.attrs.get("panel") or opponents_of_the_day(ranked_table, benchmark, flagged)
+    return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index}, panel)
 
 
 def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], model_ids: list[str],

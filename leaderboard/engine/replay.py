@@ -1,10 +1,14 @@
-"""The opponent rule, in one place: each new model duels the top models of its day.
+"""The opponent rule, in one place: whose duels count, by the tasks file's `opponents`.
 
-`opponents_of_the_day` is who a model published now duels (pre-submission, publication);
-`expected_opponents` replays the published models in time order under the same rule, which
-is what `check` and `rebuild` compare the stored duels with; `run_missing_duels` plays the
-duels that replay expects and a tournament lacks. `duel_file_owners` says which model's
-duel file holds a duel: the later published of the two.
+Under "panel" (the default) every model's Win Score counts its duels with the board's
+reference panel (`leaderboard/engine/panel.py`): `board_panel` settles it, running the
+duels it lacks when asked. Under "top-of-its-day" (BenCzechMark's original rule) each new
+model duels the top models of its day: `opponents_of_the_day` is who a model published
+now duels; `expected_opponents` replays the published models in time order under that
+rule. For either rule, `scores` gives the board's scores, `missing_duels` what `check`
+compares the stored duels with and `run_missing_duels` what `rebuild`, `remove` and a
+flag change run. `duel_file_owners` says which model's duel file holds a duel: the later
+published of the two.
 """
 from __future__ import annotations
 
@@ -13,8 +17,8 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 
-from leaderboard.config.tasks import Benchmark
-from leaderboard.engine import ranking
+from leaderboard.config.tasks import PANEL, Benchmark
+from leaderboard.engine import panel as reference_panel, ranking
 from leaderboard.engine.tournament import DuelRows, Tournament, play
 from leaderboard.engine.progress import Progress, no_progress
 
@@ -60,10 +64,57 @@ def expected_opponents(tournament: Tournament, models: dict, flags: dict, benchm
         np.add.at(fought, a[among], rows.fought[among])
 
 
+def board_panel(tournament: Tournament, models: dict, flags, benchmark: Benchmark, rules: str | None = None,
+                backfill: bool = False) -> reference_panel.Panel:
+    """The reference panel of the models of `tournament` (all in `models`), never one in
+    `flags`; `backfill`: run the duels it lacks into `tournament` (see `panel.settle`)."""
+    results = {sid: models[sid].results for sid in tournament.model_ids}
+    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill)
+
+
+def scores(tournament: Tournament, models: dict, flags, benchmark: Benchmark) -> pd.DataFrame:
+    """The scores table (`ranking.scores_table`'s shape) under the benchmark's rule, from
+    the stored duels: against the reference panel, or over every stored duel of a model."""
+    if benchmark.opponents == PANEL:
+        return board_panel(tournament, models, flags, benchmark).scores(benchmark)
+    return ranking.scores_table(tournament, benchmark)
+
+
+def missing_duels(tournament: Tournament, models: dict, flags: dict, benchmark: Benchmark
+                  ) -> Iterator[tuple[str, list[str]]]:
+    """(model, the opponents the rule expects it to have dueled and it has not), for
+    each model that lacks some: the panel's members, or the top models of its day."""
+    if benchmark.opponents == PANEL:
+        members = list(board_panel(tournament, models, flags, benchmark).members)
+        yield from reference_panel.missing_duels(tournament, members).items()
+        return
+    for sid, opponents in expected_opponents(tournament, models, flags, benchmark):
+        missing = [o for o in opponents if not tournament.has_dueled(sid, o)]
+        if missing:
+            yield sid, missing
+
+
+def owners_of_pairs(pairs: dict[str, tuple[str, ...]], models: dict) -> dict[str, int]:
+    """Per model, how many of the pairs (a -> each b) it owns: the later published of each."""
+    def later(a: str, b: str) -> str:
+        return max(a, b, key=lambda m: (models[m].submitted, m))
+    owned: dict[str, int] = {}
+    for a, others in pairs.items():
+        for b in others:
+            owner = later(a, b)
+            owned[owner] = owned.get(owner, 0) + 1
+    return owned
+
+
 def run_missing_duels(tournament: Tournament, models: dict, flags: dict, benchmark: Benchmark, rules: str,
                       progress: Progress = no_progress) -> dict[str, int]:
-    """Play into `tournament` every duel the replay of `models` expects and it lacks.
-    Returns, per model that got new duels (it owns their rows), the opponents it dueled."""
+    """Play into `tournament` every duel the rule expects and it lacks: the panel's
+    backfill, or the replay of `models` in time order. Returns, per model that owns new
+    rows (the later published of each pair), the number of pairs."""
+    if benchmark.opponents == PANEL:
+        progress(0.0, "settling the reference panel")
+        return owners_of_pairs(board_panel(tournament, models, flags, benchmark, rules, backfill=True).backfilled,
+                               models)
     dueled = {}
     for k, (sid, opponents) in enumerate(expected_opponents(tournament, models, flags, benchmark)):
         progress(k / len(models), f"duels of {sid}")

@@ -213,6 +213,11 @@ class Tournament:
             self._parts = [DuelRows.concat(self._parts, len(self.task_ids))]
         return self._parts[0] if self._parts else DuelRows.empty(len(self.task_ids))
 
+    def parts(self) -> list[DuelRows]:
+        """The rows as stored, in a few parts: for reads that can go part by part without
+        the copy `rows()` makes of everything once a part was added."""
+        return list(self._parts)
+
     def __len__(self) -> int:
         return sum(len(p) for p in self._parts)
 

@@ -213,6 +213,8 @@ class HubStore:
                       CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", publication.duels),
                       CommitOperationAdd(TITLES_FILE, dump_json(publication.titles)),
                       CommitOperationAdd(SNAPSHOT_FILE, publication.snapshot)]
+        operations += [CommitOperationAdd(f"{DUELS_DIR}/{owner}.parquet", data)
+                       for owner, data in publication.rewritten_duels.items()]
         revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent)
         try:
             self.save_cached(publication.model, stamp)

@@ -69,6 +69,10 @@ class Publication:
     titles: dict
     snapshot: bytes  # leaderboard.parquet
     model: "PublishedModel"
+    # Earlier publications' duel files written again with the rows this publication's
+    # panel change added to them (a row lives in the later published model's file):
+    # submission id -> the whole file.
+    rewritten_duels: dict[str, bytes] = field(default_factory=dict)
 
     def document_bytes(self) -> bytes:
         return self.document if isinstance(self.document, bytes) else dump_json(self.document)
@@ -505,8 +509,9 @@ class LocalStore:
         self._check_parent(parent)
         documents = {p.submission_id: p.document_bytes() for p in publications}
         writes = {TITLES_FILE: dump_json(publications[-1].titles)}
-        for p in publications:
+        for p in publications:  # a later publication's rewritten files hold the earlier ones' rows too
             writes[f"{DUELS_DIR}/{p.submission_id}.parquet"] = p.duels
+            writes.update({f"{DUELS_DIR}/{sid}.parquet": data for sid, data in p.rewritten_duels.items()})
             writes[f"data/{p.submission_id}.json"] = documents[p.submission_id]
         writes[SNAPSHOT_FILE] = publications[-1].snapshot  # staged last: see read_snapshot
         self._commit(writes)

@@ -78,15 +78,30 @@ def published_summary(board: Leaderboard, submission_id: str) -> str:
 
 def preview_summary(board: Leaderboard, preview: Preview) -> str:
     row = preview.table.loc[preview.submission_id]
+    basis = (f"against the {len(preview.opponents)} other members of the reference panel" if preview.panel
+             else f"from duels with {len(preview.opponents)} models")
     lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank}** of {len(preview.table)}",
-             f"Overall win score **{percent(row['overall'])}** from duels with {len(preview.opponents)} models. "
-             f"The table below is scrolled to your model's row (★).",
+             f"Overall win score **{percent(row['overall'])}** {basis}. "
+             f"The table below is scrolled to your model's row (★).", *_panel_change(board, preview),
              "", "| Category | Win score |", "| --- | --- |"]
     lines += [f"| {escape_markdown(c)} | {percent(row[c])} |" for c in board.benchmark.categories]
     if preview.warnings:
         lines += ["", "**Warnings:**", *[f"- {escape_markdown(with_abbreviations(board.benchmark, w))}"
                                          for w in preview.warnings]]
     return "\n".join(lines)
+
+
+def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:
+    """A line on how publication would change the reference panel, if it would."""
+    joining, leaving = preview.panel_change
+    if not (joining or leaving):
+        return []
+    def titles(ids):
+        return ", ".join(escape_markdown(preview.model.title if m == preview.submission_id else board.models[m].title)
+                         for m in ids)
+    parts = ([f"joining: {titles(joining)}"] if joining else []) + ([f"leaving: {titles(leaving)}"] if leaving else [])
+    return ["", f"**The reference panel would change** ({'; '.join(parts)}); every model's score is measured "
+                f"against the new panel, so other ranks may move too."]
 
 
 def sample_file(board: Leaderboard) -> str:
