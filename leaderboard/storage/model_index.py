@@ -23,6 +23,7 @@ from pathlib import Path
 from leaderboard.storage.strict_json import dump_json
 
 INDEX_FILE = "index.jsonl"
+HEAD_BYTES = 256  # compared on each catch-up to tell a recreated index from the one read
 LAYOUT_KEYS = ("references", "summary_shapes")
 
 
@@ -36,6 +37,7 @@ class _FolderIndex:
         """Begin describing the index file `identity` (device, inode): nothing read yet."""
         self.identity = identity
         self.read_upto = 0  # bytes of that file read so far (it only grows)
+        self.head = b""  # its first bytes, which an append-only file never changes
         self.entries: dict[str, dict] = {}  # file name -> {"stat", "layout", "info"}
         self.layouts: dict[str, dict] = {}  # hash -> layout part of an info, as the file holds them
 
@@ -52,11 +54,15 @@ class _FolderIndex:
             return
         self._follow(st)
         size = st.st_size
-        if size <= self.read_upto:
-            return
         with open(self.path, "rb") as f:
+            if f.read(len(self.head)) != self.head:  # a new file that reused the old one's inode
+                self._describe((st.st_dev, st.st_ino))
+            if size <= self.read_upto:
+                return
             f.seek(self.read_upto)
             data = f.read(size - self.read_upto)
+            if not self.head:
+                self.head = data[:HEAD_BYTES]
         complete = data.rfind(b"\n") + 1  # a line still being written is read next time
         for line in data[:complete].splitlines():
             try:
@@ -86,9 +92,12 @@ class _FolderIndex:
                  "info": {k: v for k, v in info.items() if k not in LAYOUT_KEYS}}
         with self.lock:
             try:  # one write in append mode: lines of processes appending at once do not interleave
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
-                    self._follow(os.fstat(fd))
+                    st = os.fstat(fd)
+                    self._follow(st)
+                    if os.pread(fd, len(self.head), 0) != self.head:  # a new file on the old one's inode
+                        self._describe((st.st_dev, st.st_ino))
                     lines = [] if key in self.layouts else [{"layout": key, "body": layout}]
                     os.write(fd, b"".join(dump_json(line) + b"\n" for line in [*lines, entry]))
                 finally:
