@@ -41,22 +41,23 @@ class _FolderIndex:
         self.entries: dict[str, dict] = {}  # file name -> {"stat", "layout", "info"}
         self.layouts: dict[str, dict] = {}  # hash -> layout part of an info, as the file holds them
 
-    def _follow(self, st: os.stat_result) -> None:
-        """Forget what was read of another file (the folder deleted and begun again)."""
-        if (st.st_dev, st.st_ino) != self.identity:
+    def _follow(self, st: os.stat_result, head: bytes) -> None:
+        """Forget what was read of another file (the folder deleted and begun again): one
+        at another inode, or at the same inode reused, whose first bytes `head` (as many as
+        were kept of the file read) differ."""
+        if (st.st_dev, st.st_ino) != self.identity or head != self.head:
             self._describe((st.st_dev, st.st_ino))
 
     def _catch_up(self) -> None:
         """Read the lines appended since the last read (by any process)."""
         try:
-            st = self.path.stat()
+            f = open(self.path, "rb")
         except OSError:
             return
-        self._follow(st)
-        size = st.st_size
-        with open(self.path, "rb") as f:
-            if f.read(len(self.head)) != self.head:  # a new file that reused the old one's inode
-                self._describe((st.st_dev, st.st_ino))
+        with f:
+            st = os.fstat(f.fileno())
+            self._follow(st, f.read(len(self.head)))
+            size = st.st_size
             if size <= self.read_upto:
                 return
             f.seek(self.read_upto)
@@ -94,10 +95,7 @@ class _FolderIndex:
             try:  # one write in append mode: lines of processes appending at once do not interleave
                 fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
-                    st = os.fstat(fd)
-                    self._follow(st)
-                    if os.pread(fd, len(self.head), 0) != self.head:  # a new file on the old one's inode
-                        self._describe((st.st_dev, st.st_ino))
+                    self._follow(os.fstat(fd), os.pread(fd, len(self.head), 0))
                     lines = [] if key in self.layouts else [{"layout": key, "body": layout}]
                     os.write(fd, b"".join(dump_json(line) + b"\n" for line in [*lines, entry]))
                 finally:
