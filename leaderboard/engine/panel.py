@@ -217,9 +217,9 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
 
 
 def _task_weights(benchmark: Benchmark, task_ids: list[str]) -> np.ndarray:
-    """Each task's weight in the overall score (the mean of category means): (n_tasks,)."""
-    sizes = {c: len(benchmark.tasks_in(c)) for c in benchmark.categories}
-    return np.array([1 / (len(sizes) * sizes[benchmark.task(t).category]) for t in task_ids])
+    """`Benchmark.task_weights` as an array in the order of `task_ids`: (n_tasks,)."""
+    weights = benchmark.task_weights
+    return np.array([weights[t] for t in task_ids])
 
 
 def _pick_in_cycle(states: list[tuple[tuple[int, ...], np.ndarray, tuple[int, ...]]], borda_position: np.ndarray):
