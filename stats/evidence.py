@@ -63,20 +63,29 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
     observed: (N, T) each model's task aggregate, oriented so that larger is better (NaN
     for a model without results); replicates: T arrays (R, N), task t's aggregates of every
     model on R bootstrap resamples of t's test items, THE SAME resampled items for every
-    model (yielded one task at a time, so memory stays (R, N, C)); task_category: (T,) int
-    in [0, C); panel: (K,) model indices, the reference opponents; displayed: (N, S) the
-    scores the board shows (groups go down their order, equal scores in input order;
-    default `score`). Scopes: 0 = overall, 1 + c = category c (S = 1 + C).
+    model (yielded one task at a time); task_category: (T,) int in [0, C); panel: (K,)
+    model indices, the reference opponents; displayed: (N, S) the scores the board shows
+    (groups go down their order, equal scores in input order; default `score`). Scopes:
+    0 = overall, 1 + c = category c (S = 1 + C). Memory: (R, N, T) float32.
 
     The panel score of a model on a task is the share of the panel (itself left out) whose
-    aggregate is lower, an equal one counting half; a category's is the mean of its tasks',
-    the overall the mean of the categories'. With infinitely many items like these it is
-    the panel truth: the win score every duel would give once every difference is
-    significant. `score` is it on the observed items; each resample recomputes it from
-    the models' resampled aggregates (plug-in: no test), so a model's duels stay correlated
-    as they share the items. Intervals are the resamples' percentile intervals at `level`,
-    of the score and of the rank among all N models (equal scores share the best rank).
-    Task-set uncertainty is not included: the truth is defined on these tasks.
+    true aggregate is lower, an equal one counting half; a category's is the mean of its
+    tasks', the overall the mean of the categories'. It is the panel truth: the win score
+    every duel would give with infinitely many items like these, once every difference is
+    significant. It is a step function of the true differences, so the observed
+    aggregates' own shares (plug-in) are biased toward the middle for close models (the
+    truth gives a close pair wholly to the better one, the plug-in about half to each), and
+    their bootstrap percentiles missed the truth for up to half the models. Instead the
+    intervals are percentiles of draws of the true aggregates from an empirical-Bayes
+    posterior (`posterior_draws`): each task's aggregates standardized, a model's true
+    value its general level plus a task effect, both normal with variances estimated from
+    the board; the item-level noise is the resamples' deviations (shared items keep a
+    model's duels correlated). Every draw gives every model its panel score and rank;
+    `score` is the draws' mean, the intervals their central `level` share, of the score
+    and of the rank among all N models (equal scores share the best rank). An interval is
+    one point only when every draw agrees: every panel member on every task falls on the
+    same side of the model in all draws. Task-set uncertainty is not included: the truth
+    is defined on these tasks.
 
     Tie groups (`tie_groups`): down the displayed order, a model joins the current group
     when its rank interval meets every member's, else it starts the next group; so two
@@ -95,58 +104,114 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
     in_panel &= ok
     if not in_panel.any():  # nobody to measure against (a board of one model): no intervals
         ok[:] = False
-    point = np.zeros((1, ok.sum(), n_categories))
-    resampled = None  # (R, n, C): category sums of panel scores
+    deviations = None  # (R, n, T) float32
     n_given = 0
     for t, values in enumerate(replicates):
-        values = np.asarray(values, dtype=float)[:, ok]
-        if resampled is None:
-            resampled = np.zeros((len(values), ok.sum(), n_categories))
-        resampled[:, :, category[t]] += panel_shares(values, in_panel[ok])
-        point[:, :, category[t]] += panel_shares(observed[ok, t][None, :], in_panel[ok])
+        values = np.asarray(values)[:, ok]
+        if deviations is None:
+            deviations = np.empty((len(values), ok.sum(), n_tasks), dtype=np.float32)
+        if t < n_tasks:
+            deviations[:, :, t] = values - observed[ok, t]
         n_given += 1
     if n_given != n_tasks:
         raise ValueError(f"replicates of {n_given} tasks given for {n_tasks} tasks")
-    resampled /= sizes
-    point /= sizes
+    draws = posterior_draws(observed[ok], deviations)
+    del deviations
+    shares = np.zeros(draws.shape[:2] + (n_categories,), dtype=np.float32)  # (R, n, C): category sums
+    for t in range(n_tasks):
+        shares[:, :, category[t]] += panel_shares(draws[:, :, t], in_panel[ok])
+    del draws
+    shares /= sizes
     tail = (1 - level) / 2
     n_scopes = 1 + n_categories
     out = {name: np.full((n_models, n_scopes), np.nan) for name in ("score", "score_low", "score_high")}
     rank_low, rank_high = np.full((n_models, n_scopes), n_models), np.full((n_models, n_scopes), n_models)
     for scope in range(n_scopes):
-        draws = resampled.mean(axis=2) if scope == 0 else resampled[:, :, scope - 1]
-        out["score"][ok, scope] = point[0].mean(axis=1) if scope == 0 else point[0, :, scope - 1]
-        out["score_low"][ok, scope], out["score_high"][ok, scope] = np.quantile(draws, [tail, 1 - tail], axis=0)
+        scores = shares.mean(axis=2, dtype=float) if scope == 0 else shares[:, :, scope - 1].astype(float)
+        scores = np.round(scores, 6)  # float32 sums: equal shares summed in another order tie
+        out["score"][ok, scope] = scores.mean(axis=0)
+        out["score_low"][ok, scope], out["score_high"][ok, scope] = np.quantile(
+            scores, [tail, 1 - tail], axis=0, method="inverted_cdf")
         rank_low[ok, scope], rank_high[ok, scope] = np.quantile(
-            _min_ranks(np.round(draws, 9)), [tail, 1 - tail], axis=0, method="inverted_cdf")
+            _min_ranks(scores), [tail, 1 - tail], axis=0, method="inverted_cdf")
     order_by = out["score"] if displayed is None else np.asarray(displayed, dtype=float)
     group = np.full((n_models, n_scopes), -1)
     group[ok] = tie_groups(order_by[ok], rank_low[ok], rank_high[ok])
     return RankCertainty(out["score"], out["score_low"], out["score_high"], rank_low, rank_high, group)
 
 
+POSTERIOR_SEED = 20  # the draws of the models' general levels (`posterior_draws`)
+
+
+def posterior_draws(observed: np.ndarray, deviations: np.ndarray) -> np.ndarray:
+    """Draws of every model's true task aggregates given the observed ones: observed (n, T)
+    finite, larger is better; deviations (R, n, T), each resample's aggregate minus the
+    observed one (the same items for every model). Returns (R, n, T) float32 in each task's
+    standardized units (a monotone map per task, so panel shares and ranks are unchanged).
+
+    Model (empirical Bayes, a normal random-effects model): per task t the aggregates are
+    standardized to z (mean 0, sd 1 over the models); z[m, t] = a[m] + u[m, t] + e[m, t]
+    with a model's general level a ~ N(0, var_a), its task effect u ~ N(0, var_u) and the
+    item noise e ~ N(0, se2[m, t]), se2 the variance of the resamples (with the items'
+    common shift, which moves every model alike, taken out). var_u and var_a come from the
+    spread within and between the models' rows, less the noise (method of moments, floored
+    at 0; a single task has no task effect). Given a, u's posterior is normal with mean
+    B (z - a) and variance B se2, B = var_u / (var_u + se2); a's posterior is normal with
+    precision 1 / var_a + sum_t 1 / (var_u + se2). A draw takes a from its posterior
+    (seeded) and u as B (z - a) + sqrt(B) x the resample's deviation, so the noise keeps
+    the correlation of models answering the same items. Shrinking a task effect toward the
+    model's general level is what lets the draws put a close pair's true order where the
+    model's other tasks point, rather than at a coin flip."""
+    n, n_tasks = observed.shape
+    n_resamples = deviations.shape[0]
+    center = observed.mean(axis=0)
+    scale = observed.std(axis=0)
+    scale = np.where(scale > 0, scale, 1.0)
+    z = (observed - center) / scale
+    deviations -= deviations.mean(axis=1, keepdims=True)  # the items' common shift
+    deviations /= scale.astype(np.float32)
+    se2 = np.einsum("rnt,rnt->nt", deviations, deviations, dtype=float) / max(n_resamples, 1)
+    level = z.mean(axis=1)
+    if n_tasks > 1:
+        var_u = max(float(np.mean(np.var(z, axis=1, ddof=1)) - se2.mean()), 0.0)
+    else:
+        var_u = 0.0
+    spread = np.maximum(var_u + se2, 1e-12)
+    data_var = 1 / (1 / spread).sum(axis=1)  # of the level the tasks alone give
+    data_level = (z / spread).sum(axis=1) * data_var
+    rng = np.random.default_rng(POSTERIOR_SEED)
+    # var_a drawn from its own posterior (scaled inverse chi-square of the levels' spread):
+    # the spread of 30 models is known to +-25%, and a fixed estimate under-covers the extremes
+    level_spread = float(np.var(level)) * n / rng.chisquare(max(n - 1, 1), n_resamples)
+    var_a = np.maximum(level_spread - (var_u + float(se2.mean())) / n_tasks, 1e-12)[:, None]
+    toward_zero = data_var / (data_var + var_a)  # (R, n)
+    general = (1 - toward_zero) * data_level + np.sqrt(data_var * (1 - toward_zero)) * rng.standard_normal((n_resamples, n))
+    shrink = (var_u / spread).astype(np.float32)  # B
+    draws = deviations  # reused in place: (R, n, T)
+    draws *= np.sqrt(shrink)
+    draws += (shrink * z).astype(np.float32)
+    draws += (1 - shrink) * general.astype(np.float32)[:, :, None]
+    return draws
+
+
 def panel_shares(values: np.ndarray, in_panel: np.ndarray) -> np.ndarray:
     """Share of the panel each model beats, per row: values (R, N) float, larger is better;
-    in_panel (N,) bool. Returns (R, N): (panel members below + half the others equal) /
-    (panel size, the model itself left out). One sort per row, no (R, N, K) array."""
+    in_panel (N,) bool. Returns (R, N) float32: (panel members below + half the others
+    equal) / (panel size, the model itself left out). The panel's values sorted per row and
+    every model placed among them by one binary search over all rows (each row shifted
+    into its own band), so the cost is O(R N log K), not a sort of all N."""
     n_rows, n = values.shape
-    order = np.argsort(values, axis=1, kind="stable")
-    ordered = np.take_along_axis(values, order, axis=1)
-    member = in_panel[order].astype(np.int32)
-    at_or_before = np.cumsum(member, axis=1)
-    positions = np.arange(n)
-    new_run = np.ones((n_rows, n), dtype=bool)  # where a run of equal values starts / ends
-    new_run[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
-    run_start = np.maximum.accumulate(np.where(new_run, positions, 0), axis=1)
-    run_end = np.empty((n_rows, n), dtype=bool)
-    run_end[:, :-1], run_end[:, n - 1:] = new_run[:, 1:], True
-    run_last = np.minimum.accumulate(np.where(run_end, positions, n - 1)[:, ::-1], axis=1)[:, ::-1]
-    below = np.take_along_axis(at_or_before - member, run_start, axis=1)
-    equal = np.take_along_axis(at_or_before, run_last, axis=1) - below - member  # others in the panel
-    share = (below + 0.5 * equal) / np.maximum(in_panel.sum() - member, 1)
-    out = np.empty((n_rows, n))
-    np.put_along_axis(out, order, share, axis=1)
-    return out
+    values = np.asarray(values, dtype=float)
+    members = np.sort(values[:, in_panel], axis=1)
+    k = members.shape[1]
+    low = values.min(initial=0.0)
+    band = (np.arange(n_rows) * (values.max(initial=0.0) - low + 1.0))[:, None]
+    offset = (np.arange(n_rows) * k)[:, None]
+    flat = (members - low + band).ravel()
+    placed = values - low + band
+    below = np.searchsorted(flat, placed, side="left") - offset
+    equal = np.searchsorted(flat, placed, side="right") - offset - below - in_panel  # others in the panel
+    return ((below + 0.5 * equal) / np.maximum(k - in_panel, 1)).astype(np.float32)
 
 
 def _min_ranks(values: np.ndarray) -> np.ndarray:

@@ -21,9 +21,10 @@ ACC, TOKEN_F1 = stats.METRICS["acc"], stats.METRICS["token_f1"]  # a paired t-te
 BENCZECHMARK_SIZES = [16, 8, 7, 6, 4, 4, 2, 2, 1]  # 50 tasks in 9 categories
 
 
-def truth_rank_range(skill: np.ndarray, category: np.ndarray, panel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(best, worst) panel rank of each model from its true abilities skill (N, T): the
-    rank range of its tie in the true overall score."""
+def truth_score(skill: np.ndarray, category: np.ndarray, panel: np.ndarray) -> np.ndarray:
+    """The true overall panel score of each model from its true abilities skill (N, T):
+    per task the share of the panel (itself left out) with a lower ability, an equal one
+    counting half; the mean over each category's tasks, then over the categories."""
     n_models, n_tasks = skill.shape
     share = np.zeros((n_models, n_tasks))
     for m in range(n_models):
@@ -31,7 +32,13 @@ def truth_rank_range(skill: np.ndarray, category: np.ndarray, panel: np.ndarray)
         for t in range(n_tasks):
             share[m, t] = ((skill[others, t] < skill[m, t]).sum()
                            + 0.5 * (skill[others, t] == skill[m, t]).sum()) / len(others)
-    overall = np.round(np.mean([share[:, category == c].mean(axis=1) for c in np.unique(category)], axis=0), 9)
+    return np.mean([share[:, category == c].mean(axis=1) for c in np.unique(category)], axis=0)
+
+
+def truth_rank_range(skill: np.ndarray, category: np.ndarray, panel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(best, worst) panel rank of each model from its true abilities skill (N, T): the
+    rank range of its tie in the true overall score."""
+    overall = np.round(truth_score(skill, category, panel), 9)
     return (np.array([1 + (overall > s).sum() for s in overall]),
             np.array([(overall >= s).sum() for s in overall]))
 
@@ -90,7 +97,7 @@ def coverage(name: str) -> dict:
     n_models, sizes, spread, n_items, top_opponents, boards = DESIGNS[name]
     rng = np.random.default_rng(sum(map(ord, name)))
     category = np.repeat(np.arange(len(sizes)), sizes)
-    covered, width, results = [], [], []
+    covered, width, score_covered, score_width, results = [], [], [], [], []
     for _ in range(boards):
         skill = abilities(rng, n_models, len(category), spread)
         result, panel = simulated_board(rng, skill, category, n_items, top_opponents)
@@ -98,21 +105,28 @@ def coverage(name: str) -> dict:
         low, high = result.rank_low[:, 0], result.rank_high[:, 0]
         covered += list((low <= worst) & (best <= high))
         width += list(high - low)
+        truth, low, high = truth_score(skill, category, panel), result.score_low[:, 0], result.score_high[:, 0]
+        score_covered += list((low - 1e-9 <= truth) & (truth <= high + 1e-9))
+        score_width += list(high - low)
         results.append(result)
-    return {"coverage": np.mean(covered), "width": np.mean(width), "results": results}
+    return {"coverage": np.mean(covered), "width": np.mean(width), "score_coverage": np.mean(score_covered),
+            "score_width": np.mean(score_width), "results": results}
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
-def test_rank_intervals_cover_the_panel_truth_as_stated(name):
-    """90-99% of the models' true panel ranks lie in their 95% intervals, per design
-    (90-180 models per design: the sampling error of a share near 95% is ~2 pp)."""
+def test_score_and_rank_intervals_cover_the_panel_truth_as_stated(name):
+    """90-99% of the models' true overall panel scores, and of their true panel ranks, lie
+    in their 95% intervals, per design (90-240 models per design: the sampling error of a
+    share near 95% is ~2 pp)."""
     measured = coverage(name)
+    assert 0.90 <= measured["score_coverage"] <= 0.99, (name, measured["score_coverage"], measured["score_width"])
     assert 0.90 <= measured["coverage"] <= 0.99, (name, measured["coverage"], measured["width"])
     for result in measured["results"]:
         assert (result.rank_low <= result.rank_high).all()
         assert_groups_never_join_disjoint_intervals(result)
-    if name == "close abilities":  # nothing pins an overall rank: no point intervals
-        assert all((r.rank_high[:, 0] > r.rank_low[:, 0]).all() for r in measured["results"])
+    if name == "close abilities":  # the data pins next to nothing: few one-rank or one-score intervals
+        assert np.mean([r.rank_high[:, 0] == r.rank_low[:, 0] for r in measured["results"]]) <= 0.02
+        assert np.mean([r.score_high[:, 0] == r.score_low[:, 0] for r in measured["results"]]) <= 0.01
 
 
 def assert_groups_never_join_disjoint_intervals(result):
