@@ -7,8 +7,9 @@ duels through stats.duel) with `--boards-scale` times as many boards. Part 2: th
 designs of both shipped benchmarks: demo models (leaderboard.submission.demo, 40 per board) summarized,
 dueled through the engine (`play`, each new model against the top_opponents best of its
 day) and given intervals by `ranking.certainty_table`; the truth from `demo_skills`.
-Prints per design the coverage of the overall 95% rank interval, its mean width, and the
-count of zero-width intervals.
+Prints per design the coverage of the overall 95% score and rank intervals, their mean
+widths, the count of one-point intervals (one rank, one score), and the coverage of the
+rank intervals wider than one rank (those the data does not pin).
 """
 from __future__ import annotations
 
@@ -25,30 +26,42 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from test_coverage import covered_by  # noqa: E402 (the tests folder is on the path just above)
+
+
+def summary(covered, width, score_covered, score_width) -> dict:
+    """Coverage and widths of one design from per-model lists (rank covered, rank width,
+    score covered, score width)."""
+    covered, width = np.asarray(covered, dtype=bool), np.asarray(width)
+    score_covered, score_width = np.asarray(score_covered, dtype=bool), np.asarray(score_width)
+    wide = width > 0
+    return {"models": len(covered), "score_coverage": round(float(score_covered.mean()), 3),
+            "score_mean_width_pp": round(100 * float(score_width.mean()), 1),
+            "one_score": int((score_width == 0).sum()),
+            "rank_coverage": round(float(covered.mean()), 3), "rank_mean_width": round(float(width.mean()), 2),
+            "one_rank": int((~wide).sum()),
+            "rank_coverage_wider_than_one": round(float(covered[wide].mean()), 3) if wide.any() else None}
+
 
 def simulated_designs(scale: int) -> dict:
     import test_coverage as designs
     out = {}
-    for name, design in list(designs.DESIGNS.items()):
-        designs.DESIGNS[name] = (*design[:-1], design[-1] * scale)
+    for name, design in designs.DESIGNS.items():
         start = time.perf_counter()
-        measured = designs.coverage(name)
-        zero = sum(int((r.rank_low[:, 0] == r.rank_high[:, 0]).sum()) for r in measured["results"])
-        out[name] = {"models": sum(len(r.rank_low) for r in measured["results"]),
-                     "coverage": round(float(measured["coverage"]), 3), "mean_width": round(float(measured["width"]), 2),
-                     "zero_width": zero, "seconds": round(time.perf_counter() - start, 1)}
+        measured = designs.coverage(name, design[-1] * scale)
+        out[name] = {**summary(*(measured[f] for f in ("covered", "width", "score_covered", "score_width"))),
+                     "seconds": round(time.perf_counter() - start, 1)}
         print(name, out[name], flush=True)
     return out
 
 
-def demo_design(tasks_file: str, seed: int, n_models: int = 40) -> dict:
+def demo_design(tasks_file: str, seed: int, n_models: int = 40) -> dict[str, list]:
     from leaderboard.submission import demo
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine import ranking
     from leaderboard.engine.replay import opponents_of_the_day
     from leaderboard.engine.tournament import Tournament, play, summarize
     from leaderboard.submission.parsing import ParsedSubmission
-    from test_coverage import truth_rank_range
 
     benchmark = load_benchmark(ROOT / "data" / tasks_file)
     designs = {t.id: demo.task_design(t, seed) for t in benchmark.tasks}
@@ -68,10 +81,9 @@ def demo_design(tasks_file: str, seed: int, n_models: int = 40) -> dict:
     categories = list(benchmark.categories)
     skill = np.array([[demo.demo_skills(benchmark, i, seed)[t.category] for t in benchmark.tasks]
                       for i in range(n_models)])
-    best, worst = truth_rank_range(skill, np.array([categories.index(t.category) for t in benchmark.tasks]), panel)
-    low, high = certainty["rank_low"].reindex(ids).to_numpy(), certainty["rank_high"].reindex(ids).to_numpy()
-    return {"covered": ((low <= worst) & (best <= high)).tolist(), "width": (high - low).tolist(),
-            "zero_width": int((low == high).sum())}
+    column = {field: certainty[field].reindex(ids).to_numpy(dtype=float) for field in ranking.CERTAINTY_FIELDS[:4]}
+    return covered_by(column["rank_low"], column["rank_high"], column["score_low"], column["score_high"], skill,
+                      np.array([categories.index(t.category) for t in benchmark.tasks]), panel)
 
 
 def main():
@@ -81,12 +93,11 @@ def main():
     args = parser.parse_args()
     out = {"simulated": simulated_designs(args.boards_scale)}
     for tasks_file in ("czechsuite_tasks.json", "tasks_metadata.json"):
-        start, runs = time.perf_counter(), [demo_design(tasks_file, seed) for seed in range(args.demo_boards)]
-        covered, width = sum((r["covered"] for r in runs), []), sum((r["width"] for r in runs), [])
-        out[f"demo {tasks_file}"] = {"models": len(covered), "coverage": round(float(np.mean(covered)), 3),
-                                     "mean_width": round(float(np.mean(width)), 2),
-                                     "zero_width": sum(r["zero_width"] for r in runs),
-                                     "seconds": round(time.perf_counter() - start, 1)}
+        start, lists = time.perf_counter(), {"covered": [], "width": [], "score_covered": [], "score_width": []}
+        for seed in range(args.demo_boards):
+            for field, values in demo_design(tasks_file, seed).items():
+                lists[field] += values
+        out[f"demo {tasks_file}"] = {**summary(*lists.values()), "seconds": round(time.perf_counter() - start, 1)}
         print(tasks_file, out[f"demo {tasks_file}"], flush=True)
     print(json.dumps(out, indent=1))
 

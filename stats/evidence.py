@@ -78,8 +78,8 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
     their bootstrap percentiles missed the truth for up to half the models. Instead the
     intervals are percentiles of draws of the true aggregates from an empirical-Bayes
     posterior (`posterior_draws`): each task's aggregates standardized, a model's true
-    value its general level plus a task effect, both normal with variances estimated from
-    the board; the item-level noise is the resamples' deviations (shared items keep a
+    value its general level plus a category effect plus a task effect, all normal with
+    variances estimated from the board; the item-level noise is the resamples' deviations (shared items keep a
     model's duels correlated). Every draw gives every model its panel score and rank;
     `score` is the draws' mean, the intervals their central `level` share, of the score
     and of the rank among all N models (equal scores share the best rank). An interval is
@@ -115,9 +115,9 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
         n_given += 1
     if n_given != n_tasks:
         raise ValueError(f"replicates of {n_given} tasks given for {n_tasks} tasks")
-    draws = posterior_draws(observed[ok], deviations)
+    draws = posterior_draws(observed[ok], deviations, category)
     del deviations
-    shares = np.zeros(draws.shape[:2] + (n_categories,), dtype=np.float32)  # (R, n, C): category sums
+    shares = np.zeros(draws.shape[:2] + (n_categories,))  # (R, n, C): category sums
     for t in range(n_tasks):
         shares[:, :, category[t]] += panel_shares(draws[:, :, t], in_panel[ok])
     del draws
@@ -127,13 +127,12 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
     out = {name: np.full((n_models, n_scopes), np.nan) for name in ("score", "score_low", "score_high")}
     rank_low, rank_high = np.full((n_models, n_scopes), n_models), np.full((n_models, n_scopes), n_models)
     for scope in range(n_scopes):
-        scores = shares.mean(axis=2, dtype=float) if scope == 0 else shares[:, :, scope - 1].astype(float)
-        scores = np.round(scores, 6)  # float32 sums: equal shares summed in another order tie
+        scores = shares.mean(axis=2) if scope == 0 else shares[:, :, scope - 1]
         out["score"][ok, scope] = scores.mean(axis=0)
         out["score_low"][ok, scope], out["score_high"][ok, scope] = np.quantile(
             scores, [tail, 1 - tail], axis=0, method="inverted_cdf")
         rank_low[ok, scope], rank_high[ok, scope] = np.quantile(
-            _min_ranks(scores), [tail, 1 - tail], axis=0, method="inverted_cdf")
+            _min_ranks(np.round(scores, 9)), [tail, 1 - tail], axis=0, method="inverted_cdf")
     order_by = out["score"] if displayed is None else np.asarray(displayed, dtype=float)
     group = np.full((n_models, n_scopes), -1)
     group[ok] = tie_groups(order_by[ok], rank_low[ok], rank_high[ok])
@@ -143,60 +142,75 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
 POSTERIOR_SEED = 20  # the draws of the models' general levels (`posterior_draws`)
 
 
-def posterior_draws(observed: np.ndarray, deviations: np.ndarray) -> np.ndarray:
+def posterior_draws(observed: np.ndarray, deviations: np.ndarray, category: np.ndarray) -> np.ndarray:
     """Draws of every model's true task aggregates given the observed ones: observed (n, T)
-    finite, larger is better; deviations (R, n, T), each resample's aggregate minus the
-    observed one (the same items for every model). Returns (R, n, T) float32 in each task's
-    standardized units (a monotone map per task, so panel shares and ranks are unchanged).
+    finite, larger is better; deviations (R, n, T) float32, each resample's aggregate minus
+    the observed one (the same items for every model; overwritten); category (T,) int in
+    [0, C). Returns (R, n, T) float32 in each task's standardized units (a monotone map per
+    task, so panel shares and ranks are unchanged).
 
     Model (empirical Bayes, a normal random-effects model): per task t the aggregates are
-    standardized to z (mean 0, sd 1 over the models); z[m, t] = a[m] + u[m, t] + e[m, t]
-    with a model's general level a ~ N(0, var_a), its task effect u ~ N(0, var_u) and the
-    item noise e ~ N(0, se2[m, t]), se2 the variance of the resamples (with the items'
-    common shift, which moves every model alike, taken out). var_u and var_a come from the
-    spread within and between the models' rows, less the noise (method of moments, floored
-    at 0; a single task has no task effect). Given a, u's posterior is normal with mean
-    B (z - a) and variance B se2, B = var_u / (var_u + se2); a's posterior is normal with
-    precision 1 / var_a + sum_t 1 / (var_u + se2). A draw takes a from its posterior
-    (seeded) and u as B (z - a) + sqrt(B) x the resample's deviation, so the noise keeps
-    the correlation of models answering the same items. Shrinking a task effect toward the
-    model's general level is what lets the draws put a close pair's true order where the
-    model's other tasks point, rather than at a coin flip."""
+    standardized to z (mean 0, sd 1 over the models); z[m, t] = a[m] + c[m, k] + u[m, t]
+    + e[m, t] with a model's general level a ~ N(0, var_a), its effect on category k = the
+    task's c ~ N(0, var_c), its effect on the task u ~ N(0, var_u) and the item noise e ~
+    N(0, se2[m, t]), se2 the variance of the resamples (with the items' common shift, which
+    moves every model alike, taken out). The variances come from the spread of z within
+    categories, between a model's categories and between the models, less the noise
+    (method of moments, floored at 0; none within a one-task category, none between one
+    category's tasks); var_a is drawn per resample from its scaled inverse chi-square
+    posterior (the spread of 30 models is known only to +-25%). A draw takes a, then each c
+    given a, then u given both from their normal posteriors: u has mean B (z - a - c) and
+    variance B se2, B = var_u / (var_u + se2), drawn as B (z - a - c) + sqrt(B) x the
+    resample's deviation, so the noise keeps the correlation of models answering the same
+    items. Shrinking a task's effect toward the model's level on the category and on the
+    whole benchmark is what puts a close pair's true order where the model's other tasks
+    point, rather than at a coin flip per task."""
     n, n_tasks = observed.shape
     n_resamples = deviations.shape[0]
-    center = observed.mean(axis=0)
     scale = observed.std(axis=0)
     scale = np.where(scale > 0, scale, 1.0)
-    z = (observed - center) / scale
+    z = (observed - observed.mean(axis=0)) / scale
     deviations -= deviations.mean(axis=1, keepdims=True)  # the items' common shift
     deviations /= scale.astype(np.float32)
     se2 = np.einsum("rnt,rnt->nt", deviations, deviations, dtype=float) / max(n_resamples, 1)
-    level = z.mean(axis=1)
-    if n_tasks > 1:
-        var_u = max(float(np.mean(np.var(z, axis=1, ddof=1)) - se2.mean()), 0.0)
-    else:
-        var_u = 0.0
-    spread = np.maximum(var_u + se2, 1e-12)
-    data_var = 1 / (1 / spread).sum(axis=1)  # of the level the tasks alone give
-    data_level = (z / spread).sum(axis=1) * data_var
+    one_hot = np.eye(int(category.max()) + 1)[category]  # (T, C)
+    sizes = one_hot.sum(axis=0)
+    n_categories = len(sizes)
+    category_mean = z @ one_hot / sizes  # (n, C)
+    within = int((sizes - 1).sum())
+    var_u = max(float(((z - category_mean[:, category]) ** 2).sum(axis=1).mean()) / within - float(se2.mean()),
+                0.0) if within else 0.0
+    noise = (var_u + se2 @ one_hot / sizes) / sizes  # (n, C): of a category mean, from its tasks
+    level = category_mean.mean(axis=1)
+    var_c = max(float(((category_mean - level[:, None]) ** 2).sum(axis=1).mean()) / (n_categories - 1)
+                - float(noise.mean()), 0.0) if n_categories > 1 else 0.0
     rng = np.random.default_rng(POSTERIOR_SEED)
-    # var_a drawn from its own posterior (scaled inverse chi-square of the levels' spread):
-    # the spread of 30 models is known to +-25%, and a fixed estimate under-covers the extremes
     level_spread = float(np.var(level)) * n / rng.chisquare(max(n - 1, 1), n_resamples)
-    var_a = np.maximum(level_spread - (var_u + float(se2.mean())) / n_tasks, 1e-12)[:, None]
+    var_a = np.maximum(level_spread - (var_c + float(noise.mean())) / n_categories, 1e-12)[:, None]
+    weight = 1 / np.maximum(var_u + se2, 1e-12)  # (n, T)
+    category_weight = weight @ one_hot  # (n, C)
+    category_z = (weight * z) @ one_hot / category_weight  # a + c as the category's tasks give it
+    category_var = var_c + 1 / category_weight
+    data_var = 1 / (1 / category_var).sum(axis=1)  # of a as the categories give it
+    data_level = (category_z / category_var).sum(axis=1) * data_var
     toward_zero = data_var / (data_var + var_a)  # (R, n)
-    general = (1 - toward_zero) * data_level + np.sqrt(data_var * (1 - toward_zero)) * rng.standard_normal((n_resamples, n))
-    shrink = (var_u / spread).astype(np.float32)  # B
+    general = (1 - toward_zero) * data_level + np.sqrt(data_var * (1 - toward_zero)) * rng.standard_normal(
+        (n_resamples, n))
+    category_shrink = var_c / category_var  # (n, C)
+    on_category = (general[:, :, None] + category_shrink * (category_z - general[:, :, None])
+                   + np.sqrt(category_shrink / category_weight) * rng.standard_normal((n_resamples, n, n_categories)))
+    shrink = (var_u * weight).astype(np.float32)  # B
     draws = deviations  # reused in place: (R, n, T)
     draws *= np.sqrt(shrink)
     draws += (shrink * z).astype(np.float32)
-    draws += (1 - shrink) * general.astype(np.float32)[:, :, None]
+    for t in range(n_tasks):
+        draws[:, :, t] += (1 - shrink[:, t]) * on_category[:, :, category[t]]
     return draws
 
 
 def panel_shares(values: np.ndarray, in_panel: np.ndarray) -> np.ndarray:
     """Share of the panel each model beats, per row: values (R, N) float, larger is better;
-    in_panel (N,) bool. Returns (R, N) float32: (panel members below + half the others
+    in_panel (N,) bool. Returns (R, N): (panel members below + half the others
     equal) / (panel size, the model itself left out). The panel's values sorted per row and
     every model placed among them by one binary search over all rows (each row shifted
     into its own band), so the cost is O(R N log K), not a sort of all N."""
@@ -211,7 +225,7 @@ def panel_shares(values: np.ndarray, in_panel: np.ndarray) -> np.ndarray:
     placed = values - low + band
     below = np.searchsorted(flat, placed, side="left") - offset
     equal = np.searchsorted(flat, placed, side="right") - offset - below - in_panel  # others in the panel
-    return ((below + 0.5 * equal) / np.maximum(k - in_panel, 1)).astype(np.float32)
+    return (below + 0.5 * equal) / np.maximum(k - in_panel, 1)
 
 
 def _min_ranks(values: np.ndarray) -> np.ndarray:
