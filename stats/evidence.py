@@ -115,18 +115,19 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
         n_given += 1
     if n_given != n_tasks:
         raise ValueError(f"replicates of {n_given} tasks given for {n_tasks} tasks")
-    draws = posterior_draws(observed[ok], deviations, category)
-    del deviations
-    shares = np.zeros(draws.shape[:2] + (n_categories,))  # (R, n, C): category sums
-    for t in range(n_tasks):
-        shares[:, :, category[t]] += panel_shares(draws[:, :, t], in_panel[ok])
-    del draws
-    shares /= sizes
     tail = (1 - level) / 2
     n_scopes = 1 + n_categories
     out = {name: np.full((n_models, n_scopes), np.nan) for name in ("score", "score_low", "score_high")}
     rank_low, rank_high = np.full((n_models, n_scopes), n_models), np.full((n_models, n_scopes), n_models)
-    for scope in range(n_scopes):
+    if ok.any():
+        draws = posterior_draws(observed[ok], deviations, category)
+        del deviations
+        shares = np.zeros(draws.shape[:2] + (n_categories,))  # (R, n, C): category sums
+        for t in range(n_tasks):
+            shares[:, :, category[t]] += panel_shares(draws[:, :, t], in_panel[ok])
+        del draws
+        shares /= sizes
+    for scope in range(n_scopes if ok.any() else 0):
         scores = shares.mean(axis=2) if scope == 0 else shares[:, :, scope - 1]
         out["score"][ok, scope] = scores.mean(axis=0)
         out["score_low"][ok, scope], out["score_high"][ok, scope] = np.quantile(

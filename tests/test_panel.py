@@ -328,3 +328,82 @@ def test_rebuild_recompute_moves_a_store_from_the_original_rule_to_the_panel(tmp
     expected = sorted((sid, int(old_ranks[sid]), int(new_ranks[sid])) for sid in new_ranks.index
                       if old_ranks[sid] != new_ranks[sid])
     assert expected and sorted(report.moved) == expected
+
+
+# --- the original rule reproduces a reference-layout store's old ranking ---------------------
+
+def cli(tasks: Path, *args):
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *map(str, args)], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+
+
+def reference_ranks(root: Path, tasks_file: dict) -> dict[str, int]:
+    """The original leaderboard's ranking of a reference-layout store, computed here from
+    its files as the original does (BEHAVIOUR.md section 4), not by the code under test:
+    WS(m, task) = share of m's duels in tournament.json won (significant) on that task; a
+    category's score the mean of its tasks' WS, the overall the mean of the categories';
+    competition ranks (ties share the best rank)."""
+    tournament = json.loads((root / "tournament.json").read_text())
+    ids = [json.loads(p.read_text())["submission_metadata"]["submission_id"] for p in (root / "data").glob("*.json")]
+    categories = {}
+    for task in tasks_file["tasks"]:
+        categories.setdefault(task["category"], []).append(task["id"])
+    overall = {}
+    for model in ids:
+        category_scores = []
+        for tasks in categories.values():
+            task_scores = []
+            for task in tasks:
+                duels = [entry[task] for entry in tournament.get(model, {}).values() if task in entry]
+                won = [d["significant"] if isinstance(d, dict) else d for d in duels]
+                task_scores.append(sum(won) / len(won))
+            category_scores.append(sum(task_scores) / len(task_scores))
+        overall[model] = round(sum(category_scores) / len(category_scores), 9)
+    return {m: 1 + sum(other > score for other in overall.values()) for m, score in overall.items()}
+
+
+def cli_ranks(tasks: Path, store: Path) -> dict[str, int]:
+    """Submission id -> rank, as `table --format json` shows it (by title; the titles file maps them)."""
+    shown = cli(tasks, "table", "--store", store, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    by_title = {title: sid for sid, title in json.loads((store / "submission_id_to_model_title.json").read_text()).items()}
+    return {by_title[row["Model"]]: row["Rank"] for row in json.loads(shown.stdout)}
+
+
+@pytest.mark.integration  # command-line processes
+def test_the_original_rule_reproduces_a_reference_stores_old_ranking_and_rebuild_moves_it_to_the_panel(tmp_path):
+    """12 simulated models published under "top-of-its-day" (3 opponents each), exported in
+    the reference layout (tournament.json, data/): opened under that rule, before and after
+    `migrate`, the CLI's ranking is the one computed from tournament.json as the original
+    computes it; under the panel it differs; `rebuild --recompute` runs the panel's duels
+    and prints every model whose rank moved, with its old and new rank."""
+    files = {rule: tmp_path / f"{rule}.json" for rule in ("top-of-its-day", "panel")}
+    for rule, path in files.items():
+        path.write_text(json.dumps(accuracy_tasks_file(6, 3, 3, opponents=rule)))
+    original = load_benchmark(files["top-of-its-day"])
+    board = Leaderboard(LocalStore(tmp_path / "store"), original)
+    publish_all(board, [(form, document, 1_700_000_000 + 86_400 * day) for day, (form, document)
+                        in enumerate(simulated_submissions(original, 12, seed=3, items=60))])
+    exported = cli(files["top-of-its-day"], "export", "--store", tmp_path / "store", "--reference-layout",
+                   "-o", tmp_path / "ref")
+    assert exported.returncode == 0, exported.stderr
+    ref = tmp_path / "ref"
+    old = reference_ranks(ref, json.loads(files["top-of-its-day"].read_text()))
+    assert cli_ranks(files["top-of-its-day"], ref) == old
+    migrated = cli(files["top-of-its-day"], "migrate", "--store", ref)
+    assert migrated.returncode == 0 and not (ref / "tournament.json").exists(), migrated.stderr
+    assert cli_ranks(files["top-of-its-day"], ref) == old
+    assert cli(files["panel"], "check", "--store", ref).returncode == 2  # the panel's duels are missing
+    rebuilt = cli(files["panel"], "rebuild", "--recompute", "--store", ref)
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    new = cli_ranks(files["panel"], ref)
+    moved = {m for m in old if old[m] != new[m]}
+    assert moved, "the two rules rank these models alike: this board tests nothing"
+    assert f"{len(moved)} models changed rank" in rebuilt.stdout
+    said = rebuilt.stdout + rebuilt.stderr
+    for model in moved:
+        assert f"({model}): rank {old[model]} -> {new[model]}" in said
+    assert cli(files["panel"], "check", "--store", ref).returncode == 0
