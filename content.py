@@ -23,26 +23,23 @@ TEST_EXPLANATIONS = {
 
 # Measured by bench/bench_coverage.py (bench/RESULTS.md, "Rank intervals that hold").
 COVERAGE_TEXT = """What the intervals are worth, measured in simulations where the truth is known (models
-with set abilities answering simulated items, dueled by the engine): the 95% rank interval
-held the true panel rank for 96-99% of the models in every design tried, with mean widths of
-2.3 ranks (50 tasks, 30 models), 7.0 (3 one-task categories), 9.6 (close abilities), 1.9 (far
-abilities), 11.1 (60 models, 20 in the panel) and 9.6 (a single task). On demo boards, whose
-models are far apart, it held for 96.7% of BenCzechMark's models (mean width 1.0 rank, a third
-of the ranks pinned) and for all of CzechSuite's (width 1.9): when ranks are nearly pinned an
-interval of whole ranks covers more than 95%. Two equally able models
-shared a tie group in 98.5% of boards of 9 tasks, two models 0.5 logit apart in none.
-The **score interval does not hold as well**: it held the true panel score for 53-96% of the
-models (53% with close abilities, 57% with 50 tasks, 73% with 60 models, 94-96% with one to
-three tasks or far abilities). Between nearly equal models the truth gives the whole duel to
-the better one, while the samples can only say "about even", so close models' panel scores
-are pulled toward the middle; this moves their ranks alike (the rank intervals hold) but
-not their scores. Read it as the spread of the estimate, and rely on the rank interval and
-the tie group. Limits: only the sampling of test items is resampled: which tasks make up the benchmark is
-not (the truth is defined on these tasks), nor which models make up the panel; items of
-different tasks are taken as independent; AUROC is resampled to first order (its
-influence values). When many models are nearly tied on a single task the intervals are too
-short for the extremes (84-89% coverage with 30 models within about a percentage point of
-each other)."""
+with set abilities answering simulated items, dueled by the engine; 270-720 models per
+design): the 95% **score interval** held the true panel score for 92-97% of the models in
+every design tried, with mean widths of 5.4 points (50 tasks, 30 models), 19.3 (3 one-task
+categories), 22.3 (close abilities), 4.5 (far abilities), 10.3 (60 models, 20 in the panel)
+and 34.2 (a single task); the 95% **rank interval** held the true panel rank for 95-99%, with
+mean widths of 1.9, 6.5, 7.7, 1.9, 9.8 and 9.9 ranks. On CzechSuite's demo boards (400
+models, far apart, up to 2,500 items per task) the score interval held for 93% (width 3.0
+points) and the rank interval for 99.3% (width 1.5 ranks; 22% of the ranks pinned to one,
+99.0% of the others held): when ranks are nearly pinned an interval of whole ranks covers
+more than 95%. Two equally able models shared a tie group in 97.5% of 200 boards of 9 tasks, two
+models 0.5 logit apart in none. Limits: only the sampling of test items is resampled:
+which tasks make up the benchmark is not (the truth is defined on these tasks), nor which
+models make up the panel; items of different tasks are taken as independent; AUROC is
+resampled to first order (its influence values); the model of true values is normal, so a
+board whose models differ in ways it does not describe can be covered less well (the
+coverage above is the share over all models; the extremes of a board are covered somewhat
+less, its middle more)."""
 
 READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is switched off."
 
@@ -219,14 +216,21 @@ between groups):
   items like these, when every real difference is significant. The win score counts only
   significant wins, so it is lower, for close models much lower: the score interval is the
   panel score's, and the win score can lie below it;
-- the intervals come from a seeded **bootstrap of the test items**: each task's items are
-  resampled {CERTAINTY_RESAMPLES} times, the same resamples for every model (a model's duels stay
-  correlated, as they share the items), and each resample recomputes every model's metric,
-  panel score and rank; the intervals run from the 2.5th to the 97.5th percentile. The rank
+- the intervals come from seeded **draws of each model's true metric values** given the
+  samples (an empirical-Bayes model): each task's items are resampled {CERTAINTY_RESAMPLES} times, the
+  same resamples for every model, which measures how far each model's metric can move with
+  other items like these while keeping a model's duels correlated (they share the items);
+  a model's true value on a task is drawn as its general level plus its level on the
+  category plus its own effect on the task, each estimated from the board with the noise
+  taken out, so a task where the model looks unusual is pulled toward what its other tasks
+  say. Each draw gives every model its panel score and rank; the intervals run from the
+  2.5th to the 97.5th percentile of the draws. The plain bootstrap of the scores (each
+  resample deciding every close pair by its own coin flip) put close models' scores near
+  the middle and its score intervals missed the truth for up to half the models. The rank
   interval is for the rank by panel score; the rank shown is by win score and can fall
   outside it, for a model whose differences are rarely significant;
-- an interval of one rank ("3") means every resample put the model there: the data pin
-  its rank, as happens when its neighbours are far apart on every task;
+- an interval of one rank ("3") or one score means at least 97.5% of the draws put the model
+  there: the data pin it, as happens when its neighbours are far apart on every task;
 - tie groups go down the ranking: a model joins the current group when its rank interval
   meets the interval of every model already in it, else it starts the next group. Two models
   whose rank intervals are disjoint are never in one group. The intervals do not depend on
