@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
+from typing import Callable
 
 import pytest
+from filelock import FileLock
 
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import load_benchmark
+from bad_files import CASE_NAMES, bad_files
 
 # Tiers, assigned here so that a new test in an existing file gets one without a marker
 # (a test may still carry one itself).
@@ -116,12 +120,30 @@ def small_store(tmp_path, small_benchmark, small_store_template):
     return Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
 
 
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
+    """The folder `build(folder)` makes, made once per test run: pytest-xdist's workers share
+    it (the first builds it under a file lock, the others wait and reuse it; pytest-xdist's
+    "making session-scoped fixtures execute only once"). Read-only: copy it before changing it."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: its own temporary folder
+        folder = tmp_path_factory.mktemp(name) / name
+        build(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, the workers' parent
+    folder = shared / name
+    with FileLock(shared / f"{name}.lock"):
+        if not folder.exists():
+            partial = shared / f"{name}.partial"  # renamed when whole: a failed build is not reused
+            shutil.rmtree(partial, ignore_errors=True)
+            build(partial)
+            partial.rename(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def full_store_template(tmp_path_factory, full_benchmark):
     """A demo store of 5 models on the full 50-task benchmark (copy it before changing it)."""
-    root = tmp_path_factory.mktemp("full") / "store"
-    build_demo_store(root, 5, seed=0, benchmark=full_benchmark)
-    return root
+    return built_once(tmp_path_factory, "full_store",
+                      lambda root: build_demo_store(root, 5, seed=0, benchmark=full_benchmark))
 
 
 @pytest.fixture
@@ -138,6 +160,23 @@ def new_model_file(tmp_path_factory, full_benchmark) -> Path:
     path = tmp_path_factory.mktemp("files") / "new_model.json"
     path.write_bytes(dump_json(document))
     return path
+
+
+@pytest.fixture(scope="session")
+def bad_file_corpus(tmp_path_factory, new_model_file) -> dict[str, tuple[Path, str]]:
+    """{case: (a bad file, part of the expected message)}: `bad_files.py`'s corpus made from
+    the new model's file, written once per test run (half a gigabyte, 30 s to make)."""
+
+    def write(folder: Path):
+        folder.mkdir()
+        corpus = bad_files(json.loads(new_model_file.read_text()))
+        for index, case in enumerate(CASE_NAMES):
+            (folder / f"{index}.json").write_bytes(corpus[case][0])
+        (folder / "expected.json").write_text(json.dumps({case: expected for case, (_, expected) in corpus.items()}))
+
+    folder = built_once(tmp_path_factory, "bad_files", write)
+    expected = json.loads((folder / "expected.json").read_text())
+    return {case: (folder / f"{index}.json", expected[case]) for index, case in enumerate(CASE_NAMES)}
 
 
 def tree_digest(root: Path) -> str:
