@@ -11,6 +11,7 @@ from typing import Callable
 
 import pytest
 from filelock import FileLock
+from playwright.sync_api import sync_playwright
 
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.board.state import Leaderboard
@@ -28,7 +29,7 @@ TIERS = {"unit": "in-process tests of functions and views (make check)",
 # harness output through compile) or start processes and servers throughout.
 INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_cli.py", "test_compile.py",
                      "test_hardening.py", "test_hub.py", "test_real_harness.py", "test_validation.py"}
-BROWSER_FIXTURES = {"browser", "page", "phone"}
+BROWSER_FIXTURES = {"chromium", "browser", "page", "phone"}
 SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
 
 
@@ -52,6 +53,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if not any(item.get_closest_marker(tier) for tier in TIERS):  # a test may name its tier itself
             item.add_marker(tier_of(item))
+
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium per test process (a launch per module cost seconds), shared by
+    the browser tests; each test opens its own browser context."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 
 SMALL_TASKS = {
