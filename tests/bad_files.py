@@ -6,7 +6,7 @@ Used by the command-line tests (validate, presubmit, publish) and the web upload
 """
 from __future__ import annotations
 
-import copy
+import gc
 import json
 
 from leaderboard.submission.reading import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
@@ -269,11 +269,17 @@ CASE_NAMES = [*DOCUMENT_CASES, *TEXT_CASES]
 def bad_files(valid: dict) -> dict[str, tuple[bytes, str]]:
     """{case: (bytes of the file, part of the expected message)} for every case."""
     cases = {}
-    for name, (mutate, expected) in DOCUMENT_CASES.items():
-        doc = copy.deepcopy(valid)
-        mutate(doc)
-        cases[name] = (json.dumps(doc).encode(), expected)
     text = json.dumps(valid)
+    collecting = gc.isenabled()
+    gc.disable()  # the copies are millions of objects without cycles: the collector's passes took half the time
+    try:
+        for name, (mutate, expected) in DOCUMENT_CASES.items():
+            doc = json.loads(text)  # a deep copy, six times faster than copy.deepcopy
+            mutate(doc)
+            cases[name] = (json.dumps(doc).encode(), expected)
+    finally:
+        if collecting:
+            gc.enable()
     for name, (build, expected) in TEXT_CASES.items():
         cases[name] = (build(text, valid), expected)
     return cases

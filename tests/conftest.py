@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
+from typing import Callable
 
 import pytest
+from filelock import FileLock
+from playwright.sync_api import sync_playwright
 
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import load_benchmark
+from bad_files import CASE_NAMES, bad_files
 
 # Tiers, assigned here so that a new test in an existing file gets one without a marker
 # (a test may still carry one itself).
@@ -24,7 +29,7 @@ TIERS = {"unit": "in-process tests of functions and views (make check)",
 # harness output through compile) or start processes and servers throughout.
 INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_cli.py", "test_compile.py",
                      "test_hardening.py", "test_hub.py", "test_real_harness.py", "test_validation.py"}
-BROWSER_FIXTURES = {"browser", "page", "phone"}
+BROWSER_FIXTURES = {"chromium", "browser", "page", "phone"}
 SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
 
 
@@ -48,6 +53,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if not any(item.get_closest_marker(tier) for tier in TIERS):  # a test may name its tier itself
             item.add_marker(tier_of(item))
+
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium per test process (a launch per module cost seconds), shared by
+    the browser tests; each test opens its own browser context."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 
 SMALL_TASKS = {
@@ -116,12 +135,30 @@ def small_store(tmp_path, small_benchmark, small_store_template):
     return Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
 
 
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
+    """The folder `build(folder)` makes, made once per test run: pytest-xdist's workers share
+    it (the first builds it under a file lock, the others wait and reuse it; pytest-xdist's
+    "making session-scoped fixtures execute only once"). Read-only: copy it before changing it."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: its own temporary folder
+        folder = tmp_path_factory.mktemp(name) / name
+        build(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, the workers' parent
+    folder = shared / name
+    with FileLock(shared / f"{name}.lock"):
+        if not folder.exists():
+            partial = shared / f"{name}.partial"  # renamed when whole: a failed build is not reused
+            shutil.rmtree(partial, ignore_errors=True)
+            build(partial)
+            partial.rename(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def full_store_template(tmp_path_factory, full_benchmark):
     """A demo store of 5 models on the full 50-task benchmark (copy it before changing it)."""
-    root = tmp_path_factory.mktemp("full") / "store"
-    build_demo_store(root, 5, seed=0, benchmark=full_benchmark)
-    return root
+    return built_once(tmp_path_factory, "full_store",
+                      lambda root: build_demo_store(root, 5, seed=0, benchmark=full_benchmark))
 
 
 @pytest.fixture
@@ -138,6 +175,23 @@ def new_model_file(tmp_path_factory, full_benchmark) -> Path:
     path = tmp_path_factory.mktemp("files") / "new_model.json"
     path.write_bytes(dump_json(document))
     return path
+
+
+@pytest.fixture(scope="session")
+def bad_file_corpus(tmp_path_factory, new_model_file) -> dict[str, tuple[Path, str]]:
+    """{case: (a bad file, part of the expected message)}: `bad_files.py`'s corpus made from
+    the new model's file, written once per test run (half a gigabyte, 30 s to make)."""
+
+    def write(folder: Path):
+        folder.mkdir()
+        corpus = bad_files(json.loads(new_model_file.read_text()))
+        for index, case in enumerate(CASE_NAMES):
+            (folder / f"{index}.json").write_bytes(corpus[case][0])
+        (folder / "expected.json").write_text(json.dumps({case: expected for case, (_, expected) in corpus.items()}))
+
+    folder = built_once(tmp_path_factory, "bad_files", write)
+    expected = json.loads((folder / "expected.json").read_text())
+    return {case: (folder / f"{index}.json", expected[case]) for index, case in enumerate(CASE_NAMES)}
 
 
 def tree_digest(root: Path) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bad_files import CASE_NAMES, bad_files
+from bad_files import CASE_NAMES
 from conftest import tree_digest
 from leaderboard.submission.demo import demo_model
 from leaderboard.app.limits import MB, LimitReached, TempDiskBudget, UploadWindow
@@ -101,16 +101,13 @@ def publish(session: PageSession) -> str:
     return session.call("publish", [None])[0]
 
 
-def test_every_bad_file_is_refused_by_the_web_upload(server, new_model_file, full_benchmark, tmp_path):
+def test_every_bad_file_is_refused_by_the_web_upload(server, bad_file_corpus, full_benchmark):
     url, store, _, _ = server
     session = PageSession(url)
-    corpus = bad_files(json.loads(new_model_file.read_text()))
     before = tree_digest(store)
     refused = 0
     for case in CASE_NAMES:
-        content, expected = corpus[case]
-        path = tmp_path / "upload.json"
-        path.write_bytes(content)
+        path, expected = bad_file_corpus[case]
         try:
             status = shown(presubmit(session, path))
         except RuntimeError as e:  # Gradio itself refuses uploads over max_file_size

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from conftest import tree_digest
 from leaderboard.board.state import Leaderboard
@@ -21,7 +21,7 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.config.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
-from test_e2e import ARTIFACTS, CHROMIUM_ARGS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
+from test_e2e import ARTIFACTS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
 
 SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"
 OPEN_LLM_FILE = ROOT / "data" / "open_llm_leaderboard_v2_tasks.json"
@@ -82,7 +82,7 @@ def own_model_file(benchmark, store: Path, folder: Path) -> Path:
     return path
 
 
-def test_app_runs_the_benchmark(built, tmp_path):
+def test_app_runs_the_benchmark(built, chromium, tmp_path):
     benchmark, tasks, store, sample = built
     store_copy = tmp_path / "store"
     subprocess.run(["cp", "-r", str(store), str(store_copy)], check=True)
@@ -94,47 +94,45 @@ def test_app_runs_the_benchmark(built, tmp_path):
     name = benchmark.name.lower()
     ARTIFACTS.mkdir(exist_ok=True)
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            for viewport in (DESKTOP, PHONE):
-                page = browser.new_context(viewport=viewport).new_page()
-                page.goto(f"http://127.0.0.1:{port}/")
-                expect(page).to_have_title(f"{benchmark.name} duel leaderboard")
-                expect(page.locator("#intro h1")).to_have_text(f"{benchmark.name} duel leaderboard")
-                expect(rows(page)).to_have_count(N_MODELS, timeout=30000)
-                page.screenshot(path=str(ARTIFACTS / f"bench_{name}_board_{viewport['width']}.png"))
-                # the last category, or the last whose task names its measure (metric_label)
-                category = next((t.category for t in reversed(benchmark.tasks) if t.metric_label
-                                 and t.metric_label != t.metric.display_name), benchmark.categories[-1])
-                choose(page, "category", category)
-                page.locator("#values label", has_text="Metric value").click()
-                for task in benchmark.tasks_in(category):
-                    header = f"{task.abbreviation} {task.metric_title}"
-                    expect(page.locator("#board thead th").filter(has_text=header)).to_have_count(1, timeout=15000)
-                    expect(page.locator("#legend")).to_contain_text(task.name)
-                page.screenshot(path=str(ARTIFACTS / f"bench_{name}_category_{viewport['width']}.png"),
-                                full_page=True)
-                page.get_by_role("tab", name="About").click()
-                about = page.locator("#about")
-                expect(about).to_contain_text(f"{benchmark.name} has {len(benchmark.tasks)} tasks")
-                expect(about).to_contain_text(f"the {benchmark.top_opponents} best models of the board")
-                for metric in {t.metric for t in benchmark.tasks}:
-                    expect(about).to_contain_text(f"({metric.name},")
-                page.screenshot(path=str(ARTIFACTS / f"bench_{name}_about_{viewport['width']}.png"), full_page=True)
-                page.context.close()
-            page = browser.new_context(viewport=DESKTOP).new_page()
+        for viewport in (DESKTOP, PHONE):
+            page = chromium.new_context(viewport=viewport).new_page()
             page.goto(f"http://127.0.0.1:{port}/")
-            fill_form(page, own_model_file(benchmark, store, tmp_path), "Bench Team", "bench-model")
-            page.locator("#presubmit").click()
-            expect(page.locator("#status")).to_contain_text("would rank", timeout=60000)
-            page.locator("#publish").click()
-            page.locator("#confirm").click()
-            expect(page.locator("#status")).to_contain_text("Published", timeout=60000)
-            page.get_by_role("tab", name="Details").click()
-            expect(page.locator("#duels-explained")).to_contain_text(f"p ≤ {benchmark.alpha:g}")
-            expect(rows(page, "duels")).to_have_count(N_MODELS, timeout=30000)
-            page.screenshot(path=str(ARTIFACTS / f"bench_{name}_details_1440.png"), full_page=True)
-            browser.close()
+            expect(page).to_have_title(f"{benchmark.name} duel leaderboard")
+            expect(page.locator("#intro h1")).to_have_text(f"{benchmark.name} duel leaderboard")
+            expect(rows(page)).to_have_count(N_MODELS, timeout=30000)
+            page.screenshot(path=str(ARTIFACTS / f"bench_{name}_board_{viewport['width']}.png"))
+            # the last category, or the last whose task names its measure (metric_label)
+            category = next((t.category for t in reversed(benchmark.tasks) if t.metric_label
+                             and t.metric_label != t.metric.display_name), benchmark.categories[-1])
+            choose(page, "category", category)
+            page.locator("#values label", has_text="Metric value").click()
+            for task in benchmark.tasks_in(category):
+                header = f"{task.abbreviation} {task.metric_title}"
+                expect(page.locator("#board thead th").filter(has_text=header)).to_have_count(1, timeout=15000)
+                expect(page.locator("#legend")).to_contain_text(task.name)
+            page.screenshot(path=str(ARTIFACTS / f"bench_{name}_category_{viewport['width']}.png"),
+                            full_page=True)
+            page.get_by_role("tab", name="About").click()
+            about = page.locator("#about")
+            expect(about).to_contain_text(f"{benchmark.name} has {len(benchmark.tasks)} tasks")
+            expect(about).to_contain_text(f"the {benchmark.top_opponents} best models of the board")
+            for metric in {t.metric for t in benchmark.tasks}:
+                expect(about).to_contain_text(f"({metric.name},")
+            page.screenshot(path=str(ARTIFACTS / f"bench_{name}_about_{viewport['width']}.png"), full_page=True)
+            page.context.close()
+        page = chromium.new_context(viewport=DESKTOP).new_page()
+        page.goto(f"http://127.0.0.1:{port}/")
+        fill_form(page, own_model_file(benchmark, store, tmp_path), "Bench Team", "bench-model")
+        page.locator("#presubmit").click()
+        expect(page.locator("#status")).to_contain_text("would rank", timeout=60000)
+        page.locator("#publish").click()
+        page.locator("#confirm").click()
+        expect(page.locator("#status")).to_contain_text("Published", timeout=60000)
+        page.get_by_role("tab", name="Details").click()
+        expect(page.locator("#duels-explained")).to_contain_text(f"p ≤ {benchmark.alpha:g}")
+        expect(rows(page, "duels")).to_have_count(N_MODELS, timeout=30000)
+        page.screenshot(path=str(ARTIFACTS / f"bench_{name}_details_1440.png"), full_page=True)
+        page.context.close()
         assert len(list((store_copy / "data").glob("*.json"))) == N_MODELS + 1
     finally:
         process.terminate()

@@ -17,7 +17,7 @@ from pathlib import Path
 import re
 
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 from conftest import tree_digest
 from leaderboard.submission.demo import demo_model
@@ -25,8 +25,6 @@ from leaderboard.storage.strict_json import dump_json
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def free_port() -> int:
@@ -82,11 +80,9 @@ def app_url(tmp_path_factory, full_store_template):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+def browser(chromium):
+    """The process's Chromium (conftest.py), under the name the e2e modules import from here."""
+    return chromium
 
 
 DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, bad_files, set_value
+from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, set_value
 from conftest import tree_digest
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
@@ -32,22 +32,15 @@ def valid_document(new_model_file):
     return json.loads(new_model_file.read_text())
 
 
-@pytest.fixture(scope="module")
-def corpus(valid_document):
-    return bad_files(valid_document)
-
-
-def test_the_corpus_is_large(corpus):
-    assert len(corpus) == len(CASE_NAMES) >= 100
+def test_the_corpus_is_large(bad_file_corpus):
+    assert len(bad_file_corpus) == len(CASE_NAMES) >= 100
 
 
 @pytest.mark.parametrize("case", CASE_NAMES)
-def test_bad_file_is_refused_by_every_command(case, corpus, full_store, tmp_path, capsys):
+def test_bad_file_is_refused_by_every_command(case, bad_file_corpus, full_store, capsys):
     """validate, presubmit and publish: exit 2, the specific message, no traceback, the
     store byte-for-byte unchanged, every message short."""
-    content, expected = corpus[case]
-    path = tmp_path / "bad.json"
-    path.write_bytes(content)
+    path, expected = bad_file_corpus[case]
     before = tree_digest(full_store)
     for command, form in COMMANDS.items():
         assert main([command, str(path), "--store", str(full_store), *form]) == 2, command
