@@ -314,11 +314,11 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
     sid = small_store.ranked().index[2]
     query = {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": "chat,bogus",
              "min": "1.5", "max": "-3", "sort": "t_ppl", "columns": "Type,Submitted", "exclude_flagged": "true",
-             "model": sid, "details_category": "Knowledge"}
+             "model": sid, "details_category": "Knowledge", "page": "3"}
     view = share.view_from_query(query, small_store)
     assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
                     "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "p": "raw",
-                    "exclude_flagged": True, "model": sid, "details_category": "Knowledge", "a": None, "b": None,
+                    "exclude_flagged": True, "page": 3, "model": sid, "details_category": "Knowledge", "a": None, "b": None,
                     "h2h_category": "Overall", "map": None}
     other = small_store.ranked().index[0]
     pair = share.view_from_query({"tab": "head-to-head", "a": sid, "b": other, "h2h_category": "Language",
@@ -327,10 +327,13 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
                                                                                     "Language", "bh")
     for scope in ("Overall", "Language", "t_acc"):  # the open duel map's scope: Overall, a category or a task
         assert share.view_from_query({"map": scope}, small_store)["map"] == scope
-    junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none", "map": "t_"},
-                                 small_store)
+    junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none", "map": "t_",
+                                  "page": "-2"}, small_store)
     assert junk == share.DEFAULTS
     assert share.view_from_query({"values": "metric"}, small_store)["values"] == views.WIN_SCORE  # Overall
+    for page in ("0", "1.5", "x", "9" * 40, "-2", ""):  # past the last page is the server's to clamp
+        assert share.view_from_query({"page": page}, small_store)["page"] == 1, page
+    assert share.view_from_query({"page": "12345"}, small_store)["page"] == 12345
 
 
 def test_sample_file_lines_up_with_the_store(small_store):
@@ -436,3 +439,103 @@ def test_p_values_and_parameters_read_the_same_in_every_view(small_store):
     column = list(table.columns).index("Parameters (B)")
     assert [row[column + 1]["display_value"] for row in rendered] == [
         views.parameters_text(small_store.models[sid].metadata["parameters"]) for sid in table.index]
+
+
+def slow_page(table, columns, page, page_rows, search="", model_types=None, min_params=None, max_params=None,
+              sort="rank"):
+    """table_page's rows by a loop over the rows: which match, in which order, which page."""
+    kept = []
+    for position, (sid, row) in enumerate(table.iterrows()):
+        size = row["Parameters (B)"]
+        if search.strip() and search.strip().lower() not in row["Model"].lower():
+            continue
+        if model_types and row["Type"] not in model_types:
+            continue
+        if (min_params is not None and not size >= min_params) or (max_params is not None and not size <= max_params):
+            continue
+        kept.append((position, sid, row))
+    by = {c.key: (c.header, c.lower_is_better) for c in columns} | {"parameters": ("Parameters (B)", False)}
+    if sort in by:
+        header, lower = by[sort]
+        missing = [k for k in kept if np.isnan(k[2][header])]
+        present = sorted((k for k in kept if not np.isnan(k[2][header])),
+                         key=lambda k: (k[2][header] if lower else -k[2][header], k[0]))
+        kept = present + missing
+    pages = max(1, -(-len(kept) // page_rows))
+    page = min(max(page, 1), pages)
+    return [k[1] for k in kept[(page - 1) * page_rows:page * page_rows]], page, pages, len(kept)
+
+
+def test_a_page_is_the_slice_of_the_whole_board_filtered_and_sorted_as_a_loop_does_it():
+    rng = np.random.default_rng(5)
+    n = 237
+    teams = ["Alpha", "beta", "Gamma", "delta-x"]
+    table = pd.DataFrame({
+        "Rank": np.arange(1, n + 1),
+        "Model": [f"{teams[i % 4]}/m{i}-{'chat' if i % 3 else 'base'}" for i in range(n)],
+        "Overall win score %": np.round(rng.uniform(0, 100, n), 0),  # many ties: the stable order counts
+        "PPL perplexity ↓": np.where(rng.random(n) < 0.1, np.nan, rng.uniform(2, 30, n)),
+        "Type": rng.choice(["base", "chat", "merged"], n),
+        "Parameters (B)": np.where(rng.random(n) < 0.1, np.nan, rng.choice([0.5, 1, 7, 13, 70], n)),
+    }, index=[f"sid{i}" for i in range(n)])
+    columns = [views.ScoreColumn("overall", "Overall win score %"),
+               views.ScoreColumn("t_ppl", "PPL perplexity ↓", "t_ppl", lower_is_better=True)]
+    cases = [dict(), dict(search="ALPHA"), dict(search=" chat "), dict(search="nothing"), dict(model_types=["chat"]),
+             dict(min_params=7), dict(max_params=7, min_params=1), dict(search="m1", sort="t_ppl"),
+             dict(sort="overall", model_types=["base", "merged"]), dict(sort="parameters"), dict(sort="bogus")]
+    for case in cases:
+        for page_rows in (1, 7, 50, 500):
+            for page in (-3, 1, 2, 5, 34, 10**9):
+                got = views.table_page(table, columns, page, page_rows, **case)
+                rows, want_page, pages, matching = slow_page(table, columns, page, page_rows, **case)
+                assert list(got.rows.index) == rows, (case, page_rows, page)
+                assert (got.page, got.pages, len(got.matching), got.total) == (want_page, pages, matching, n)
+    last = views.table_page(table, columns, float("inf"), 50)  # the pager's "last"
+    assert (last.page, last.pages, len(last.rows)) == (5, 5, 37)
+
+
+def test_the_pager_says_which_rows_of_how_many_match():
+    table = pd.DataFrame({"Model": [f"t/m{i}" for i in range(120)], "Type": "chat", "Parameters (B)": 7.0,
+                          "Overall win score %": 50.0}, index=[f"s{i}" for i in range(120)])
+    columns = [views.ScoreColumn("overall", "Overall win score %")]
+    assert views.pager_note(views.table_page(table, columns, 2, 50)) == "Page 2 of 3 · rows 51–100 of 120"
+    assert views.pager_note(views.table_page(table, columns, 9, 50)) == "Page 3 of 3 · rows 101–120 of 120"
+    assert (views.pager_note(views.table_page(table, columns, 1, 50, search="m1")) ==
+            "Page 1 of 1 · rows 1–31 of 31 matching (of 120)")
+    assert views.pager_note(views.table_page(table, columns, 1, 50, search="zz")) == "Page 1 of 1 · no rows match (of 120)"
+
+
+def test_the_current_table_is_made_once_per_board_state(small_store):
+    first = views.current_table(small_store, "Language")
+    assert first is views.current_table(small_store, "Language")
+    pd.testing.assert_frame_equal(first, views.leaderboard_table(small_store, "Language"))
+    flagged = small_store.ranked().index[1]
+    small_store.admin.flag(flagged, "test", None)
+    after = views.current_table(small_store, "Language")
+    assert after is not first and after.loc[flagged, "Flagged"]
+
+
+def test_model_pickers_list_the_best_and_what_the_search_finds_never_the_whole_board(small_store):
+    ranked = list(small_store.ranked().index)
+    titles = {sid: small_store.models[sid].title for sid in ranked}
+    assert [sid for _, sid in details.model_choices(small_store, limit=2)] == ranked[:2]
+    assert [sid for _, sid in details.model_choices(small_store, keep=[ranked[-1]], limit=2)] == [*ranked[:2],
+                                                                                                   ranked[-1]]
+    team = titles[ranked[-1]].split("/")[0]
+    found = [sid for _, sid in details.model_choices(small_store, f" {team.upper()} ")]
+    assert found == [sid for sid in ranked if team.lower() in titles[sid].lower()]
+    assert details.model_choices(small_store, "no such model") == []
+    assert details.matching_models(small_store, team) == len(found)
+    assert "search to find the others" in details.picker_info(small_store, "", limit=2)
+    assert details.picker_info(small_store, "", limit=len(ranked)) == ""
+    assert details.picker_info(small_store, "no such model").startswith("No model")
+
+
+def test_the_plot_shows_at_most_its_limit_of_models_and_says_so():
+    n = views.PLOT_POINTS + 5
+    table = pd.DataFrame({"Model": [f"t/m{i}" for i in range(n)], "Parameters (B)": 7.0,
+                          "Overall win score %": np.linspace(90, 10, n)})
+    fig = views.score_scatter(table, "Overall win score %")
+    assert len(fig.data[0].x) == views.PLOT_POINTS and list(fig.data[0].text[:2]) == ["t/m0", "t/m1"]
+    assert f"{views.PLOT_POINTS:,} of {n:,}" in fig.layout.title.text
+    assert views.score_scatter(table.iloc[:10], "Overall win score %").layout.title.text is None

@@ -13,7 +13,11 @@ class DetailsTab:
         default_model = board.ranked().index[0] if len(board.models) else None
         with gr.Tab("Details", id="details") as self.tab:
             with gr.Row():
-                self.model_pick = gr.Dropdown(details.model_choices(board), value=default_model, label="Model",
+                # The picker lists the best models and what the search finds, never the whole board.
+                self.find = gr.Textbox(label="Find a model", placeholder="part of a model or team name",
+                                       elem_id="model-find", max_length=board_views.MAX_SEARCH_CHARS)
+                self.model_pick = gr.Dropdown(details.model_choices(board, keep=[default_model]), value=default_model,
+                                              label="Model", info=details.picker_info(board, ""),
                                               elem_id="model-pick")
                 self.category = gr.Dropdown(categories, value=board_views.OVERALL, label="Category",
                                             elem_id="details-category")
@@ -26,22 +30,31 @@ class DetailsTab:
                                       elem_id="duels", max_height=600, line_breaks=True, wrap=True)
             self.duels_csv = gr.DownloadButton("Download duels CSV", size="sm", elem_id="duel-csv")
         # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
-        self.inputs = [self.model_pick, self.category, p_values]
+        self.inputs = [self.model_pick, self.category, p_values, self.find]
         self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv]
         self.restored = [self.category, *self.outputs]  # what restore() may update
 
         gr.on([self.model_pick.input, self.category.input], self.render, self.inputs, self.outputs, queue=False,
               js=share.query_writer(share.DETAILS_KEYS), **PRIVATE)
+        self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
+                        trigger_mode="always_last", **PRIVATE)
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
         # the heaviest thing on the page.
         self.tab.select(self.render, self.inputs, self.outputs, queue=False,
                         js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
 
-    def render(self, submission_id, category, p_values) -> dict:
+    def found(self, search: str, submission_id):
+        """The picker's choices for `search`, keeping the model picked."""
+        self.board.refresh()
+        return gr.Dropdown(choices=details.model_choices(self.board, search, keep=[submission_id]),
+                           info=details.picker_info(self.board, search))
+
+    def render(self, submission_id, category, p_values, search: str = "") -> dict:
         board = self.board
         board.refresh()
         adjusted = p_values == board_views.ADJUSTED_P
-        choices = gr.Dropdown(choices=details.model_choices(board), value=submission_id)
+        choices = gr.Dropdown(choices=details.model_choices(board, search, keep=[submission_id]),
+                              value=submission_id, info=details.picker_info(board, search))
         if not submission_id or submission_id not in board.models:
             return {self.model_pick: choices, self.card: "Pick a model.", self.bars: None, self.summary: None,
                     self.duels: None, self.duels_csv: None}
@@ -62,4 +75,5 @@ class DetailsTab:
         category = {self.category: view["details_category"]}
         if view["tab"] == "details":
             return {**category, **self.render(model, view["details_category"], view["p"])}
-        return {**category, self.model_pick: gr.Dropdown(choices=details.model_choices(self.board), value=model)}
+        return {**category, self.model_pick: gr.Dropdown(choices=details.model_choices(self.board, keep=[model]),
+                                                         value=model)}

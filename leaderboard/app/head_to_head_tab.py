@@ -22,9 +22,13 @@ class HeadToHeadTab:
         default_pair = best_two(board)
         with gr.Tab("Head-to-head", id="head-to-head") as self.tab:
             with gr.Row():
-                self.model_a = gr.Dropdown(details.model_choices(board), value=default_pair[0], label="Model A",
-                                           elem_id="model-a", min_width=150)
-                self.model_b = gr.Dropdown(details.model_choices(board), value=default_pair[1], label="Model B",
+                # The pickers list the best models and what the search finds, never the whole board.
+                self.find = gr.Textbox(label="Find a model", placeholder="part of a model or team name",
+                                       elem_id="pair-find", min_width=150, max_length=board_views.MAX_SEARCH_CHARS)
+                pair_choices = details.model_choices(board, keep=default_pair)
+                self.model_a = gr.Dropdown(pair_choices, value=default_pair[0], label="Model A",
+                                           info=details.picker_info(board, ""), elem_id="model-a", min_width=150)
+                self.model_b = gr.Dropdown(pair_choices, value=default_pair[1], label="Model B",
                                            elem_id="model-b", min_width=150)
                 self.category = gr.Dropdown(categories, value=OVERALL, label="Category", elem_id="pair-category",
                                             min_width=150)
@@ -42,7 +46,7 @@ class HeadToHeadTab:
                                              elem_id="map-scope")
                 self.duel_map = gr.Plot(show_label=False, elem_id="duel-map")
         # The pair and category first, in share.HEAD_TO_HEAD_KEYS order: the events' `js` writes them to the URL.
-        self.inputs = [self.model_a, self.model_b, self.category, p_values]
+        self.inputs = [self.model_a, self.model_b, self.category, p_values, self.find]
         self.outputs = [self.model_a, self.model_b, self.summary, self.record, self.plot, self.tasks, self.csv]
         self.map_inputs = [self.map_scope, p_values]  # the scope first, for share.MAP_KEYS
         # What restore() may update: the pair, and the duel map.
@@ -53,6 +57,8 @@ class HeadToHeadTab:
               queue=False, js=share.query_writer(share.HEAD_TO_HEAD_KEYS), **PRIVATE)
         self.tab.select(self.render, self.inputs, self.outputs, queue=False,
                         js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"), **PRIVATE)
+        self.find.input(self.pickers, [self.model_a, self.model_b, self.find], [self.model_a, self.model_b],
+                        queue=False, trigger_mode="always_last", **PRIVATE)
         self.map_box.expand(lambda: True, None, self.map_open, **PRIVATE).then(
             self.render_map, self.map_inputs, self.duel_map, queue=False, js=share.query_writer(share.MAP_KEYS),
             **PRIVATE)
@@ -60,14 +66,18 @@ class HeadToHeadTab:
         self.map_scope.input(self.render_map, self.map_inputs, self.duel_map, queue=False,
                              js=share.query_writer(share.MAP_KEYS), **PRIVATE)
 
-    def render(self, a, b, category, p_values) -> dict:
+    def pickers(self, a, b, search: str = "") -> dict:
+        """Both pickers: the models `search` finds (the best without one), and the pair."""
+        self.board.refresh()
+        choices = details.model_choices(self.board, search, keep=[a, b])
+        return {self.model_a: gr.Dropdown(choices=choices, value=a, info=details.picker_info(self.board, search)),
+                self.model_b: gr.Dropdown(choices=choices, value=b)}
+
+    def render(self, a, b, category, p_values, search: str = "") -> dict:
         """Models a and b on the category's tasks."""
         board = self.board
-        board.refresh()
+        pickers = self.pickers(a, b, search)
         adjusted = p_values == board_views.ADJUSTED_P
-        choices = details.model_choices(board)
-        pickers = {self.model_a: gr.Dropdown(choices=choices, value=a),
-                   self.model_b: gr.Dropdown(choices=choices, value=b)}
         try:
             result = compare.head_to_head(board, a, b, category, adjusted)
         except ValueError as e:  # not two published models, or an unknown category
@@ -94,9 +104,7 @@ class HeadToHeadTab:
         if view["tab"] == "head-to-head":
             shown.update(self.render(a, b, view["h2h_category"], view["p"]))
         else:
-            choices = details.model_choices(self.board)
-            shown.update({self.model_a: gr.Dropdown(choices=choices, value=a),
-                          self.model_b: gr.Dropdown(choices=choices, value=b)})
+            shown.update(self.pickers(a, b))
         if view["map"]:
             shown.update({self.map_scope: view["map"], self.map_box: gr.Accordion(open=True), self.map_open: True,
                           self.duel_map: self.render_map(view["map"], view["p"])})

@@ -1,12 +1,15 @@
 """The Leaderboard tab: the ranking of one view (category, value kind, search, filters,
-sort, columns, p-values, flagged models left out or not), its downloads, legend and plot."""
+sort, columns, p-values, flagged models left out or not), one page of it at a time (the
+search, filters and sort apply to the whole board, on the server), its downloads, legend
+and plot."""
 from __future__ import annotations
 
+import functools
 import math
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE
+from leaderboard.app.settings import PAGE_ROWS, PRIVATE
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
 
@@ -17,6 +20,10 @@ VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own me
 MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
 # What a link restores into the controls themselves; sort, values and flagged come with the table.
 RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "p"]
+# The pager's buttons: the page each turns to from the page shown (past the last: the last).
+TURNS = {"first": lambda page: 1, "previous": lambda page: page - 1, "next": lambda page: page + 1,
+         "last": lambda page: math.inf}
+TURN_LABELS = {"first": "« First", "previous": "‹ Previous", "next": "Next ›", "last": "Last »"}
 
 
 def rank_width(header: str) -> str:
@@ -32,7 +39,7 @@ class LeaderboardTab:
 
     def __init__(self, board, p_values: gr.Radio, default_view: dict, categories: list[str]):
         self.board, self.default_view = board, default_view
-        first = self.parts(self.board_view(default_view))
+        first = self.parts(self.board_view(default_view), default_view["page"])
         self.first_revision = first["revision"]
         with gr.Tab("Leaderboard", id="leaderboard") as self.tab:
             self.as_of = gr.Markdown(first["as_of"], elem_id="as-of")
@@ -59,6 +66,16 @@ class LeaderboardTab:
             self.note = gr.Markdown(first["note"], elem_id="board-note")
             self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label="Ranking", interactive=False,
                                       max_height=700, elem_id="board", wrap=True, column_widths=first["widths"])
+            with gr.Row(elem_id="pager"):
+                self.turns = {name: gr.Button(label, size="sm", elem_id=f"page-{name}", min_width=60,
+                                              interactive=first["turnable"][name])
+                              for name, label in TURN_LABELS.items() if name in ("first", "previous")}
+                self.pager = gr.Markdown(first["pager"], elem_id="page-of")
+                self.turns.update({name: gr.Button(label, size="sm", elem_id=f"page-{name}", min_width=60,
+                                                   interactive=first["turnable"][name])
+                                   for name, label in TURN_LABELS.items() if name in ("next", "last")})
+            # The page shown (the server's, after clamping), for the events and the URL.
+            self.page = gr.Number(first["page"], precision=0, visible=False, elem_id="page-number")
             with gr.Row():
                 self.csv = gr.DownloadButton("Download CSV", value=first["csv"], size="sm", elem_id="csv")
                 self.json = gr.DownloadButton("Download JSON", value=first["json"], size="sm", elem_id="json")
@@ -76,13 +93,20 @@ class LeaderboardTab:
         self.inputs = [self.controls[key] for key in share.BOARD_KEYS]
         self.outputs = [self.table, self.note, self.legend, self.csv, self.json, self.scatter, self.sort, self.values,
                         self.as_of, self.shown_revision,
-                        self.exclude_flagged]  # shown while some model is flagged
+                        self.exclude_flagged,  # shown while some model is flagged
+                        self.page, self.pager, *self.turns.values()]
         self.restored = [*(self.controls[key] for key in RESTORED_KEYS), *self.outputs]  # what restore() may update
 
+        # A new search, filter, sort or view starts at the first page.
         gr.on([control.input for control in self.inputs], self.show, [*self.inputs, self.plot_open], self.outputs,
-              queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE)
-        self.tab.select(self.refresh_if_changed, [self.shown_revision, *self.inputs, self.plot_open], self.outputs,
-                        queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
+              queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
+            None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
+        for name, button in self.turns.items():
+            button.click(functools.partial(self.turn, TURNS[name]), [*self.inputs, self.page, self.plot_open],
+                         self.outputs, queue=False, trigger_mode="always_last", **PRIVATE).then(
+                None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
+        self.tab.select(self.refresh_if_changed, [self.shown_revision, *self.inputs, self.page, self.plot_open],
+                        self.outputs, queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
         plot_box.expand(lambda: True, None, self.plot_open, **PRIVATE).then(self.render_plot, self.inputs,
                                                                             self.scatter, queue=False, **PRIVATE)
         plot_box.collapse(lambda: False, None, self.plot_open, **PRIVATE)
@@ -95,65 +119,87 @@ class LeaderboardTab:
         return ({key: values[key] for key in share.BOARD_KEYS} if isinstance(values, dict) else
                 dict(zip(share.BOARD_KEYS, values, strict=True)))
 
-    def parts(self, view: dict, plot_open: bool = False) -> dict:
-        """Everything the tab shows for one view, from the current board."""
+    def view_page(self, view: dict, page: int) -> tuple[board_views.TablePage, list]:
+        """Page `page` of the view, from the board as it is now, and its score columns."""
         board = self.board
         board.refresh()
-        category, adjusted = view["category"], view["p"] == board_views.ADJUSTED_P
+        category = view["category"]
         values = view["values"] if category != OVERALL else board_views.WIN_SCORE
         columns = board_views.score_columns(board, category, values)
-        full = board_views.leaderboard_table(board, category, values, adjusted=adjusted,
-                                             exclude_flagged=view["exclude_flagged"])
-        filters = view["search"], view["types"], view["min"], view["max"]
-        shown = board_views.sort_table(board_views.filter_table(full, *filters), columns, view["sort"])
-        display = board_views.with_model_links(shown, board.models, view["columns"])
+        full = board_views.current_table(board, category, values, adjusted=view["p"] == board_views.ADJUSTED_P,
+                                         exclude_flagged=view["exclude_flagged"])
+        return board_views.table_page(full, columns, page, PAGE_ROWS, view["search"], view["types"], view["min"],
+                                      view["max"], view["sort"]), columns
+
+    def parts(self, view: dict, page: int, plot_open: bool = False, with_exports: bool = True) -> dict:
+        """Everything the tab shows for page `page` of one view, from the current board;
+        `with_exports` False: the downloads are those of the view shown (another page of it)."""
+        board = self.board
+        shown, columns = self.view_page(view, page)
+        category, adjusted = view["category"], view["p"] == board_views.ADJUSTED_P
+        values = view["values"] if category != OVERALL else board_views.WIN_SCORE
+        display = board_views.with_model_links(shown.rows, board.models, view["columns"])
         name = board_views.board_export_name(board, category, values, adjusted)
         sorts = board_views.sort_choices(columns)
+        filters = view["search"], view["types"], view["min"], view["max"]
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
             widths=[rank_width(display.columns[0]), MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
-            note="\n\n".join(filter(None, [board_views.filter_note(shown, len(full), *filters),
+            note="\n\n".join(filter(None, [board_views.filter_note(shown.matching, shown.total, *filters),
                                             board_views.flag_note(board, view["exclude_flagged"])])),
             legend=board_views.category_legend(board, category),
-            csv=board_views.export_table(shown, "csv", name), json=board_views.export_table(shown, "json", name),
-            plot=board_views.score_scatter(shown, columns[0].header) if plot_open else gr.skip(),
+            csv=board_views.export_table(shown.matching, "csv", name) if with_exports else gr.skip(),
+            json=board_views.export_table(shown.matching, "json", name) if with_exports else gr.skip(),
+            plot=board_views.score_scatter(shown.matching, columns[0].header) if plot_open else gr.skip(),
             sorts=sorts, sort=view["sort"] if view["sort"] in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
-            revision=board.revision, exclude_flagged=view["exclude_flagged"], any_flagged=bool(board.flags))
+            revision=board.revision, exclude_flagged=view["exclude_flagged"], any_flagged=bool(board.flags),
+            page=shown.page, pager=board_views.pager_note(shown),
+            turnable={"first": shown.page > 1, "previous": shown.page > 1, "next": shown.page < shown.pages,
+                      "last": shown.page < shown.pages})
 
-    def update(self, view: dict, plot_open: bool) -> dict:
+    def update(self, view: dict, page: int, plot_open: bool, with_exports: bool = True) -> dict:
         """parts() as updates of the tab's outputs."""
-        p = self.parts(view, plot_open)
+        p = self.parts(view, page, plot_open, with_exports)
         return {self.table: gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"]),
                 self.note: p["note"], self.legend: p["legend"], self.csv: p["csv"], self.json: p["json"],
                 self.scatter: p["plot"], self.sort: gr.Dropdown(choices=p["sorts"], value=p["sort"]),
                 self.values: gr.Radio(value=p["values"], interactive=p["values_open"],
                                       info=VALUES_IN_CATEGORY if p["values_open"] else VALUES_IN_OVERALL),
                 self.as_of: p["as_of"], self.shown_revision: p["revision"],
-                self.exclude_flagged: gr.Checkbox(value=p["exclude_flagged"], visible=p["any_flagged"])}
+                self.exclude_flagged: gr.Checkbox(value=p["exclude_flagged"], visible=p["any_flagged"]),
+                self.page: p["page"], self.pager: p["pager"],
+                **{button: gr.Button(interactive=p["turnable"][name]) for name, button in self.turns.items()}}
 
     def show(self, *values) -> dict:
-        """The view of the inputs (self.inputs, then plot_open)."""
+        """The first page of the view of the inputs (self.inputs, then plot_open)."""
         *view, plot_open = values
-        return self.update(self.board_view(view), plot_open)
+        return self.update(self.board_view(view), 1, plot_open)
+
+    def turn(self, to_page, *values) -> dict:
+        """The page `to_page` gives from the page shown, of the same view (self.inputs, then
+        the page shown and plot_open)."""
+        *view, page, plot_open = values
+        return self.update(self.board_view(view), to_page(int(page or 1)), plot_open, with_exports=False)
 
     def show_after(self, event) -> None:
-        """Show the current view again once `event` is done (the board changed)."""
-        event.then(self.show, [*self.inputs, self.plot_open], self.outputs, **PRIVATE)
+        """Show the current view again, on the page shown, once `event` is done (the board changed)."""
+        event.then(self.turn_to_same, [*self.inputs, self.page, self.plot_open], self.outputs, **PRIVATE)
+
+    def turn_to_same(self, *values) -> dict:
+        """The page shown, rendered again (the board changed): the downloads too."""
+        *view, page, plot_open = values
+        return self.update(self.board_view(view), int(page or 1), plot_open)
 
     def refresh_if_changed(self, shown_revision, *values) -> dict:
         """On opening the tab: re-render only when the board changed meanwhile."""
         self.board.refresh()
-        return self.show(*values) if self.board.revision != shown_revision else gr.skip()
+        return self.turn_to_same(*values) if self.board.revision != shown_revision else gr.skip()
 
     def render_plot(self, *values):
         view = self.board_view(values)
-        table = board_views.leaderboard_table(self.board, view["category"], view["values"],
-                                              adjusted=view["p"] == board_views.ADJUSTED_P,
-                                              exclude_flagged=view["exclude_flagged"])
-        shown = board_views.filter_table(table, view["search"], view["types"], view["min"], view["max"])
-        return board_views.score_scatter(shown, board_views.score_columns(self.board, view["category"],
-                                                                          view["values"])[0].header)
+        shown, columns = self.view_page(view, 1)
+        return board_views.score_scatter(shown.matching, columns[0].header)
 
     def restore(self, view: dict, plot_open: bool) -> dict:
         """The view a link asks for (all of share.DEFAULTS' keys): the controls, and the table
@@ -161,4 +207,4 @@ class LeaderboardTab:
         restored = {self.controls[key]: view[key] for key in RESTORED_KEYS}
         if self.board.revision == self.first_revision and view == self.default_view:
             return restored
-        return {**restored, **self.update(self.board_view(view), plot_open)}
+        return {**restored, **self.update(self.board_view(view), view["page"], plot_open)}

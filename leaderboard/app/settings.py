@@ -9,6 +9,7 @@ from leaderboard.config.settings import Settings
 
 SETTINGS = Settings.from_environment()
 READ_ONLY = SETTINGS.read_only
+PAGE_ROWS = SETTINGS.page_rows  # rows per page of the leaderboard table
 # Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
 # a pre-submission waits at most as long for its confirmation.
 CACHE_SECONDS = SETTINGS.cache_seconds

@@ -173,7 +173,7 @@ class SubmitTab:
         self.previews.discard(request.session_hash, token)
         published = board_views.with_model_links(submission.published_table(board, sid), board.models)
         return {self.status: submission.published_summary(board, sid), **closed,
-                self.model_pick: gr.update(choices=details.model_choices(board), value=sid),
+                self.model_pick: gr.update(choices=details.model_choices(board, keep=[sid]), value=sid),
                 self.preview_table: gr.Dataframe(
                     value=board_views.emphasised(published, board_views.score_columns(board, None)[0].header, sid),
                     datatype=board_views.column_types(published))}

@@ -28,6 +28,7 @@ class Settings:
     temp_disk_mb: int = 4096  # LEADERBOARD_TEMP_DISK_MB: temporary disk for uploads and unpacking, in all
     uploads_per_hour: int = 20  # LEADERBOARD_UPLOADS_PER_HOUR: per client address
     upload_mb_per_hour: int = 1024  # LEADERBOARD_UPLOAD_MB_PER_HOUR: per client address
+    page_rows: int = 50  # LEADERBOARD_PAGE_ROWS: rows per page of the leaderboard table
     log_level: str = "INFO"  # LEADERBOARD_LOG_LEVEL: the app's logging level
     debug: bool = False  # LEADERBOARD_DEBUG: the CLI prints the traceback of an internal error
 
@@ -49,5 +50,6 @@ class Settings:
                    temp_disk_mb=number("LEADERBOARD_TEMP_DISK_MB", int, default.temp_disk_mb),
                    uploads_per_hour=number("LEADERBOARD_UPLOADS_PER_HOUR", int, default.uploads_per_hour),
                    upload_mb_per_hour=number("LEADERBOARD_UPLOAD_MB_PER_HOUR", int, default.upload_mb_per_hour),
+                   page_rows=max(1, number("LEADERBOARD_PAGE_ROWS", int, default.page_rows)),  # never empty
                    log_level=environ.get("LEADERBOARD_LOG_LEVEL", default.log_level).upper(),
                    debug=bool(environ.get("LEADERBOARD_DEBUG")))

@@ -39,9 +39,36 @@ pick a category to see each task's verdict, Δ and p.
 """
 
 
-def model_choices(board: Leaderboard) -> list[tuple[str, str]]:
-    """(title, submission id) of every published model, in rank order; flagged ones marked."""
-    return [(f"{MARKER} " * (sid in board.flags) + board.models[sid].title, sid) for sid in board.ranked().index]
+PICKER_CHOICES = 50  # a model picker's most choices: the page never lists every model
+
+
+def model_choices(board: Leaderboard, search: str = "", keep=(), limit: int = PICKER_CHOICES) -> list[tuple[str, str]]:
+    """(title, submission id) of the first `limit` published models in rank order whose title
+    contains `search` (case-insensitive; empty: the best models), then those of the ids in
+    `keep` (a picker's chosen models) not among them; flagged ones marked."""
+    ranked, models = board.ranked().index, board.models
+    needle = search.strip().lower()
+    found = [sid for sid in ranked if needle in models[sid].title.lower()][:limit] if needle else list(ranked[:limit])
+    found += [sid for sid in dict.fromkeys(keep) if sid in models and sid not in found]
+    return [(f"{MARKER} " * (sid in board.flags) + models[sid].title, sid) for sid in found]
+
+
+def matching_models(board: Leaderboard, search: str) -> int:
+    """How many published models' titles contain `search` (case-insensitive)."""
+    needle = search.strip().lower()
+    return sum(needle in m.title.lower() for m in board.models.values())
+
+
+def picker_info(board: Leaderboard, search: str, limit: int = PICKER_CHOICES) -> str:
+    """What a model picker lists (model_choices), in words."""
+    total = len(board.models)
+    if not search.strip():
+        return f"The best {limit} of {total:,} models: search to find the others" if total > limit else ""
+    found = matching_models(board, search)
+    if not found:
+        return f"No model or team name contains “{search.strip()}”"
+    return (f"{found:,} models match “{search.strip()}”" if found <= limit else
+            f"The best {limit} of {found:,} models matching “{search.strip()}”: type more to narrow")
 
 
 def flag_line(board: Leaderboard, submission_id: str) -> str:

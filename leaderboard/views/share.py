@@ -1,5 +1,5 @@
 """Shareable views: the page's state (tab, category, value kind, search, filters, sort,
-columns, p-values, flagged models left out or not, the model in details, the head-to-head
+columns, p-values, flagged models left out or not, the table's page, the model in details, the head-to-head
 pair, the open duel map's scope) as a URL query, read back when a link is opened."""
 from __future__ import annotations
 
@@ -17,10 +17,11 @@ TABS = ("leaderboard", "details", "head-to-head", "submission", "about")
 # The query's keys and their defaults (a default is left out of the URL).
 DEFAULTS = {"tab": "leaderboard", "category": OVERALL, "values": WIN_SCORE, "search": "", "types": [],
             "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "p": RAW_P, "exclude_flagged": False,
-            "model": None, "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL,
+            "page": 1, "model": None, "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL,
             "map": None}  # the duel map's scope while it is open
 BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns", "p", "exclude_flagged"]
 DETAILS_KEYS = ["model", "details_category"]
+PAGE_KEYS = ["page"]  # written after the server answers: it clamps the page to the pages there are
 HEAD_TO_HEAD_KEYS = ["a", "b", "h2h_category"]
 MAP_KEYS = ["map"]
 
@@ -56,6 +57,8 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
     if text["p"] in (RAW_P, ADJUSTED_P):
         view["p"] = text["p"]
     view["exclude_flagged"] = text["exclude_flagged"] == "true"
+    if text["page"].isdecimal() and len(text["page"]) < 10:  # past the last page shows the last
+        view["page"] = max(1, int(text["page"]))
     for key in ("model", "a", "b"):
         if text[key] in board.models:
             view[key] = text[key]

@@ -264,6 +264,65 @@ def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
     return table[keep]
 
 
+@dataclass(frozen=True)
+class TablePage:
+    """One page of a view: the rows matching its search and filters in its order, which
+    page of them is shown (`rows`), of how many, and how many rows the board has."""
+    matching: pd.DataFrame
+    page: int  # 1 to pages
+    pages: int  # at least 1, even when nothing matches
+    page_rows: int
+    total: int
+
+    @property
+    def start(self) -> int:
+        """The page's first row's position among the matching rows, from 0."""
+        return (self.page - 1) * self.page_rows
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        return self.matching.iloc[self.start:self.start + self.page_rows]
+
+
+def table_page(table: pd.DataFrame, columns: list[ScoreColumn], page: int, page_rows: int, search: str = "",
+               model_types=None, min_params: float | None = None, max_params: float | None = None,
+               sort: str = RANK_SORT) -> TablePage:
+    """Page `page` (from 1; beyond either end: the first or last page) of `page_rows` rows
+    of the table filtered (filter_table) and sorted (sort_table) over all its rows."""
+    matching = sort_table(filter_table(table, search, model_types, min_params, max_params), columns, sort)
+    pages = max(1, -(-len(matching) // page_rows))
+    return TablePage(matching, int(min(max(1, page), pages)), pages, page_rows, len(table))
+
+
+def pager_note(page: TablePage) -> str:
+    """Where the page is: "Page 2 of 198 · rows 51–100 of 9,874 matching (of 10,000)"."""
+    matching = len(page.matching)
+    if not matching:
+        return f"Page 1 of 1 · no rows match (of {page.total:,})"
+    rows = f"rows {page.start + 1:,}–{page.start + len(page.rows):,} of {matching:,}"
+    return (f"Page {page.page:,} of {page.pages:,} · {rows}"
+            + (f" matching (of {page.total:,})" if matching < page.total else ""))
+
+
+_TABLES: dict[tuple, tuple[object, pd.DataFrame]] = {}  # view -> (the board state it is of, table)
+MAX_CACHED_TABLES = 16
+
+
+def current_table(board: Leaderboard, category: str | None = None, values: str = WIN_SCORE, adjusted: bool = False,
+                  exclude_flagged: bool = False) -> pd.DataFrame:
+    """leaderboard_table of the board's current state, made once per state and view:
+    paging, searching and sorting reuse it. Read-only: filter or copy it."""
+    key = (id(board), category, values, adjusted, exclude_flagged)
+    state, cached = board.state, _TABLES.get(key)
+    if cached is None or cached[0] is not state:  # the state is kept with it, so its id is not reused
+        _TABLES.pop(key, None)
+        while len(_TABLES) >= MAX_CACHED_TABLES:
+            _TABLES.pop(next(iter(_TABLES)))
+        cached = _TABLES[key] = (state, leaderboard_table(board, category, values, adjusted=adjusted,
+                                                          exclude_flagged=exclude_flagged))
+    return cached[1]
+
+
 def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=None,
                 min_params: float | None = None, max_params: float | None = None) -> str:
     """What the filters did, in words: why nothing shows, or how many of how many."""
@@ -284,7 +343,7 @@ def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=N
         return (f"**No model matches** {', '.join(asked)} (of {total} models). "
                 f"Clear the search or widen the filters.")
     if len(shown) < total:
-        return f"Showing {len(shown)} of {total} models (ranks are on the full board)."
+        return f"Showing {len(shown):,} of {total:,} models (ranks are on the full board)."
     return ""
 
 
@@ -398,8 +457,14 @@ def log_ticks(values) -> list[float]:
     return [float(f"{t:.3g}") for t in ticks if positive.min() / 2 <= t <= positive.max() * 2]
 
 
+PLOT_POINTS = 1000  # the plot's most models (more are slow to draw and cannot be told apart)
+
+
 def score_scatter(table: pd.DataFrame, score_column: str) -> go.Figure:
-    """Score against parameters (log scale with 1-2-5 ticks), model names on hover."""
+    """Score against parameters (log scale with 1-2-5 ticks), model names on hover; of the
+    first PLOT_POINTS rows only (the title says so when there are more)."""
+    total = len(table)
+    table = table.iloc[:PLOT_POINTS]
     fig = go.Figure(go.Scatter(
         x=table["Parameters (B)"], y=table[score_column], mode="markers",
         marker={"size": 10, "color": table[score_column], "colorscale": "Viridis", "showscale": False},
@@ -409,7 +474,9 @@ def score_scatter(table: pd.DataFrame, score_column: str) -> go.Figure:
     fig.update_layout(xaxis={"type": "log", "title": "Parameters (billions, log scale)", "tickvals": ticks,
                              "ticktext": [f"{t:g}" for t in ticks]},
                       yaxis={"title": score_column}, margin={"l": 50, "r": 20, "t": 30, "b": 50},
-                      height=420, template="plotly_white")
+                      height=420, template="plotly_white",
+                      title={"text": f"The first {PLOT_POINTS:,} of {total:,} models in this view's order",
+                             "font": {"size": 13}} if total > PLOT_POINTS else None)
     return fig
 
 
