@@ -299,7 +299,8 @@ def pager_note(page: TablePage) -> str:
     matching = len(page.matching)
     if not matching:
         return f"Page 1 of 1 · no rows match (of {page.total:,})"
-    rows = f"rows {page.start + 1:,}–{page.start + len(page.rows):,} of {matching:,}"
+    rows = (f"row {page.start + 1:,}" if len(page.rows) == 1 else
+            f"rows {page.start + 1:,}–{page.start + len(page.rows):,}") + f" of {matching:,}"
     return (f"Page {page.page:,} of {page.pages:,} · {rows}"
             + (f" matching (of {page.total:,})" if matching < page.total else ""))
 

@@ -1,0 +1,107 @@
+"""The leaderboard table one page at a time, in a real headless Chromium on a desktop and a
+phone: the 5-model demo board at 2 rows a page; paging forward and back (the page in the
+URL, restored from it), a search narrowing the count and cleared with Backspace, a category
+switch starting at page 1, and the Details picker finding a model outside the first page.
+
+Screenshots are saved in test-artifacts/.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from test_e2e import DESKTOP, PHONE, browser, choose, open_page, rows, serve, shot  # noqa: F401
+
+MODELS, PAGE_ROWS = 5, 2  # 3 pages
+VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+
+
+@pytest.fixture(scope="module")
+def paged_app(tmp_path_factory, full_store_template):
+    """The app on the 5-model demo store with 2 rows a page."""
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_PAGE_ROWS=str(PAGE_ROWS)) as (url, _, _, _):
+        yield url
+
+
+def pager(page):
+    return page.locator("#page-of")
+
+
+def first_rank(page) -> str:
+    return rows(page).first.locator("[role=gridcell]").first.inner_text().strip()
+
+
+@VIEWPORTS
+def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser, paged_app, viewport):
+    page = open_page(browser, paged_app, viewport)
+    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}", timeout=60000)
+    expect(page.locator("#page-previous")).to_be_disabled()
+    assert first_rank(page) == "1"
+    shot(page, "paging_first")
+
+    page.locator("#page-next").click()
+    expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
+    expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("3")
+    expect(page).to_have_url(re.compile(r"[?&]page=2\b"))
+    page.locator("#page-last").click()
+    expect(pager(page)).to_have_text(f"Page 3 of 3 · row 5 of {MODELS}")
+    expect(page.locator("#page-next")).to_be_disabled()
+    expect(page.locator("#page-last")).to_be_disabled()
+    outside = rows(page).first.locator("[role=gridcell]").nth(1).inner_text().strip()  # rank 5's title
+    shot(page, "paging_last")
+    page.locator("#page-previous").click()
+    expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
+    page.locator("#page-first").click()
+    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}")
+    expect(page).not_to_have_url(re.compile(r"page="))  # page 1 is the default
+
+    page.goto(f"{paged_app}?page=7")  # a shared link opens its page
+    expect(pager(page)).to_have_text(f"Page 3 of 3 · row 5 of {MODELS}", timeout=60000)
+    expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("5")
+
+    # A search runs over the whole board and starts at its first page; Backspace clears it.
+    team = outside.split("/")[0]
+    search = page.locator("#search textarea, #search input").first
+    search.click()
+    search.press_sequentially(team, delay=30)
+    expect(pager(page)).to_have_text(re.compile(rf"^Page 1 of \d+ · rows 1–\d+ of \d+ matching \(of {MODELS}\)$"))
+    matching = int(re.search(r"of (\d+) matching", pager(page).inner_text())[1])
+    assert 0 < matching < MODELS
+    assert all(team in t for t in page.locator("#board div[role=row] [role=gridcell]:nth-child(2)")
+               .all_inner_texts())
+    shot(page, "paging_search")
+    for _ in team:
+        search.press("Backspace")
+    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}")
+    expect(page).not_to_have_url(re.compile(r"search="))
+
+    # Another category is another ranking: it starts at its first page, and pages as well.
+    page.locator("#page-next").click()
+    expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
+    choose(page, "category", "NER")
+    expect(page.locator("#board thead th .header").first).to_have_text("NER rank")
+    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}")
+    page.locator("#page-last").click()
+    expect(pager(page)).to_have_text(f"Page 3 of 3 · row 5 of {MODELS}")
+
+    # The Details picker lists the best models; the search box finds one from the last page.
+    page.get_by_role("tab", name="Details").click()
+    pick = page.locator("#model-pick input")
+    pick.click()
+    expect(page.get_by_role("option").first).to_be_visible()
+    assert outside in page.get_by_role("option").all_inner_texts()[-1]  # the best first
+    pick.press("Escape")
+    find = page.locator("#model-find textarea, #model-find input").first
+    find.click()
+    find.press_sequentially(outside.split("/")[1], delay=30)
+    expect(page.locator("#model-pick")).to_contain_text("match")
+    pick.click()
+    expect(page.get_by_role("option")).to_have_count(1)  # only what the search found
+    pick.press("Escape")
+    choose(page, "model-pick", outside)
+    expect(page.locator("#card")).to_contain_text(outside)
+    expect(page).to_have_url(re.compile(r"[?&]model="))
+    shot(page, "paging_picker")
+    page.context.close()
