@@ -46,6 +46,18 @@ coverage above is the share over all models; the extremes of a board are covered
 less, its middle more)."""
 
 READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is switched off."
+PUBLISHED_BY_MAINTAINERS = ("Publishing from this page needs signing in with Hugging Face, which this server does not "
+                            "offer: pre-submissions work, and the maintainers publish models with the command line "
+                            "(`python -m leaderboard publish`).")
+SIGN_IN_FIRST = ("**Sign in with Hugging Face** (the button above) to pre-submit and publish: a model is published "
+                 "by an account, under its name or one of its organizations. Browsing the board needs no sign-in.")
+
+
+def signed_in(username: str, teams: list[str]) -> str:
+    """The note by the sign-in button once signed in (names already escaped)."""
+    return (f"Signed in as **{username}**. You publish as this account, under its name or one of its "
+            f"organizations: {', '.join(teams)}.")
+
 
 def confirm(kept_seconds: float) -> str:
     """The question before publishing; the pre-submission is kept `kept_seconds`."""

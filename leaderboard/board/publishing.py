@@ -163,9 +163,11 @@ class Publishing:
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
                        warnings, is_sample, panel, board.panel() if panel else ())
 
-    def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None) -> str:
+    def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None,
+                publisher: str | None = None) -> str:
         """Store the previewed model; duels against models published since the preview
-        are run first. The write is checked against the revision the duels were computed
+        are run first. `publisher`: the signed-in account that publishes it, stored in its
+        metadata (None: published without sign-in, the local board or the command line). The write is checked against the revision the duels were computed
         on; if another publication landed meanwhile, refresh, duel it, and try again.
         Returns the submission id."""
         board = self.board
@@ -179,6 +181,8 @@ class Publishing:
                 refuse_duplicate(board.models, sid, preview.metadata.title, preview.predictions_sha256)
                 metadata = stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
                                            sid, time.time() if submitted_at is None else submitted_at)
+                if publisher is not None:
+                    metadata["publisher"] = publisher
                 model = PublishedModel(sid, metadata, preview.model.results, preview.model.references)
                 models = {**board.models, sid: model}
                 progress(0.2, "running missing duels")

@@ -17,7 +17,7 @@ from leaderboard.storage.flags import Flag, parse_flags
 from leaderboard.storage.local import PublishedModel
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
-                   "link_to_model", "description", "submission_timestamp"]
+                   "link_to_model", "description", "submission_timestamp", "publisher"]
 FLAG_FIELDS = ["flagged", "flag_reason", "flag_link"]  # a flagged model stays in the ranking, marked
 
 
@@ -41,7 +41,7 @@ def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, fla
     table["submission_timestamp"] = pd.to_numeric(table["submission_timestamp"], errors="coerce")
     table["flagged"] = table["flagged"].astype(bool)
     for column in ("team_name", "model_name", "model_type", "precision", "link_to_model", "description",
-                   "flag_reason", "flag_link"):
+                   "publisher", "flag_reason", "flag_link"):
         table[column] = table[column].astype("string")
     return table
 
@@ -126,8 +126,9 @@ configs:
 ---
 # {benchmark_name} duel leaderboard
 
-`leaderboard.parquet` is the current ranking, one row per published model: ids, metadata,
-whether the maintainers flagged it (`flagged`, `flag_reason`, `flag_link`; flagged models
+`leaderboard.parquet` is the current ranking, one row per published model: ids, metadata
+(`publisher`: the Hugging Face account that published it from the app, signed in; empty when
+the maintainers published it), whether the maintainers flagged it (`flagged`, `flag_reason`, `flag_link`; flagged models
 are ranked like the others and are not opponents of new submissions), rank, overall win
 score, one column per category and per task (win scores as fractions), and per scope
 (`overall` and each category) how certain the score and rank are:

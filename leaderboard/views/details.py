@@ -17,8 +17,8 @@ from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.config.tasks import Benchmark
 from leaderboard.storage.strict_json import is_finite_number
-from leaderboard.views.table import (META_COLUMNS, submitted_date, delta_scale, is_overall, p_phrase, parameters_text,
-                                     percent)
+from leaderboard.views.table import (META_COLUMNS, PUBLISHER, submitted_date, delta_scale, is_overall, p_phrase,
+                                     parameters_text, percent)
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
@@ -88,6 +88,8 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
         value = parameters_text(m.get(key)) if key == "parameters" else m.get(key, "")
         lines.append(f"| {label} | {escape_markdown(value)} |")
     lines.append(f"| Submitted | {submitted_date(m.get('submission_timestamp'))} |")
+    if m.get("publisher"):
+        lines.append(f"| {PUBLISHER} | {escape_markdown(m['publisher'])} (signed in with Hugging Face) |")
     rows = provenance(harness_metadata(board.store, submission_id))
     lines += ["", "#### How it was evaluated",
               *(["| Field | Value |", "| --- | --- |", *(f"| {k} | {escape_markdown(v)} |" for k, v in rows),

@@ -38,6 +38,7 @@ MAX_SEARCH_CHARS = 2 * MAX_NAME_LENGTH + 1  # the longest title, "team/model": a
 RAW_P, ADJUSTED_P = "raw", "bh"  # the p-value setting: as tested, or Benjamini-Hochberg adjusted
 P_VALUE_CHOICES = [("Raw p-values", RAW_P), ("BH-adjusted", ADJUSTED_P)]
 FLAG_COLUMNS = ["Flagged", "Flag reason", "Flag link"]
+PUBLISHER = "Published by"  # the Hugging Face account, in exports and the model card; not a column on screen
 
 
 @dataclass(frozen=True)
@@ -109,14 +110,17 @@ def submitted_date(timestamp) -> str:
 
 
 def model_info(models: dict[str, PublishedModel], ids) -> pd.DataFrame:
-    """Title and metadata columns for the given submission ids."""
+    """Title and metadata columns for the given submission ids; PUBLISHER (the signed-in
+    account that published the model) on a board where some model has one."""
     rows = []
+    signed = any(models[sid].metadata.get("publisher") for sid in models)
     for sid in ids:
         m = models[sid].metadata
         rows.append({"Model": models[sid].title,
                      **{label: m.get(key) for key, label in META_COLUMNS.items()},
                      "Submitted": submitted_date(m.get("submission_timestamp")),
-                     "Link": m.get("link_to_model", "")})
+                     "Link": m.get("link_to_model", ""),
+                     **({PUBLISHER: m.get("publisher") or ""} if signed else {})})
     return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"))
 
 
@@ -191,10 +195,11 @@ def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.Data
     """The table for the screen: the Model column links to the model's details in this app
     (for `published` ids; its own page is linked from there), as escaped markdown; a
     flagged model's name follows the MARKER, its reason shown on hover (and in
-    `flag_note`); descriptions, links and the flag columns stay in exports and details;
+    `flag_note`); descriptions, links, the publisher and the flag columns stay in exports and details;
     of the metadata columns only those in `shown_meta` (None: all)."""
     hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta]
-    out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden]))
+    publisher = [PUBLISHER] if PUBLISHER in table else []
+    out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden, *publisher]))
     out["Model"] = [(f"{MARKER} " if flagged else "")
                     + (app_link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else None)
                        if sid in published else escape_markdown(m))
