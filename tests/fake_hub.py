@@ -165,6 +165,13 @@ class FakeHub:
     def add_account(self, name: str, orgs=()) -> None:
         self.accounts[name] = list(orgs)
 
+    def issue_token(self, account: str) -> str:
+        """An OAuth access token of `account`, as a sign-in would give (for tests of whoami)."""
+        token = f"hf_oauth_{secrets.token_hex(12)}"
+        with self._lock:
+            self._access_tokens[token] = account
+        return token
+
     def head(self, repo_id: str) -> str:
         return self.repo(repo_id).resolve("main")
 
@@ -393,12 +400,11 @@ class FakeHub:
         if grant is None or form.get("grant_type") != "authorization_code" or \
                 form.get("redirect_uri") != grant["redirect_uri"]:
             raise HubError(400, "invalid_grant")
-        access_token = f"hf_oauth_{secrets.token_hex(12)}"
+        access_token = self.issue_token(grant["account"])
         now = int(time.time())
         claims = {"iss": self.url, "aud": self.client_id, "iat": now, "exp": now + 3600, "auth_time": now,
                   **({"nonce": grant["nonce"]} if grant["nonce"] else {}), **self._profile(grant["account"])}
         with self._lock:
-            self._access_tokens[access_token] = grant["account"]
             self.sign_ins += 1
         return self._json({"access_token": access_token, "token_type": "bearer", "expires_in": 28800,
                            "scope": grant["scope"], "id_token": jwt.encode({"alg": "RS256", "kid": "fake-hub"},

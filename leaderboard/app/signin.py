@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 import gradio.oauth
-import httpx
+import httpx2
 import huggingface_hub
 from huggingface_hub.errors import HfHubHTTPError
 
@@ -66,8 +66,8 @@ class SignInFailed(Exception):
 def whoami(token: str) -> Account:
     """The account of an OAuth access token and its organizations, from the Hub."""
     try:
-        answer = huggingface_hub.whoami(token=token)
-    except (HfHubHTTPError, httpx.HTTPError) as e:
+        answer = huggingface_hub.HfApi().whoami(token=token)  # the endpoint as configured now
+    except (HfHubHTTPError, httpx2.HTTPError) as e:
         status = getattr(getattr(e, "response", None), "status_code", None)
         raise SignInFailed("your sign-in has expired; sign in again" if status == 401 else
                            "Hugging Face did not confirm your sign-in; try again in a minute") from None
