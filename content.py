@@ -226,8 +226,11 @@ between groups):
   other items like these while keeping a model's duels correlated (they share the items);
   a model's true value on a task is drawn as its general level plus its level on the
   category plus its own effect on the task, each estimated from the board with the noise
-  taken out, so a task where the model looks unusual is pulled toward what its other tasks
-  say. Each draw gives every model its panel score and rank; the intervals run from the
+  taken out (how much tasks differ, per category), so a task where the model looks unusual
+  is pulled toward what its other tasks say. Metrics that measure one skill through
+  different curves (perplexity, AUROC, exact match) are first put on their category's common
+  scale by a rising curve (only where the bend is clear), which keeps each task's order of
+  the models and stops a curve's bend from counting as task effects. Each draw gives every model its panel score and rank; the intervals run from the
   2.5th to the 97.5th percentile of the draws. The plain bootstrap of the scores (each
   resample deciding every close pair by its own coin flip) put close models' scores near
   the middle and its score intervals missed the truth for up to half the models. The rank
