@@ -264,3 +264,22 @@ def test_demo_design_through_the_engine_covers_the_truth(tasks_file, seeds):
             held[field] += board[field]
     assert np.mean(held["covered"]) >= 0.9 and np.mean(held["score_covered"]) >= 0.9, \
         (np.mean(held["covered"]), np.mean(held["score_covered"]))
+
+
+def test_common_scale_puts_curved_tasks_on_one_scale_and_leaves_noise_alone():
+    """Category 0: two tasks measuring one skill, straight and through a curve (exp); category
+    1: two tasks of noise alone. Category 0's tasks come out nearly linear in each other,
+    each task's order of the models kept, a mapped task's deviations scaled by its curve's
+    slope; category 1 is left as it was (the noise's bend is not significant)."""
+    rng = np.random.default_rng(3)
+    skill = np.sort(rng.normal(0.0, 1.0, 60))
+    raw = np.column_stack([skill, np.exp(0.6 * skill), rng.normal(0.0, 1.0, (60, 2))])
+    z = (raw - raw.mean(axis=0)) / raw.std(axis=0)
+    before = z.copy()
+    deviations = np.ones((2, 60, 4), dtype=np.float32)
+    evidence.common_scale(z, deviations, np.array([0, 0, 1, 1]))
+    assert np.corrcoef(before[:, 0], before[:, 1])[0, 1] < 0.9 < 0.99 < np.corrcoef(z[:, 0], z[:, 1])[0, 1]
+    assert (np.diff(z[:, :2], axis=0) > 0).all()  # the skill is sorted: both orders kept
+    assert not np.allclose(deviations[:, :, :2], 1)
+    np.testing.assert_array_equal(z[:, 2:], before[:, 2:])
+    np.testing.assert_array_equal(deviations[:, :, 2:], 1)
