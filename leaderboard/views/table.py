@@ -395,6 +395,12 @@ def as_of_note(board: Leaderboard) -> str:
             f"Scores change as models arrive.{refreshing}")
 
 
+def shown_version(board: Leaderboard) -> str:
+    """What a shown table was made from: the board's revision, and whether its intervals
+    were still being computed (a table shown then is shown again once they are)."""
+    return f"{board.revision} intervals pending" if board.intervals_pending() else str(board.revision)
+
+
 def log_ticks(values) -> list[float]:
     """1-2-5 ticks (0.5, 1, 2, 5, 10, ...) spanning the values, for a readable log axis."""
     positive = pd.Series(values, dtype=float).dropna()
