@@ -5,18 +5,18 @@ backfill included; a pre-submission at 10,000 in at most 1 s out of the panel, 5
 it; the intervals of a 1,000-model board in at most 3 s).
 
     python bench/bench_publication.py --models 1000 [--workdir /work/scratch/f] [--repeats 3]
-        [--before DIR]   # also time another tree of the code (e.g. `git archive main`), in turn
+        [--before DIR [--before-repeats 1]]   # also time another tree of the code (`git archive main`), in turn
 
 The store is `bench_scale.py`'s (40 samples per task, every duel run by `rebuild`, so the
 panel is settled); built once under --workdir. Two new files come from the demo generator
 on the store's task designs: the strongest and the weakest of demo models 100,000-100,399
 by their overall skill, which enter the panel and stay out of it (each run checks which).
 Each run is one fresh process on a fresh hard-linked copy of the store (`--phase
-publication`): load, the pre-submission (3 times, median), the publication, then what
-follows it: the intervals computed and the snapshot written again (`refresh_intervals`,
-after the commit; in a tree without it the intervals are part of the publication), and
-the intervals of the same board in a new process (`certainty` after a load: every
-model's replicates computed). Prints one JSON summary: medians per tree and file.
+publication`): load, the board's intervals (`certainty`, as the app's first page asks:
+every model's replicates computed), the pre-submission (3 times, median), the
+publication, then what follows it: the intervals of the new board computed and the
+snapshot written again (`refresh_intervals`, after the commit; in a tree without it the
+intervals are part of the publication). Prints one JSON summary: medians per tree and file.
 """
 from __future__ import annotations
 
@@ -67,6 +67,9 @@ def phase_publication(store: str, new_file: str, repeats: str) -> dict:
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
     load = time.perf_counter() - t
+    t, cpu = time.perf_counter(), time.process_time()
+    board.certainty()  # as the app's first page does: every model's replicates computed (and, after, kept)
+    intervals, intervals_cpu = time.perf_counter() - t, time.process_time() - cpu
     presubmits = []
     for _ in range(int(repeats)):
         t = time.perf_counter()
@@ -76,7 +79,7 @@ def phase_publication(store: str, new_file: str, repeats: str) -> dict:
     t = time.perf_counter()
     board.publishing.publish(preview)
     publish = time.perf_counter() - t
-    out = {"load_s": load, "presubmit_s": statistics.median(presubmits), "publish_s": publish,
+    out = {"load_s": load, "intervals_cold_s": intervals, "intervals_cold_cpu_s": intervals_cpu, "presubmit_s": statistics.median(presubmits), "publish_s": publish,
            "entered_panel": entered, "panel_change": [len(part) for part in preview.panel_change],
            "models": len(board.models)}
     if hasattr(board.publishing, "refresh_intervals"):
@@ -86,17 +89,7 @@ def phase_publication(store: str, new_file: str, repeats: str) -> dict:
     return out
 
 
-def phase_intervals(store: str) -> dict:
-    """A new process's intervals of a loaded board (every model's replicates computed)."""
-    from leaderboard.board.state import Leaderboard
-    from leaderboard.storage.local import LocalStore
-    board = Leaderboard(LocalStore(store))
-    t, cpu = time.perf_counter(), time.process_time()
-    board.certainty()
-    return {"intervals_cold_s": time.perf_counter() - t, "intervals_cold_cpu_s": time.process_time() - cpu}
-
-
-PHASES = {"publication": phase_publication, "intervals": phase_intervals}
+PHASES = {"publication": phase_publication}
 
 
 def run_phase(code: Path, name: str, *args) -> dict:
@@ -114,6 +107,8 @@ def main():
     parser.add_argument("--workdir", default=str(ROOT / "bench" / "out"))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--before", help="another tree of the code, timed in turn with this one")
+    parser.add_argument("--before-repeats", type=int, help="runs of the other tree (default --repeats): it "
+                                                           "may take minutes per run")
     parser.add_argument("--phase")
     parser.add_argument("args", nargs="*")
     args = parser.parse_args()
@@ -130,22 +125,20 @@ def main():
     files = new_files(store, work, args.samples)
     trees = {"after": ROOT, **({"before": Path(args.before)} if args.before else {})}
     runs = {(tree, name): [] for tree in trees for name in files}
-    intervals = {tree: [] for tree in trees}
     copy = work / f"publication{args.models}-copy"
-    for _ in range(args.repeats):
+    for k in range(args.repeats):
         for tree, code in trees.items():  # the trees in turn, so both see the same load
+            if tree == "before" and k >= (args.before_repeats or args.repeats):
+                continue
             for name, path in files.items():
                 linked_copy(store, copy)
                 runs[tree, name].append(run_phase(code, "publication", copy, path, 3))
                 print(json.dumps({tree: {name: runs[tree, name][-1]}}), file=sys.stderr, flush=True)
-            intervals[tree].append(run_phase(code, "intervals", store))
     shutil.rmtree(copy, ignore_errors=True)
     for tree in trees:
         result[tree] = {name: {key: (statistics.median(r[key] for r in runs[tree, name])
                                      if isinstance(runs[tree, name][0][key], float) else runs[tree, name][0][key])
                                for key in runs[tree, name][0]} for name in files}
-        result[tree]["intervals_cold_s"] = statistics.median(r["intervals_cold_s"] for r in intervals[tree])
-        result[tree]["intervals_cold_cpu_s"] = statistics.median(r["intervals_cold_cpu_s"] for r in intervals[tree])
     result["load_average_at_end"] = os.getloadavg()
     print(json.dumps(result, indent=1))
 
