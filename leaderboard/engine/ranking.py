@@ -75,6 +75,8 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
     if table is ranked_table and benchmark_of is benchmark and panel_of == panel:
         return certainty
     ids, scopes = list(ranked_table.index), [OVERALL, *benchmark.categories]
+    if not ids:  # an empty board: nothing to resample
+        return pd.DataFrame(index=ranked_table.index, columns=pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS]))
     categories = {c: i for i, c in enumerate(benchmark.categories)}
     without_duels = ranked_table[OVERALL].isna().to_numpy()
     observed = np.array([[t.metric.sign * results[m].aggregates[t.id] for t in benchmark.tasks] for m in ids])

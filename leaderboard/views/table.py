@@ -117,7 +117,8 @@ def model_info(models: dict[str, PublishedModel], ids) -> pd.DataFrame:
                      **{label: m.get(key) for key, label in META_COLUMNS.items()},
                      "Submitted": submitted_date(m.get("submission_timestamp")),
                      "Link": m.get("link_to_model", "")})
-    return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"))
+    columns = ["Model", *META_COLUMNS.values(), "Submitted", "Link"]  # named, so an empty board has them too
+    return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"), columns=columns)
 
 
 def scope_order(ranked: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -153,7 +154,8 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     scores = ranked[[c.key for c in columns]] * 100.0
     if values == METRIC_VALUE:
         tasks = [c.task_id for c in columns if c.task_id]
-        raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(ranked.index)
+        raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(
+            index=ranked.index, columns=tasks)
         scores[tasks] = raw[tasks] * delta_scale(board, tasks)[0]
     scores.columns = [c.header for c in columns]
     ranks = pd.DataFrame({rank_header(category): ranking.competition_rank(ranked[first])}, index=ranked.index)
@@ -279,6 +281,8 @@ def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=N
     if min_params is not None and max_params is not None and min_params > max_params:
         return (f"**No model can match:** the minimum size ({parameters_text(min_params)} B) is above the maximum "
                 f"({parameters_text(max_params)} B). Swap or clear them.")
+    if total == 0:
+        return "**No model is published yet.** The first one published appears here (see the Submit tab)."
     if shown.empty:
         asked = []
         if search and search.strip():
@@ -389,6 +393,8 @@ def as_of(board: Leaderboard) -> dt.datetime:
 
 
 def as_of_note(board: Leaderboard) -> str:
+    if not board.models:  # an empty store has no time of its last change
+        return "No model published yet."
     refreshing = (" **Intervals are being refreshed** after the latest publication: reload in a few seconds."
                   if board.intervals_pending() else "")
     return (f"Data as of **{as_of(board):%Y-%m-%d %H:%M} UTC** · {len(board.models)} models. "
