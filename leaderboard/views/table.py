@@ -128,6 +128,7 @@ def scope_order(ranked: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 INTERVAL = "95%"  # the level of stats.evidence's intervals, as headers name it
+INTERVALS_PENDING = "being refreshed"  # the tie group cell while the intervals are computed after a publication
 
 
 def leaderboard_table(board: Leaderboard, category: str | None = None, values: str = WIN_SCORE,
@@ -164,11 +165,16 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     parts = [ranks, extra, info[["Model"]], scores.iloc[:, :1].round(2)]
     if preview is None:
         scope = ranking.OVERALL if is_overall(category) else category
-        certainty = board.certainty(adjusted, exclude_flagged)[scope].loc[ranked.index]
+        certainty = board.certainty(adjusted, exclude_flagged, wait=False)
+        if certainty is None:  # being computed after a publication: empty until then, the group cell says so
+            certainty = pd.DataFrame({"rank_low": pd.NA, "rank_high": pd.NA, "group": INTERVALS_PENDING,
+                                      "score_low": np.nan, "score_high": np.nan}, index=ranked.index)
+        else:
+            certainty = certainty[scope].loc[ranked.index]
         # The score interval is the panel score's (stats.evidence.panel_certainty), not the win score's.
         rank, score = rank_header(category), panel_header("Overall" if is_overall(category) else category)
-        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype(int),
-                                   f"{rank} {INTERVAL} high": certainty["rank_high"].astype(int),
+        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype("Int64"),
+                                   f"{rank} {INTERVAL} high": certainty["rank_high"].astype("Int64"),
                                    f"{'Tie group' if is_overall(category) else f'{category} tie group'}":
                                        certainty["group"],
                                    f"{score} {INTERVAL} low": (certainty["score_low"] * 100).round(2),
@@ -389,8 +395,16 @@ def as_of(board: Leaderboard) -> dt.datetime:
 def as_of_note(board: Leaderboard) -> str:
     if not board.models:  # an empty store has no time of its last change
         return "No model published yet."
+    refreshing = (" **Intervals are being refreshed** after the latest publication: reload in a few seconds."
+                  if board.intervals_pending() else "")
     return (f"Data as of **{as_of(board):%Y-%m-%d %H:%M} UTC** · {len(board.models)} models. "
-            f"Scores change as models arrive.")
+            f"Scores change as models arrive.{refreshing}")
+
+
+def shown_version(board: Leaderboard) -> str:
+    """What a shown table was made from: the board's revision, and whether its intervals
+    were still being computed (a table shown then is shown again once they are)."""
+    return f"{board.revision} intervals pending" if board.intervals_pending() else str(board.revision)
 
 
 def log_ticks(values) -> list[float]:
