@@ -21,21 +21,19 @@ TEST_EXPLANATIONS = {
                                    "DeLong's test extended to the average over classes"),
 }
 
-# Measured by bench/bench_coverage.py (bench/RESULTS.md, "Rank intervals that hold").
+# Measured as in bench/bench_coverage.py (bench/RESULTS.md, "BenCzechMark's demo design covered").
 COVERAGE_TEXT = """What the intervals are worth, measured in simulations where the truth is known (models
-with set abilities answering simulated items, dueled by the engine; 270-720 models per
-design): the 95% **score interval** held the true panel score for 91.5-97% of the models in
-every simulated design, with mean widths of 5.4 points (50 tasks, 30 models), 19.3 (3 one-task
-categories), 22.3 (close abilities), 4.5 (far abilities), 10.3 (60 models, 20 in the panel)
-and 34.2 (a single task); the 95% **rank interval** held the true panel rank for 95-99%, with
-mean widths of 1.9, 6.5, 7.7, 1.9, 9.8 and 9.9 ranks. On CzechSuite's demo boards (400
-models, far apart, up to 2,500 items per task) the score interval held for 93% (width 3.0
-points) and the rank interval for 99.3% (width 1.5 ranks; 22% of the ranks pinned to one,
-99.0% of the others held): when ranks are nearly pinned an interval of whole ranks covers
-more than 95%. On BenCzechMark's demo boards (400 models, 50 tasks) the rank interval held for
-98.8% (width 0.9 ranks, 39% pinned) but the score interval for only 86.8% (width 1.6 points):
-there the misses are by one to a few task duels (0.02-0.1 points), where the demo gives all
-tasks of a category the same true order and the model of true values lets them differ.
+with set abilities answering simulated items, dueled by the engine; 90-240 models per
+design): the 95% **score interval** held the true panel score for 93-97.5% of the models in
+every simulated design, with mean widths of 5.4 points (50 tasks, 30 models), 19.2 (3 one-task
+categories), 24.0 (close abilities), 4.3 (far abilities), 10.5 (60 models, 20 in the panel)
+and 36.1 (a single task); the 95% **rank interval** held the true panel rank for 95.6-98.9%,
+with mean widths of 1.9, 6.4, 8.3, 1.7, 9.1 and 10.5 ranks. On the demo boards of the
+shipped benchmarks (40 models each, truth from their set skills) the score interval held
+for 95.8% on CzechSuite (400 models, width 3.0 points) and 94.4% on BenCzechMark (320
+models, 50 tasks, width 1.7 points), the rank interval for 99.5% and 99.4% (widths 1.6 and
+0.9 ranks): their models are far apart, most ranks are pinned or nearly, and an interval
+of whole ranks then covers more than 95%.
 Two equally able models shared a tie group in 97.5% of 200 boards of 9 tasks, two
 models 0.5 logit apart in none. Limits: only the sampling of test items is resampled:
 which tasks make up the benchmark is not (the truth is defined on these tasks), nor which
@@ -238,8 +236,11 @@ between groups):
   other items like these while keeping a model's duels correlated (they share the items);
   a model's true value on a task is drawn as its general level plus its level on the
   category plus its own effect on the task, each estimated from the board with the noise
-  taken out, so a task where the model looks unusual is pulled toward what its other tasks
-  say. Each draw gives every model its panel score and rank; the intervals run from the
+  taken out (how much tasks differ, per category), so a task where the model looks unusual
+  is pulled toward what its other tasks say. Metrics that measure one skill through
+  different curves (perplexity, AUROC, exact match) are first put on their category's common
+  scale by a rising curve (only where the bend is clear), which keeps each task's order of
+  the models and stops a curve's bend from counting as task effects. Each draw gives every model its panel score and rank; the intervals run from the
   2.5th to the 97.5th percentile of the draws. The plain bootstrap of the scores (each
   resample deciding every close pair by its own coin flip) put close models' scores near
   the middle and its score intervals missed the truth for up to half the models. The rank

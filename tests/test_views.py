@@ -436,3 +436,18 @@ def test_p_values_and_parameters_read_the_same_in_every_view(small_store):
     column = list(table.columns).index("Parameters (B)")
     assert [row[column + 1]["display_value"] for row in rendered] == [
         views.parameters_text(small_store.models[sid].metadata["parameters"]) for sid in table.index]
+
+
+def test_an_empty_board_has_a_table_with_its_headers_and_no_rows(tmp_path, small_benchmark):
+    """A store with no model yet (a new Hub repo, a folder given in LEADERBOARD_STORE) opens
+    with every view's headers, no rows, and says nothing is published rather than that
+    filters hide everything."""
+    from leaderboard.board.state import Leaderboard
+    from leaderboard.storage.local import LocalStore
+    board = Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
+    for category in (None, *small_benchmark.categories):
+        for values in (views.WIN_SCORE, views.METRIC_VALUE):
+            table = views.leaderboard_table(board, category, values)
+            assert table.empty and "Model" in table.columns and any("95%" in c for c in table.columns)
+    assert "No model is published yet" in views.filter_note(table, 0, "x")
+    assert views.as_of_note(board) == "No model published yet."

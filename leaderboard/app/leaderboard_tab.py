@@ -119,7 +119,7 @@ class LeaderboardTab:
             plot=board_views.score_scatter(shown, columns[0].header) if plot_open else gr.skip(),
             sorts=sorts, sort=view["sort"] if view["sort"] in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
-            revision=board.revision, exclude_flagged=view["exclude_flagged"], any_flagged=bool(board.flags))
+            revision=board_views.shown_version(board), exclude_flagged=view["exclude_flagged"], any_flagged=bool(board.flags))
 
     def update(self, view: dict, plot_open: bool) -> dict:
         """parts() as updates of the tab's outputs."""
@@ -144,7 +144,7 @@ class LeaderboardTab:
     def refresh_if_changed(self, shown_revision, *values) -> dict:
         """On opening the tab: re-render only when the board changed meanwhile."""
         self.board.refresh()
-        return self.show(*values) if self.board.revision != shown_revision else gr.skip()
+        return self.show(*values) if board_views.shown_version(self.board) != shown_revision else gr.skip()
 
     def render_plot(self, *values):
         view = self.board_view(values)
@@ -159,6 +159,6 @@ class LeaderboardTab:
         """The view a link asks for (all of share.DEFAULTS' keys): the controls, and the table
         unless it is the one built with the page."""
         restored = {self.controls[key]: view[key] for key in RESTORED_KEYS}
-        if self.board.revision == self.first_revision and view == self.default_view:
+        if board_views.shown_version(self.board) == self.first_revision and view == self.default_view:
             return restored
         return {**restored, **self.update(self.board_view(view), plot_open)}

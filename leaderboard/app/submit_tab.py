@@ -232,6 +232,7 @@ class SubmitTab:
                                  else ([str(e)], "The store could not be written:"))
             return {self.status: submission.problems_markdown(board.benchmark, problems, heading), **closed}
         self.previews.discard(request.session_hash, token)
+        board.publishing.refresh_intervals_in_background()  # the page says "being refreshed" until they are
         published = board_views.with_model_links(submission.published_table(board, sid), board.models)
         return {self.status: submission.published_summary(board, sid), **closed,
                 self.model_pick: gr.update(choices=details.model_choices(board), value=sid),

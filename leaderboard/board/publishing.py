@@ -192,8 +192,11 @@ class Publishing:
                 progress(0.6, "writing")
                 document = {**json.loads(preview.document), "submission_metadata": metadata}
                 files = owned_duel_files(board, tournament, models, owners)
+                # the snapshot without its intervals (seconds at thousands of models): they are
+                # computed after the commit (`refresh_intervals`)
                 publication = Publication(sid, document, files.pop(sid), titles_of(models),
-                                          snapshot_parquet(models, ranked, board.benchmark, board.flags), model, files)
+                                          snapshot_parquet(models, ranked, board.benchmark, board.flags,
+                                                           intervals=False), model, files)
                 try:
                     revision = board.store.publish(publication, parent=board.revision)
                 except StoreConflict:
@@ -210,6 +213,34 @@ class Publishing:
                 return sid
         raise StoreFailure(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
                            f"nothing was published, please try again")
+
+    def refresh_intervals(self, state=None) -> bool:
+        """After a publication (which commits the snapshot without them): compute the
+        rank and score intervals of `state` (default: the board's) and write the snapshot
+        again with them, unless the board moved on meanwhile (the next write brings its own
+        snapshot). Returns whether the snapshot was written."""
+        board = self.board
+        state = state or board.state
+        if board.state is not state:
+            return False
+        board.certainty()
+        snapshot = snapshot_parquet(state.models, state.ranked, board.benchmark, state.flags)
+        with board.write_lock:
+            if board.state is not state:
+                return False
+            try:
+                revision = board.store.write_snapshot(snapshot, parent=state.revision)
+            except StoreConflict:
+                return False
+            if revision != state.revision:  # a Hub commit: the same board at the new revision
+                board.replace_state(state.models, state.tournament, revision, state.ranked, state.flags)
+        return True
+
+    def refresh_intervals_in_background(self) -> threading.Thread:
+        """`refresh_intervals` in a thread (the app's, after a publication); from this call
+        on until the intervals are computed, the board's `intervals_pending()` is true."""
+        state = self.board.state
+        return self.board.certainty_in_background(then=lambda: self.refresh_intervals(state))
 
     def _landed_all_the_same(self, sid: str, error: StoreFailure) -> bool:
         """After a publication's write failed: whether it landed all the same (a commit

@@ -222,6 +222,9 @@ class HubStore:
             log.warning("publishing %s: keeping its arrays in %s failed (%s)", sid, self.cache_dir, e)
         return revision
 
+    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+        return self._commit([CommitOperationAdd(SNAPSHOT_FILE, snapshot)], "Ranking intervals", parent)
+
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         self.revision()
         writes, deletes = change.files(ARRAYS_DIR)

@@ -527,6 +527,14 @@ class LocalStore:
         self._commit(writes, deletes=tuple(deletes))
         return self.revision()
 
+    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+        """One file replaced by a rename: no journal needed, and the revision (which
+        follows the submissions, duels and flags) stays."""
+        with self.lock():
+            self._check_parent(parent)
+            write_atomically(self.root / SNAPSHOT_FILE, lambda f: f.write(snapshot))
+        return self.revision()
+
     # --- the per-model cache -------------------------------------------------------------
 
     def load_cached(self, submission_id: str) -> PublishedModel | None:

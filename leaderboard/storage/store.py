@@ -42,3 +42,8 @@ class Store(Protocol):
 
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         """A rebuild, migration, removal or flag change in one commit; returns the new revision."""
+
+    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+        """Replace leaderboard.parquet alone (the same ranking, its intervals now
+        computed) when the store is still at `parent` (StoreConflict otherwise); returns
+        the revision after."""

@@ -121,7 +121,9 @@ def model_info(models: dict[str, PublishedModel], ids) -> pd.DataFrame:
                      "Submitted": submitted_date(m.get("submission_timestamp")),
                      "Link": m.get("link_to_model", ""),
                      **({PUBLISHER: m.get("publisher") or ""} if signed else {})})
-    return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"))
+    # Named, so an empty board has them too.
+    columns = ["Model", *META_COLUMNS.values(), "Submitted", "Link", *([PUBLISHER] if signed else [])]
+    return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"), columns=columns)
 
 
 def scope_order(ranked: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -131,6 +133,7 @@ def scope_order(ranked: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 INTERVAL = "95%"  # the level of stats.evidence's intervals, as headers name it
+INTERVALS_PENDING = "being refreshed"  # the tie group cell while the intervals are computed after a publication
 
 
 def leaderboard_table(board: Leaderboard, category: str | None = None, values: str = WIN_SCORE,
@@ -156,7 +159,8 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     scores = ranked[[c.key for c in columns]] * 100.0
     if values == METRIC_VALUE:
         tasks = [c.task_id for c in columns if c.task_id]
-        raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(ranked.index)
+        raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(
+            index=ranked.index, columns=tasks)
         scores[tasks] = raw[tasks] * delta_scale(board, tasks)[0]
     scores.columns = [c.header for c in columns]
     ranks = pd.DataFrame({rank_header(category): ranking.competition_rank(ranked[first])}, index=ranked.index)
@@ -166,11 +170,16 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     parts = [ranks, extra, info[["Model"]], scores.iloc[:, :1].round(2)]
     if preview is None:
         scope = ranking.OVERALL if is_overall(category) else category
-        certainty = board.certainty(adjusted, exclude_flagged)[scope].loc[ranked.index]
+        certainty = board.certainty(adjusted, exclude_flagged, wait=False)
+        if certainty is None:  # being computed after a publication: empty until then, the group cell says so
+            certainty = pd.DataFrame({"rank_low": pd.NA, "rank_high": pd.NA, "group": INTERVALS_PENDING,
+                                      "score_low": np.nan, "score_high": np.nan}, index=ranked.index)
+        else:
+            certainty = certainty[scope].loc[ranked.index]
         # The score interval is the panel score's (stats.evidence.panel_certainty), not the win score's.
         rank, score = rank_header(category), panel_header("Overall" if is_overall(category) else category)
-        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype(int),
-                                   f"{rank} {INTERVAL} high": certainty["rank_high"].astype(int),
+        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype("Int64"),
+                                   f"{rank} {INTERVAL} high": certainty["rank_high"].astype("Int64"),
                                    f"{'Tie group' if is_overall(category) else f'{category} tie group'}":
                                        certainty["group"],
                                    f"{score} {INTERVAL} low": (certainty["score_low"] * 100).round(2),
@@ -278,6 +287,8 @@ def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=N
     if min_params is not None and max_params is not None and min_params > max_params:
         return (f"**No model can match:** the minimum size ({parameters_text(min_params)} B) is above the maximum "
                 f"({parameters_text(max_params)} B). Swap or clear them.")
+    if total == 0:
+        return "**No model is published yet.** The first one published appears here (see the Submit tab)."
     if shown.empty:
         asked = []
         if search and search.strip():
@@ -388,8 +399,18 @@ def as_of(board: Leaderboard) -> dt.datetime:
 
 
 def as_of_note(board: Leaderboard) -> str:
+    if not board.models:  # an empty store has no time of its last change
+        return "No model published yet."
+    refreshing = (" **Intervals are being refreshed** after the latest publication: reload in a few seconds."
+                  if board.intervals_pending() else "")
     return (f"Data as of **{as_of(board):%Y-%m-%d %H:%M} UTC** · {len(board.models)} models. "
-            f"Scores change as models arrive.")
+            f"Scores change as models arrive.{refreshing}")
+
+
+def shown_version(board: Leaderboard) -> str:
+    """What a shown table was made from: the board's revision, and whether its intervals
+    were still being computed (a table shown then is shown again once they are)."""
+    return f"{board.revision} intervals pending" if board.intervals_pending() else str(board.revision)
 
 
 def log_ticks(values) -> list[float]:
