@@ -105,9 +105,9 @@ def fill(page, file, model: str) -> None:
     expect(page.locator("#file").get_by_role("cell", name=file.name)).to_be_visible(timeout=30000)
 
 
-def presubmit(page) -> None:
+def presubmit(page, title: str) -> None:
     page.locator("#presubmit").click()
-    expect(page.locator("#status")).to_contain_text("would rank", timeout=90000)
+    expect(page.locator("#status")).to_contain_text(f"{title} would rank", timeout=90000)  # not the one before
 
 
 def test_two_accounts_and_a_visitor(browser, board, model_files):
@@ -117,10 +117,10 @@ def test_two_accounts_and_a_visitor(browser, board, model_files):
     expect(alice.locator("#login")).to_contain_text(f"Logout ({ALICE})")
     assert choose_team(alice, ALICE_ORG) == [ALICE, ALICE_ORG]  # never bob's organization
     fill(alice, model_files[0], "variant-a")
-    presubmit(alice)
+    presubmit(alice, f"{ALICE_ORG}/variant-a")
     fill(alice, model_files[1], "variant-b")
     expect(alice.locator("#team input")).to_have_value(ALICE_ORG)
-    presubmit(alice)
+    presubmit(alice, f"{ALICE_ORG}/variant-b")
     save(alice, "submit_signed_in")
     alice.locator("#publish").click()
     expect(alice.locator("#confirm")).to_be_visible()
