@@ -32,9 +32,9 @@ class SubmitTab:
         with gr.Tab("Submit", id="submission") as self.tab:
             gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {notice}" if notice else ""))
             if signin.required:
-                with gr.Row(elem_id="signin-row"):
-                    gr.LoginButton(elem_id="login", size="md", scale=0, min_width=260)
-                    self.account_note = gr.Markdown(content.SIGN_IN_FIRST, elem_id="signin-note")
+                # Stacked, not side by side: on a phone a row squeezes the note into a narrow column.
+                self.account_note = gr.Markdown(content.SIGN_IN_FIRST, elem_id="signin-note")
+                gr.LoginButton(elem_id="login", size="md")
             gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
                               value=submission.sample_file(board), elem_id="sample")
             with gr.Row():
