@@ -11,7 +11,9 @@ FIELD_OF = {"LEADERBOARD_REPO": "repo", "HF_TOKEN": "hf_token", "HF_HOME": "hf_h
             "LEADERBOARD_TASKS": "tasks_file", "LEADERBOARD_POLL_SECONDS": "poll_seconds",
             "LEADERBOARD_READ_ONLY": "read_only", "LEADERBOARD_CACHE_SECONDS": "cache_seconds",
             "LEADERBOARD_TEMP_DISK_MB": "temp_disk_mb", "LEADERBOARD_UPLOADS_PER_HOUR": "uploads_per_hour",
-            "LEADERBOARD_UPLOAD_MB_PER_HOUR": "upload_mb_per_hour", "LEADERBOARD_LOG_LEVEL": "log_level",
+            "LEADERBOARD_UPLOAD_MB_PER_HOUR": "upload_mb_per_hour",
+            "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "presubmissions_per_hour",
+            "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "presubmissions_per_day", "LEADERBOARD_LOG_LEVEL": "log_level",
             "LEADERBOARD_DEBUG": "debug"}
 # Defaults the code resolves elsewhere (the shipped tasks file, the demo store, huggingface_hub's folder).
 RESOLVED_ELSEWHERE = {"LEADERBOARD_STORE", "LEADERBOARD_TASKS", "HF_HOME"}
