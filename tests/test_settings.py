@@ -45,6 +45,7 @@ def test_every_variable_is_read_from_the_environment():
     unset = Settings.from_environment({})
     given = {"LEADERBOARD_POLL_SECONDS": "7.5", "LEADERBOARD_READ_ONLY": "Yes", "LEADERBOARD_CACHE_SECONDS": "31",
              "LEADERBOARD_TEMP_DISK_MB": "9", "LEADERBOARD_UPLOADS_PER_HOUR": "3", "LEADERBOARD_UPLOAD_MB_PER_HOUR": "5",
+             "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "4", "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "6",
              "LEADERBOARD_LOG_LEVEL": "debug", "LEADERBOARD_DEBUG": "1"}
     environ = {name: given.get(name, f"value of {name}") for name in FIELD_OF}
     settings = Settings.from_environment(environ)
