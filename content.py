@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from leaderboard.app.previews import lifetime_text
 from leaderboard.config.tasks import PANEL, Benchmark
+from leaderboard.storage.presubmissions import WINDOW_DAYS
 from leaderboard.views.table import weights_note
 from stats.duel_tests import N_RESAMPLES
 from stats.evidence import CERTAINTY_RESAMPLES
@@ -165,8 +166,9 @@ def submission_help(benchmark: Benchmark) -> str:
 Upload either a **.zip of your lm-evaluation-harness output folders** (run with
 `--log_samples`; compiled here, and the form is filled in from the logs) or one JSON
 submission file with per-sample results for all {_plural(len(benchmark.tasks), "task")} (see *About*).
-**Pre-submit** shows where the model would rank, in seconds; nothing is stored until you
-confirm **Publish**.
+**Pre-submit** shows where the model would rank, in seconds; the pre-submission is
+recorded (who, when, a hash of the file and the would-be rank: see *About*), the model
+is not published until you confirm **Publish**.
 """
 
 
@@ -218,6 +220,25 @@ stays on the board, marked ⚑ with its reason (in the note above the table, on 
 its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`). **Exclude
 flagged models** ranks without them: every score is recomputed from the stored duels with the
 duels against flagged models left out (no duel is run again). {_flagged(benchmark)}
+
+**Disclosed pre-submissions.** A pre-submission shows where a model would rank before
+anything is published, which makes it easy to try many variants in private and publish
+only the one that happened to rank best. Every score carries noise, so the best of many
+tries is lucky as well as good, and a board where some teams do this and others do not
+ranks the lucky above the good. *The Leaderboard Illusion* (2025,
+arXiv 2504.20879) found this pattern, private testing followed by selective disclosure,
+inflating scores on LMArena (Chatbot Arena). This board does not forbid it; it makes
+it visible. Every pre-submission made on this page is recorded in the leaderboard's
+dataset: who made it (the signed-in account, or "anonymous" with a hash of the address),
+when, a hash of the uploaded file and the rank it would have had, never its predictions
+or scores. Each model's details then show how many pre-submissions its account (for a
+model published without sign-in: its team name, which anyone can type) made in the
+{WINDOW_DAYS} days before publishing, and the range of their would-be ranks; the
+Leaderboard tab's *Columns* can show the same as a column. A model published after one
+pre-submission was not picked from many; one published after twenty, all ranking 8-15,
+may owe part of its rank to the pick. Pre-submissions are limited per hour (per account,
+or per address without sign-in) and per account per day; the page says when to retry.
+Pre-submissions from the command line are the maintainers' and are not recorded.
 
 **How certain is a rank?** Beside every rank the table shows a **95% interval for the rank**,
 one for the **panel score**, and a **tie group** (A = the top group), for the overall score and
@@ -288,8 +309,8 @@ Benjamini-Hochberg adjusted p-values, as the page's *BH-adjusted* setting.
 
 | endpoint | parameters | returns |
 | --- | --- | --- |
-| `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"`, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false), `adjusted` | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank and its 95% interval, the tie group, `Model`, scores in percent, metadata, `Flagged`, `Flag reason`, `Flag link` |
-| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `duels` in the category (per competitor and task: `Result`, `p one-sided (this model better)`, `p one-sided (competitor better)`, `Δ` = this model better by, in the task's unit) |
+| `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"`, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false), `adjusted` | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank and its 95% interval, the tie group, `Model`, scores in percent, metadata, `Pre-submissions (30 days)`, `Flagged`, `Flag reason`, `Flag link` |
+| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `presubmissions` (disclosed from the 30 days before publication: `by` account or team, `count`, `best_rank`, `worst_rank`, `fewest_models`, `most_models`), `duels` in the category (per competitor and task: `Result`, `p one-sided (this model better)`, `p one-sided (competitor better)`, `Δ` = this model better by, in the task's unit) |
 | `/head_to_head` | `model_a`, `model_b` (submission ids), `category` (default Overall), `adjusted` | as the Head-to-head tab: `tasks` (per task both metric values, `Better when` (higher or lower), `A − B` and its `Δ unit`, `Better` (A, B or equal), `A better by`, `p one-sided (A better)`, `p one-sided (B better)`, `p two-sided`, `Verdict`), `record` per category and Total, the sign test (`ahead`, `behind`, `sign_p_two_sided`, `sign_p_a_ahead` and `sign_p_b_ahead` one-sided, `sign_leader`: A, B or empty), `on_demand` (true: the two never dueled; the duels were run for this answer) |
 | `/duel_map` | `scope` (Overall, a category or a task id), `top` (the best models on the scope, 1-200, default 50), `adjusted` | the heatmap's data: `model_ids` in the scope's rank order and `cells`, one per ordered pair: `Verdict` (won, lost, not separable, not dueled), tasks won / lost / not separable, and on a task `p one-sided (model better)`, `p one-sided (opponent better)`, `Δ` |
 
@@ -340,7 +361,8 @@ the file by hand: the leaderboard compiles it from the harness's logs (below).
    template, task hashes). Any problem (a task missing, a samples file missing, variants
    with different documents, a task in two runs, ...) is listed with its task and file.
 3. **Pre-submit** in *Submit* (or `python -m leaderboard presubmit submission.json ...`):
-   the duels run and you see the would-be ranking; nothing is stored.
+   the duels run and you see the would-be ranking; the page records the pre-submission
+   (who, when, a hash of the file, the would-be rank), nothing else is stored.
 4. **Publish** after checking it. The model details then show how the model was
    evaluated, so readers can tell whether two models were evaluated the same way.
 

@@ -26,7 +26,7 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
                                    "Tie group", "Overall panel score % 95% low", "Overall panel score % 95% high",
                                    *[f"{c} win score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
-                                   "Description", "Submitted", "Link", *views.FLAG_COLUMNS]
+                                   "Description", "Submitted", "Link", views.PRESUBMISSIONS, *views.FLAG_COLUMNS]
     ranked = small_store.ranked()
     assert list(table.index) == list(ranked.index)
     assert table["Overall win score %"].is_monotonic_decreasing

@@ -5,10 +5,12 @@ from __future__ import annotations
 import gradio as gr
 
 import content
-from leaderboard.app.settings import CACHE_SECONDS, PRIVATE, READ_ONLY, TEMP_DISK, script
+from leaderboard.app.limits import LimitReached
+from leaderboard.app.settings import CACHE_SECONDS, PRESUBMISSIONS, PRIVATE, READ_ONLY, TEMP_DISK, script
 from leaderboard.app.previews import PreviewShelf, lifetime_text
 from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
 from leaderboard.errors import BadInput, StoreFailure
+from leaderboard.storage.presubmissions import file_sha256, requester_key
 from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
 from leaderboard.views import details, share, submission, table as board_views
 from leaderboard.views.markdown import escape_markdown
@@ -138,11 +140,13 @@ class SubmitTab:
 
     def presubmit(self, team, model, model_type, params, input_length, precision, description, link, file,
                   request: gr.Request, oauth_token: gr.OAuthToken | None, progress=gr.Progress()) -> dict:
+        """The preview, disclosed in the store (Publishing.disclose) within the requester's
+        quota (PRESUBMISSIONS): per account when signed in, else per client address."""
         board = self.board
         hidden = gr.update(visible=False)
         failed = {self.preview_table: hidden, self.preview_duels: hidden, self.preview_state: None,
                   self.new_row: None, self.publish_row: hidden, self.confirm_box: hidden}
-        _, refused = self.publisher(oauth_token, team)
+        account, refused = self.publisher(oauth_token, team)
         if refused:
             return {self.status: refused, self.form_errors: "", self.file_errors: "", **failed}
         if not file:
@@ -150,10 +154,20 @@ class SubmitTab:
                     **failed}
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
+        address = request.client.host
+        record_failure = None
         try:
-            source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
-                      if submission.is_archive(file) else file)
-            preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+            with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
+                source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
+                          if submission.is_archive(file) else file)
+                preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+                try:
+                    board.publishing.disclose(preview, file_sha256(file), account, address)
+                except StoreFailure as e:  # the preview is still shown, with what happened
+                    record_failure = str(e)
+        except LimitReached as e:
+            return {self.status: submission.quota_refusal(str(e)), self.form_errors: "", self.file_errors: "",
+                    **failed}
         except BadInput as e:
             form_problems, file_problems = submission.split_problems(e.problems)
             return {self.status: "**The submission was not accepted**: see the messages by the form and the file.",
@@ -165,7 +179,9 @@ class SubmitTab:
         duels = details.duel_table(board, preview.submission_id, None, preview.tournament,
                                    {**board.models, preview.submission_id: preview.model}, preview.table.index)
         preview_display = board_views.with_model_links(submission.preview_table(board, preview), board.models)
-        return {self.status: submission.preview_summary(board, preview), self.form_errors: "", self.file_errors: "",
+        return {self.status: submission.preview_summary(board, preview) + submission.disclosure_note(preview,
+                                                                                                     record_failure),
+                self.form_errors: "", self.file_errors: "",
                 self.preview_table: gr.Dataframe(
                     value=board_views.emphasised(preview_display, board_views.score_columns(board, None)[0].header,
                                                  preview.submission_id),

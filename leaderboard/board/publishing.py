@@ -19,6 +19,7 @@ from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
+from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash, day_of, day_path
 from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
@@ -162,6 +163,27 @@ class Publishing:
             [SAMPLE_PRESUBMITTED] if is_sample else [])
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
                        warnings, is_sample, panel, board.panel() if panel else ())
+
+    def disclose(self, preview: Preview, file_sha256: str, account: str | None, client_address: str,
+                 now: float | None = None) -> PresubmissionRecord | None:
+        """Record a web pre-submission in the store (storage/presubmissions.py): who (the
+        signed-in `account`, else a hash of `client_address`), when, the file's sha256 and
+        the rank it would have had. The sample file, which cannot be published, is not
+        recorded (None). StoreFailure when the record could not be written."""
+        if preview.is_sample:
+            return None
+        board = self.board
+        at = time.time() if now is None else now
+        record = PresubmissionRecord(at, account, None if account else client_hash(client_address),
+                                     preview.metadata.team_name, file_sha256,
+                                     preview.rank, len(preview.table))
+        try:
+            moved = board.presubmissions.record(record)
+        except OSError as e:
+            raise StoreFailure(f"writing {day_path(day_of(at))} failed ({e.strerror or type(e).__name__})") from None
+        if moved is not None:
+            board.follow(*moved)
+        return record
 
     def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None,
                 publisher: str | None = None) -> str:

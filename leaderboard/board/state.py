@@ -28,6 +28,7 @@ from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, parse_flags
 from leaderboard.storage.local import PublishedModel
+from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, PresubmissionLog, disclosure
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256
@@ -70,6 +71,7 @@ class Leaderboard:
         self._panel: tuple[BoardState | None, tuple[str, ...]] = (None, ())  # (of which state, its members)
         self._sample: tuple[str | None, dict, str] | None = None  # (reference model, sample file, its hash)
         self._sample_first_task: tuple[str | None, str] | None = None  # (reference model, hash of its first task)
+        self.presubmissions = PresubmissionLog(store)  # disclosed pre-submissions
         self.publishing = Publishing(self)
         self.admin = Administration(self)
         self.load(progress)
@@ -167,6 +169,25 @@ class Leaderboard:
         with self.write_lock:
             self.load()
         return True
+
+    def follow(self, parent: str, revision: str) -> None:
+        """The store moved from `parent` to `revision` by a commit that changed none of the
+        board's files (a pre-submission's record): if the state was `parent`'s, it is
+        `revision`'s, without a reload."""
+        with self.write_lock:
+            state = self.state
+            if state.revision == parent:
+                self.state = BoardState(state.models, state.tournament, revision, state.ranked, state.flags)
+
+    def disclosure(self, sid: str) -> Disclosure:
+        """The pre-submissions disclosed for a published model (storage/presubmissions.py)."""
+        published = self.models[sid].submitted
+        return disclosure(self.presubmissions.records(published - WINDOW_DAYS * DAY, published),
+                          self.models[sid].metadata)
+
+    def disclosures(self) -> dict[str, Disclosure]:
+        """Every published model's `disclosure`."""
+        return self.presubmissions.disclosures(self.models)
 
     def model_of(self, sid: str, metadata: dict, parsed) -> PublishedModel:
         """The model a parsed submission makes: its per-task summaries and references."""

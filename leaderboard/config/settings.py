@@ -26,8 +26,10 @@ class Settings:
     read_only: bool = False  # LEADERBOARD_READ_ONLY: publishing hidden
     cache_seconds: int = DEFAULT_CACHE_SECONDS  # LEADERBOARD_CACHE_SECONDS: uploads, downloads, pre-submissions
     temp_disk_mb: int = 4096  # LEADERBOARD_TEMP_DISK_MB: temporary disk for uploads and unpacking, in all
-    uploads_per_hour: int = 20  # LEADERBOARD_UPLOADS_PER_HOUR: per client address
+    uploads_per_hour: int = 20  # LEADERBOARD_UPLOADS_PER_HOUR: per account, or per client address without
     upload_mb_per_hour: int = 1024  # LEADERBOARD_UPLOAD_MB_PER_HOUR: per client address
+    presubmissions_per_hour: int = 10  # LEADERBOARD_PRESUBMISSIONS_PER_HOUR: per account, or per address without
+    presubmissions_per_day: int = 30  # LEADERBOARD_PRESUBMISSIONS_PER_DAY: per account, any 24 hours
     log_level: str = "INFO"  # LEADERBOARD_LOG_LEVEL: the app's logging level
     debug: bool = False  # LEADERBOARD_DEBUG: the CLI prints the traceback of an internal error
     # Sign-in with Hugging Face (OpenID Connect): a Space with `hf_oauth: true` sets all four;
@@ -59,6 +61,10 @@ class Settings:
                    temp_disk_mb=number("LEADERBOARD_TEMP_DISK_MB", int, default.temp_disk_mb),
                    uploads_per_hour=number("LEADERBOARD_UPLOADS_PER_HOUR", int, default.uploads_per_hour),
                    upload_mb_per_hour=number("LEADERBOARD_UPLOAD_MB_PER_HOUR", int, default.upload_mb_per_hour),
+                   presubmissions_per_hour=number("LEADERBOARD_PRESUBMISSIONS_PER_HOUR", int,
+                                                  default.presubmissions_per_hour),
+                   presubmissions_per_day=number("LEADERBOARD_PRESUBMISSIONS_PER_DAY", int,
+                                                 default.presubmissions_per_day),
                    log_level=environ.get("LEADERBOARD_LOG_LEVEL", default.log_level).upper(),
                    debug=bool(environ.get("LEADERBOARD_DEBUG")),
                    openid_provider_url=text("OPENID_PROVIDER_URL"), oauth_client_id=text("OAUTH_CLIENT_ID"),

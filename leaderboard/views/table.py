@@ -32,7 +32,10 @@ WIN_SCORE, METRIC_VALUE = "win_score", "metric"
 VALUE_NAMES = {WIN_SCORE: "win score", METRIC_VALUE: "metric value"}
 META_COLUMNS = {"model_type": "Type", "parameters": "Parameters (B)", "precision": "Precision",
                 "input_length": "Input length (tokens)", "description": "Description"}
-SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted"]  # the column chooser's
+PRESUBMISSIONS = "Pre-submissions (30 days)"  # disclosed before publication (storage/presubmissions.py)
+SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted",
+              PRESUBMISSIONS]  # the column chooser's
+DEFAULT_META = SHOWN_META[:-1]  # shown unless a view asks otherwise
 RANK_SORT = "rank"
 MAX_SEARCH_CHARS = 2 * MAX_NAME_LENGTH + 1  # the longest title, "team/model": a longer search cannot match
 RAW_P, ADJUSTED_P = "raw", "bh"  # the p-value setting: as tested, or Benjamini-Hochberg adjusted
@@ -146,7 +149,7 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     overall rank beside it. `adjusted`: scores from Benjamini-Hochberg adjusted duels.
     `exclude_flagged`: the ranking without the flagged models and their duels. With a
     preview, the ranking as it would be, with `Previous rank` and `Rank change` (and no
-    intervals)."""
+    intervals, no PRESUBMISSIONS column: its pre-submissions are disclosed once published)."""
     models = dict(board.models)
     ranked = board.ranked(adjusted, exclude_flagged)
     if preview is not None:
@@ -186,7 +189,12 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
                                    f"{score} {INTERVAL} high": (certainty["score_high"] * 100).round(2)}))
     if not is_overall(category):
         parts.append(ranked[["rank"]].rename(columns={"rank": "Overall rank"}))
-    return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model"),
+    disclosed = []
+    if preview is None:
+        disclosures = board.disclosures()
+        disclosed.append(pd.DataFrame({PRESUBMISSIONS: [disclosures[sid].cell() for sid in ranked.index]},
+                                      index=ranked.index))
+    return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model"), *disclosed,
                       flag_columns(board.flags, ranked.index)], axis=1)
 
 
@@ -206,7 +214,7 @@ def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.Data
     flagged model's name follows the MARKER, its reason shown on hover (and in
     `flag_note`); descriptions, links, the publisher and the flag columns stay in exports and details;
     of the metadata columns only those in `shown_meta` (None: all)."""
-    hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta]
+    hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta and c in table.columns]
     publisher = [PUBLISHER] if PUBLISHER in table else []
     out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden, *publisher]))
     out["Model"] = [(f"{MARKER} " if flagged else "")
