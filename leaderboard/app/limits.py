@@ -134,7 +134,7 @@ class UploadWindow:
             total = sum(b for _, b in recent)
             if size > self.max_bytes:
                 raise LimitReached(f"The upload is {megabytes(size)}, more than the {megabytes(self.max_bytes)} "
-                                   f"{who.removeprefix('your ')} may upload per hour", None)
+                                   f"{who.replace('your ', 'an ', 1)} may upload per hour", None)
             if total + size > self.max_bytes:
                 freed, wait = 0, self.window
                 for at, b in recent:

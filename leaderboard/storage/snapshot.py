@@ -15,6 +15,7 @@ from leaderboard.config.tasks import Benchmark
 from leaderboard.engine.tournament import ModelResults
 from leaderboard.storage.flags import Flag, parse_flags
 from leaderboard.storage.local import PublishedModel
+from leaderboard.storage.presubmissions import PresubmissionLog
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
                    "link_to_model", "description", "submission_timestamp", "publisher"]
@@ -87,8 +88,8 @@ class SnapshotBoard:
     for its default view: `table` prints it without loading the models or duels and
     without computing the certainty (seconds at thousands of models)."""
 
-    def __init__(self, table: pd.DataFrame, benchmark: Benchmark):
-        self.benchmark = benchmark
+    def __init__(self, table: pd.DataFrame, benchmark: Benchmark, store):
+        self.benchmark, self.presubmissions = benchmark, PresubmissionLog(store)
         table = table.set_index("submission_id")
         rows = table[[*METADATA_FIELDS, *FLAG_FIELDS]].astype(object).where(table.notna(), None).to_dict("index")
         self.models = {sid: PublishedModel(sid, {field: row[field] for field in METADATA_FIELDS}, ModelResults({}, {}),
@@ -118,7 +119,7 @@ class SnapshotBoard:
                     return None
                 if INTERVALS_PENDING in (file.schema_arrow.metadata or {}):
                     return None
-                return cls(file.read().to_pandas(), benchmark)
+                return cls(file.read().to_pandas(), benchmark, store)
         except (OSError, ValueError, KeyError):  # unreadable, or of another version's columns
             return None
 
@@ -130,6 +131,10 @@ class SnapshotBoard:
     def certainty(self, adjusted: bool = False, exclude_flagged: bool = False, wait: bool = True) -> pd.DataFrame:
         self.ranked(adjusted, exclude_flagged)
         return self._certainty
+
+    def disclosures(self) -> dict:
+        """Each model's disclosed pre-submissions (the store's records, not the snapshot's)."""
+        return self.presubmissions.disclosures(self.models)
 
     def intervals_pending(self) -> bool:
         return False  # a snapshot without its intervals is not read (`of_store`)
