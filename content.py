@@ -48,7 +48,7 @@ READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is 
 PUBLISHED_BY_MAINTAINERS = ("Publishing from this page needs signing in with Hugging Face, which this server does not "
                             "offer: pre-submissions work, and the maintainers publish models with the command line "
                             "(`python -m leaderboard publish`).")
-SIGN_IN_FIRST = ("**Sign in with Hugging Face** (the button above) to pre-submit and publish: a model is published "
+SIGN_IN_FIRST = ("**Sign in with Hugging Face** (the button below) to pre-submit and publish: a model is published "
                  "by an account, under its name or one of its organizations. Browsing the board needs no sign-in.")
 
 

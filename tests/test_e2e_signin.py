@@ -138,6 +138,8 @@ def test_two_accounts_and_a_visitor(browser, board, model_files):
     card = bob.locator("#card")
     expect(card).to_contain_text(f"{ALICE_ORG}/variant-b", timeout=60000)
     expect(card).to_contain_text(f"Published by {ALICE} (signed in with Hugging Face)")
+    # ... and the two pre-submissions alice's account ran before publishing, with their would-be ranks.
+    expect(card).to_contain_text(re.compile(rf"2 by account {ALICE}, would-be ranks? \d+(–\d+)? of 6"))
     save(bob, "card")
     alice.goto(f"{url}?tab=details&model={sid}")
     expect(alice.locator("#card")).to_contain_text(f"Published by {ALICE}", timeout=60000)
