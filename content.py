@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from leaderboard.app.previews import lifetime_text
 from leaderboard.config.tasks import PANEL, Benchmark
+from leaderboard.storage.presubmissions import WINDOW_DAYS
 from leaderboard.views.table import weights_note
 from stats.duel_tests import N_RESAMPLES
 from stats.evidence import CERTAINTY_RESAMPLES
@@ -21,21 +22,19 @@ TEST_EXPLANATIONS = {
                                    "DeLong's test extended to the average over classes"),
 }
 
-# Measured by bench/bench_coverage.py (bench/RESULTS.md, "Rank intervals that hold").
+# Measured as in bench/bench_coverage.py (bench/RESULTS.md, "BenCzechMark's demo design covered").
 COVERAGE_TEXT = """What the intervals are worth, measured in simulations where the truth is known (models
-with set abilities answering simulated items, dueled by the engine; 270-720 models per
-design): the 95% **score interval** held the true panel score for 91.5-97% of the models in
-every simulated design, with mean widths of 5.4 points (50 tasks, 30 models), 19.3 (3 one-task
-categories), 22.3 (close abilities), 4.5 (far abilities), 10.3 (60 models, 20 in the panel)
-and 34.2 (a single task); the 95% **rank interval** held the true panel rank for 95-99%, with
-mean widths of 1.9, 6.5, 7.7, 1.9, 9.8 and 9.9 ranks. On CzechSuite's demo boards (400
-models, far apart, up to 2,500 items per task) the score interval held for 93% (width 3.0
-points) and the rank interval for 99.3% (width 1.5 ranks; 22% of the ranks pinned to one,
-99.0% of the others held): when ranks are nearly pinned an interval of whole ranks covers
-more than 95%. On BenCzechMark's demo boards (400 models, 50 tasks) the rank interval held for
-98.8% (width 0.9 ranks, 39% pinned) but the score interval for only 86.8% (width 1.6 points):
-there the misses are by one to a few task duels (0.02-0.1 points), where the demo gives all
-tasks of a category the same true order and the model of true values lets them differ.
+with set abilities answering simulated items, dueled by the engine; 90-240 models per
+design): the 95% **score interval** held the true panel score for 93-97.5% of the models in
+every simulated design, with mean widths of 5.4 points (50 tasks, 30 models), 19.2 (3 one-task
+categories), 24.0 (close abilities), 4.3 (far abilities), 10.5 (60 models, 20 in the panel)
+and 36.1 (a single task); the 95% **rank interval** held the true panel rank for 95.6-98.9%,
+with mean widths of 1.9, 6.4, 8.3, 1.7, 9.1 and 10.5 ranks. On the demo boards of the
+shipped benchmarks (40 models each, truth from their set skills) the score interval held
+for 95.8% on CzechSuite (400 models, width 3.0 points) and 94.4% on BenCzechMark (320
+models, 50 tasks, width 1.7 points), the rank interval for 99.5% and 99.4% (widths 1.6 and
+0.9 ranks): their models are far apart, most ranks are pinned or nearly, and an interval
+of whole ranks then covers more than 95%.
 Two equally able models shared a tie group in 97.5% of 200 boards of 9 tasks, two
 models 0.5 logit apart in none. Limits: only the sampling of test items is resampled:
 which tasks make up the benchmark is not (the truth is defined on these tasks), nor which
@@ -46,6 +45,18 @@ coverage above is the share over all models; the extremes of a board are covered
 less, its middle more)."""
 
 READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is switched off."
+PUBLISHED_BY_MAINTAINERS = ("Publishing from this page needs signing in with Hugging Face, which this server does not "
+                            "offer: pre-submissions work, and the maintainers publish models with the command line "
+                            "(`python -m leaderboard publish`).")
+SIGN_IN_FIRST = ("**Sign in with Hugging Face** (the button below) to pre-submit and publish: a model is published "
+                 "by an account, under its name or one of its organizations. Browsing the board needs no sign-in.")
+
+
+def signed_in(username: str, teams: list[str]) -> str:
+    """The note by the sign-in button once signed in (names already escaped)."""
+    return (f"Signed in as **{username}**. You publish as this account, under its name or one of its "
+            f"organizations: {', '.join(teams)}.")
+
 
 def confirm(kept_seconds: float) -> str:
     """The question before publishing; the pre-submission is kept `kept_seconds`."""
@@ -155,8 +166,9 @@ def submission_help(benchmark: Benchmark) -> str:
 Upload either a **.zip of your lm-evaluation-harness output folders** (run with
 `--log_samples`; compiled here, and the form is filled in from the logs) or one JSON
 submission file with per-sample results for all {_plural(len(benchmark.tasks), "task")} (see *About*).
-**Pre-submit** shows where the model would rank, in seconds; nothing is stored until you
-confirm **Publish**.
+**Pre-submit** shows where the model would rank, in seconds; the pre-submission is
+recorded (who, when, a hash of the file and the would-be rank: see *About*), the model
+is not published until you confirm **Publish**.
 """
 
 
@@ -209,6 +221,25 @@ its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet
 flagged models** ranks without them: every score is recomputed from the stored duels with the
 duels against flagged models left out (no duel is run again). {_flagged(benchmark)}
 
+**Disclosed pre-submissions.** A pre-submission shows where a model would rank before
+anything is published, which makes it easy to try many variants in private and publish
+only the one that happened to rank best. Every score carries noise, so the best of many
+tries is lucky as well as good, and a board where some teams do this and others do not
+ranks the lucky above the good. *The Leaderboard Illusion* (2025,
+arXiv 2504.20879) found this pattern, private testing followed by selective disclosure,
+inflating scores on LMArena (Chatbot Arena). This board does not forbid it; it makes
+it visible. Every pre-submission made on this page is recorded in the leaderboard's
+dataset: who made it (the signed-in account, or "anonymous" with a hash of the address),
+when, a hash of the uploaded file and the rank it would have had, never its predictions
+or scores. Each model's details then show how many pre-submissions its account (for a
+model published without sign-in: its team name, which anyone can type) made in the
+{WINDOW_DAYS} days before publishing, and the range of their would-be ranks; the
+Leaderboard tab's *Columns* can show the same as a column. A model published after one
+pre-submission was not picked from many; one published after twenty, all ranking 8-15,
+may owe part of its rank to the pick. Pre-submissions are limited per hour (per account,
+or per address without sign-in) and per account per day; the page says when to retry.
+Pre-submissions from the command line are the maintainers' and are not recorded.
+
 **How certain is a rank?** Beside every rank the table shows a **95% interval for the rank**,
 one for the **panel score**, and a **tie group** (A = the top group), for the overall score and
 for each category, computed on the whole board (so search and filters never move a model
@@ -226,8 +257,11 @@ between groups):
   other items like these while keeping a model's duels correlated (they share the items);
   a model's true value on a task is drawn as its general level plus its level on the
   category plus its own effect on the task, each estimated from the board with the noise
-  taken out, so a task where the model looks unusual is pulled toward what its other tasks
-  say. Each draw gives every model its panel score and rank; the intervals run from the
+  taken out (how much tasks differ, per category), so a task where the model looks unusual
+  is pulled toward what its other tasks say. Metrics that measure one skill through
+  different curves (perplexity, AUROC, exact match) are first put on their category's common
+  scale by a rising curve (only where the bend is clear), which keeps each task's order of
+  the models and stops a curve's bend from counting as task effects. Each draw gives every model its panel score and rank; the intervals run from the
   2.5th to the 97.5th percentile of the draws. The plain bootstrap of the scores (each
   resample deciding every close pair by its own coin flip) put close models' scores near
   the middle and its score intervals missed the truth for up to half the models. The rank
@@ -275,8 +309,8 @@ Benjamini-Hochberg adjusted p-values, as the page's *BH-adjusted* setting.
 
 | endpoint | parameters | returns |
 | --- | --- | --- |
-| `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"`, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false), `adjusted` | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank and its 95% interval, the tie group, `Model`, scores in percent, metadata, `Flagged`, `Flag reason`, `Flag link` |
-| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `duels` in the category (per competitor and task: `Result`, `p one-sided (this model better)`, `p one-sided (competitor better)`, `Δ` = this model better by, in the task's unit) |
+| `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"`, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false), `adjusted` | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank and its 95% interval, the tie group, `Model`, scores in percent, metadata, `Pre-submissions (30 days)`, `Flagged`, `Flag reason`, `Flag link` |
+| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `presubmissions` (disclosed from the 30 days before publication: `by` account or team, `count`, `best_rank`, `worst_rank`, `fewest_models`, `most_models`), `duels` in the category (per competitor and task: `Result`, `p one-sided (this model better)`, `p one-sided (competitor better)`, `Δ` = this model better by, in the task's unit) |
 | `/head_to_head` | `model_a`, `model_b` (submission ids), `category` (default Overall), `adjusted` | as the Head-to-head tab: `tasks` (per task both metric values, `Better when` (higher or lower), `A − B` and its `Δ unit`, `Better` (A, B or equal), `A better by`, `p one-sided (A better)`, `p one-sided (B better)`, `p two-sided`, `Verdict`), `record` per category and Total, the sign test (`ahead`, `behind`, `sign_p_two_sided`, `sign_p_a_ahead` and `sign_p_b_ahead` one-sided, `sign_leader`: A, B or empty), `on_demand` (true: the two never dueled; the duels were run for this answer) |
 | `/duel_map` | `scope` (Overall, a category or a task id), `top` (the best models on the scope, 1-200, default 50), `adjusted` | the heatmap's data: `model_ids` in the scope's rank order and `cells`, one per ordered pair: `Verdict` (won, lost, not separable, not dueled), tasks won / lost / not separable, and on a task `p one-sided (model better)`, `p one-sided (opponent better)`, `Δ` |
 
@@ -327,7 +361,8 @@ the file by hand: the leaderboard compiles it from the harness's logs (below).
    template, task hashes). Any problem (a task missing, a samples file missing, variants
    with different documents, a task in two runs, ...) is listed with its task and file.
 3. **Pre-submit** in *Submit* (or `python -m leaderboard presubmit submission.json ...`):
-   the duels run and you see the would-be ranking; nothing is stored.
+   the duels run and you see the would-be ranking; the page records the pre-submission
+   (who, when, a hash of the file, the would-be rank), nothing else is stored.
 4. **Publish** after checking it. The model details then show how the model was
    evaluated, so readers can tell whether two models were evaluated the same way.
 

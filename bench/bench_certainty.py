@@ -6,9 +6,11 @@ BenCzechMark's 50 tasks (accuracy, exact match, AUROC, perplexity) with 1,000 it
 every model's per-task summaries made up at random in the shapes the engine stores (0/1
 answers, AUROC influence values, 1,000 bootstrap perplexities); win scores at random.
 Times `ranking.certainty_table` (replicates of every model and task, panel scores of 200
-resamples, percentiles, tie groups), a fresh table each time so nothing is reused.
-Prints one JSON summary with the median wall time and the median CPU time of the process
-(on a shared, loaded machine the wall time is mostly waiting for a core).
+resamples, percentiles, tie groups), a fresh table each time: cold (every model's
+replicates computed: new ModelResults each time) and after a publication (the models'
+replicates kept from the board version before, `ModelResults.replicates`; one new
+model's computed). Prints one JSON summary with the median wall time and the median CPU
+time of the process (on a shared, loaded machine the wall time is mostly waiting for a core).
 """
 from __future__ import annotations
 
@@ -56,18 +58,28 @@ def main():
             results[m].aggregates[task.id], results[m].summaries[task.id] = float(aggregates[k]), summaries[k]
     win = pd.DataFrame(rng.random((args.models, len(benchmark.tasks))), index=pd.Index(ids, name="submission_id"),
                        columns=benchmark.task_ids)
-    times, cpu = [], []
-    for _ in range(args.repeats):
-        ranked = ranking.ranked(ranking.scores_from_win_scores(win.to_numpy(), ids, benchmark),
-                                pd.Series(np.arange(args.models), index=ids))
-        start, start_cpu = time.perf_counter(), time.process_time()
-        ranking.certainty_table(ranked, benchmark, results)
-        times.append(time.perf_counter() - start)
-        cpu.append(time.process_time() - start_cpu)
+    kept = {m: ModelResults(r.aggregates, r.summaries) for m, r in results.items()}
+    ranking.certainty_table(ranking.ranked(ranking.scores_from_win_scores(win.to_numpy(), ids, benchmark),
+                                           pd.Series(np.arange(args.models), index=ids)), benchmark, kept)
+    times = {"cold": [], "after_publication": []}
+    cpu = {"cold": [], "after_publication": []}
+    for k in range(args.repeats):
+        for case in times:
+            if case == "cold":
+                given = {m: ModelResults(r.aggregates, r.summaries) for m, r in results.items()}
+            else:  # the board before kept its replicates; one model (the "new" one) has none yet
+                given = {**kept, ids[k]: ModelResults(results[ids[k]].aggregates, results[ids[k]].summaries)}
+            ranked = ranking.ranked(ranking.scores_from_win_scores(win.to_numpy(), ids, benchmark),
+                                    pd.Series(np.arange(args.models), index=ids))
+            start, start_cpu = time.perf_counter(), time.process_time()
+            ranking.certainty_table(ranked, benchmark, given)
+            times[case].append(time.perf_counter() - start)
+            cpu[case].append(time.process_time() - start_cpu)
     print(json.dumps({"models": args.models, "tasks": len(benchmark.tasks), "items_per_task": n_items,
                       "panel": benchmark.top_opponents, "resamples": ranking.evidence.CERTAINTY_RESAMPLES,
-                      "repeats": args.repeats, "certainty_table_median_s": statistics.median(times),
-                      "max_s": max(times), "cpu_median_s": statistics.median(cpu), "load_average_1min": os.getloadavg()[0]}, indent=1))
+                      "repeats": args.repeats, **{f"{case}_median_s": statistics.median(v) for case, v in times.items()},
+                      **{f"{case}_cpu_median_s": statistics.median(v) for case, v in cpu.items()},
+                      "load_average_1min": os.getloadavg()[0]}, indent=1))
 
 
 if __name__ == "__main__":

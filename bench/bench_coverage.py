@@ -20,13 +20,12 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_coverage import covered_by  # noqa: E402 (the tests folder is on the path just above)
+from test_coverage import demo_board  # noqa: E402 (the tests folder is on the path just above)
 
 
 def summary(covered, width, score_covered, score_width) -> dict:
@@ -55,37 +54,6 @@ def simulated_designs(scale: int) -> dict:
     return out
 
 
-def demo_design(tasks_file: str, seed: int, n_models: int = 40) -> dict[str, list]:
-    from leaderboard.submission import demo
-    from leaderboard.config.tasks import load_benchmark
-    from leaderboard.engine import ranking
-    from leaderboard.engine.replay import opponents_of_the_day
-    from leaderboard.engine.tournament import Tournament, play, summarize
-    from leaderboard.submission.parsing import ParsedSubmission
-
-    benchmark = load_benchmark(ROOT / "data" / tasks_file)
-    designs = {t.id: demo.task_design(t, seed) for t in benchmark.tasks}
-    ids, results, tournament = [f"m{i}" for i in range(n_models)], {}, Tournament(benchmark.task_ids)
-    submitted = pd.Series(np.arange(n_models), index=ids)
-    for i, sid in enumerate(ids):
-        _, document, _, tasks = demo.demo_submission(benchmark, i, seed, designs)
-        results[sid] = summarize(ParsedSubmission(tasks, document, "", ""), benchmark)
-        if i:
-            table = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted[ids[:i]])
-            play(benchmark, tournament, sid, results, opponents_of_the_day(table, benchmark), rules="study")
-        else:
-            tournament.add_models([sid])
-    ranked = ranking.ranked(ranking.scores_table(tournament, benchmark), submitted)
-    certainty = ranking.certainty_table(ranked, benchmark, results)[ranking.OVERALL]
-    panel = np.array([ids.index(m) for m in ranked.index[:benchmark.top_opponents]])
-    categories = list(benchmark.categories)
-    skill = np.array([[demo.demo_skills(benchmark, i, seed)[t.category] for t in benchmark.tasks]
-                      for i in range(n_models)])
-    column = {field: certainty[field].reindex(ids).to_numpy(dtype=float) for field in ranking.CERTAINTY_FIELDS[:4]}
-    return covered_by(column["rank_low"], column["rank_high"], column["score_low"], column["score_high"], skill,
-                      np.array([categories.index(t.category) for t in benchmark.tasks]), panel)
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--boards-scale", type=int, default=3)
@@ -95,7 +63,7 @@ def main():
     for tasks_file in ("czechsuite_tasks.json", "tasks_metadata.json"):
         start, lists = time.perf_counter(), {"covered": [], "width": [], "score_covered": [], "score_width": []}
         for seed in range(args.demo_boards):
-            for field, values in demo_design(tasks_file, seed).items():
+            for field, values in demo_board(tasks_file, seed).items():
                 lists[field] += values
         out[f"demo {tasks_file}"] = {**summary(*lists.values()), "seconds": round(time.perf_counter() - start, 1)}
         print(tasks_file, out[f"demo {tasks_file}"], flush=True)

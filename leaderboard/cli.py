@@ -158,6 +158,8 @@ def cmd_presubmit(args, publish: bool = False) -> None:
         preview = board.publishing.presubmit(args.file, _form(args), progress=bar)
         if publish:
             board.publishing.publish(preview, progress=bar)
+            bar(1.0, "computing the rank and score intervals")  # after the commit, then written with the snapshot
+            board.publishing.refresh_intervals()
     finally:
         bar.close()
     _print_warnings(preview.warnings)

@@ -155,10 +155,15 @@ def posterior_draws(observed: np.ndarray, deviations: np.ndarray, category: np.n
     + e[m, t] with a model's general level a ~ N(0, var_a), its effect on category k = the
     task's c ~ N(0, var_c), its effect on the task u ~ N(0, var_u) and the item noise e ~
     N(0, se2[m, t]), se2 the variance of the resamples (with the items' common shift, which
-    moves every model alike, taken out). The variances come from the spread of z within
-    categories, between a model's categories and between the models, less the noise
-    (method of moments, floored at 0; none within a one-task category, none between one
-    category's tasks); var_a is drawn per resample from its scaled inverse chi-square
+    moves every model alike, taken out). Before that, each task of a category with others
+    is put on their common scale (`common_scale`): metrics measure one skill through
+    different curves (perplexity, AUROC, exact match), and a curve's bend would otherwise
+    count as task effects that reorder close models at random on every task. The variances
+    come from the spread of z within each category (var_u per category: a category of one
+    task's prompt variants agrees more than one of mixed tasks; a one-task category takes
+    the pooled value), between a model's categories and between the models, less the noise
+    (method of moments, floored at 0; none between one category's tasks); var_a is drawn
+    per resample from its scaled inverse chi-square
     posterior (the spread of 30 models is known only to +-25%). A draw takes a, then each c
     given a, then u given both from their normal posteriors: u has mean B (z - a - c) and
     variance B se2, B = var_u / (var_u + se2), drawn as B (z - a - c) + sqrt(B) x the
@@ -173,15 +178,20 @@ def posterior_draws(observed: np.ndarray, deviations: np.ndarray, category: np.n
     z = (observed - observed.mean(axis=0)) / scale
     deviations -= deviations.mean(axis=1, keepdims=True)  # the items' common shift
     deviations /= scale.astype(np.float32)
+    common_scale(z, deviations, category)
     se2 = np.einsum("rnt,rnt->nt", deviations, deviations, dtype=float) / max(n_resamples, 1)
     one_hot = np.eye(int(category.max()) + 1)[category]  # (T, C)
     sizes = one_hot.sum(axis=0)
     n_categories = len(sizes)
     category_mean = z @ one_hot / sizes  # (n, C)
-    within = int((sizes - 1).sum())
-    var_u = max(float(((z - category_mean[:, category]) ** 2).sum(axis=1).mean()) / within - float(se2.mean()),
-                0.0) if within else 0.0
-    noise = (var_u + se2 @ one_hot / sizes) / sizes  # (n, C): of a category mean, from its tasks
+    # per category: the tasks' spread around the category mean, (k - 1) (var_u + noise) expected
+    spread = ((z - category_mean[:, category]) ** 2).mean(axis=0) @ one_hot  # (C,)
+    task_effect = spread / np.maximum(sizes - 1, 1) - se2.mean(axis=0) @ one_hot / sizes
+    several = sizes > 1
+    pooled = np.average(task_effect[several], weights=sizes[several] - 1) if several.any() else 0.0
+    var_u_of = np.maximum(np.where(several, task_effect, pooled), 0.0)  # (C,)
+    var_u = var_u_of[category]  # (T,)
+    noise = (var_u_of + se2 @ one_hot / sizes) / sizes  # (n, C): of a category mean, from its tasks
     level = category_mean.mean(axis=1)
     var_c = max(float(((category_mean - level[:, None]) ** 2).sum(axis=1).mean()) / (n_categories - 1)
                 - float(noise.mean()), 0.0) if n_categories > 1 else 0.0
@@ -207,6 +217,49 @@ def posterior_draws(observed: np.ndarray, deviations: np.ndarray, category: np.n
     for t in range(n_tasks):
         draws[:, :, t] += (1 - shrink[:, t]) * on_category[:, :, category[t]]
     return draws
+
+
+CURVE_DEGREE = 3  # of the polynomial putting a task on its category's common scale (`common_scale`)
+CURVE_ALPHA = 0.01  # a task is mapped only when its curve's bend is significant at this level
+
+
+def common_scale(z: np.ndarray, deviations: np.ndarray, category: np.ndarray) -> None:
+    """Puts each task of a category with other tasks on their common scale, in place: z
+    (n, T) standardized aggregates, deviations (R, n, T) their resamples' deviations, in the
+    same units; category (T,) int.
+
+    The mean of the category's other tasks is fitted by a polynomial of degree CURVE_DEGREE
+    in the task's z (least squares over the models); the task's z becomes the fitted curve,
+    standardized again, and its deviations are multiplied by the curve's slope at each
+    model (to first order). A task is mapped only when the curve rises at every model (so
+    no model's order on the task changes: the panel truth is the order) and bends
+    significantly (F-test of the polynomial against a line, p < CURVE_ALPHA), so that noise
+    alone, as with close models, does not bend a task; with no more models than the
+    polynomial needs, nothing is mapped."""
+    n = z.shape[0]
+    one_hot = np.eye(int(category.max()) + 1)[category]
+    sizes = one_hot.sum(axis=0)[category]
+    mapped = (sizes > 1) & (z.std(axis=0) > 0)
+    if n <= CURVE_DEGREE + 2 or not mapped.any():
+        return
+    target = ((z @ one_hot)[:, category] - z)[:, mapped] / (sizes[mapped] - 1)  # the other tasks' mean
+    x = z[:, mapped]
+    powers = x.T[:, :, None] ** np.arange(CURVE_DEGREE + 1)  # (T', n, d + 1)
+    coef = np.einsum("tdn,nt->td", np.linalg.pinv(powers), target)
+    fitted = np.einsum("tnd,td->nt", powers, coef)
+    slope = np.einsum("tnd,td->nt", powers[:, :, :-1], coef[:, 1:] * np.arange(1, CURVE_DEGREE + 1))
+    residual = ((target - fitted) ** 2).sum(axis=0)
+    centred = target - target.mean(axis=0)  # x has mean 0 and sd 1: the line's residual directly
+    line_residual = (centred ** 2).sum(axis=0) - (x * centred).sum(axis=0) ** 2 / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bend = ((line_residual - residual) / (CURVE_DEGREE - 1)) / (residual / (n - CURVE_DEGREE - 1))
+    significant = _scipy_stats().f.sf(np.nan_to_num(bend, nan=0.0, posinf=np.inf), CURVE_DEGREE - 1,
+                                      n - CURVE_DEGREE - 1) < CURVE_ALPHA
+    keep = (slope > 0).all(axis=0) & significant & (fitted.std(axis=0) > 0)
+    tasks = np.flatnonzero(mapped)[keep]
+    spread = fitted[:, keep].std(axis=0)
+    z[:, tasks] = (fitted[:, keep] - fitted[:, keep].mean(axis=0)) / spread
+    deviations[:, :, tasks] *= (slope[:, keep] / spread).astype(np.float32)
 
 
 def panel_shares(values: np.ndarray, in_panel: np.ndarray) -> np.ndarray:

@@ -194,11 +194,12 @@ def bad_file_corpus(tmp_path_factory, new_model_file) -> dict[str, tuple[Path, s
     return {case: (folder / f"{index}.json", expected[case]) for index, case in enumerate(CASE_NAMES)}
 
 
-def tree_digest(root: Path) -> str:
-    """A hash of every file's path and bytes under root (the lock file excepted)."""
+def tree_digest(root: Path, exclude: str | None = None) -> str:
+    """A hash of every file's path and bytes under root (the lock file, and the folder
+    `exclude` when given, excepted)."""
     h = hashlib.sha256()
     for p in sorted(Path(root).rglob("*")):
-        if p.is_file() and p.name != ".lock":
+        if p.is_file() and p.name != ".lock" and (exclude is None or p.relative_to(root).parts[0] != exclude):
             h.update(str(p.relative_to(root)).encode())
             h.update(p.read_bytes())
     return h.hexdigest()

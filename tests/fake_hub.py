@@ -11,6 +11,16 @@ whole or not at all. `fail_next_commits` makes the next commits fail with HTTP 5
 anything is written; `fail_after_next_commits` makes them land and then answer HTTP 500 (a
 commit whose answer is lost); `fail_next_tree_listings` makes the next file listings fail with
 HTTP 400 (a status the client does not retry). Writes need `Authorization: Bearer <token>`; reads are public.
+
+It also plays the Hub's OpenID provider, as Gradio's sign-in (authlib) and huggingface_hub's
+`whoami` use it: `/.well-known/openid-configuration`, `/oauth/authorize` (approves at once
+the account the browser is signed in to the hub as: the `fake_hub_account` cookie, which a
+test sets on `hub.url`), `/oauth/token` (the client's id and secret, an access token and an
+RS256-signed ID token), `/oauth/userinfo`, `/oauth/jwks` and `/api/whoami-v2` (the account
+and its organizations):
+
+    hub.add_account("alice", orgs=["alice-lab"])
+    OPENID_PROVIDER_URL=hub.url OAUTH_CLIENT_ID=hub.client_id OAUTH_CLIENT_SECRET=hub.client_secret
 """
 from __future__ import annotations
 
@@ -18,11 +28,17 @@ import base64
 import json
 import os
 import re
+import secrets
 import subprocess
 import threading
+import time
+from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlparse
+from urllib.parse import parse_qs, unquote, urlencode, urlparse
+
+from joserfc import jwt
+from joserfc.jwk import KeySet, RSAKey
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "hub", "GIT_AUTHOR_EMAIL": "hub@localhost", "GIT_COMMITTER_NAME": "hub",
            "GIT_COMMITTER_EMAIL": "hub@localhost"}
@@ -116,6 +132,13 @@ class FakeHub:
         self.rejected = 0  # commits refused because their parent was not the head
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        # The OpenID provider: accounts with their organizations, one registered OAuth app.
+        self.accounts: dict[str, list[str]] = {}
+        self.client_id, self.client_secret = "fake-hub-oauth-app", secrets.token_hex(16)
+        self._codes: dict[str, dict] = {}  # authorization code -> what it grants, used once
+        self._access_tokens: dict[str, str] = {}  # OAuth access token -> account
+        self._signing_key = RSAKey.generate_key(2048, parameters={"kid": "fake-hub"})
+        self.sign_ins = 0  # ID tokens issued
 
     @property
     def url(self) -> str:
@@ -138,6 +161,16 @@ class FakeHub:
         repo.git("update-ref", "refs/heads/main", root)
         return repo.commit(root, {".gitattributes": b"*.parquet filter=lfs diff=lfs merge=lfs -text\n",
                                   **(files or {})}, [], "Initial files")
+
+    def add_account(self, name: str, orgs=()) -> None:
+        self.accounts[name] = list(orgs)
+
+    def issue_token(self, account: str) -> str:
+        """An OAuth access token of `account`, as a sign-in would give (for tests of whoami)."""
+        token = f"hf_oauth_{secrets.token_hex(12)}"
+        with self._lock:
+            self._access_tokens[token] = account
+        return token
 
     def head(self, repo_id: str) -> str:
         return self.repo(repo_id).resolve("main")
@@ -189,6 +222,12 @@ class FakeHub:
         ("POST", r"/api/validate-yaml", "_validate_yaml"),
         ("GET", rf"/datasets/{REPO}/resolve/{REV}/(?P<path>.+)", "_resolve"),
         ("HEAD", rf"/datasets/{REPO}/resolve/{REV}/(?P<path>.+)", "_resolve"),
+        ("GET", r"/\.well-known/openid-configuration", "_openid_configuration"),
+        ("GET", r"/oauth/authorize", "_authorize"),
+        ("POST", r"/oauth/token", "_token"),
+        ("GET", r"/oauth/userinfo", "_userinfo"),
+        ("GET", r"/oauth/jwks", "_jwks"),
+        ("GET", r"/api/whoami-v2", "_whoami"),
     ]
 
     def _dispatch(self, request: BaseHTTPRequestHandler, method: str) -> None:
@@ -317,3 +356,80 @@ class FakeHub:
             headers["Content-Range"] = f"bytes {start}-{min(end, len(content) - 1)}/{len(content)}"
             return 206, headers, content[start:end + 1]
         return 200, headers, content  # for HEAD only Content-Length is sent
+
+    # --- the OpenID provider ---------------------------------------------------------------
+
+    def _openid_configuration(self, request, body, query):
+        return self._json({"issuer": self.url, "authorization_endpoint": f"{self.url}/oauth/authorize",
+                           "token_endpoint": f"{self.url}/oauth/token", "userinfo_endpoint": f"{self.url}/oauth/userinfo",
+                           "jwks_uri": f"{self.url}/oauth/jwks", "response_types_supported": ["code"],
+                           "subject_types_supported": ["public"], "id_token_signing_alg_values_supported": ["RS256"],
+                           "scopes_supported": ["openid", "profile"],
+                           "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"]})
+
+    def _authorize(self, request, body, query):
+        """Approves at once, for the account the browser is signed in to the hub as."""
+        asked = {key: values[0] for key, values in query.items()}
+        if asked.get("client_id") != self.client_id or asked.get("response_type") != "code":
+            raise HubError(400, "unknown OAuth app or response type")
+        cookie = SimpleCookie(request.headers.get("Cookie", ""))
+        account = cookie["fake_hub_account"].value if "fake_hub_account" in cookie else None
+        if account not in self.accounts:
+            raise HubError(401, "not signed in to the hub (set the fake_hub_account cookie)")
+        code = secrets.token_urlsafe(16)
+        with self._lock:
+            self._codes[code] = {"account": account, "nonce": asked.get("nonce"), "scope": asked.get("scope", ""),
+                                 "redirect_uri": asked.get("redirect_uri")}
+        target = asked["redirect_uri"] + ("&" if "?" in asked["redirect_uri"] else "?") + urlencode(
+            {"code": code, "state": asked.get("state", "")})
+        return 302, {"Location": target}, b""
+
+    def _client_authenticated(self, request, form: dict) -> bool:
+        given = (form.get("client_id"), form.get("client_secret"))
+        header = request.headers.get("Authorization", "")
+        if header.startswith("Basic "):
+            given = tuple(unquote(part) for part in base64.b64decode(header[6:]).decode().split(":", 1))
+        return given == (self.client_id, self.client_secret)
+
+    def _token(self, request, body, query):
+        form = {key: values[0] for key, values in parse_qs(body.decode()).items()}
+        if not self._client_authenticated(request, form):
+            raise HubError(401, "invalid_client")
+        with self._lock:
+            grant = self._codes.pop(form.get("code", ""), None)
+        if grant is None or form.get("grant_type") != "authorization_code" or \
+                form.get("redirect_uri") != grant["redirect_uri"]:
+            raise HubError(400, "invalid_grant")
+        access_token = self.issue_token(grant["account"])
+        now = int(time.time())
+        claims = {"iss": self.url, "aud": self.client_id, "iat": now, "exp": now + 3600, "auth_time": now,
+                  **({"nonce": grant["nonce"]} if grant["nonce"] else {}), **self._profile(grant["account"])}
+        with self._lock:
+            self.sign_ins += 1
+        return self._json({"access_token": access_token, "token_type": "bearer", "expires_in": 28800,
+                           "scope": grant["scope"], "id_token": jwt.encode({"alg": "RS256", "kid": "fake-hub"},
+                                                                            claims, self._signing_key)})
+
+    def _profile(self, account: str) -> dict:
+        return {"sub": f"user-{account}", "name": account.title(), "preferred_username": account,
+                "profile": f"{self.url}/{account}", "picture": f"{self.url}/avatars/{account}.png"}
+
+    def _account_of(self, request) -> str:
+        header = request.headers.get("Authorization", "")
+        account = self._access_tokens.get(header.removeprefix("Bearer "))
+        if account is None:
+            raise HubError(401, "Invalid credentials in Authorization header")
+        return account
+
+    def _userinfo(self, request, body, query):
+        return self._json(self._profile(self._account_of(request)))
+
+    def _jwks(self, request, body, query):
+        return self._json(KeySet([self._signing_key]).as_dict(private=False))
+
+    def _whoami(self, request, body, query):
+        account = self._account_of(request)
+        return self._json({"type": "user", "id": f"user-{account}", "name": account, "fullname": account.title(),
+                           "orgs": [{"type": "org", "name": org, "fullname": org, "roleInOrg": "write"}
+                                    for org in self.accounts[account]],
+                           "auth": {"type": "oauth", "accessToken": {"role": "read"}}})

@@ -40,6 +40,7 @@ def test_the_demo_store_equals_publishing_its_models_one_by_one(tmp_path, tasks,
     sequential = Leaderboard(LocalStore(tmp_path / "sequential"), benchmark)
     designs = {t.id: task_design(t, 3) for t in benchmark.tasks}
     publish_all(sequential, [demo_model(benchmark, i, 3, designs) for i in range(n_models)])
+    assert sequential.publishing.refresh_intervals()  # after the last commit, as `publish` and the app do
 
     demo = Leaderboard(LocalStore(tmp_path / "demo"), benchmark)  # as read back from disk
     sequential = Leaderboard(LocalStore(tmp_path / "sequential"), benchmark)

@@ -26,7 +26,7 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
                                    "Tie group", "Overall panel score % 95% low", "Overall panel score % 95% high",
                                    *[f"{c} win score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
-                                   "Description", "Submitted", "Link", *views.FLAG_COLUMNS]
+                                   "Description", "Submitted", "Link", views.PRESUBMISSIONS, *views.FLAG_COLUMNS]
     ranked = small_store.ranked()
     assert list(table.index) == list(ranked.index)
     assert table["Overall win score %"].is_monotonic_decreasing
@@ -539,3 +539,18 @@ def test_the_plot_shows_at_most_its_limit_of_models_and_says_so():
     assert len(fig.data[0].x) == views.PLOT_POINTS and list(fig.data[0].text[:2]) == ["t/m0", "t/m1"]
     assert f"{views.PLOT_POINTS:,} of {n:,}" in fig.layout.title.text
     assert views.score_scatter(table.iloc[:10], "Overall win score %").layout.title.text is None
+
+
+def test_an_empty_board_has_a_table_with_its_headers_and_no_rows(tmp_path, small_benchmark):
+    """A store with no model yet (a new Hub repo, a folder given in LEADERBOARD_STORE) opens
+    with every view's headers, no rows, and says nothing is published rather than that
+    filters hide everything."""
+    from leaderboard.board.state import Leaderboard
+    from leaderboard.storage.local import LocalStore
+    board = Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
+    for category in (None, *small_benchmark.categories):
+        for values in (views.WIN_SCORE, views.METRIC_VALUE):
+            table = views.leaderboard_table(board, category, values)
+            assert table.empty and "Model" in table.columns and any("95%" in c for c in table.columns)
+    assert "No model is published yet" in views.filter_note(table, 0, "x")
+    assert views.as_of_note(board) == "No model published yet."

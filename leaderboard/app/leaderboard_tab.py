@@ -153,8 +153,8 @@ class LeaderboardTab:
             plot=board_views.score_scatter(shown.matching, columns[0].header) if plot_open else gr.skip(),
             sorts=sorts, sort=view["sort"] if view["sort"] in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
-            revision=board.revision, exclude_flagged=view["exclude_flagged"], any_flagged=bool(board.flags),
-            page=shown.page, pager=board_views.pager_note(shown),
+            revision=board_views.shown_version(board), exclude_flagged=view["exclude_flagged"],
+            any_flagged=bool(board.flags), page=shown.page, pager=board_views.pager_note(shown),
             turnable={"first": shown.page > 1, "previous": shown.page > 1, "next": shown.page < shown.pages,
                       "last": shown.page < shown.pages})
 
@@ -194,7 +194,7 @@ class LeaderboardTab:
     def refresh_if_changed(self, shown_revision, *values) -> dict:
         """On opening the tab: re-render only when the board changed meanwhile."""
         self.board.refresh()
-        return self.turn_to_same(*values) if self.board.revision != shown_revision else gr.skip()
+        return self.turn_to_same(*values) if board_views.shown_version(self.board) != shown_revision else gr.skip()
 
     def render_plot(self, *values):
         view = self.board_view(values)
@@ -205,6 +205,6 @@ class LeaderboardTab:
         """The view a link asks for (all of share.DEFAULTS' keys): the controls, and the table
         unless it is the one built with the page."""
         restored = {self.controls[key]: view[key] for key in RESTORED_KEYS}
-        if self.board.revision == self.first_revision and view == self.default_view:
+        if board_views.shown_version(self.board) == self.first_revision and view == self.default_view:
             return restored
         return {**restored, **self.update(self.board_view(view), view["page"], plot_open)}

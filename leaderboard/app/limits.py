@@ -1,5 +1,5 @@
 """Bounds on what anonymous uploads may cost the server: its temporary disk in all, and
-each client's uploads per hour.
+each client's uploads and pre-submissions per hour (per account when signed in).
 
 `TempDiskBudget` is one process-wide count of temporary bytes: an upload holds its size
 for as long as Gradio keeps it (the cache time), an archive being unpacked holds its
@@ -7,6 +7,8 @@ declared unpacked size until its folder is removed. Both are reserved before any
 written. `UploadWindow` counts each client's uploads and bytes over the last hour.
 `UploadGate` is the ASGI middleware that applies both to Gradio's upload route, from the
 request's Content-Length, before the body is read: a refused upload stores nothing.
+`PresubmissionQuota` counts each requester's pre-submissions from the store's disclosed
+records (so a restart or another replica does not reset it) plus those under way.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import time
 from collections import deque
 
 from leaderboard.errors import BadInput
+from leaderboard.storage.presubmissions import DAY, PresubmissionLog
 
 MB = 2**20
 
@@ -112,8 +115,9 @@ class UploadWindow:
         self._seen: dict[str, deque[tuple[float, int]]] = {}  # client -> (time, bytes) of its recent uploads
         self._lock = threading.Lock()
 
-    def admit(self, client: str, size: int) -> None:
-        """Count an upload of `size` bytes by `client`; LimitReached (nothing counted) past a bound."""
+    def admit(self, client: str, size: int, who: str = "your address") -> None:
+        """Count an upload of `size` bytes by `client` (`who` names it in messages: "your
+        address", "your account"); LimitReached (nothing counted) past a bound."""
         with self._lock:
             now = self.clock()
             for known in list(self._seen):  # forget what left the window, and clients gone quiet
@@ -125,12 +129,12 @@ class UploadWindow:
             recent = self._seen.get(client, deque())
             if len(recent) + 1 > self.max_uploads:
                 wait = recent[len(recent) - self.max_uploads][0] + self.window - now
-                raise LimitReached(f"Too many uploads from your address: {len(recent)} in the last hour; "
+                raise LimitReached(f"Too many uploads from {who}: {len(recent)} in the last hour; "
                                    f"try again in {minutes(wait)}", wait)
             total = sum(b for _, b in recent)
             if size > self.max_bytes:
                 raise LimitReached(f"The upload is {megabytes(size)}, more than the {megabytes(self.max_bytes)} "
-                                   f"an address may upload per hour", None)
+                                   f"{who.replace('your ', 'an ', 1)} may upload per hour", None)
             if total + size > self.max_bytes:
                 freed, wait = 0, self.window
                 for at, b in recent:
@@ -138,19 +142,68 @@ class UploadWindow:
                     if total - freed + size <= self.max_bytes:
                         wait = at + self.window - now
                         break
-                raise LimitReached(f"Too much uploaded from your address: {megabytes(total)} in the last hour, "
+                raise LimitReached(f"Too much uploaded from {who}: {megabytes(total)} in the last hour, "
                                    f"{megabytes(size)} more would pass the limit of {megabytes(self.max_bytes)}; "
                                    f"try again in {minutes(wait)}", wait)
             self._seen[client] = recent
             recent.append((now, size))
 
 
+class PresubmissionQuota:
+    """At most `per_hour` pre-submissions per requester (account, or client address without
+    sign-in) in any hour, and `per_day` per signed-in account in any 24 hours: counted from
+    the disclosed records in the store and those admitted in this process but not yet
+    recorded (a failed pre-submission records nothing and counts nothing)."""
+
+    def __init__(self, per_hour: int, per_day: int, clock=time.time):
+        self.per_hour, self.per_day, self.clock = per_hour, per_day, clock
+        self._under_way: dict[str, list[float]] = {}  # requester -> when its admitted pre-submissions began
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def admitted(self, log: PresubmissionLog, requester: str, signed_in: bool):
+        """The block runs one pre-submission of `requester` (requester_key); LimitReached,
+        saying when to retry, when a quota is used up."""
+        with self._lock:
+            now = self.clock()
+            times = sorted(log.recent(requester, DAY, now) + self._under_way.get(requester, []))
+            who = "your account" if signed_in else "your address"
+            bounds = [(3600, self.per_hour, "hour")] + ([(DAY, self.per_day, "24 hours")] if signed_in else [])
+            for seconds, limit, span in bounds:
+                recent = [t for t in times if t > now - seconds]
+                if len(recent) >= limit:
+                    wait = recent[len(recent) - limit] + seconds - now
+                    raise LimitReached(f"Too many pre-submissions from {who}: {len(recent)} in the last {span} "
+                                       f"(at most {limit}); try again in {minutes(wait)}", wait)
+            self._under_way.setdefault(requester, []).append(now)
+        try:
+            yield
+        finally:
+            with self._lock:
+                mine = self._under_way[requester]
+                mine.remove(now)
+                if not mine:
+                    del self._under_way[requester]
+
+
+def upload_requester(scope) -> tuple[str, str]:
+    """(whom the upload bounds count, how messages name it) for an ASGI request: the
+    signed-in account (Gradio's OAuth session, when sign-in is on and not expired), else
+    the client address."""
+    info = (scope.get("session") or {}).get("oauth_info") or {}
+    account = (info.get("userinfo") or {}).get("preferred_username")
+    if account and (info.get("expires_at") or math.inf) > time.time():
+        return f"account:{account}", "your account"
+    return (scope.get("client") or ("unknown",))[0], "your address"
+
+
 class UploadGate:
     """ASGI middleware: a POST to Gradio's upload route is admitted by `uploads` (per client
     address) and `disk` (its size held for `keep_seconds`, as long as Gradio keeps uploads)
     before its body is read; refused with 429 and the reason as text, or 411 without a
-    Content-Length. The client address is the connection's (uvicorn puts the
-    X-Forwarded-For address there when the proxy is trusted: FORWARDED_ALLOW_IPS)."""
+    Content-Length. A signed-in client is counted by its account (`upload_requester`), any
+    other by its address, the connection's (uvicorn puts the X-Forwarded-For address there
+    when the proxy is trusted: FORWARDED_ALLOW_IPS)."""
 
     def __init__(self, app, uploads: UploadWindow, disk: TempDiskBudget, keep_seconds: float):
         self.app, self.uploads, self.disk, self.keep_seconds = app, uploads, disk, keep_seconds
@@ -166,8 +219,9 @@ class UploadGate:
             token = self.disk.reserve(size, "The upload", self.keep_seconds)
         except LimitReached as e:
             return await self._refuse(receive, send, 429, str(e), e.retry_after)
+        client, who = upload_requester(scope)
         try:
-            self.uploads.admit((scope.get("client") or ("unknown",))[0], size)
+            self.uploads.admit(client, size, who)
         except LimitReached as e:
             self.disk.release(token)
             return await self._refuse(receive, send, 429, str(e), e.retry_after)

@@ -12,10 +12,12 @@ from leaderboard.app.about_tab import AboutTab
 from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
-from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, STATIC, script
+from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, SETTINGS, STATIC, script
+from leaderboard.app.signin import SignIn, prepare_gradio
 from leaderboard.app.submit_tab import SubmitTab
 from leaderboard.app.view_state import restore_on_load
 from leaderboard.app.previews import PreviewShelf
+from leaderboard.storage.hub import HubStore
 from leaderboard.views import share, table as board_views
 from leaderboard.views.api import ENDPOINTS, ReadApi
 
@@ -23,9 +25,12 @@ from leaderboard.views.api import ENDPOINTS, ReadApi
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 
 
-def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
+def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None = None) -> gr.Blocks:
+    """The page; `signin` (default: from the settings) says who may pre-submit and publish."""
     categories = [board_views.OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
+    signin = signin or SignIn(SETTINGS, hub_backed=isinstance(board.store, HubStore))
+    prepare_gradio(signin.settings)
     default_view = share.view_from_query({}, board)
     with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
@@ -35,11 +40,13 @@ def build_app(board, previews: PreviewShelf | None = None) -> gr.Blocks:
             leaderboard = LeaderboardTab(board, p_values, default_view, categories)
             model_details = DetailsTab(board, p_values, categories)
             head_to_head = HeadToHeadTab(board, p_values, categories)
-            submit = SubmitTab(board, previews, model_details.model_pick, leaderboard)
+            submit = SubmitTab(board, previews, model_details.model_pick, leaderboard, signin)
             about = AboutTab(board)
 
         restore_on_load(app, board, tabs, default_view, leaderboard, model_details, head_to_head, submit)
         app.load(about.fill, None, about.text, queue=False, **PRIVATE)
+        if signin.required:
+            app.load(submit.show_account, None, submit.account_outputs, queue=False, **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the Leaderboard
         # tab's own event has it among its inputs).
         p_values.input(model_details.render, model_details.inputs, model_details.outputs, queue=False,

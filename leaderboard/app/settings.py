@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from leaderboard.app.limits import MB, TempDiskBudget, UploadWindow
+from leaderboard.app.limits import MB, PresubmissionQuota, TempDiskBudget, UploadWindow
 from leaderboard.config.settings import Settings
 
 SETTINGS = Settings.from_environment()
@@ -15,9 +15,11 @@ PAGE_ROWS = SETTINGS.page_rows  # rows per page of the leaderboard table
 CACHE_SECONDS = SETTINGS.cache_seconds
 CACHE_SWEEP_SECONDS = min(60, CACHE_SECONDS)  # how often Gradio looks for old files
 # Temporary disk in all (uploads while Gradio keeps them, archives while they are unpacked),
-# and what one address may upload per hour.
+# and what one account (or address, without sign-in) may upload per hour.
 TEMP_DISK = TempDiskBudget(SETTINGS.temp_disk_mb * MB)
 UPLOADS = UploadWindow(SETTINGS.uploads_per_hour, SETTINGS.upload_mb_per_hour * MB)
+# Pre-submissions per account (per address without sign-in) per hour, and per account per day.
+PRESUBMISSIONS = PresubmissionQuota(SETTINGS.presubmissions_per_hour, SETTINGS.presubmissions_per_day)
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
 # Handlers return {component: value}; an event's outputs are still a list, in a fixed order,

@@ -5,11 +5,15 @@ from __future__ import annotations
 import gradio as gr
 
 import content
-from leaderboard.app.settings import CACHE_SECONDS, PRIVATE, READ_ONLY, TEMP_DISK, script
+from leaderboard.app.limits import LimitReached
+from leaderboard.app.settings import CACHE_SECONDS, PRESUBMISSIONS, PRIVATE, READ_ONLY, TEMP_DISK, script
 from leaderboard.app.previews import PreviewShelf, lifetime_text
+from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
 from leaderboard.errors import BadInput, StoreFailure
+from leaderboard.storage.presubmissions import file_sha256, requester_key
 from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
 from leaderboard.views import details, share, submission, table as board_views
+from leaderboard.views.markdown import escape_markdown
 
 COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
@@ -17,16 +21,28 @@ SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
 
 
 class SubmitTab:
-    """`model_pick` (the Details tab's) follows a publication, and so does `leaderboard`'s table."""
+    """`model_pick` (the Details tab's) follows a publication, and so does `leaderboard`'s table.
+    `signin` says who may pre-submit and publish: anyone (a local board), an account signed
+    in with Hugging Face under its own or an organization's name (`account_outputs`, filled
+    by `show_account` on page load), or no one from the page (the maintainers publish)."""
 
-    def __init__(self, board, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard):
-        self.board, self.previews, self.model_pick = board, previews, model_pick
+    def __init__(self, board, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard, signin: SignIn):
+        self.board, self.previews, self.model_pick, self.signin = board, previews, model_pick, signin
+        self.can_publish = not READ_ONLY and signin.mode != MAINTAINERS
+        notice = (content.READ_ONLY if READ_ONLY else
+                  content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
         with gr.Tab("Submit", id="submission") as self.tab:
-            gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {content.READ_ONLY}" if READ_ONLY else ""))
+            gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {notice}" if notice else ""))
+            if signin.required:
+                # Stacked, not side by side: on a phone a row squeezes the note into a narrow column.
+                self.account_note = gr.Markdown(content.SIGN_IN_FIRST, elem_id="signin-note")
+                gr.LoginButton(elem_id="login", size="md")
             gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
                               value=submission.sample_file(board), elem_id="sample")
             with gr.Row():
-                self.team = gr.Textbox(label="Team name", elem_id="team")
+                self.team = (gr.Dropdown([], label="Team (your account or one of your organizations)",
+                                         elem_id="team", interactive=False) if signin.required
+                             else gr.Textbox(label="Team name", elem_id="team"))
                 self.model = gr.Textbox(label="Model name", elem_id="model")
                 model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained")
             with gr.Row():
@@ -43,7 +59,8 @@ class SubmitTab:
             self.file_errors = gr.Markdown(elem_id="file-errors")
             self.compiled = gr.DownloadButton("Download the compiled JSON", size="sm", visible=False,
                                               elem_id="compiled")
-            self.presubmit_button = gr.Button("Pre-submit", variant="primary", elem_id="presubmit")
+            self.presubmit_button = gr.Button("Pre-submit", variant="primary", elem_id="presubmit",
+                                              interactive=not signin.required)
             self.status = gr.Markdown(elem_id="status")
             self.preview_state = gr.State(None)  # a token of `previews`: the preview itself stays on the server
             self.new_row = gr.Number(visible=False)  # the new model's position in the preview table, for the scroll
@@ -59,13 +76,14 @@ class SubmitTab:
             self.preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
                                               visible=False, line_breaks=True, wrap=True)
         self.restored = [self.params, self.input_length]  # what restore() updates
+        self.account_outputs = [self.account_note, self.team, self.presubmit_button] if signin.required else []
 
         self.tab.select(None, js=share.tab_writer("submission"))
         form_from_logs = [self.team, self.model, self.input_length, self.params, self.precision]
         file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False, **PRIVATE).then(
             self.uploaded, [file, *form_from_logs], [self.file_errors, self.compiled, *form_from_logs],
             show_progress_on=[self.file_errors], **PRIVATE).then(
-            lambda: gr.Button(interactive=True), None, self.presubmit_button, queue=False, **PRIVATE)
+            self.release_presubmit, None, self.presubmit_button, queue=False, **PRIVATE)
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
                    [self.file_errors, self.compiled], queue=False, **PRIVATE)
         self.presubmit_button.click(
@@ -86,21 +104,70 @@ class SubmitTab:
             [self.status, self.preview_state, self.confirm_box, self.model_pick, self.preview_table],
             concurrency_limit=1, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE))
 
+    def show_account(self, oauth_token: gr.OAuthToken | None) -> dict:
+        """On page load: who is signed in, the names they may publish under, Pre-submit enabled."""
+        try:
+            account = self.signin.account(oauth_token)
+        except SignInFailed as e:
+            account, note = None, f"**Sign in again**: {e}."
+        else:
+            note = content.SIGN_IN_FIRST
+        if account is None:
+            return {self.account_note: note, self.team: gr.Dropdown(choices=[], value=None, interactive=False),
+                    self.presubmit_button: gr.Button(interactive=False)}
+        return {self.account_note: content.signed_in(escape_markdown(account.username),
+                                                     [escape_markdown(t) for t in account.teams]),
+                self.team: gr.Dropdown(choices=account.teams, value=account.username, interactive=True),
+                self.presubmit_button: gr.Button(interactive=True)}
+
+    def release_presubmit(self, oauth_token: gr.OAuthToken | None):
+        """Pre-submit again usable after an archive is compiled (still not for a visitor who must sign in)."""
+        return gr.Button(interactive=not self.signin.required or oauth_token is not None)
+
+    def publisher(self, oauth_token: gr.OAuthToken | None, team) -> tuple[str | None, str | None]:
+        """(the account publishing under `team`, None), or (None, why it may not); (None, None)
+        on a board without sign-in."""
+        if not self.signin.required:
+            return None, None
+        try:
+            account = self.signin.account(oauth_token)
+        except SignInFailed as e:
+            return None, f"**Sign in again**: {e}."
+        if account is None:
+            return None, content.SIGN_IN_FIRST
+        problem = self.signin.team_problem(account, team)
+        return (account.username, None) if problem is None else (None, f"**Not accepted**: {escape_markdown(problem)}.")
+
     def presubmit(self, team, model, model_type, params, input_length, precision, description, link, file,
-                  request: gr.Request, progress=gr.Progress()) -> dict:
+                  request: gr.Request, oauth_token: gr.OAuthToken | None, progress=gr.Progress()) -> dict:
+        """The preview, disclosed in the store (Publishing.disclose) within the requester's
+        quota (PRESUBMISSIONS): per account when signed in, else per client address."""
         board = self.board
         hidden = gr.update(visible=False)
         failed = {self.preview_table: hidden, self.preview_duels: hidden, self.preview_state: None,
                   self.new_row: None, self.publish_row: hidden, self.confirm_box: hidden}
+        account, refused = self.publisher(oauth_token, team)
+        if refused:
+            return {self.status: refused, self.form_errors: "", self.file_errors: "", **failed}
         if not file:
             return {self.status: "", self.form_errors: "", self.file_errors: "**Choose a results file first.**",
                     **failed}
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
+        address = request.client.host
+        record_failure = None
         try:
-            source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
-                      if submission.is_archive(file) else file)
-            preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+            with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
+                source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
+                          if submission.is_archive(file) else file)
+                preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+                try:
+                    board.publishing.disclose(preview, file_sha256(file), account, address)
+                except StoreFailure as e:  # the preview is still shown, with what happened
+                    record_failure = str(e)
+        except LimitReached as e:
+            return {self.status: submission.quota_refusal(str(e)), self.form_errors: "", self.file_errors: "",
+                    **failed}
         except BadInput as e:
             form_problems, file_problems = submission.split_problems(e.problems)
             return {self.status: "**The submission was not accepted**: see the messages by the form and the file.",
@@ -112,7 +179,9 @@ class SubmitTab:
         duels = details.duel_table(board, preview.submission_id, None, preview.tournament,
                                    {**board.models, preview.submission_id: preview.model}, preview.table.index)
         preview_display = board_views.with_model_links(submission.preview_table(board, preview), board.models)
-        return {self.status: submission.preview_summary(board, preview), self.form_errors: "", self.file_errors: "",
+        return {self.status: submission.preview_summary(board, preview) + submission.disclosure_note(preview,
+                                                                                                     record_failure),
+                self.form_errors: "", self.file_errors: "",
                 self.preview_table: gr.Dataframe(
                     value=board_views.emphasised(preview_display, board_views.score_columns(board, None)[0].header,
                                                  preview.submission_id),
@@ -121,7 +190,7 @@ class SubmitTab:
                                                  column_widths=details.grid_widths(duels), visible=True),
                 self.preview_state: self.previews.put(request.session_hash, preview),
                 self.new_row: preview_display.index.get_loc(preview.submission_id),
-                self.publish_row: gr.update(visible=not READ_ONLY), self.confirm_box: hidden}
+                self.publish_row: gr.update(visible=self.can_publish), self.confirm_box: hidden}
 
     def compiling(self, file) -> dict:
         """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
@@ -145,7 +214,9 @@ class SubmitTab:
         form = compiled.form
         return {self.file_errors: compiled.summary,
                 self.compiled: gr.DownloadButton(value=submission.compiled_file(self.board, compiled), visible=True),
-                self.team: team or form.get("team_name", ""), self.model: model or form.get("model_name", ""),
+                # Signed in, the team is one of the account's names, not the logs'.
+                self.team: team if self.signin.required else team or form.get("team_name", ""),
+                self.model: model or form.get("model_name", ""),
                 self.input_length: form.get("input_length", input_length), self.params: form.get("parameters", params),
                 self.precision: form.get("precision", precision)}
 
@@ -155,22 +226,29 @@ class SubmitTab:
         return {self.status: "Pre-submission discarded.", self.preview_table: hidden, self.preview_duels: hidden,
                 self.preview_state: None, self.confirm_box: hidden}
 
-    def publish(self, token: str | None, request: gr.Request, progress=gr.Progress()) -> dict:
+    def publish(self, token: str | None, request: gr.Request, oauth_token: gr.OAuthToken | None,
+                progress=gr.Progress()) -> dict:
         board = self.board
         preview = self.previews.get(request.session_hash, token)
         closed = {self.preview_state: None, self.confirm_box: gr.update(visible=False)}
-        if preview is None or READ_ONLY:
-            message = ("Nothing to publish: pre-submit a file first." if token is None or READ_ONLY else
+        if not self.can_publish:
+            return {self.status: content.READ_ONLY if READ_ONLY else content.PUBLISHED_BY_MAINTAINERS, **closed}
+        if preview is None:
+            message = ("Nothing to publish: pre-submit a file first." if token is None else
                        f"This pre-submission has expired (they are kept for {lifetime_text(CACHE_SECONDS)}); "
                        "pre-submit the file again.")
             return {self.status: message, **closed}
+        publisher, refused = self.publisher(oauth_token, preview.metadata.team_name)
+        if refused:
+            return {self.status: refused, **closed}
         try:
-            sid = board.publishing.publish(preview, progress=lambda f, m: progress(f, desc=m))
+            sid = board.publishing.publish(preview, progress=lambda f, m: progress(f, desc=m), publisher=publisher)
         except (BadInput, StoreFailure) as e:  # a store failure's message says whether anything landed
             problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, BadInput)
                                  else ([str(e)], "The store could not be written:"))
             return {self.status: submission.problems_markdown(board.benchmark, problems, heading), **closed}
         self.previews.discard(request.session_hash, token)
+        board.publishing.refresh_intervals_in_background()  # the page says "being refreshed" until they are
         published = board_views.with_model_links(submission.published_table(board, sid), board.models)
         return {self.status: submission.published_summary(board, sid), **closed,
                 self.model_pick: gr.update(choices=details.model_choices(board, keep=[sid]), value=sid),

@@ -19,6 +19,7 @@ from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
+from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash, day_of, day_path
 from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
@@ -163,9 +164,32 @@ class Publishing:
         return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
                        warnings, is_sample, panel, board.panel() if panel else ())
 
-    def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None) -> str:
+    def disclose(self, preview: Preview, file_sha256: str, account: str | None, client_address: str,
+                 now: float | None = None) -> PresubmissionRecord | None:
+        """Record a web pre-submission in the store (storage/presubmissions.py): who (the
+        signed-in `account`, else a hash of `client_address`), when, the file's sha256 and
+        the rank it would have had. The sample file, which cannot be published, is not
+        recorded (None). StoreFailure when the record could not be written."""
+        if preview.is_sample:
+            return None
+        board = self.board
+        at = time.time() if now is None else now
+        record = PresubmissionRecord(at, account, None if account else client_hash(client_address),
+                                     preview.metadata.team_name, file_sha256,
+                                     preview.rank, len(preview.table))
+        try:
+            moved = board.presubmissions.record(record)
+        except OSError as e:
+            raise StoreFailure(f"writing {day_path(day_of(at))} failed ({e.strerror or type(e).__name__})") from None
+        if moved is not None:
+            board.follow(*moved)
+        return record
+
+    def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None,
+                publisher: str | None = None) -> str:
         """Store the previewed model; duels against models published since the preview
-        are run first. The write is checked against the revision the duels were computed
+        are run first. `publisher`: the signed-in account that publishes it, stored in its
+        metadata (None: published without sign-in, the local board or the command line). The write is checked against the revision the duels were computed
         on; if another publication landed meanwhile, refresh, duel it, and try again.
         Returns the submission id."""
         board = self.board
@@ -179,6 +203,8 @@ class Publishing:
                 refuse_duplicate(board.models, sid, preview.metadata.title, preview.predictions_sha256)
                 metadata = stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
                                            sid, time.time() if submitted_at is None else submitted_at)
+                if publisher is not None:
+                    metadata["publisher"] = publisher
                 model = PublishedModel(sid, metadata, preview.model.results, preview.model.references)
                 models = {**board.models, sid: model}
                 progress(0.2, "running missing duels")
@@ -188,8 +214,11 @@ class Publishing:
                 progress(0.6, "writing")
                 document = {**json.loads(preview.document), "submission_metadata": metadata}
                 files = owned_duel_files(board, tournament, models, owners)
+                # the snapshot without its intervals (seconds at thousands of models): they are
+                # computed after the commit (`refresh_intervals`)
                 publication = Publication(sid, document, files.pop(sid), titles_of(models),
-                                          snapshot_parquet(models, ranked, board.benchmark, board.flags), model, files)
+                                          snapshot_parquet(models, ranked, board.benchmark, board.flags,
+                                                           intervals=False), model, files)
                 try:
                     revision = board.store.publish(publication, parent=board.revision)
                 except StoreConflict:
@@ -206,6 +235,34 @@ class Publishing:
                 return sid
         raise StoreFailure(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
                            f"nothing was published, please try again")
+
+    def refresh_intervals(self, state=None) -> bool:
+        """After a publication (which commits the snapshot without them): compute the
+        rank and score intervals of `state` (default: the board's) and write the snapshot
+        again with them, unless the board moved on meanwhile (the next write brings its own
+        snapshot). Returns whether the snapshot was written."""
+        board = self.board
+        state = state or board.state
+        if board.state is not state:
+            return False
+        board.certainty()
+        snapshot = snapshot_parquet(state.models, state.ranked, board.benchmark, state.flags)
+        with board.write_lock:
+            if board.state is not state:
+                return False
+            try:
+                revision = board.store.write_snapshot(snapshot, parent=state.revision)
+            except StoreConflict:
+                return False
+            if revision != state.revision:  # a Hub commit: the same board at the new revision
+                board.replace_state(state.models, state.tournament, revision, state.ranked, state.flags)
+        return True
+
+    def refresh_intervals_in_background(self) -> threading.Thread:
+        """`refresh_intervals` in a thread (the app's, after a publication); from this call
+        on until the intervals are computed, the board's `intervals_pending()` is true."""
+        state = self.board.state
+        return self.board.certainty_in_background(then=lambda: self.refresh_intervals(state))
 
     def _landed_all_the_same(self, sid: str, error: StoreFailure) -> bool:
         """After a publication's write failed: whether it landed all the same (a commit

@@ -28,6 +28,7 @@ from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, parse_flags
 from leaderboard.storage.local import PublishedModel
+from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, PresubmissionLog, disclosure
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256
@@ -65,10 +66,12 @@ class Leaderboard:
         self.rules = rules_id(self.rules_description)
         self.write_lock = threading.RLock()
         self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
+        self._evidence_lock = threading.Lock()
         self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
         self._panel: tuple[BoardState | None, tuple[str, ...]] = (None, ())  # (of which state, its members)
         self._sample: tuple[str | None, dict, str] | None = None  # (reference model, sample file, its hash)
         self._sample_first_task: tuple[str | None, str] | None = None  # (reference model, hash of its first task)
+        self.presubmissions = PresubmissionLog(store)  # disclosed pre-submissions
         self.publishing = Publishing(self)
         self.admin = Administration(self)
         self.load(progress)
@@ -167,6 +170,25 @@ class Leaderboard:
             self.load()
         return True
 
+    def follow(self, parent: str, revision: str) -> None:
+        """The store moved from `parent` to `revision` by a commit that changed none of the
+        board's files (a pre-submission's record): if the state was `parent`'s, it is
+        `revision`'s, without a reload."""
+        with self.write_lock:
+            state = self.state
+            if state.revision == parent:
+                self.state = BoardState(state.models, state.tournament, revision, state.ranked, state.flags)
+
+    def disclosure(self, sid: str) -> Disclosure:
+        """The pre-submissions disclosed for a published model (storage/presubmissions.py)."""
+        published = self.models[sid].submitted
+        return disclosure(self.presubmissions.records(published - WINDOW_DAYS * DAY, published),
+                          self.models[sid].metadata)
+
+    def disclosures(self) -> dict[str, Disclosure]:
+        """Every published model's `disclosure`."""
+        return self.presubmissions.disclosures(self.models)
+
     def model_of(self, sid: str, metadata: dict, parsed) -> PublishedModel:
         """The model a parsed submission makes: its per-task summaries and references."""
         return PublishedModel(sid, metadata, summarize(parsed, self.benchmark),
@@ -197,14 +219,55 @@ class Leaderboard:
         give, one family per model (`Tournament.bh_adjusted`)."""
         return self._evidence(adjusted, exclude_flagged)["duels"]
 
-    def certainty(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
+    def certainty(self, adjusted: bool = False, exclude_flagged: bool = False, wait: bool = True
+                  ) -> pd.DataFrame | None:
         """Score and rank intervals and tie groups of `ranked(adjusted, exclude_flagged)`,
         same rows (`ranking.certainty_table`); computed on first use (seconds for thousands
-        of models), so loading and ranking do not pay for it."""
-        entry = self._evidence(adjusted, exclude_flagged)
-        if entry.get("certainty") is None:
-            entry["certainty"] = ranking.certainty_of(entry["ranked"], self.benchmark, self.state.models, self.flags)
+        of models), so loading and ranking do not pay for it, once per state: a caller
+        finding another thread computing them waits for its result, or with `wait`
+        False gets None (the page then says the intervals are being refreshed)."""
+        state = self.state
+        entry = self._evidence(adjusted, exclude_flagged, state)
+        if entry["certainty"] is None:
+            if not entry["computing"].acquire(blocking=wait):
+                return None
+            self._fill_certainty(entry, state)
         return entry["certainty"]
+
+    def _fill_certainty(self, entry: dict, state: BoardState) -> None:
+        """Compute an evidence entry's certainty; called holding its `computing` lock, which
+        it releases."""
+        try:
+            if entry["certainty"] is None:
+                entry["certainty"] = ranking.certainty_of(entry["ranked"], self.benchmark, state.models, state.flags)
+        finally:
+            entry["computing"].release()
+
+    def certainty_in_background(self, then=None) -> threading.Thread:
+        """The current state's default certainty computed in a thread, then `then()`
+        called (there). From this call on until it is done, `certainty(wait=False)` is None
+        and `intervals_pending()` true."""
+        state = self.state
+        entry = self._evidence(False, False, state)
+        claimed = entry["certainty"] is None and entry["computing"].acquire(blocking=False)
+
+        def run():
+            try:
+                if claimed:
+                    self._fill_certainty(entry, state)
+                if then is not None:
+                    then()
+            except Exception as e:  # noqa: BLE001 - a reader computes them when it asks
+                log.warning("computing the intervals failed: %s", e)
+        thread = threading.Thread(target=run, name="leaderboard-intervals", daemon=True)
+        thread.start()
+        return thread
+
+    def intervals_pending(self) -> bool:
+        """Whether the default view's intervals are being computed now (after a
+        publication, `Publishing.refresh_intervals_in_background`)."""
+        entry = self._evidence(False, False)
+        return entry["certainty"] is None and entry["computing"].locked()
 
     def pair_duels(self, a: str, b: str, adjusted: bool = False) -> tuple[DuelRows, DuelRows, bool]:
         """The duels a-vs-b and b-vs-a (one row each, the board's model indices) and whether
@@ -240,6 +303,10 @@ class Leaderboard:
         state = state or self.state
         tournament, models, flags, ranked = state.tournament, state.models, state.flags, state.ranked
         key = (adjusted, exclude_flagged)
+        with self._evidence_lock:  # one entry per state and setting, whichever thread asks first
+            return self._evidence_entry(key, tournament, models, flags, ranked, adjusted, exclude_flagged)
+
+    def _evidence_entry(self, key, tournament, models, flags, ranked, adjusted, exclude_flagged) -> dict:
         entry = self._evidence_cache.get(key)
         if entry is None or entry["of"] is not tournament or entry["flags"] is not flags:
             duels = tournament
@@ -250,7 +317,8 @@ class Leaderboard:
                 duels = duels.bh_adjusted(self.benchmark.alpha)
             if adjusted or exclude_flagged:
                 ranked = self.rank(models, duels, flags)
-            entry = {"of": tournament, "flags": flags, "duels": duels, "ranked": ranked, "certainty": None}
+            entry = {"of": tournament, "flags": flags, "duels": duels, "ranked": ranked, "certainty": None,
+                     "computing": threading.Lock()}
             self._evidence_cache[key] = entry
         return entry
 

@@ -8,7 +8,7 @@ changes its environment (the tests) gets what it set. Gradio's own variables
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 DEFAULT_CACHE_SECONDS = 900  # also how long a pre-submission waits for its confirmation
@@ -26,11 +26,23 @@ class Settings:
     read_only: bool = False  # LEADERBOARD_READ_ONLY: publishing hidden
     cache_seconds: int = DEFAULT_CACHE_SECONDS  # LEADERBOARD_CACHE_SECONDS: uploads, downloads, pre-submissions
     temp_disk_mb: int = 4096  # LEADERBOARD_TEMP_DISK_MB: temporary disk for uploads and unpacking, in all
-    uploads_per_hour: int = 20  # LEADERBOARD_UPLOADS_PER_HOUR: per client address
+    uploads_per_hour: int = 20  # LEADERBOARD_UPLOADS_PER_HOUR: per account, or per client address without
     upload_mb_per_hour: int = 1024  # LEADERBOARD_UPLOAD_MB_PER_HOUR: per client address
     page_rows: int = 50  # LEADERBOARD_PAGE_ROWS: rows per page of the leaderboard table
+    presubmissions_per_hour: int = 10  # LEADERBOARD_PRESUBMISSIONS_PER_HOUR: per account, or per address without
+    presubmissions_per_day: int = 30  # LEADERBOARD_PRESUBMISSIONS_PER_DAY: per account, any 24 hours
     log_level: str = "INFO"  # LEADERBOARD_LOG_LEVEL: the app's logging level
     debug: bool = False  # LEADERBOARD_DEBUG: the CLI prints the traceback of an internal error
+    # Sign-in with Hugging Face (OpenID Connect): a Space with `hf_oauth: true` sets all four;
+    # elsewhere a board backed by a Hub repo offers sign-in only when the first three are set.
+    openid_provider_url: str | None = None  # OPENID_PROVIDER_URL: the provider (https://huggingface.co)
+    oauth_client_id: str | None = None  # OAUTH_CLIENT_ID: this board's OAuth app
+    oauth_client_secret: str | None = field(default=None, repr=False)  # OAUTH_CLIENT_SECRET: its secret
+    oauth_scopes: str = "openid profile"  # OAUTH_SCOPES: what the sign-in asks for
+
+    @property
+    def sign_in_configured(self) -> bool:
+        return bool(self.openid_provider_url and self.oauth_client_id and self.oauth_client_secret)
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
@@ -51,5 +63,12 @@ class Settings:
                    uploads_per_hour=number("LEADERBOARD_UPLOADS_PER_HOUR", int, default.uploads_per_hour),
                    upload_mb_per_hour=number("LEADERBOARD_UPLOAD_MB_PER_HOUR", int, default.upload_mb_per_hour),
                    page_rows=max(1, number("LEADERBOARD_PAGE_ROWS", int, default.page_rows)),  # never empty
+                   presubmissions_per_hour=number("LEADERBOARD_PRESUBMISSIONS_PER_HOUR", int,
+                                                  default.presubmissions_per_hour),
+                   presubmissions_per_day=number("LEADERBOARD_PRESUBMISSIONS_PER_DAY", int,
+                                                 default.presubmissions_per_day),
                    log_level=environ.get("LEADERBOARD_LOG_LEVEL", default.log_level).upper(),
-                   debug=bool(environ.get("LEADERBOARD_DEBUG")))
+                   debug=bool(environ.get("LEADERBOARD_DEBUG")),
+                   openid_provider_url=text("OPENID_PROVIDER_URL"), oauth_client_id=text("OAUTH_CLIENT_ID"),
+                   oauth_client_secret=text("OAUTH_CLIENT_SECRET"),
+                   oauth_scopes=text("OAUTH_SCOPES") or default.oauth_scopes)

@@ -75,6 +75,8 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
     if table is ranked_table and benchmark_of is benchmark and panel_of == panel:
         return certainty
     ids, scopes = list(ranked_table.index), [OVERALL, *benchmark.categories]
+    if not ids:  # an empty board: nothing to resample
+        return pd.DataFrame(index=ranked_table.index, columns=pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS]))
     categories = {c: i for i, c in enumerate(benchmark.categories)}
     without_duels = ranked_table[OVERALL].isna().to_numpy()
     observed = np.array([[t.metric.sign * results[m].aggregates[t.id] for t in benchmark.tasks] for m in ids])
@@ -103,15 +105,38 @@ def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mappi
     return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index}, panel)
 
 
+REPLICATES_AT_ONCE = 120  # models whose summaries are read together to compute missing replicates
+# A batch of fewer models is padded to this width: BLAS computes a product with 1-3
+# columns by another kernel, whose float32 sums differ in the last digits, and a model's
+# replicates must not depend on which models they were computed with.
+REPLICATES_MIN_WIDTH = 16
+
+
 def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], model_ids: list[str],
                     n_resamples: int = evidence.CERTAINTY_RESAMPLES) -> Iterator[np.ndarray]:
     """Per task, in benchmark order, the models' scores on its first `n_resamples` bootstrap
-    resamples of the items, the same for every model: (R, N) arrays, larger is better."""
+    resamples of the items, the same for every model: (R, N) arrays, larger is better.
+
+    Each model's replicates are computed once and kept on its ModelResults (`replicates`),
+    so a board version after a publication computes only the new model's. The models
+    lacking them are read REPLICATES_AT_ONCE at a time, every task of a model at once (its
+    cache file opened once, not once per task)."""
+    missing = [m for m in dict.fromkeys(model_ids)
+               if any((task.id, n_resamples) not in results[m].replicates for task in benchmark.tasks)]
+    for start in range(0, len(missing), REPLICATES_AT_ONCE):
+        group = missing[start:start + REPLICATES_AT_ONCE]
+        read = [{task.id: np.asarray(results[m].summaries[task.id]) for task in benchmark.tasks} for m in group]
+        width = max(len(group), REPLICATES_MIN_WIDTH)
+        for task in benchmark.tasks:
+            # float32 (what the replicates are summed in, `stats.metrics`): half the copying of float64
+            summaries = np.stack([read[k % len(group)][task.id] for k in range(width)], dtype=np.float32)
+            aggregates = np.array([results[group[k % len(group)]].aggregates[task.id] for k in range(width)],
+                                  dtype=float)
+            values = task.metric.replicates(summaries, aggregates, task_seed(task.id), n_resamples)
+            for k, m in enumerate(group):
+                results[m].replicates[(task.id, n_resamples)] = np.ascontiguousarray(values[:, k])
     for task in benchmark.tasks:
-        # float32 (what the replicates are summed in, `stats.metrics`): half the copying of float64
-        summaries = np.stack([results[m].summaries[task.id] for m in model_ids], dtype=np.float32)
-        aggregates = np.array([results[m].aggregates[task.id] for m in model_ids], dtype=float)
-        yield task.metric.replicates(summaries, aggregates, task_seed(task.id), n_resamples)
+        yield np.stack([results[m].replicates[(task.id, n_resamples)] for m in model_ids], axis=1)
 
 
 def group_label(group: int) -> str:

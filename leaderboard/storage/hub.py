@@ -29,6 +29,7 @@ from huggingface_hub.hf_api import RepoFile
 
 from leaderboard.config.settings import Settings
 from leaderboard.storage.flags import FLAGS_FILE
+from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
 from leaderboard.storage.snapshot import dataset_card
 from leaderboard.storage import duel_files
 from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite,
@@ -41,6 +42,7 @@ log = logging.getLogger(__name__)
 CARD_FILE = "README.md"
 ARRAYS_DIR = "arrays"  # the Hub refuses paths under .cache/, the local folder's name
 DOWNLOAD_THREADS = 8
+APPEND_ATTEMPTS = 5  # a pre-submission record's commit, retried when another commit came first
 
 
 def git_blob_id(data: bytes) -> str:
@@ -164,6 +166,15 @@ class HubStore:
             results = list(pool.map(read, self.duel_file_ids()))
         return [t for t, _ in results if t is not None], [p for _, p in results if p is not None]
 
+    def presubmission_days(self) -> dict[str, str]:
+        """The days with recorded pre-submissions, each with its file's blob id."""
+        self.revision()
+        return {p[len(PRESUBMISSIONS_DIR) + 1:-len(".jsonl")]: blob for p, blob in self._files.items()
+                if p.startswith(f"{PRESUBMISSIONS_DIR}/") and p.endswith(".jsonl") and p.count("/") == 1}
+
+    def read_presubmissions(self, day: str) -> bytes:
+        return self._read(day_path(day))
+
     # --- the per-model cache ---------------------------------------------------------------
 
     def load_cached(self, submission_id: str) -> PublishedModel | None:
@@ -221,6 +232,24 @@ class HubStore:
         except OSError as e:  # the commit holds the arrays: a later start reads them from there
             log.warning("publishing %s: keeping its arrays in %s failed (%s)", sid, self.cache_dir, e)
         return revision
+
+    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+        return self._commit([CommitOperationAdd(SNAPSHOT_FILE, snapshot)], "Ranking intervals", parent)
+
+    def append_presubmission(self, day: str, line: bytes) -> tuple[str, str]:
+        """Append a record to the day's file in one commit on top of the newest revision
+        (another replica's record committed first: read the file again and retry).
+        Returns (the revision it was made on, the new one)."""
+        path = day_path(day)
+        with self._write_lock:
+            for _ in range(APPEND_ATTEMPTS):
+                parent = self.revision(fresh=True)
+                data = (self._read(path) if path in self._files else b"") + line
+                try:
+                    return parent, self._commit([CommitOperationAdd(path, data)], "Record a pre-submission", parent)
+                except StoreConflict:
+                    continue
+        raise StoreFailure(f"recording the pre-submission: {self.repo_id} changed {APPEND_ATTEMPTS} times meanwhile")
 
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         self.revision()

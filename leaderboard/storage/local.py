@@ -7,6 +7,7 @@
                                          (in a Hub repo: arrays/<submission_id>.npz)
     leaderboard.parquet (+ README.md)    the public ranking snapshot, for `datasets.load_dataset`
     flags.json                           flagged models: reason, link, when (flags.py)
+    presubmissions/<YYYY-MM-DD>.jsonl    the day's disclosed pre-submissions (presubmissions.py)
     tournament.json                      the reference layout's duels, {A_id: {B_id: {task: {...}}}}:
                                          read as is when present; `migrate` converts it to duels/
 
@@ -44,6 +45,7 @@ from leaderboard.errors import StoreConflict
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.storage import duel_files, model_index
 from leaderboard.storage.flags import FLAGS_FILE
+from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.engine.tournament import ModelResults
 
@@ -393,6 +395,17 @@ class LocalStore:
         except OSError:
             return None
 
+    def presubmission_days(self) -> dict[str, tuple[int, int]]:
+        """The days with recorded pre-submissions, each with its file's version (size, time)."""
+        folder = self.root / PRESUBMISSIONS_DIR
+        if not folder.is_dir():
+            return {}
+        return {e.name.removesuffix(".jsonl"): (e.stat().st_size, e.stat().st_mtime_ns) for e in os.scandir(folder)
+                if e.name.endswith(".jsonl") and not e.name.startswith(".")}
+
+    def read_presubmissions(self, day: str) -> bytes:
+        return (self.root / day_path(day)).read_bytes()
+
     def _changed_paths(self) -> list[Path]:
         return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir, self.root / FLAGS_FILE]
 
@@ -446,7 +459,8 @@ class LocalStore:
         return (self.root / JOURNAL_FILE).exists() or any(self._leftovers())
 
     def _leftovers(self):
-        for folder in (self.root, self.data_dir, self.cache_dir, self.root / DUELS_DIR):
+        for folder in (self.root, self.data_dir, self.cache_dir, self.root / DUELS_DIR,
+                       self.root / PRESUBMISSIONS_DIR):
             if folder.is_dir():
                 yield from folder.glob(".*.tmp")
 
@@ -526,6 +540,21 @@ class LocalStore:
         writes, deletes = change.files(CACHE_DIR)
         self._commit(writes, deletes=tuple(deletes))
         return self.revision()
+
+    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+        """One file replaced by a rename: no journal needed, and the revision (which
+        follows the submissions, duels and flags) stays."""
+        with self.lock():
+            self._check_parent(parent)
+            write_atomically(self.root / SNAPSHOT_FILE, lambda f: f.write(snapshot))
+        return self.revision()
+
+    def append_presubmission(self, day: str, line: bytes) -> None:
+        """Append a record to the day's file, in one journaled commit (the board's files and
+        its revision do not change)."""
+        with self.lock():
+            path = self.root / day_path(day)
+            self._commit({day_path(day): (path.read_bytes() if path.exists() else b"") + line})
 
     # --- the per-model cache -------------------------------------------------------------
 

@@ -15,23 +15,30 @@ from leaderboard.config.tasks import Benchmark
 from leaderboard.engine.tournament import ModelResults
 from leaderboard.storage.flags import Flag, parse_flags
 from leaderboard.storage.local import PublishedModel
+from leaderboard.storage.presubmissions import PresubmissionLog
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
-                   "link_to_model", "description", "submission_timestamp"]
+                   "link_to_model", "description", "submission_timestamp", "publisher"]
 FLAG_FIELDS = ["flagged", "flag_reason", "flag_link"]  # a flagged model stays in the ranking, marked
 
 
-def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> pd.DataFrame:
+def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict,
+                   intervals: bool = True) -> pd.DataFrame:
     """One row per model, best first: ids, metadata, whether it is flagged (and why), rank,
     overall, category and task win scores (fractions in [0, 1]), then per scope
     (`overall` and each category) the 95% intervals of score and rank and the tie group:
-    `<scope>_score_low`, ..., `<scope>_group`."""
+    `<scope>_score_low`, ..., `<scope>_group`; empty (null) without `intervals`."""
     meta = pd.DataFrame([{**{field: models[sid].metadata.get(field) for field in METADATA_FIELDS},
                           "flagged": sid in flags, "flag_reason": flags[sid].reason if sid in flags else None,
                           "flag_link": flags[sid].link if sid in flags else None}
                          for sid in ranked.index], columns=[*METADATA_FIELDS, *FLAG_FIELDS])
     scores = ranked.reset_index(drop=True)
-    certainty = ranking.certainty_of(ranked, benchmark, models, flags).reset_index(drop=True)
+    if intervals:
+        certainty = ranking.certainty_of(ranked, benchmark, models, flags).reset_index(drop=True)
+    else:
+        scopes = [ranking.OVERALL, *benchmark.categories]
+        certainty = pd.DataFrame({(scope, field): pd.Series([None] * len(ranked), dtype=object) for scope in scopes
+                                  for field in ranking.CERTAINTY_FIELDS})
     certainty.columns = [f"{scope}_{field}" for scope, field in certainty.columns]
     table = pd.concat([pd.DataFrame({"submission_id": list(ranked.index),
                                      "title": [models[sid].title for sid in ranked.index]}),
@@ -41,12 +48,15 @@ def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, fla
     table["submission_timestamp"] = pd.to_numeric(table["submission_timestamp"], errors="coerce")
     table["flagged"] = table["flagged"].astype(bool)
     for column in ("team_name", "model_name", "model_type", "precision", "link_to_model", "description",
-                   "flag_reason", "flag_link"):
+                   "publisher", "flag_reason", "flag_link"):
         table[column] = table[column].astype("string")
     return table
 
 
 SNAPSHOT_OF = b"leaderboard.snapshot_of"  # the Parquet metadata key of `board_fingerprint`
+# Present when the snapshot's intervals are empty because they were not computed yet (a
+# publication commits without them; `Publishing.refresh_intervals` writes them after).
+INTERVALS_PENDING = b"leaderboard.intervals_pending"
 
 
 def board_fingerprint(submission_ids, flags: dict, benchmark: Benchmark) -> str:
@@ -59,11 +69,15 @@ def board_fingerprint(submission_ids, flags: dict, benchmark: Benchmark) -> str:
     return hashlib.sha256(json.dumps(described, ensure_ascii=False).encode()).hexdigest()
 
 
-def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> bytes:
+def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict,
+                     intervals: bool = True) -> bytes:
+    """`snapshot_table` as Parquet; without `intervals`, marked INTERVALS_PENDING."""
     buffer = io.BytesIO()
-    arrow = pa.Table.from_pandas(snapshot_table(models, ranked, benchmark, flags), preserve_index=False)
-    arrow = arrow.replace_schema_metadata({**arrow.schema.metadata,
-                                           SNAPSHOT_OF: board_fingerprint(models, flags, benchmark).encode()})
+    arrow = pa.Table.from_pandas(snapshot_table(models, ranked, benchmark, flags, intervals), preserve_index=False)
+    marks = {SNAPSHOT_OF: board_fingerprint(models, flags, benchmark).encode()}
+    if not intervals:
+        marks[INTERVALS_PENDING] = b"1"
+    arrow = arrow.replace_schema_metadata({**arrow.schema.metadata, **marks})
     pq.write_table(arrow, buffer)
     return buffer.getvalue()
 
@@ -74,8 +88,8 @@ class SnapshotBoard:
     for its default view: `table` prints it without loading the models or duels and
     without computing the certainty (seconds at thousands of models)."""
 
-    def __init__(self, table: pd.DataFrame, benchmark: Benchmark):
-        self.benchmark = benchmark
+    def __init__(self, table: pd.DataFrame, benchmark: Benchmark, store):
+        self.benchmark, self.presubmissions = benchmark, PresubmissionLog(store)
         table = table.set_index("submission_id")
         rows = table[[*METADATA_FIELDS, *FLAG_FIELDS]].astype(object).where(table.notna(), None).to_dict("index")
         self.models = {sid: PublishedModel(sid, {field: row[field] for field in METADATA_FIELDS}, ModelResults({}, {}),
@@ -89,7 +103,8 @@ class SnapshotBoard:
 
     @classmethod
     def of_store(cls, store, benchmark: Benchmark) -> "SnapshotBoard | None":
-        """The store's snapshot when it is current (`board_fingerprint`), else None."""
+        """The store's snapshot when it is current (`board_fingerprint`) and holds its
+        intervals, else None."""
         data = store.read_snapshot()
         if data is None:
             return None
@@ -102,7 +117,9 @@ class SnapshotBoard:
                 flags = {sid: flag for sid, flag in flags.items() if sid in set(ids)}
                 if made_of is None or made_of.decode() != board_fingerprint(ids, flags, benchmark):
                     return None
-                return cls(file.read().to_pandas(), benchmark)
+                if INTERVALS_PENDING in (file.schema_arrow.metadata or {}):
+                    return None
+                return cls(file.read().to_pandas(), benchmark, store)
         except (OSError, ValueError, KeyError):  # unreadable, or of another version's columns
             return None
 
@@ -111,9 +128,16 @@ class SnapshotBoard:
             raise ValueError("a snapshot holds the default ranking only")
         return self._ranked
 
-    def certainty(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
+    def certainty(self, adjusted: bool = False, exclude_flagged: bool = False, wait: bool = True) -> pd.DataFrame:
         self.ranked(adjusted, exclude_flagged)
         return self._certainty
+
+    def disclosures(self) -> dict:
+        """Each model's disclosed pre-submissions (the store's records, not the snapshot's)."""
+        return self.presubmissions.disclosures(self.models)
+
+    def intervals_pending(self) -> bool:
+        return False  # a snapshot without its intervals is not read (`of_store`)
 
 
 def dataset_card(benchmark_name: str) -> bytes:
@@ -126,8 +150,9 @@ configs:
 ---
 # {benchmark_name} duel leaderboard
 
-`leaderboard.parquet` is the current ranking, one row per published model: ids, metadata,
-whether the maintainers flagged it (`flagged`, `flag_reason`, `flag_link`; flagged models
+`leaderboard.parquet` is the current ranking, one row per published model: ids, metadata
+(`publisher`: the Hugging Face account that published it from the app, signed in; empty when
+the maintainers published it), whether the maintainers flagged it (`flagged`, `flag_reason`, `flag_link`; flagged models
 are ranked like the others and are not opponents of new submissions), rank, overall win
 score, one column per category and per task (win scores as fractions), and per scope
 (`overall` and each category) how certain the score and rank are:

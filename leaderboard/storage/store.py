@@ -28,6 +28,15 @@ class Store(Protocol):
 
     def duel_file_ids(self) -> list[str]: ...
 
+    def presubmission_days(self) -> dict[str, object]:
+        """The UTC days with pre-submission records, each with a version of its file."""
+
+    def read_presubmissions(self, day: str) -> bytes: ...
+
+    def append_presubmission(self, day: str, line: bytes) -> tuple[str, str] | None:
+        """A record appended to the day's file in one commit; (the revision it was made on,
+        the new one) when the store's revision moves with it (a Hub repo), else None."""
+
     def read_duel_tables(self) -> tuple[list, list[str]]: ...
 
     def load_cached(self, submission_id: str) -> PublishedModel | None: ...
@@ -42,3 +51,8 @@ class Store(Protocol):
 
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         """A rebuild, migration, removal or flag change in one commit; returns the new revision."""
+
+    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+        """Replace leaderboard.parquet alone (the same ranking, its intervals now
+        computed) when the store is still at `parent` (StoreConflict otherwise); returns
+        the revision after."""

@@ -103,7 +103,9 @@ class ReadApi:
     @_checked
     def model_details(self, submission_id: str, category: str = OVERALL, adjusted: bool = False) -> dict:
         """One published model: title, metadata, rank, overall, category and task win scores in
-        percent, each task's metric value, its flag (or null), and its duels in the category
+        percent, each task's metric value, its flag (or null), its pre-submissions disclosed from
+        the 30 days before publication (by account or team: count, best and worst would-be
+        rank, the fewest and most models they were ranked among), and its duels in the category
         (every task for Overall): per competitor and task the verdict, both p-values and the
         delta in the task's unit."""
         self.board.refresh()
@@ -111,6 +113,7 @@ class ReadApi:
         submission_id, category = self._model("submission_id", submission_id), self._category(category)
         ranked = board.ranked(adjusted)
         model, row, flag = board.models[submission_id], ranked.loc[submission_id], board.flags.get(submission_id)
+        disclosed = board.disclosure(submission_id)
         return {
             "submission_id": submission_id, "title": model.title, "metadata": model.metadata,
             "rank": int(row["rank"]), "models": len(board.models), "overall": _percent(row["overall"]),
@@ -118,6 +121,7 @@ class ReadApi:
             "tasks": {t: _percent(row[t]) for t in board.benchmark.task_ids},
             "metric_values": {t: model.results.aggregates[t] for t in board.benchmark.task_ids},
             "flag": None if flag is None else {"reason": flag.reason, "link": flag.link, "flagged_at": flag.flagged_at},
+            "presubmissions": disclosed.as_dict(),
             "duels": _records(details.duel_table(board, submission_id, None if is_overall(category) else category,
                                                  tournament=board.duels(adjusted), rank_order=ranked.index)
                               .set_index("competitor_id")),

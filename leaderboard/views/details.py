@@ -13,12 +13,13 @@ import pandas as pd
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import MARKER
+from leaderboard.storage.presubmissions import WINDOW_DAYS, Disclosure
 from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.config.tasks import Benchmark
 from leaderboard.storage.strict_json import is_finite_number
-from leaderboard.views.table import (META_COLUMNS, submitted_date, delta_scale, is_overall, p_phrase, parameters_text,
-                                     percent)
+from leaderboard.views.table import (META_COLUMNS, PUBLISHER, submitted_date, delta_scale, is_overall, p_phrase,
+                                     parameters_text, percent)
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
@@ -115,6 +116,9 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
         value = parameters_text(m.get(key)) if key == "parameters" else m.get(key, "")
         lines.append(f"| {label} | {escape_markdown(value)} |")
     lines.append(f"| Submitted | {submitted_date(m.get('submission_timestamp'))} |")
+    if m.get("publisher"):
+        lines.append(f"| {PUBLISHER} | {escape_markdown(m['publisher'])} (signed in with Hugging Face) |")
+    lines.append(f"| Pre-submissions ({WINDOW_DAYS} days before) | {disclosure_text(board.disclosure(submission_id))} |")
     rows = provenance(harness_metadata(board.store, submission_id))
     lines += ["", "#### How it was evaluated",
               *(["| Field | Value |", "| --- | --- |", *(f"| {k} | {escape_markdown(v)} |" for k, v in rows),
@@ -122,6 +126,15 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
                    if any(k == "Task hashes" for k, _ in rows) else [])]
                 if rows else ["Not recorded in the submission file."])]
     return "\n".join(lines)
+
+
+def disclosure_text(disclosed: Disclosure) -> str:
+    """The card's line on a model's disclosed pre-submissions: how many, by whom, the range
+    of their would-be ranks."""
+    by = f"{'account' if disclosed.by_account else 'team'} {escape_markdown(disclosed.owner)}"
+    if not disclosed.count:
+        return f"none recorded by {by}"
+    return f"**{disclosed.count}** by {by}, {disclosed.ranks_text()}"
 
 
 @functools.lru_cache(maxsize=512)

@@ -10,13 +10,13 @@ from collections.abc import Mapping
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views.compare import scope_choices
-from leaderboard.views.table import (ADJUSTED_P, MAX_SEARCH_CHARS, METRIC_VALUE, OVERALL, RAW_P, RANK_SORT, SHOWN_META, WIN_SCORE, score_columns,
-                                     sort_choices)
+from leaderboard.views.table import (ADJUSTED_P, DEFAULT_META, MAX_SEARCH_CHARS, METRIC_VALUE, OVERALL, RAW_P, RANK_SORT,
+                                     SHOWN_META, WIN_SCORE, score_columns, sort_choices)
 
 TABS = ("leaderboard", "details", "head-to-head", "submission", "about")
 # The query's keys and their defaults (a default is left out of the URL).
 DEFAULTS = {"tab": "leaderboard", "category": OVERALL, "values": WIN_SCORE, "search": "", "types": [],
-            "min": None, "max": None, "sort": RANK_SORT, "columns": SHOWN_META, "p": RAW_P, "exclude_flagged": False,
+            "min": None, "max": None, "sort": RANK_SORT, "columns": DEFAULT_META, "p": RAW_P, "exclude_flagged": False,
             "page": 1, "model": None, "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL,
             "map": None}  # the duel map's scope while it is open
 BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns", "p", "exclude_flagged"]

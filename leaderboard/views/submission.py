@@ -20,6 +20,7 @@ from leaderboard.errors import BadInput
 from leaderboard.engine.progress import no_progress
 from leaderboard.engine.progress import Progress
 from leaderboard.config.tasks import Benchmark
+from leaderboard.storage.presubmissions import WINDOW_DAYS
 from leaderboard.views.markdown import app_link, escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent
 
@@ -89,6 +90,24 @@ def preview_summary(board: Leaderboard, preview: Preview) -> str:
         lines += ["", "**Warnings:**", *[f"- {escape_markdown(with_abbreviations(board.benchmark, w))}"
                                          for w in preview.warnings]]
     return "\n".join(lines)
+
+
+def disclosure_note(preview: Preview, failure: str | None) -> str:
+    """What became of the pre-submission's record (Publishing.disclose): recorded, or why not."""
+    if preview.is_sample:
+        return ""
+    if failure:
+        return (f"\n\n> **This pre-submission could not be recorded** ({escape_markdown(failure)}). The preview "
+                f"is shown all the same, but it is missing from the pre-submissions a published model's card "
+                f"discloses.")
+    return (f"\n\nRecorded as a disclosed pre-submission (would-be rank {preview.rank} of {len(preview.table)}): "
+            f"a published model's card shows the pre-submissions of its account or team in the {WINDOW_DAYS} days "
+            f"before publication (see About).")
+
+
+def quota_refusal(message: str) -> str:
+    """A pre-submission refused by the quota (PresubmissionQuota): nothing was run or stored."""
+    return f"**Not pre-submitted.** {escape_markdown(message)}. Nothing was stored."
 
 
 def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:

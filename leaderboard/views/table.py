@@ -32,12 +32,16 @@ WIN_SCORE, METRIC_VALUE = "win_score", "metric"
 VALUE_NAMES = {WIN_SCORE: "win score", METRIC_VALUE: "metric value"}
 META_COLUMNS = {"model_type": "Type", "parameters": "Parameters (B)", "precision": "Precision",
                 "input_length": "Input length (tokens)", "description": "Description"}
-SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted"]  # the column chooser's
+PRESUBMISSIONS = "Pre-submissions (30 days)"  # disclosed before publication (storage/presubmissions.py)
+SHOWN_META = ["Type", "Parameters (B)", "Precision", "Input length (tokens)", "Submitted",
+              PRESUBMISSIONS]  # the column chooser's
+DEFAULT_META = SHOWN_META[:-1]  # shown unless a view asks otherwise
 RANK_SORT = "rank"
 MAX_SEARCH_CHARS = 2 * MAX_NAME_LENGTH + 1  # the longest title, "team/model": a longer search cannot match
 RAW_P, ADJUSTED_P = "raw", "bh"  # the p-value setting: as tested, or Benjamini-Hochberg adjusted
 P_VALUE_CHOICES = [("Raw p-values", RAW_P), ("BH-adjusted", ADJUSTED_P)]
 FLAG_COLUMNS = ["Flagged", "Flag reason", "Flag link"]
+PUBLISHER = "Published by"  # the Hugging Face account, in exports and the model card; not a column on screen
 
 
 @dataclass(frozen=True)
@@ -109,15 +113,20 @@ def submitted_date(timestamp) -> str:
 
 
 def model_info(models: dict[str, PublishedModel], ids) -> pd.DataFrame:
-    """Title and metadata columns for the given submission ids."""
+    """Title and metadata columns for the given submission ids; PUBLISHER (the signed-in
+    account that published the model) on a board where some model has one."""
     rows = []
+    signed = any(models[sid].metadata.get("publisher") for sid in models)
     for sid in ids:
         m = models[sid].metadata
         rows.append({"Model": models[sid].title,
                      **{label: m.get(key) for key, label in META_COLUMNS.items()},
                      "Submitted": submitted_date(m.get("submission_timestamp")),
-                     "Link": m.get("link_to_model", "")})
-    return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"))
+                     "Link": m.get("link_to_model", ""),
+                     **({PUBLISHER: m.get("publisher") or ""} if signed else {})})
+    # Named, so an empty board has them too.
+    columns = ["Model", *META_COLUMNS.values(), "Submitted", "Link", *([PUBLISHER] if signed else [])]
+    return pd.DataFrame(rows, index=pd.Index(list(ids), name="submission_id"), columns=columns)
 
 
 def scope_order(ranked: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -127,6 +136,7 @@ def scope_order(ranked: pd.DataFrame, key: str) -> pd.DataFrame:
 
 
 INTERVAL = "95%"  # the level of stats.evidence's intervals, as headers name it
+INTERVALS_PENDING = "being refreshed"  # the tie group cell while the intervals are computed after a publication
 
 
 def leaderboard_table(board: Leaderboard, category: str | None = None, values: str = WIN_SCORE,
@@ -139,7 +149,7 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     overall rank beside it. `adjusted`: scores from Benjamini-Hochberg adjusted duels.
     `exclude_flagged`: the ranking without the flagged models and their duels. With a
     preview, the ranking as it would be, with `Previous rank` and `Rank change` (and no
-    intervals)."""
+    intervals, no PRESUBMISSIONS column: its pre-submissions are disclosed once published)."""
     models = dict(board.models)
     ranked = board.ranked(adjusted, exclude_flagged)
     if preview is not None:
@@ -152,7 +162,8 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     scores = ranked[[c.key for c in columns]] * 100.0
     if values == METRIC_VALUE:
         tasks = [c.task_id for c in columns if c.task_id]
-        raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(ranked.index)
+        raw = pd.DataFrame({sid: m.results.aggregates for sid, m in models.items()}).T.reindex(
+            index=ranked.index, columns=tasks)
         scores[tasks] = raw[tasks] * delta_scale(board, tasks)[0]
     scores.columns = [c.header for c in columns]
     ranks = pd.DataFrame({rank_header(category): ranking.competition_rank(ranked[first])}, index=ranked.index)
@@ -162,18 +173,28 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
     parts = [ranks, extra, info[["Model"]], scores.iloc[:, :1].round(2)]
     if preview is None:
         scope = ranking.OVERALL if is_overall(category) else category
-        certainty = board.certainty(adjusted, exclude_flagged)[scope].loc[ranked.index]
+        certainty = board.certainty(adjusted, exclude_flagged, wait=False)
+        if certainty is None:  # being computed after a publication: empty until then, the group cell says so
+            certainty = pd.DataFrame({"rank_low": pd.NA, "rank_high": pd.NA, "group": INTERVALS_PENDING,
+                                      "score_low": np.nan, "score_high": np.nan}, index=ranked.index)
+        else:
+            certainty = certainty[scope].loc[ranked.index]
         # The score interval is the panel score's (stats.evidence.panel_certainty), not the win score's.
         rank, score = rank_header(category), panel_header("Overall" if is_overall(category) else category)
-        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype(int),
-                                   f"{rank} {INTERVAL} high": certainty["rank_high"].astype(int),
+        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype("Int64"),
+                                   f"{rank} {INTERVAL} high": certainty["rank_high"].astype("Int64"),
                                    f"{'Tie group' if is_overall(category) else f'{category} tie group'}":
                                        certainty["group"],
                                    f"{score} {INTERVAL} low": (certainty["score_low"] * 100).round(2),
                                    f"{score} {INTERVAL} high": (certainty["score_high"] * 100).round(2)}))
     if not is_overall(category):
         parts.append(ranked[["rank"]].rename(columns={"rank": "Overall rank"}))
-    return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model"),
+    disclosed = []
+    if preview is None:
+        disclosures = board.disclosures()
+        disclosed.append(pd.DataFrame({PRESUBMISSIONS: [disclosures[sid].cell() for sid in ranked.index]},
+                                      index=ranked.index))
+    return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model"), *disclosed,
                       flag_columns(board.flags, ranked.index)], axis=1)
 
 
@@ -191,10 +212,11 @@ def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.Data
     """The table for the screen: the Model column links to the model's details in this app
     (for `published` ids; its own page is linked from there), as escaped markdown; a
     flagged model's name follows the MARKER, its reason shown on hover (and in
-    `flag_note`); descriptions, links and the flag columns stay in exports and details;
+    `flag_note`); descriptions, links, the publisher and the flag columns stay in exports and details;
     of the metadata columns only those in `shown_meta` (None: all)."""
-    hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta]
-    out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden]))
+    hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta and c in table.columns]
+    publisher = [PUBLISHER] if PUBLISHER in table else []
+    out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden, *publisher]))
     out["Model"] = [(f"{MARKER} " if flagged else "")
                     + (app_link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else None)
                        if sid in published else escape_markdown(m))
@@ -333,6 +355,8 @@ def filter_note(shown: pd.DataFrame, total: int, search: str = "", model_types=N
     if min_params is not None and max_params is not None and min_params > max_params:
         return (f"**No model can match:** the minimum size ({parameters_text(min_params)} B) is above the maximum "
                 f"({parameters_text(max_params)} B). Swap or clear them.")
+    if total == 0:
+        return "**No model is published yet.** The first one published appears here (see the Submit tab)."
     if shown.empty:
         asked = []
         if search and search.strip():
@@ -443,8 +467,18 @@ def as_of(board: Leaderboard) -> dt.datetime:
 
 
 def as_of_note(board: Leaderboard) -> str:
+    if not board.models:  # an empty store has no time of its last change
+        return "No model published yet."
+    refreshing = (" **Intervals are being refreshed** after the latest publication: reload in a few seconds."
+                  if board.intervals_pending() else "")
     return (f"Data as of **{as_of(board):%Y-%m-%d %H:%M} UTC** · {len(board.models)} models. "
-            f"Scores change as models arrive.")
+            f"Scores change as models arrive.{refreshing}")
+
+
+def shown_version(board: Leaderboard) -> str:
+    """What a shown table was made from: the board's revision, and whether its intervals
+    were still being computed (a table shown then is shown again once they are)."""
+    return f"{board.revision} intervals pending" if board.intervals_pending() else str(board.revision)
 
 
 def log_ticks(values) -> list[float]:

@@ -1,0 +1,163 @@
+"""Signing in with Hugging Face, as users meet it: the app on a board in a (local) Hub repo,
+`fake_hub.py` as the Hub and its OpenID provider, Chromium in one browser context per
+person: two accounts signed in, one visitor signed out; desktop and phone.
+
+Screenshots are saved in test-artifacts/ (signin_*).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+
+import pytest
+from playwright.sync_api import expect
+
+from fake_hub import FakeHub
+from leaderboard.storage.strict_json import dump_json
+from leaderboard.submission.demo import demo_model
+from test_e2e import DESKTOP, PHONE, ARTIFACTS, browser, free_port, open_page, rows, start_app  # noqa: F401 (fixture)
+
+REPO = "czech/leaderboard"
+ALICE, ALICE_ORG, BOB, BOB_ORG = "alice", "alice-lab", "bob", "bob-org"
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory, full_store_template):
+    """(app url, hub): the app on a Hub repo holding the 5-model store, sign-in configured
+    with the hub as provider, outside a Space."""
+    root = tmp_path_factory.mktemp("signin")
+    hub = FakeHub(root / "hub").start()
+    hub.add_account(ALICE, [ALICE_ORG])
+    hub.add_account(BOB, [BOB_ORG])
+    files = {str(p.relative_to(full_store_template)): p.read_bytes()
+             for p in full_store_template.rglob("*") if p.is_file() and p.name != ".lock" and ".cache" not in p.parts}
+    hub.create_repo(REPO, files)
+    port = free_port()
+    env = {**os.environ, "LEADERBOARD_REPO": REPO, "HF_TOKEN": hub.token, "HF_ENDPOINT": hub.url,
+           "HF_HOME": str(root / "hf"), "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False",
+           "GRADIO_TEMP_DIR": str(root / "gradio"), "OPENID_PROVIDER_URL": hub.url,
+           "OAUTH_CLIENT_ID": hub.client_id, "OAUTH_CLIENT_SECRET": hub.client_secret}
+    for name in ("LEADERBOARD_STORE", "SPACE_ID", "SYSTEM", "SPACE_HOST"):
+        env.pop(name, None)
+    app = start_app(env, root / "app.log")
+    try:
+        yield f"http://127.0.0.1:{port}/", hub
+    finally:
+        app.terminate()
+        app.wait(timeout=30)
+        hub.stop()
+
+
+@pytest.fixture(scope="module")
+def model_files(tmp_path_factory, full_benchmark):
+    """Two valid files of models not on the board (two variants a team might try)."""
+    folder = tmp_path_factory.mktemp("files")
+    paths = []
+    for index in (7, 8):
+        path = folder / f"variant_{index}.json"
+        path.write_bytes(dump_json(demo_model(full_benchmark, index, seed=0)[1]))
+        paths.append(path)
+    return paths
+
+
+def signed_in_page(browser, url: str, hub: FakeHub, account: str | None, viewport: dict):
+    """A person's browser: signed in to the hub as `account` (None: not at all), on the app's
+    Submit tab, signed in to the app through its button when `account` is given."""
+    page = open_page(browser, url + "?tab=submission", viewport)
+    if account is not None:
+        page.context.add_cookies([{"name": "fake_hub_account", "value": account, "url": hub.url}])
+        page.locator("#login").click()
+        expect(page.locator("#signin-note")).to_contain_text(f"Signed in as {account}", timeout=60000)
+    return page
+
+
+def save(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"signin_{name}_{page.viewport_size['width']}.png"
+    page.screenshot(path=str(path), full_page=True)
+    shots = os.environ.get("SIGNIN_SHOTS")  # a folder to copy them to, for looking at them
+    if shots:
+        shutil.copy(path, shots)
+
+
+def choose_team(page, team: str) -> list[str]:
+    """Pick `team` in the Team dropdown; the names it offered."""
+    page.locator("#team input").click()
+    option = page.get_by_role("option", name=team, exact=True)
+    expect(option).to_be_visible()
+    offered = [t.split()[-1] for t in page.get_by_role("option").all_inner_texts()]  # after the chosen one's "✓"
+    option.click()
+    expect(page.locator("#team input")).to_have_value(team)
+    return offered
+
+
+def fill(page, file, model: str) -> None:
+    page.locator("#model textarea, #model input").first.fill(model)
+    page.locator("#params input").fill("7")
+    page.locator("#input-length input").fill("4096")
+    page.locator("#link textarea, #link input").first.fill("https://example.com/signed")
+    held = page.locator("#file").get_by_role("button", name="Clear")
+    if held.count():  # the file of a pre-submission before: cleared as a user does
+        held.click()
+    page.locator("#file input[type=file]").set_input_files(str(file))
+    expect(page.locator("#file").get_by_role("cell", name=file.name)).to_be_visible(timeout=30000)
+
+
+def presubmit(page, title: str) -> None:
+    page.locator("#presubmit").click()
+    expect(page.locator("#status")).to_contain_text(f"{title} would rank", timeout=90000)  # not the one before
+
+
+def test_two_accounts_and_a_visitor(browser, board, model_files):
+    url, hub = board
+    # Account 1 signs in, sees its own names only, pre-submits two variants and publishes the second under its org.
+    alice = signed_in_page(browser, url, hub, ALICE, DESKTOP)
+    expect(alice.locator("#login")).to_contain_text(f"Logout ({ALICE})")
+    assert choose_team(alice, ALICE_ORG) == [ALICE, ALICE_ORG]  # never bob's organization
+    fill(alice, model_files[0], "variant-a")
+    presubmit(alice, f"{ALICE_ORG}/variant-a")
+    fill(alice, model_files[1], "variant-b")
+    expect(alice.locator("#team input")).to_have_value(ALICE_ORG)
+    presubmit(alice, f"{ALICE_ORG}/variant-b")
+    save(alice, "submit_signed_in")
+    alice.locator("#publish").click()
+    expect(alice.locator("#confirm")).to_be_visible()
+    alice.locator("#confirm").click()
+    expect(alice.locator("#status")).to_contain_text("Published", timeout=90000)
+    published = [f for f in hub.files(REPO) if f.startswith("data/") and "alice-l_variant" in f]
+    assert len(published) == 1, published
+    sid = published[0].removeprefix("data/").removesuffix(".json")
+    assert json.loads(hub.read(REPO, published[0]))["submission_metadata"]["publisher"] == ALICE
+    # Account 2, on a phone, opens the model's card and sees who published it; it may use only its own names.
+    bob = signed_in_page(browser, url, hub, BOB, PHONE)
+    assert choose_team(bob, BOB_ORG) == [BOB, BOB_ORG]
+    save(bob, "submit_signed_in")
+    bob.goto(f"{url}?tab=details&model={sid}")
+    card = bob.locator("#card")
+    expect(card).to_contain_text(f"{ALICE_ORG}/variant-b", timeout=60000)
+    expect(card).to_contain_text(f"Published by {ALICE} (signed in with Hugging Face)")
+    # ... and the two pre-submissions alice's account ran before publishing, with their would-be ranks.
+    expect(card).to_contain_text(re.compile(rf"2 by account {ALICE}, would-be ranks? \d+(–\d+)? of 6"))
+    save(bob, "card")
+    alice.goto(f"{url}?tab=details&model={sid}")
+    expect(alice.locator("#card")).to_contain_text(f"Published by {ALICE}", timeout=60000)
+    save(alice, "card")
+    # A visitor, signed out, browses the board but cannot pre-submit or publish.
+    for viewport in (DESKTOP, PHONE):
+        visitor = open_page(browser, url, viewport)
+        expect(rows(visitor)).to_have_count(6, timeout=60000)
+        expect(visitor.locator("#board [role=grid]")).to_contain_text(f"{ALICE_ORG}/variant-b")
+        visitor.get_by_role("tab", name="Submit").click()
+        expect(visitor.locator("#signin-note")).to_contain_text("Sign in with Hugging Face", timeout=30000)
+        expect(visitor.locator("#presubmit")).to_be_disabled()
+        expect(visitor.locator("#publish")).to_be_hidden()
+        expect(visitor.locator("#login")).to_contain_text("Sign in with Hugging Face")
+        save(visitor, "submit_signed_out")
+        assert not visitor.dialogs
+        visitor.context.close()
+    for page in (alice, bob):
+        assert not page.dialogs
+        page.context.close()
+    assert re.fullmatch(r"\d+", str(hub.sign_ins)) and hub.sign_ins == 2

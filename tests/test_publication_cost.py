@@ -1,0 +1,123 @@
+"""What keeps a publication cheap without changing what it computes: the duels of one
+model against many read each opponent's arrays once for every task (in groups), each
+model's bootstrap replicates are kept between board versions, and the rank and score
+intervals are computed after the publication's commit (the page, the table and the API
+say "being refreshed" meanwhile), equal to those of a board loaded afresh."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import publish_all
+from leaderboard.board.state import Leaderboard
+from leaderboard.engine import ranking, tournament as engine
+from leaderboard.engine.tournament import ModelResults, Tournament, duel_rows, task_seed
+from leaderboard.storage.local import LocalStore
+from leaderboard.storage.snapshot import SnapshotBoard, snapshot_table
+from leaderboard.storage.strict_json import dump_json
+from leaderboard.views import table as views
+from leaderboard.views.api import ReadApi
+import stats
+
+
+def test_one_against_many_in_groups_gives_each_pair_its_own_duel(small_store, monkeypatch):
+    board = small_store
+    ids = list(board.models)
+    results = {sid: board.models[sid].results for sid in ids}
+    duels = Tournament(board.benchmark.task_ids, ids)
+    monkeypatch.setattr(engine, "OPPONENTS_READ_AT_ONCE", 2)  # 4 opponents: two groups
+    rows = duel_rows(board.benchmark, duels, ids[0], ids[1:], results, board.rules)
+    for k, opponent in enumerate(ids[1:]):  # each pair alone, through the registry's test
+        for t, task in enumerate(board.benchmark.tasks):
+            mine, theirs = results[ids[0]], results[opponent]
+            forward = stats.duel(task.metric, mine.aggregates[task.id], np.asarray(mine.summaries[task.id])[None],
+                                 theirs.aggregates[task.id], np.asarray(theirs.summaries[task.id])[None],
+                                 board.benchmark.alpha)
+            backward = stats.duel(task.metric, theirs.aggregates[task.id], np.asarray(theirs.summaries[task.id])[None],
+                                  mine.aggregates[task.id], np.asarray(mine.summaries[task.id])[None],
+                                  board.benchmark.alpha)
+            assert rows.p_value[k, t] == pytest.approx(float(np.ravel(forward.p_value)[0]), abs=1e-12)
+            assert rows.p_value[len(ids) - 1 + k, t] == pytest.approx(float(np.ravel(backward.p_value)[0]), abs=1e-12)
+            assert rows.delta[k, t] == pytest.approx(float(np.ravel(forward.delta)[0]), abs=1e-12)
+    assert rows.first.tolist() == [0] * 4 + [1, 2, 3, 4] and rows.second.tolist() == [1, 2, 3, 4] + [0] * 4
+
+
+class Unreadable(dict):
+    def __getitem__(self, key):
+        raise AssertionError("the summaries were read again")
+
+
+def test_replicates_are_kept_and_equal_those_computed_for_the_whole_board_at_once(small_store):
+    board = small_store
+    benchmark, ids = board.benchmark, list(board.models)
+    fresh = {sid: ModelResults(m.results.aggregates, m.results.summaries) for sid, m in board.models.items()}
+    whole = list(ranking.task_replicates(benchmark, fresh, ids))
+    for task, values in zip(benchmark.tasks, whole):  # the registry's replicates of all models in one call
+        summaries = np.stack([fresh[m].summaries[task.id] for m in ids], dtype=np.float32)
+        aggregates = np.array([fresh[m].aggregates[task.id] for m in ids])
+        np.testing.assert_array_equal(values, task.metric.replicates(summaries, aggregates, task_seed(task.id),
+                                                                     values.shape[0]))
+    kept = {sid: ModelResults(m.results.aggregates, m.results.summaries) for sid, m in board.models.items()}
+    list(ranking.task_replicates(benchmark, kept, ids[:1]))  # one model first, the others later
+    later = list(ranking.task_replicates(benchmark, kept, ids))
+    for a, b in zip(whole, later):
+        np.testing.assert_array_equal(a, b)
+    for sid in ids:  # kept: a later board version does not read the summaries again
+        kept[sid].summaries = Unreadable()
+    for a, b in zip(whole, ranking.task_replicates(benchmark, kept, ids)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_store, small_documents, monkeypatch):
+    board = small_store
+    root = board.store.root
+    form, document, submitted = small_documents[5]
+    board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=submitted)
+    assert SnapshotBoard.of_store(board.store, board.benchmark) is None  # committed without its intervals
+    gate, computing = threading.Event(), threading.Event()
+    certainty_of = ranking.certainty_of
+
+    def held(*args, **kwargs):  # hold the computation until the test has looked at the page
+        computing.set()
+        gate.wait(60)
+        return certainty_of(*args, **kwargs)
+    monkeypatch.setattr(ranking, "certainty_of", held)
+    thread = board.publishing.refresh_intervals_in_background()
+    try:
+        computing.wait(60)
+        assert board.intervals_pending()
+        assert "Intervals are being refreshed" in views.as_of_note(board)
+        table = views.leaderboard_table(board)
+        assert set(table["Tie group"]) == {views.INTERVALS_PENDING}
+        assert table["Rank 95% low"].isna().all() and table["Overall panel score % 95% high"].isna().all()
+        records = ReadApi(board).leaderboard_table()
+        assert {r["Tie group"] for r in records} == {views.INTERVALS_PENDING}
+        assert all(r["Rank 95% high"] is None for r in records)
+    finally:
+        gate.set()
+        thread.join(60)
+    assert not board.intervals_pending()
+    cold = Leaderboard(LocalStore(root), board.benchmark)  # a new board: every replicate computed afresh
+    pd.testing.assert_frame_equal(board.certainty(), cold.certainty())
+    table = views.leaderboard_table(board)
+    assert views.INTERVALS_PENDING not in set(table["Tie group"])
+    snapshot = SnapshotBoard.of_store(board.store, board.benchmark)  # the refresh wrote them with the snapshot
+    assert snapshot is not None
+    written = snapshot.certainty()
+    expected = snapshot_table(cold.models, cold.ranked(), cold.benchmark, cold.flags).set_index("submission_id")
+    for (scope, field), values in written.items():
+        assert values.tolist() == expected[f"{scope}_{field}"].tolist()
+
+
+def test_a_refresh_for_a_board_that_moved_on_writes_nothing(small_store, small_documents):
+    board = small_store
+    form, document, submitted = small_documents[5]
+    board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=submitted)
+    state = board.state
+    publish_all(board, small_documents[6:7])  # another publication lands first, with its own snapshot
+    assert not board.publishing.refresh_intervals(state)
+    assert board.publishing.refresh_intervals()
+    assert SnapshotBoard.of_store(board.store, board.benchmark) is not None
