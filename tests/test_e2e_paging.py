@@ -44,7 +44,7 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
     page.locator("#page-next").click()
     expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
     expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("3")
-    expect(page).to_have_url(re.compile(r"[?&]page=2\b"))
+    expect(page).to_have_url(re.compile(r"[?&]table_page=2\b"))
     page.locator("#page-last").click()
     expect(pager(page)).to_have_text(f"Page 3 of 3 · row 5 of {MODELS}")
     expect(page.locator("#page-next")).to_be_disabled()
@@ -55,9 +55,9 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
     expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
     page.locator("#page-first").click()
     expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}")
-    expect(page).not_to_have_url(re.compile(r"page="))  # page 1 is the default
+    expect(page).not_to_have_url(re.compile(r"table_page="))  # page 1 is the default
 
-    page.goto(f"{paged_app}?page=7")  # a shared link opens its page
+    page.goto(f"{paged_app}?table_page=7")  # a shared link opens its page
     expect(pager(page)).to_have_text(f"Page 3 of 3 · row 5 of {MODELS}", timeout=60000)
     expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("5")
 
@@ -66,7 +66,7 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
     search = page.locator("#search textarea, #search input").first
     search.click()
     search.press_sequentially(team, delay=30)
-    expect(pager(page)).to_have_text(re.compile(rf"^Page 1 of \d+ · rows 1–\d+ of \d+ matching \(of {MODELS}\)$"))
+    expect(pager(page)).to_have_text(re.compile(rf"Page 1 of \d+ · rows? 1(–\d+)? of \d+ matching \(of {MODELS}\)"))
     matching = int(re.search(r"of (\d+) matching", pager(page).inner_text())[1])
     assert 0 < matching < MODELS
     assert all(team in t for t in page.locator("#board div[role=row] [role=gridcell]:nth-child(2)")

@@ -314,11 +314,11 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
     sid = small_store.ranked().index[2]
     query = {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": "chat,bogus",
              "min": "1.5", "max": "-3", "sort": "t_ppl", "columns": "Type,Submitted", "exclude_flagged": "true",
-             "model": sid, "details_category": "Knowledge", "page": "3"}
+             "model": sid, "details_category": "Knowledge", "table_page": "3"}
     view = share.view_from_query(query, small_store)
     assert view == {"tab": "details", "category": "Language", "values": "metric", "search": "Lipa", "types": ["chat"],
                     "min": 1.5, "max": None, "sort": "t_ppl", "columns": ["Type", "Submitted"], "p": "raw",
-                    "exclude_flagged": True, "page": 3, "model": sid, "details_category": "Knowledge", "a": None, "b": None,
+                    "exclude_flagged": True, "table_page": 3, "model": sid, "details_category": "Knowledge", "a": None, "b": None,
                     "h2h_category": "Overall", "map": None}
     other = small_store.ranked().index[0]
     pair = share.view_from_query({"tab": "head-to-head", "a": sid, "b": other, "h2h_category": "Language",
@@ -328,12 +328,12 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
     for scope in ("Overall", "Language", "t_acc"):  # the open duel map's scope: Overall, a category or a task
         assert share.view_from_query({"map": scope}, small_store)["map"] == scope
     junk = share.view_from_query({"tab": "x", "category": "<script>", "sort": "nope", "model": "none", "map": "t_",
-                                  "page": "-2"}, small_store)
+                                  "table_page": "-2"}, small_store)
     assert junk == share.DEFAULTS
     assert share.view_from_query({"values": "metric"}, small_store)["values"] == views.WIN_SCORE  # Overall
     for page in ("0", "1.5", "x", "9" * 40, "-2", ""):  # past the last page is the server's to clamp
-        assert share.view_from_query({"page": page}, small_store)["page"] == 1, page
-    assert share.view_from_query({"page": "12345"}, small_store)["page"] == 12345
+        assert share.view_from_query({"table_page": page}, small_store)["table_page"] == 1, page
+    assert share.view_from_query({"table_page": "12345"}, small_store)["table_page"] == 12345
 
 
 def test_sample_file_lines_up_with_the_store(small_store):

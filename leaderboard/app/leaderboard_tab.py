@@ -39,7 +39,7 @@ class LeaderboardTab:
 
     def __init__(self, board, p_values: gr.Radio, default_view: dict, categories: list[str]):
         self.board, self.default_view = board, default_view
-        first = self.parts(self.board_view(default_view), default_view["page"])
+        first = self.parts(self.board_view(default_view), default_view["table_page"])
         self.first_revision = first["revision"]
         with gr.Tab("Leaderboard", id="leaderboard") as self.tab:
             self.as_of = gr.Markdown(first["as_of"], elem_id="as-of")
@@ -207,4 +207,4 @@ class LeaderboardTab:
         restored = {self.controls[key]: view[key] for key in RESTORED_KEYS}
         if board_views.shown_version(self.board) == self.first_revision and view == self.default_view:
             return restored
-        return {**restored, **self.update(self.board_view(view), view["page"], plot_open)}
+        return {**restored, **self.update(self.board_view(view), view["table_page"], plot_open)}

@@ -17,11 +17,11 @@ TABS = ("leaderboard", "details", "head-to-head", "submission", "about")
 # The query's keys and their defaults (a default is left out of the URL).
 DEFAULTS = {"tab": "leaderboard", "category": OVERALL, "values": WIN_SCORE, "search": "", "types": [],
             "min": None, "max": None, "sort": RANK_SORT, "columns": DEFAULT_META, "p": RAW_P, "exclude_flagged": False,
-            "page": 1, "model": None, "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL,
+            "table_page": 1, "model": None, "details_category": OVERALL, "a": None, "b": None, "h2h_category": OVERALL,
             "map": None}  # the duel map's scope while it is open
 BOARD_KEYS = ["category", "values", "search", "types", "min", "max", "sort", "columns", "p", "exclude_flagged"]
 DETAILS_KEYS = ["model", "details_category"]
-PAGE_KEYS = ["page"]  # written after the server answers: it clamps the page to the pages there are
+PAGE_KEYS = ["table_page"]  # written after the server answers (it clamps the page); Gradio reserves "page"
 HEAD_TO_HEAD_KEYS = ["a", "b", "h2h_category"]
 MAP_KEYS = ["map"]
 
@@ -57,8 +57,8 @@ def view_from_query(query: Mapping[str, str], board: Leaderboard) -> dict:
     if text["p"] in (RAW_P, ADJUSTED_P):
         view["p"] = text["p"]
     view["exclude_flagged"] = text["exclude_flagged"] == "true"
-    if text["page"].isdecimal() and len(text["page"]) < 10:  # past the last page shows the last
-        view["page"] = max(1, int(text["page"]))
+    if text["table_page"].isdecimal() and len(text["table_page"]) < 10:  # past the last page shows the last
+        view["table_page"] = max(1, int(text["table_page"]))
     for key in ("model", "a", "b"):
         if text[key] in board.models:
             view[key] = text[key]
