@@ -98,7 +98,8 @@ class LeaderboardTab:
         self.restored = [*(self.controls[key] for key in RESTORED_KEYS), *self.outputs]  # what restore() may update
 
         # A new search, filter, sort or view starts at the first page.
-        gr.on([control.input for control in self.inputs], self.show, [*self.inputs, self.plot_open], self.outputs,
+        # Gradio's Textbox sends no `input` when Backspace empties it: `change` (the search only) covers that.
+        gr.on([*(control.input for control in self.inputs), search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
             None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
         for name, button in self.turns.items():
