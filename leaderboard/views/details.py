@@ -68,7 +68,7 @@ def picker_info(board: Leaderboard, search: str, limit: int = PICKER_CHOICES) ->
     found = matching_models(board, search)
     if not found:
         return f"No model or team name contains “{search.strip()}”"
-    return (f"{found:,} models match “{search.strip()}”" if found <= limit else
+    return (f"{found:,} model{'s' * (found > 1)} match{'es' * (found == 1)} “{search.strip()}”" if found <= limit else
             f"The best {limit} of {found:,} models matching “{search.strip()}”: type more to narrow")
 
 
