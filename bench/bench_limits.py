@@ -1,8 +1,10 @@
 """Memory and time of parsing the largest files the bounds let through, and of a real one;
-with --uploads, what the app's upload bounds let through.
+with --uploads, what the app's upload bounds let through; with --quotas, what the
+per-requester quotas let through.
 
     python bench/bench_limits.py [--workdir bench/out/limits]
     python bench/bench_limits.py --uploads [--bombs 8 --bomb-mb 1000 --temp-disk-mb 2048]
+    python bench/bench_limits.py --quotas
 
 Each file is parsed in a fresh process (`parse_submission` against the full benchmark,
 which refuses the synthetic ones after parsing: the parsing is what costs); the peak
@@ -14,6 +16,13 @@ the default per-address bounds, has `--bombs` sessions (each its own address) up
 zip bomb of `--bomb-mb` MB of zeros and compile it at the same moment, samples the size
 of the unpacking folders every 2 ms for its peak, then sends 25 small uploads from one
 address and 5 of 250 MB from another, and prints what was refused, as JSON.
+
+--quotas starts the app (demo store of 5 models) with the default quotas and, through the
+page's own HTTP routes, sends 25 uploads from one address and 15 pre-submissions from
+another; then, in process on a copy of the store, 35 pre-submissions of one signed-in
+account over 24 hours, each hour's within the hourly quota. It prints how many were
+admitted, recorded and refused, the first refusal, and whether each refusal left the
+store byte-identical.
 """
 from __future__ import annotations
 
@@ -131,17 +140,105 @@ def uploads(args) -> dict:
         app.wait(timeout=30)
 
 
+def quotas(args) -> dict:
+    import os
+    import shutil
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from conftest import tree_digest
+    from leaderboard.app.limits import LimitReached, PresubmissionQuota
+    from leaderboard.board.state import Leaderboard
+    from leaderboard.config.settings import Settings
+    from leaderboard.config.tasks import load_benchmark
+    from leaderboard.storage.local import LocalStore
+    from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, PresubmissionRecord, requester_key
+    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.submission.demo import build_demo_store, demo_model
+    from test_app_limits import PageSession, UploadRefused, presubmit, shown
+    from test_e2e import free_port, start_app
+
+    workdir = args.workdir / "quotas"
+    shutil.rmtree(workdir, ignore_errors=True)
+    store = workdir / "store"
+    build_demo_store(store, 5, seed=0)
+    pristine = workdir / "pristine"
+    shutil.copytree(store, pristine)
+    benchmark, defaults = load_benchmark(), Settings()
+    files = []
+    for k in range(15):
+        files.append(workdir / f"model{k}.json")
+        files[-1].write_bytes(dump_json(demo_model(benchmark, 100 + k, seed=0)[1]))
+    port = free_port()
+    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
+           "GRADIO_ANALYTICS_ENABLED": "False"}
+    app = start_app(env, workdir / "app.log")
+    url = f"http://127.0.0.1:{port}/"
+
+    def records() -> int:
+        return sum(len(f.read_text().splitlines()) for f in (store / PRESUBMISSIONS_DIR).glob("*.jsonl"))
+
+    try:
+        uploader, sent, refusals, unchanged = PageSession(url, "10.2.0.1"), 25, [], True
+        for _ in range(sent):
+            before = tree_digest(store)
+            try:
+                uploader.upload(files[0])
+            except UploadRefused as e:
+                refusals.append(str(e))
+                unchanged &= tree_digest(store) == before
+        by_upload = {"limit_per_hour": defaults.uploads_per_hour, "sent": sent, "stored": sent - len(refusals),
+                     "refused": len(refusals), "store_unchanged_by_refusals": unchanged,
+                     "first_refusal": refusals[0] if refusals else None}
+        refusals, unchanged = [], True
+        for path in files:
+            before = tree_digest(store)
+            answer = shown(presubmit(PageSession(url, "10.2.0.2"), path))
+            if "would rank" not in answer:
+                refusals.append(answer.strip().splitlines()[0])
+                unchanged &= tree_digest(store) == before
+        by_presubmission = {"limit_per_hour": defaults.presubmissions_per_hour, "sent": len(files),
+                            "recorded": records(), "refused": len(refusals),
+                            "store_unchanged_by_refusals": unchanged,
+                            "first_refusal": refusals[0] if refusals else None}
+    finally:
+        app.terminate()
+        app.wait(timeout=30)
+
+    board = Leaderboard(LocalStore(pristine), benchmark)
+    now = 1_800_000_000.0
+    clock = [now]
+    quota = PresubmissionQuota(defaults.presubmissions_per_hour, defaults.presubmissions_per_day,
+                               clock=lambda: clock[0])
+    attempts, admitted, refusals, unchanged = 35, 0, [], True
+    for k in range(attempts):  # spread over 24 hours: at most 2 an hour, under the hourly quota
+        clock[0] = now + k * (23 * 3600 / attempts)
+        before = tree_digest(pristine)
+        try:
+            with quota.admitted(board.presubmissions, requester_key("alice", "10.2.0.3"), signed_in=True):
+                board.presubmissions.record(PresubmissionRecord(clock[0], "alice", None, "alice", "0" * 64, 1, 6))
+                admitted += 1
+        except LimitReached as e:
+            refusals.append(str(e))
+            unchanged &= tree_digest(pristine) == before
+    by_account = {"limit_per_day": defaults.presubmissions_per_day, "sent": attempts, "recorded": admitted,
+                  "refused": len(refusals), "store_unchanged_by_refusals": unchanged,
+                  "first_refusal": refusals[0] if refusals else None}
+    return {"uploads_one_address": by_upload, "presubmissions_one_address": by_presubmission,
+            "presubmissions_one_account_24h": by_account}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--workdir", default=ROOT / "bench" / "out" / "limits", type=Path)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--uploads", action="store_true", help="measure the app's upload bounds instead")
+    parser.add_argument("--quotas", action="store_true", help="measure the per-requester quotas instead")
     parser.add_argument("--bombs", type=int, default=8)
     parser.add_argument("--bomb-mb", type=int, default=1000)
     parser.add_argument("--temp-disk-mb", type=int, default=2048)
     args = parser.parse_args()
-    if args.uploads:
-        print(json.dumps(uploads(args), indent=1))
+    if args.uploads or args.quotas:
+        print(json.dumps(uploads(args) if args.uploads else quotas(args), indent=1))
         return
     results = {}
     for name, path in files(args.workdir).items():
