@@ -19,6 +19,7 @@ from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files
+from fake_hub import FakeHub
 
 # Tiers, assigned here so that a new test in an existing file gets one without a marker
 # (a test may still carry one itself).
@@ -222,3 +223,11 @@ def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard,
             entry["t_acc"] = entry["t_acc"]["significant"]
     (root / TOURNAMENT_FILE).write_text(json.dumps(tour))
     return board, root
+
+
+@pytest.fixture
+def hub(tmp_path):
+    """A local Hub server (fake_hub.py) for one test."""
+    hub = FakeHub(tmp_path / "hub").start()
+    yield hub
+    hub.stop()

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from conftest import SMALL_TASKS, publish_all
-from fake_hub import FakeHub
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.flags import FLAGS_FILE
@@ -196,13 +195,6 @@ def test_the_app_publishes_into_a_store_named_by_a_relative_path(tmp_path_factor
 
 
 # --- the Hub store: a commit that lands but whose answer is an error -------------------------
-
-@pytest.fixture
-def hub(tmp_path):
-    hub = FakeHub(tmp_path / "hub").start()
-    yield hub
-    hub.stop()
-
 
 def test_a_commit_that_landed_with_an_error_answer_is_a_publication(hub, tmp_path, small_benchmark,
                                                                      small_documents):

@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 
 from conftest import tree_digest
-from fake_hub import FakeHub
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import FLAGS_FILE, MARKER
 from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore
@@ -170,13 +169,6 @@ def test_flagged_models_are_marked_in_the_table_details_and_exports(small_store)
     assert duels["competitor_flagged"].sum() == len(small_store.benchmark.task_ids)
     grid = details.duel_grid(duels).data
     assert sum(MARKER in c for c in grid["Competitor"]) == 1
-
-
-@pytest.fixture
-def hub(tmp_path):
-    hub = FakeHub(tmp_path / "hub").start()
-    yield hub
-    hub.stop()
 
 
 def test_flag_and_unflag_on_the_hub_are_one_commit_each(hub, tmp_path, small_benchmark, small_documents):

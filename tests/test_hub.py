@@ -17,7 +17,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import publish_all, reference_layout_store
-from fake_hub import FakeHub
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.hub import HubStore
 from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
@@ -26,13 +25,6 @@ from leaderboard.errors import StoreFailure
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO = "czech/leaderboard"
-
-
-@pytest.fixture
-def hub(tmp_path):
-    hub = FakeHub(tmp_path / "hub").start()
-    yield hub
-    hub.stop()
 
 
 def replica(hub, tmp_path, benchmark, name: str, token: str | None = "default") -> Leaderboard:

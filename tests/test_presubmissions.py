@@ -13,7 +13,6 @@ import time
 import pytest
 
 from conftest import tree_digest
-from fake_hub import FakeHub
 from leaderboard.app.limits import LimitReached, PresubmissionQuota, UploadWindow, upload_requester
 from leaderboard.board.state import Leaderboard
 from leaderboard.errors import StoreFailure
@@ -187,13 +186,6 @@ def test_uploads_are_counted_per_account_when_signed_in():
 # --- the Hub store ------------------------------------------------------------------------------
 
 REPO = "czech/leaderboard"
-
-
-@pytest.fixture
-def hub(tmp_path):
-    hub = FakeHub(tmp_path / "hub").start()
-    yield hub
-    hub.stop()
 
 
 def hub_board(hub, tmp_path, benchmark, name: str) -> Leaderboard:
