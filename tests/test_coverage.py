@@ -4,8 +4,8 @@ through `stats.duel`, and `stats.evidence.panel_certainty` gets the registry's r
 The truth is the panel rank: each model's win score against the panel once every true
 difference is significant (a model beats a panel member on a task when its ability there
 is higher, an equal one counts half), averaged as the board averages; computed here by a
-direct loop, never by the code under test. A tied truth is covered when the interval
-meets the tie's rank range.
+direct loop, never by the code under test. The true rank of a tie is the best rank of the
+tie, as the board ranks ties (competition ranking, "1224"), and as the draws rank theirs.
 """
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ def coverage(name: str, boards: int | None = None) -> dict:
     n_models, sizes, spread, n_items, top_opponents, design_boards = DESIGNS[name]
     rng = np.random.default_rng(sum(map(ord, name)))
     category = np.repeat(np.arange(len(sizes)), sizes)
-    out = {"covered": [], "width": [], "score_covered": [], "score_width": [], "results": []}
+    out = {"covered": [], "covered_tie_range": [], "width": [], "score_covered": [], "score_width": [], "results": []}
     for _ in range(boards or design_boards):
         skill = abilities(rng, n_models, len(category), spread)
         result, panel = simulated_board(rng, skill, category, n_items, top_opponents)
@@ -115,10 +115,15 @@ def coverage(name: str, boards: int | None = None) -> dict:
 
 def covered_by(rank_low, rank_high, score_low, score_high, skill, category, panel) -> dict[str, list]:
     """Per model of one board, whether its overall intervals hold the truth of its
-    abilities skill (N, T) against `panel`, and their widths."""
+    abilities skill (N, T) against `panel`, and their widths. "covered": the rank interval
+    holds the true rank (a tie's best rank); "covered_tie_range": it meets the tie's rank
+    range (what this file counted until issue 20's rank-interval fix; bench_coverage.py
+    reports both)."""
     best, worst = truth_rank_range(skill, category, panel)
     truth = truth_score(skill, category, panel)
-    return {"covered": ((rank_low <= worst) & (best <= rank_high)).tolist(), "width": (rank_high - rank_low).tolist(),
+    return {"covered": ((rank_low <= best) & (best <= rank_high)).tolist(),
+            "covered_tie_range": ((rank_low <= worst) & (best <= rank_high)).tolist(),
+            "width": (rank_high - rank_low).tolist(),
             "score_covered": ((score_low - 1e-9 <= truth) & (truth <= score_high + 1e-9)).tolist(),
             "score_width": (score_high - score_low).tolist()}
 
@@ -250,20 +255,62 @@ def demo_board(tasks_file: str, seed: int, n_models: int = 40) -> dict[str, list
 
 @pytest.mark.parametrize("tasks_file, seeds", [("czechsuite_tasks.json", [1]), ("tasks_metadata.json", [1, 2])])
 def test_demo_design_through_the_engine_covers_the_truth(tasks_file, seeds):
-    """The demo design of each shipped benchmark, through the engine (`demo_board`): 90% or
-    more of the true scores and ranks in their intervals. CzechSuite: 9 tasks (macro-F1,
-    MCC, token F1, exact match, judge scores), models far apart, so most ranks are nearly
-    pinned and rank coverage is at the top of the range. BenCzechMark: 50 tasks in 9
-    categories of mixed metrics (AUROC, perplexity, accuracy, exact match) whose curves
-    differ; its two boards covered 80% of the scores before each task was put on its
-    category's common scale (`evidence.common_scale`). bench_coverage.py runs more boards."""
+    """The demo design of each shipped benchmark, through the engine (`demo_board`): 90-99%
+    of the true scores and ranks in their intervals. CzechSuite: 9 tasks (macro-F1, MCC,
+    token F1, exact match, judge scores), models far apart, so most ranks are nearly pinned
+    and rank coverage is at the top of the range. BenCzechMark: 50 tasks in 9 categories of
+    mixed metrics (AUROC, perplexity, accuracy, exact match) whose curves differ; its two
+    boards covered 80% of the scores before each task was put on its category's common
+    scale (`evidence.common_scale`). 40-80 models are a coarse check of the 99% bound (the
+    sampling error of a share near 98% is 1.5-2 pp here, and these boards gave 97.5-100% of
+    the ranks before the nearest-tails intervals); bench_coverage.py measures it on 30
+    boards per benchmark, and the rule's own over-coverage on discrete draws is tested
+    precisely below (`test_nearest_tails_intervals_cover_a_discrete_truth_as_stated`)."""
     held = {"covered": [], "score_covered": []}
     for seed in seeds:
         board = demo_board(tasks_file, seed)
         for field in held:
             held[field] += board[field]
-    assert np.mean(held["covered"]) >= 0.9 and np.mean(held["score_covered"]) >= 0.9, \
+    assert 0.9 <= np.mean(held["covered"]) <= 0.99 and 0.9 <= np.mean(held["score_covered"]) <= 0.99, \
         (np.mean(held["covered"]), np.mean(held["score_covered"]))
+
+
+def test_nearest_tails_intervals_cover_a_discrete_truth_as_stated():
+    """Why the demo boards' rank intervals covered more than 99%, and the fix, against a
+    known truth: 4,000 models whose rank (a whole number) is a normal variable rounded, sd
+    0.5-2 ranks; the truth and 200 draws come from that same distribution (a calibrated
+    posterior). The percentile interval holding at least 95% of the draws covers the truth
+    nearly 98% of the time; with each tail nearest to 2.5% of the draws, 95-96%. On
+    continuous draws the two agree (within one draw at each end)."""
+    rng = np.random.default_rng(8)
+    centre, spread = rng.uniform(0, 40, 4000), rng.uniform(0.5, 2.0, 4000)
+    truth, draws = (np.round(centre + spread * rng.standard_normal(shape)) for shape in (4000, (200, 4000)))
+    low, high = evidence.nearest_tails_interval(draws, 0.95)
+    at_least = np.quantile(draws, [0.025, 0.975], axis=0, method="inverted_cdf")
+    nearest_coverage = np.mean((low <= truth) & (truth <= high))
+    assert 0.94 <= nearest_coverage <= 0.97 < np.mean((at_least[0] <= truth) & (truth <= at_least[1])), nearest_coverage
+    continuous = rng.standard_normal((200, 50))
+    low, high = evidence.nearest_tails_interval(continuous, 0.95)
+    ordered = np.sort(continuous, axis=0)
+    np.testing.assert_array_equal(low, ordered[5])  # 5 draws below: 2.5% exactly
+    np.testing.assert_array_equal(high, ordered[194])
+
+
+def test_nearest_tails_interval_equals_a_slow_loop():
+    """Against a direct loop over each column's distinct values: from the lowest, a value
+    is left out while (draws below it + half the draws equal to it) < 2.5% of the draws; the
+    same from the highest."""
+    rng = np.random.default_rng(9)
+    draws = np.column_stack([rng.integers(0, 4, (200, 30)), np.round(rng.normal(0, 1, (200, 30)), 1),
+                             np.repeat([[3.0]], 200, axis=0)])
+    low, high = evidence.nearest_tails_interval(draws, 0.95)
+    for column in range(draws.shape[1]):
+        values, counts = np.unique(draws[:, column], return_counts=True)
+        below = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        above = len(draws) - below - counts
+        kept_low = [v for v, b, c in zip(values, below, counts) if b + c / 2 >= 5]
+        kept_high = [v for v, a, c in zip(values, above, counts) if a + c / 2 >= 5]
+        assert (low[column], high[column]) == (min(kept_low), max(kept_high)), column
 
 
 def test_common_scale_puts_curved_tasks_on_one_scale_and_leaves_noise_alone():
