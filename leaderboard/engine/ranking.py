@@ -105,7 +105,12 @@ def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mappi
     return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index}, panel)
 
 
-REPLICATES_AT_ONCE = 120  # models whose summaries are read together to compute missing replicates
+# Summaries held at once to compute missing replicates: what 120 full-size models hold
+# (BenCzechMark's real task sizes, 1.3 MB each). Small summaries make one batch of
+# thousands of models: there is a product per task and batch, each with a fixed cost (BLAS
+# waking its threads) that outweighs the sums when the summaries are small (1,000 models
+# of 40 samples per task: 4.2 s in batches of 120 models, 2.1 s in one, loaded machine).
+REPLICATES_BYTES_AT_ONCE = 160_000_000
 # A batch of fewer models is padded to this width: BLAS computes a product with 1-3
 # columns by another kernel, whose float32 sums differ in the last digits, and a model's
 # replicates must not depend on which models they were computed with.
@@ -119,24 +124,35 @@ def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], m
 
     Each model's replicates are computed once and kept on its ModelResults (`replicates`),
     so a board version after a publication computes only the new model's. The models
-    lacking them are read REPLICATES_AT_ONCE at a time, every task of a model at once (its
-    cache file opened once, not once per task)."""
+    lacking them are read in turn, every task of a model at once (its cache file opened
+    once, not once per task), and computed in batches of REPLICATES_BYTES_AT_ONCE of
+    summaries."""
     missing = [m for m in dict.fromkeys(model_ids)
                if any((task.id, n_resamples) not in results[m].replicates for task in benchmark.tasks)]
-    for start in range(0, len(missing), REPLICATES_AT_ONCE):
-        group = missing[start:start + REPLICATES_AT_ONCE]
-        read = [{task.id: np.asarray(results[m].summaries[task.id]) for task in benchmark.tasks} for m in group]
-        width = max(len(group), REPLICATES_MIN_WIDTH)
-        for task in benchmark.tasks:
-            # float32 (what the replicates are summed in, `stats.metrics`): half the copying of float64
-            summaries = np.stack([read[k % len(group)][task.id] for k in range(width)], dtype=np.float32)
-            aggregates = np.array([results[group[k % len(group)]].aggregates[task.id] for k in range(width)],
-                                  dtype=float)
-            values = task.metric.replicates(summaries, aggregates, task_seed(task.id), n_resamples)
-            for k, m in enumerate(group):
-                results[m].replicates[(task.id, n_resamples)] = np.ascontiguousarray(values[:, k])
+    group, read, held = [], [], 0
+    for position, m in enumerate(missing):
+        group.append(m)
+        read.append({task.id: np.asarray(results[m].summaries[task.id]) for task in benchmark.tasks})
+        held += sum(summary.nbytes for summary in read[-1].values())
+        if held >= REPLICATES_BYTES_AT_ONCE or position == len(missing) - 1:
+            _compute_replicates(benchmark, results, group, read, n_resamples)
+            group, read, held = [], [], 0
     for task in benchmark.tasks:
         yield np.stack([results[m].replicates[(task.id, n_resamples)] for m in model_ids], axis=1)
+
+
+def _compute_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], group: list[str],
+                        read: list[dict[str, np.ndarray]], n_resamples: int) -> None:
+    """The replicates of the models `group`, whose summaries per task are `read`, kept on
+    their ModelResults."""
+    width = max(len(group), REPLICATES_MIN_WIDTH)
+    for task in benchmark.tasks:
+        # float32 (what the replicates are summed in, `stats.metrics`): half the copying of float64
+        summaries = np.stack([read[k % len(group)][task.id] for k in range(width)], dtype=np.float32)
+        aggregates = np.array([results[group[k % len(group)]].aggregates[task.id] for k in range(width)], dtype=float)
+        values = task.metric.replicates(summaries, aggregates, task_seed(task.id), n_resamples)
+        for k, m in enumerate(group):
+            results[m].replicates[(task.id, n_resamples)] = np.ascontiguousarray(values[:, k])
 
 
 def group_label(group: int) -> str:

@@ -28,6 +28,8 @@ import fcntl
 import hashlib
 import io
 import json
+import math
+import mmap
 import os
 import struct
 import tempfile
@@ -247,7 +249,7 @@ def _mapped_arrays(path: str, size: int, mtime_ns: int) -> dict[str, np.ndarray]
     arrays, start = {}, dict.fromkeys(joined, 0)
 
     def take(kind: str, name: str, shape) -> None:
-        size = int(np.prod(shape))
+        size = math.prod(shape)  # np.prod costs ~10 us a call: 130 calls a file, 1,000 files
         arrays[name] = joined[kind][start[kind]:start[kind] + size].reshape(shape)
         start[kind] += size
     for t, shape in info["summary_shapes"].items():
@@ -269,6 +271,7 @@ def _mapped_members(path: str) -> dict[str, np.ndarray]:
     be mapped are read."""
     members = {}
     with open(path, "rb") as f, zipfile.ZipFile(f) as archive:
+        whole = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)  # one mapping for every member
         for entry in archive.infolist():
             name = entry.filename.removesuffix(".npy")
             if name != "info" and entry.compress_type == zipfile.ZIP_STORED:
@@ -277,9 +280,9 @@ def _mapped_members(path: str) -> dict[str, np.ndarray]:
                 f.seek(entry.header_offset + 30 + name_length + extra_length)
                 read_header = _NPY_HEADERS.get(np.lib.format.read_magic(f))
                 shape, fortran_order, dtype = read_header(f) if read_header else ((), False, np.dtype(object))
-                if not dtype.hasobject and 0 not in shape:  # a plain ndarray view: memmap's subclass spreads
-                    members[name] = np.asarray(np.memmap(path, dtype=dtype, mode="r", offset=f.tell(), shape=shape,
-                                                         order="F" if fortran_order else "C"))
+                if not dtype.hasobject and 0 not in shape:  # read-only, as the mapping is
+                    members[name] = np.frombuffer(whole, dtype=dtype, count=math.prod(shape), offset=f.tell()).reshape(
+                        shape, order="F" if fortran_order else "C")
                     continue
             with archive.open(entry) as member:
                 members[name] = np.lib.format.read_array(member)
