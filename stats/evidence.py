@@ -76,7 +76,7 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
     aggregates' own shares (plug-in) are biased toward the middle for close models (the
     truth gives a close pair wholly to the better one, the plug-in about half to each), and
     their bootstrap percentiles missed the truth for up to half the models. Instead the
-    intervals are percentiles of draws of the true aggregates from an empirical-Bayes
+    intervals are central intervals of draws of the true aggregates from an empirical-Bayes
     posterior (`posterior_draws`): each task's aggregates standardized, a model's true
     value its general level plus a category effect plus a task effect, all normal with
     variances estimated from the board; the item-level noise is the resamples' deviations (shared items keep a
@@ -89,8 +89,8 @@ def panel_certainty(observed: np.ndarray, replicates: Iterable[np.ndarray], task
     an interval holding at least `level` of the draws would hold far more than `level`
     of them and cover the truth more often than stated (above 99% of the ranks on the
     shipped benchmarks' demo boards). An interval is one point when leaving out the
-    draws elsewhere brings each tail nearer to (1 - level) / 2 than keeping them: at
-    least 90%, and in practice 95% or more, of the draws hold that point. Task-set
+    draws elsewhere brings each tail nearer to (1 - level) / 2 than keeping them: more
+    than 90% of the draws hold that point (92.5% or more on the demo boards). Task-set
     uncertainty is not included: the truth is defined on these tasks.
 
     Tie groups (`tie_groups`): down the displayed order, a model joins the current group
