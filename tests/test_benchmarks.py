@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -124,7 +125,10 @@ def test_app_runs_the_benchmark(built, chromium, tmp_path):
         page.goto(f"http://127.0.0.1:{port}/")
         fill_form(page, own_model_file(benchmark, store, tmp_path), "Bench Team", "bench-model")
         page.locator("#presubmit").click()
-        expect(page.locator("#status")).to_contain_text("would rank", timeout=60000)
+        status = page.locator("#status")
+        expect(status).to_contain_text(re.compile("would rank|not accepted"), timeout=60000)
+        assert "would rank" in status.inner_text(), (status.inner_text(), page.locator("#form-errors").inner_text(),
+                                                     page.locator("#file-errors").inner_text())
         page.locator("#publish").click()
         page.locator("#confirm").click()
         expect(page.locator("#status")).to_contain_text("Published", timeout=60000)

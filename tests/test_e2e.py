@@ -250,6 +250,34 @@ def test_unset_number_fields_are_empty(page):
     expect(page.locator("#input-length input")).to_have_value("")
 
 
+def test_numbers_typed_before_the_page_has_loaded_are_kept(browser, app_url):
+    """A busy server answers the page's load events late: what the visitor typed meanwhile stays
+    (the number fields were once emptied by the server's answer, after the typing)."""
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    held, typed = [], []  # the page's calls to the server, let through only once the fields are typed in
+    page.route("**/gradio_api/**", lambda route: held.append(route) if route.request.method == "POST" and not typed
+               else route.continue_())
+    page.goto(app_url[0])
+    page.get_by_role("tab", name="Submit").click()
+    page.locator("#params input").fill("7")
+    page.locator("#input-length input").fill("4096")
+    assert held, "the load events were not held back"
+    answered = []
+    page.on("requestfinished", lambda request: answered.append(request) if request.method == "POST" else None)
+    typed.append(True)
+    for route in held:
+        route.continue_()
+    for _ in range(300):  # at most 30 s for the held calls to be answered
+        if len(answered) >= len(held):
+            break
+        page.wait_for_timeout(100)
+    assert len(answered) >= len(held), [r.request.url for r in held]
+    expect(page.locator("#params input")).to_have_value("7")
+    expect(page.locator("#input-length input")).to_have_value("4096")
+    context.close()
+
+
 def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
     page = open_page(browser, app_url[0])
     expect(rows(page)).to_have_count(5, timeout=30000)

@@ -43,7 +43,8 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
             submit = SubmitTab(board, previews, model_details.model_pick, leaderboard, signin)
             about = AboutTab(board)
 
-        restore_on_load(app, board, tabs, default_view, leaderboard, model_details, head_to_head, submit)
+        restore_on_load(app, board, tabs, default_view, leaderboard, model_details, head_to_head)
+        submit.empty_numbers_on_load(app)
         app.load(about.fill, None, about.text, queue=False, **PRIVATE)
         if signin.required:
             app.load(submit.show_account, None, submit.account_outputs, queue=False, **PRIVATE)

@@ -75,7 +75,6 @@ class SubmitTab:
                                               elem_id="preview", max_height=600, visible=False, wrap=True)
             self.preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
                                               visible=False, line_breaks=True, wrap=True)
-        self.restored = [self.params, self.input_length]  # what restore() updates
         self.account_outputs = [self.account_note, self.team, self.presubmit_button] if signin.required else []
 
         self.tab.select(None, js=share.tab_writer("submission"))
@@ -256,5 +255,8 @@ class SubmitTab:
                     value=board_views.emphasised(published, board_views.score_columns(board, None)[0].header, sid),
                     datatype=board_views.column_types(published))}
 
-    def restore(self) -> dict:
-        return {self.params: None, self.input_length: None}  # Gradio's Number mounts None as 0; reset
+    def empty_numbers_on_load(self, app: gr.Blocks) -> None:
+        """Gradio's Number mounts an unset value as 0: both number fields are emptied as the
+        page loads, in the browser (a server's answer could land after the visitor typed,
+        and erase it)."""
+        app.load(None, None, [self.params, self.input_length], js="() => [null, null]")

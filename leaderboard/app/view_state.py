@@ -10,7 +10,7 @@ from leaderboard.views import share
 
 
 def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, leaderboard, model_details,
-                    head_to_head, submit) -> None:
+                    head_to_head) -> None:
     """Each tab restores its own part (`restore`; `restored`: the components it may update)."""
 
     def restore_view(plot_open, request: gr.Request) -> dict:
@@ -21,9 +21,9 @@ def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, le
         if view["tab"] != default_view["tab"]:
             restored[tabs] = gr.Tabs(selected=view["tab"])
         return {**restored, **model_details.restore(view, view["model"] or top[0]),
-                **head_to_head.restore(view, top), **submit.restore()}
+                **head_to_head.restore(view, top)}
 
     app.load(restore_view, [leaderboard.plot_open],
-             [tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored, *submit.restored,
+             [tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored,
               *head_to_head.restored_map],
              queue=False, **PRIVATE)
