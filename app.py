@@ -29,6 +29,9 @@ def main():
         raise SystemExit(f"cannot open the leaderboard: {e}")
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(SETTINGS.poll_seconds)
+        # The intervals need every model's arrays, which a new replica has not downloaded
+        # (storage/hub.py): computed meanwhile, the page says they are being refreshed.
+        board.certainty_in_background()
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them.
     gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)

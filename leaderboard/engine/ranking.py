@@ -13,7 +13,7 @@ import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
 from stats import evidence
-from leaderboard.engine.tournament import ModelResults, Tournament, task_seed
+from leaderboard.engine.tournament import ModelResults, Tournament, read_summaries, task_seed
 
 OVERALL = "overall"
 
@@ -125,7 +125,7 @@ def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], m
                if any((task.id, n_resamples) not in results[m].replicates for task in benchmark.tasks)]
     for start in range(0, len(missing), REPLICATES_AT_ONCE):
         group = missing[start:start + REPLICATES_AT_ONCE]
-        read = [{task.id: np.asarray(results[m].summaries[task.id]) for task in benchmark.tasks} for m in group]
+        read = read_summaries(results, group, benchmark.task_ids)
         width = max(len(group), REPLICATES_MIN_WIDTH)
         for task in benchmark.tasks:
             # float32 (what the replicates are summed in, `stats.metrics`): half the copying of float64
