@@ -338,3 +338,20 @@ def test_a_duel_file_changed_by_hand_is_read_instead_of_its_index_entry(hub, tmp
     assert owner in hub.downloaded
     local_rows = sum(pq.read_table(io.BytesIO(files[p])).num_rows for p in files if p.startswith("duels/"))
     assert len(duel_frame(board)) == local_rows - (table.num_rows - 2)
+
+
+def test_the_first_write_to_a_repo_without_an_index_indexes_the_whole_board(hub, tmp_path, panel_benchmark,
+                                                                              board_of_20):
+    """A repo written before the index existed: read file by file once, indexed by the next write."""
+    _, files = board_of_20
+    hub.create_repo(REPO, {p: d for p, d in files.items() if not p.startswith("index/")})
+    a = replica(hub, tmp_path, panel_benchmark, "a")
+    assert sum(p.startswith("arrays/") for p in hub.downloaded) == INDEXED_MODELS
+    a.publishing.publish(a.publishing.presubmit(*new_document(panel_benchmark)))
+    segments = hub_index.segment_paths(hub.files(REPO))
+    assert len(segments) == 1
+    hub.downloaded.clear()
+    b = replica(hub, tmp_path, panel_benchmark, "b")
+    assert hub.downloaded == segments
+    pd.testing.assert_frame_equal(b.ranked(), a.ranked())
+    pd.testing.assert_frame_equal(duel_frame(b), duel_frame(a))

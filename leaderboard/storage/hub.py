@@ -73,6 +73,9 @@ class HubStore:
         self._updated_at = 0.0  # the commit's time at self._sha
         self._indexed: tuple[str | None, dict[str, dict]] = (None, {})  # (revision, the index's model infos)
         self._fetched: dict[str, tuple[str, tuple[str, int, int]]] = {}  # id -> (stamp, its arrays file)
+        # What was read file by file, for lack of an index entry, until a write indexes it:
+        self._unindexed_models: dict[str, dict] = {}  # submission id -> arrays info
+        self._unindexed_duels: set[str] = set()  # owners of duel files
 
     def __repr__(self) -> str:  # no token here: reprs end up in logs
         return f"HubStore({self.repo_id!r} at {self.api.endpoint})"
@@ -171,8 +174,10 @@ class HubStore:
                 return duel_files.read_table(self._read(f"{DUELS_DIR}/{sid}.parquet")), None
             except ValueError as e:
                 return None, f"{DUELS_DIR}/{sid}.parquet is skipped: {e}"
+        unindexed = [sid for sid in self.duel_file_ids() if sid not in index.duel_files]
+        self._unindexed_duels.update(unindexed)
         with ThreadPoolExecutor(DOWNLOAD_THREADS) as pool:
-            results = list(pool.map(read, [sid for sid in self.duel_file_ids() if sid not in index.duel_files]))
+            results = list(pool.map(read, unindexed))
         return (hub_index.duel_tables(index) + [t for t, _ in results if t is not None],
                 [p for _, p in results if p is not None])
 
@@ -213,16 +218,22 @@ class HubStore:
     def load_cached(self, submission_id: str) -> PublishedModel | None:
         """The model from its local arrays file, else from the index (its arrays
         downloaded when first used), else from its downloaded arrays file; None when the
-        repo has no arrays of its current submission file."""
+        repo has no arrays of its current submission file. A model whose arrays the repo
+        holds but the index lacks goes into the index with the next write."""
         stamp = self._files.get(f"data/{submission_id}.json")
         local = self.cache_dir / f"{submission_id}.npz"
         model = decode_cached(local, submission_id, lambda stored: stored == stamp) if local.exists() else None
-        if model is None and f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
-            info = self._indexed_models().get(submission_id)
-            if info is not None:
-                return model_from_info(submission_id, info, lambda: self._arrays_file(submission_id, stamp))
+        if f"{ARRAYS_DIR}/{submission_id}.npz" not in self._files:
+            return model
+        indexed = self._indexed_models().get(submission_id)
+        if model is None and indexed is not None:
+            return model_from_info(submission_id, indexed, lambda: self._arrays_file(submission_id, stamp))
+        if model is None:
             self._arrays_file(submission_id, stamp)
             model = decode_cached(local, submission_id, lambda stored: stored == stamp)
+        info = model_index.cached_info(local, model_index.file_stat(local)) if model and indexed is None else None
+        if info is not None:
+            self._unindexed_models[submission_id] = info
         return model
 
     def _arrays_file(self, submission_id: str, stamp: str) -> tuple[str, int, int]:
@@ -261,18 +272,25 @@ class HubStore:
         self.revision()
         if CARD_FILE not in self._files:
             operations.append(CommitOperationAdd(CARD_FILE, dataset_card(self.benchmark_name)))
-        operations += self._index_operations(operations, models or {})
+        index_operations = self._index_operations(operations, models or {})
         with self._hub_errors("committing to the leaderboard repo"):
-            info = self.api.create_commit(self.repo_id, operations, commit_message=message, repo_type="dataset",
-                                          parent_commit=parent or self._sha)
+            info = self.api.create_commit(self.repo_id, operations + index_operations, commit_message=message,
+                                          repo_type="dataset", parent_commit=parent or self._sha)
+        if index_operations:  # what was read file by file is in the index now
+            self._unindexed_models, self._unindexed_duels = {}, set()
         self._sync(info.oid)
         return info.oid
 
     def _index_operations(self, operations: list, models: dict[str, dict]) -> list:
-        """The index's segment for what `operations` write (their duel files, `models`),
-        merged as hub_index.index_changes says."""
+        """For a write of the board (`operations` write duel files, or publish `models`):
+        the index's segment of what it writes and of what this replica read file by file
+        for lack of an index entry, merged as hub_index.index_changes says."""
         adds = {op.path_in_repo: op.path_or_fileobj for op in operations if isinstance(op, CommitOperationAdd)}
-        written = hub_index.written_segment(adds, models, git_blob_id)
+        if not models and not any(map(hub_index.is_duel_path, adds)):
+            return []
+        unindexed = {path: self._read(path) for path in map(hub_index.duel_path, sorted(self._unindexed_duels))
+                     if path in self._files and path not in adds}
+        written = hub_index.written_segment({**unindexed, **adds}, {**self._unindexed_models, **models}, git_blob_id)
         deleted = {op.path_in_repo for op in operations if isinstance(op, CommitOperationDelete)}
         after = {path: blob for path, blob in self._files.items() if path not in deleted}
         after.update({path: git_blob_id(data) for path, data in adds.items()})

@@ -54,6 +54,10 @@ def duel_path(owner: str) -> str:
     return f"{DUELS_DIR}/{owner}.parquet"
 
 
+def is_duel_path(path: str) -> bool:
+    return path.startswith(f"{DUELS_DIR}/") and path.endswith(".parquet") and path.count("/") == 1
+
+
 def segment_paths(files) -> list[str]:
     """The index's segments among a repo's file paths, oldest first."""
     return sorted((p for p in files if _SEGMENT.fullmatch(p)), key=lambda p: int(_SEGMENT.fullmatch(p)[1]))
@@ -69,7 +73,7 @@ def written_segment(files: dict[str, bytes], models: dict[str, dict], blob_id: C
     import pyarrow as pa
     segment = Segment(dict(models))
     for path, data in files.items():
-        if not (path.startswith(f"{DUELS_DIR}/") and path.endswith(".parquet") and path.count("/") == 1):
+        if not is_duel_path(path):
             continue
         owner = path[len(DUELS_DIR) + 1:-len(".parquet")]
         table = duel_files.read_table(data)
