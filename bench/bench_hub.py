@@ -6,8 +6,8 @@ can delay each answer), read through the real huggingface_hub client.
     python bench/bench_hub.py --models 100 [--latency 0 0.05] [--repeats 3] [--workdir DIR]
     python bench/bench_hub.py --models 1000 --layout files   # the repo as older versions wrote it
 
-The store is bench_scale.py's synthetic one (40 samples per task, random duel files against
-50 earlier models each), laid out in the repo as the app writes it: submissions, per-model
+The store is bench_scale.py's synthetic one (40 samples per task, every duel run by
+`rebuild`, so the panel is settled: a pre-submission duels it, not the whole board), laid out in the repo as the app writes it: submissions, per-model
 arrays under arrays/, duel files, titles, snapshot, and (`--layout index`, the default) the
 consolidated index files a history of one publication per model leaves (hub_index.py);
 `--layout files` leaves them out. Each measurement runs in a fresh process with an empty
@@ -122,13 +122,13 @@ def main():
     from leaderboard.config.tasks import load_benchmark
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
-    store = work / f"hubstore{args.models}"
+    results = {"models": args.models, "layout": args.layout, "load_average_at_start": os.getloadavg()}
+    store = work / f"hubstore{args.models}-rebuilt"
     if not store.exists():
-        run_phase("build", store, args.models, 40, "1", 1)
+        results["build"] = run_phase("build", store, args.models, 40, "0", 1)
     new_file = work / "hub-new.json"
     if not new_file.exists():
         write_probe(new_file, store, "hub-probe")
-    results = {"models": args.models, "layout": args.layout, "load_average_at_start": os.getloadavg()}
     with tempfile.TemporaryDirectory(dir=work) as tmp:
         tmp = Path(tmp)
         hub = FakeHub(tmp / "hub").start()
