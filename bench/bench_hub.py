@@ -143,9 +143,11 @@ def main():
                 new.append(replica(hub, cache, new_file, presubmit=True))
                 restarts.append(replica(hub, cache, new_file, presubmit=False))
             at = results[f"latency_{latency:g}s"] = {"new_replica": medians(new), "restart": medians(restarts)}
-            if not args.no_app:
-                at["app_start_new_replica"] = app_start(hub, tmp / f"home-{latency}", work, args.port)
-                at["app_start_restart"] = app_start(hub, tmp / f"home-{latency}", work, args.port)
+            for name in () if args.no_app else ("app_start_new_replica", "app_start_restart"):
+                try:
+                    at[name] = app_start(hub, tmp / f"home-{latency}", work, args.port)
+                except RuntimeError as e:  # the app did not start: say so, keep what was measured
+                    at[name] = {"failed": str(e)}
             print(json.dumps(at), file=sys.stderr, flush=True)  # what is measured so far
         hub.stop()
     results["load_average_at_end"] = os.getloadavg()
