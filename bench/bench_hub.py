@@ -134,7 +134,9 @@ def main():
         hub = FakeHub(tmp / "hub").start()
         files = hub_repo_files(store, load_benchmark(), index=args.layout == "index")
         hub.create_repo(REPO, files)
-        results.update(repo_files=len(files), repo_mb=sum(map(len, files.values())) / 2**20)
+        index = {path: len(data) for path, data in files.items() if path.startswith("index/")}
+        results.update(repo_files=len(files), repo_mb=sum(map(len, files.values())) / 2**20,
+                       index_segments=index, index_mb=sum(index.values()) / 2**20)
         for latency in args.latency:
             hub.latency = latency
             new, restarts = [], []
