@@ -33,6 +33,7 @@ import os
 import re
 import secrets
 import subprocess
+import sys
 import threading
 import time
 from http.cookies import SimpleCookie
@@ -124,6 +125,13 @@ class GitRepo:
             index.unlink(missing_ok=True)
 
 
+class QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A client gone mid-answer (a process stopped while downloading) is no error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeHub:
     def __init__(self, root: Path, token: str = "hf_test_token"):
         self.root, self.token = Path(root), token
@@ -211,7 +219,7 @@ class FakeHub:
             def do_POST(self):
                 hub._dispatch(self, "POST")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
