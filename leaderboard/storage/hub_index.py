@@ -136,7 +136,9 @@ def current(segments: list[Segment], files: dict[str, str]) -> Segment:
         taken = [o for o, blob in segment.duel_files.items() if o not in out.duel_files and files.get(duel_path(o)) == blob]
         for owner in taken:
             out.duel_files[owner] = segment.duel_files[owner]
-        if taken:
+        if len(taken) == len(segment.duel_files):  # every file as the segment has it: no copy
+            out.tables += segment.tables
+        elif taken:
             wanted = pa.array(taken, type=pa.string())
             out.tables += [t.filter(pc.is_in(t[OWNER], value_set=wanted)) for t in segment.tables]
     out.tables = [t for t in out.tables if t.num_rows]
