@@ -18,8 +18,9 @@ and a repo written before it existed is read file by file as before.
 Every write adds a segment with what it wrote; then, as a binary counter carries, while
 the newest segment has at least as many entries as the one before, the two are merged
 into one, keeping only current entries. Each segment thus holds more entries than all
-newer ones together: a board of N models has at most log2(N) + 1 segments, and each
-entry is rewritten at most log2(N) times over the board's history.
+newer ones together: E entries (two per model: its info and its duel file) lie in at
+most log2(E + 1) segments, about log2(N) + 1 for N models, and an entry is written again
+only into a segment at least twice as large as its own, so at most log2(E) times.
 """
 from __future__ import annotations
 
@@ -133,7 +134,8 @@ def current(segments: list[Segment], files: dict[str, str]) -> Segment:
         for sid, info in segment.models.items():
             if sid not in out.models and files.get(f"data/{sid}.json") == info.get("stamp"):
                 out.models[sid] = info
-        taken = [o for o, blob in segment.duel_files.items() if o not in out.duel_files and files.get(duel_path(o)) == blob]
+        taken = [owner for owner, blob in segment.duel_files.items()
+                 if owner not in out.duel_files and files.get(duel_path(owner)) == blob]
         for owner in taken:
             out.duel_files[owner] = segment.duel_files[owner]
         if len(taken) == len(segment.duel_files):  # every file as the segment has it: no copy
