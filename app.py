@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 from starlette.middleware import Middleware
 
@@ -27,13 +28,22 @@ def main():
         board = open_configured_board(progress=lambda f, m: log.info("%3.0f%% %s", 100 * f, m))
     except (StoreFailure, TasksFileError) as e:
         raise SystemExit(f"cannot open the leaderboard: {e}")
+    serving = threading.Event()
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(SETTINGS.poll_seconds)
+        # The intervals need every model's arrays, which a new replica has not downloaded
+        # (storage/hub.py): computed once the page is served, which says meanwhile that
+        # they are being refreshed. Not during the page's build: a thread computing them
+        # then failed with CPython 3.11's "AST constructor recursion depth mismatch" (its
+        # ast module is not safe for two threads parsing at once).
+        board.certainty_in_background(after=serving)
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them.
     gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)
     app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_ARCHIVE_BYTES, app_kwargs={"middleware": [gate]},
-                                                  **page_style(board))
+                                                  prevent_thread_lock=True, **page_style(board))
+    serving.set()
+    app.block_thread()
 
 
 if __name__ == "__main__":

@@ -241,6 +241,21 @@ def linked_copy(store: Path, copy: Path) -> None:
         shutil.copy2 if Path(source).name == INDEX_FILE else os.link)(source, target))  # an index is appended to
 
 
+def write_probe(new_file: Path, store: Path, model_name: str) -> None:
+    """A new model's submission file that `store`'s board accepts, and beside it
+    (.form.json) its form for team Bench, model `model_name`."""
+    from leaderboard.board.state import Leaderboard
+    from leaderboard.submission.demo import sample_document
+    from leaderboard.storage.local import LocalStore
+    from leaderboard.storage.strict_json import dump_json
+    board = Leaderboard(LocalStore(store))
+    new_file.write_bytes(dump_json(sample_document(board.benchmark, board.references(), seed=7)))
+    new_file.with_suffix(".form.json").write_text(json.dumps(
+        {"team_name": "Bench", "model_name": model_name, "model_type": "chat", "parameters": 7,
+         "input_length": 4096, "precision": "bfloat16", "link_to_model": "https://example.com/probe",
+         "description": f"{model_name} benchmark probe"}))
+
+
 def measure(n: int, args) -> dict:
     work = Path(args.workdir)
     kind = "synthetic" if args.synthetic_duels else "rebuilt"
@@ -251,16 +266,7 @@ def measure(n: int, args) -> dict:
                                     args.distinct)
     new_file = work / f"scale-new-{args.samples}.json"
     if not new_file.exists():
-        from leaderboard.board.state import Leaderboard
-        from leaderboard.submission.demo import sample_document
-        from leaderboard.storage.local import LocalStore
-        from leaderboard.storage.strict_json import dump_json
-        board = Leaderboard(LocalStore(store))
-        new_file.write_bytes(dump_json(sample_document(board.benchmark, board.references(), seed=7)))
-        new_file.with_suffix(".form.json").write_text(json.dumps(
-            {"team_name": "Bench", "model_name": "scale-probe", "model_type": "chat", "parameters": 7,
-             "input_length": 4096, "precision": "bfloat16", "link_to_model": "https://example.com/probe",
-             "description": "scale benchmark probe"}))
+        write_probe(new_file, store, "scale-probe")
     cli = [sys.executable, "-m", "leaderboard"]
     form = [str(new_file), "--team", "Bench", "--model", "scale-probe", "--type", "chat", "--params", "7",
             "--input-length", "4096", "--precision", "bfloat16", "--link", "https://example.com/probe"]

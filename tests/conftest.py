@@ -225,6 +225,33 @@ def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard,
     return board, root
 
 
+def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, bytes]:
+    """A local store's board as the Hub store commits it, one publication per model in
+    time order: submissions, arrays, duel files, titles, snapshot (without intervals), card
+    and (`index`) the index files that history leaves (hub_index.py); without `index`, the
+    repo as versions before the index wrote it."""
+    from leaderboard.storage import hub_index
+    from leaderboard.storage.hub import ARRAYS_DIR, CARD_FILE, git_blob_id
+    from leaderboard.storage.local import DUELS_DIR, SNAPSHOT_FILE, encoded_with_info
+    from leaderboard.storage.snapshot import dataset_card, snapshot_parquet
+    board = Leaderboard(LocalStore(store), benchmark)
+    files = {TITLES_FILE: (store / TITLES_FILE).read_bytes(), CARD_FILE: dataset_card(benchmark.name),
+             SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), benchmark, board.flags, intervals=False)}
+    history = []  # per publication: the files it wrote and its model's info
+    for sid in board.submitted.sort_values(kind="stable").index:
+        document = (store / "data" / f"{sid}.json").read_bytes()
+        info, arrays = encoded_with_info(board.models[sid], git_blob_id(document))
+        written = {f"data/{sid}.json": document, f"{ARRAYS_DIR}/{sid}.npz": arrays}
+        duels = store / DUELS_DIR / f"{sid}.parquet"
+        if duels.exists():
+            written[f"{DUELS_DIR}/{sid}.parquet"] = duels.read_bytes()
+        files.update(written)
+        history.append((written, {sid: info}))
+    if index:
+        files.update(hub_index.index_of_history(history, git_blob_id))
+    return files
+
+
 @pytest.fixture
 def hub(tmp_path):
     """A local Hub server (fake_hub.py) for one test."""

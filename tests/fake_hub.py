@@ -11,6 +11,9 @@ whole or not at all. `fail_next_commits` makes the next commits fail with HTTP 5
 anything is written; `fail_after_next_commits` makes them land and then answer HTTP 500 (a
 commit whose answer is lost); `fail_next_tree_listings` makes the next file listings fail with
 HTTP 400 (a status the client does not retry). Writes need `Authorization: Bearer <token>`; reads are public.
+`requests` counts the HTTP requests answered (`requests_by_route`: by handler), `bytes_sent`
+their bodies' bytes and `downloaded` lists the files downloaded (path, in order); `latency`
+(seconds, default 0) delays every answer, as a distant Hub would.
 
 It also plays the Hub's OpenID provider, as Gradio's sign-in (authlib) and huggingface_hub's
 `whoami` use it: `/.well-known/openid-configuration`, `/oauth/authorize` (approves at once
@@ -30,6 +33,7 @@ import os
 import re
 import secrets
 import subprocess
+import sys
 import threading
 import time
 from http.cookies import SimpleCookie
@@ -121,6 +125,13 @@ class GitRepo:
             index.unlink(missing_ok=True)
 
 
+class QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A client gone mid-answer (a process stopped while downloading) is no error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeHub:
     def __init__(self, root: Path, token: str = "hf_test_token"):
         self.root, self.token = Path(root), token
@@ -130,6 +141,11 @@ class FakeHub:
         self.fail_next_tree_listings = 0
         self.commits = 0  # successful commits, all repos
         self.rejected = 0  # commits refused because their parent was not the head
+        self.latency = 0.0  # seconds every answer waits
+        self.requests = 0  # requests answered, all routes
+        self.requests_by_route: dict[str, int] = {}  # handler name -> requests answered
+        self.bytes_sent = 0  # bytes of the answers' bodies
+        self.downloaded: list[str] = []  # paths of the files downloaded (GET), in order
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         # The OpenID provider: accounts with their organizations, one registered OAuth app.
@@ -203,7 +219,7 @@ class FakeHub:
             def do_POST(self):
                 hub._dispatch(self, "POST")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
@@ -233,6 +249,9 @@ class FakeHub:
     def _dispatch(self, request: BaseHTTPRequestHandler, method: str) -> None:
         url = urlparse(request.path)
         body = request.rfile.read(int(request.headers.get("Content-Length") or 0)) if method == "POST" else b""
+        if self.latency:
+            time.sleep(self.latency)
+        handler = "no route"
         try:
             for route_method, pattern, handler in self.ROUTES:
                 match = re.fullmatch(pattern, url.path)
@@ -241,6 +260,7 @@ class FakeHub:
                     status, headers, payload = getattr(self, handler)(request, body, parse_qs(url.query), **args)
                     break
             else:
+                handler = "no route"
                 raise HubError(404, f"no route {method} {url.path}")
         except Exception as e:  # noqa: BLE001 - every failure becomes an HTTP error, as on the Hub
             if not isinstance(e, HubError):
@@ -248,6 +268,10 @@ class FakeHub:
             status, payload = e.status, json.dumps({"error": e.message}).encode()
             headers = {"Content-Type": "application/json", **({"X-Error-Code": e.code} if e.code else {}),
                        "X-Error-Message": e.message}
+        with self._lock:
+            self.requests += 1
+            self.requests_by_route[handler] = self.requests_by_route.get(handler, 0) + 1
+            self.bytes_sent += len(payload) if method != "HEAD" else 0
         request.send_response(status)
         for key, value in headers.items():
             request.send_header(key, value)
@@ -347,6 +371,9 @@ class FakeHub:
         git = self.repo(repo)
         sha = git.resolve(rev)
         oid, content = git.blob(sha, path)
+        if request.command == "GET":
+            with self._lock:
+                self.downloaded.append(path)
         headers = {"X-Repo-Commit": sha, "ETag": f'"{oid}"', "Content-Type": "application/octet-stream",
                    "Accept-Ranges": "bytes"}
         ranged = re.fullmatch(r"bytes=(\d+)-(\d*)", request.headers.get("Range", ""))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import subprocess
 import sys
@@ -11,14 +12,18 @@ import threading
 import urllib.request
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import publish_all, reference_layout_store
+from conftest import SMALL_TASKS, hub_repo_files, publish_all, reference_layout_store
 from leaderboard.board.state import Leaderboard
+from leaderboard.config.tasks import load_benchmark
+from leaderboard.storage import hub_index
 from leaderboard.storage.hub import HubStore
+from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreFailure
@@ -224,3 +229,130 @@ def test_the_app_on_a_hub_repo_never_shows_or_logs_the_token(hub, tmp_path, full
         app.wait(timeout=30)
     assert all(secret not in page for page in pages)
     assert secret not in log.read_text()
+
+
+# --- a new replica starts from the index (hub_index.py) ----------------------------------
+
+INDEXED_MODELS = 20
+
+
+@pytest.fixture(scope="module")
+def panel_benchmark(tmp_path_factory):
+    """The small benchmark with a panel of 6: a pre-submission duels a few of 20 models."""
+    path = tmp_path_factory.mktemp("panel6") / "tasks.json"
+    path.write_text(json.dumps({**SMALL_TASKS, "top_opponents": 6}))
+    return load_benchmark(path)
+
+
+@pytest.fixture(scope="module")
+def board_of_20(tmp_path_factory, panel_benchmark) -> tuple[Path, dict[str, bytes]]:
+    """A local store of 20 demo models, and its repo files as 20 publications leave them."""
+    root = tmp_path_factory.mktemp("board20") / "store"
+    build_demo_store(root, INDEXED_MODELS, seed=0, benchmark=panel_benchmark)
+    return root, hub_repo_files(root, panel_benchmark)
+
+
+def duel_frame(board) -> pd.DataFrame:
+    """Every stored duel row by model ids, in a fixed order: boards that index their models
+    differently compare equal when they hold the same duels."""
+    rows, ids = board.tournament.rows(), np.asarray(board.tournament.model_ids, dtype=object)
+    frame = pd.DataFrame({"first": ids[rows.first], "second": ids[rows.second], "rules": rows.rules})
+    for name in ("fought", "significant", "p_value", "delta"):
+        for k, task in enumerate(board.tournament.task_ids):
+            frame[f"{name}/{task}"] = getattr(rows, name)[:, k]
+    return frame.sort_values(["first", "second"], ignore_index=True)
+
+
+def new_document(benchmark):
+    designs = {t.id: task_design(t, 0) for t in benchmark.tasks}
+    form, document, _ = demo_model(benchmark, INDEXED_MODELS, 0, designs)
+    return dump_json(document), form
+
+
+def test_a_new_replica_starts_from_the_index_without_any_arrays(hub, tmp_path, panel_benchmark, board_of_20):
+    root, files = board_of_20
+    segments = hub_index.segment_paths(files)
+    sizes = [int(p.rsplit("-", 1)[1].removesuffix(".zip")) for p in segments]
+    # Merged as a binary counter: each segment holds more entries than all newer ones.
+    assert 1 < len(segments) <= math.log2(sum(sizes) + 1)
+    assert all(size > sum(sizes[k + 1:]) for k, size in enumerate(sizes))
+    assert sum(sizes) == sum(p.startswith(("data/", "duels/")) for p in files)  # every model and duel file once
+    hub.create_repo(REPO, files)
+    board = replica(hub, tmp_path, panel_benchmark, "a")
+    ranked = board.ranked()
+    # The repo's info and file list, then each segment (the client's HEAD and GET).
+    assert hub.requests <= 2 + 2 * len(segments)
+    assert set(hub.downloaded) == set(segments)
+    local = Leaderboard(LocalStore(root), panel_benchmark)
+    pd.testing.assert_frame_equal(ranked, local.ranked())
+    pd.testing.assert_frame_equal(duel_frame(board), duel_frame(local))
+    assert {sid: m.metadata for sid, m in board.models.items()} == {sid: m.metadata for sid, m in local.models.items()}
+
+
+def test_a_presubmission_downloads_only_the_arrays_its_duels_need(hub, tmp_path, panel_benchmark, board_of_20):
+    """...in parallel, and previews as a replica holding every model's arrays does."""
+    _, files = board_of_20
+    hub.create_repo(REPO, files)
+    hub.create_repo("czech/without-index", {p: d for p, d in files.items() if not p.startswith("index/")})
+    lazy = replica(hub, tmp_path, panel_benchmark, "lazy")
+    document, form = new_document(panel_benchmark)
+    hub.downloaded.clear()
+    preview = lazy.publishing.presubmit(document, form)
+    fetched = {p for p in hub.downloaded if p.startswith("arrays/")}
+    assert {f"arrays/{sid}.npz" for sid in preview.opponents} <= fetched and len(fetched) < INDEXED_MODELS / 2
+    assert set(hub.downloaded) == fetched
+    every = Leaderboard(HubStore("czech/without-index", panel_benchmark.name, endpoint=hub.url,
+                                 cache_dir=tmp_path / "cache-every"), panel_benchmark)
+    assert sum(p.startswith("arrays/") for p in hub.downloaded) == len(fetched) + INDEXED_MODELS
+    expected = every.publishing.presubmit(document, form)
+    pd.testing.assert_frame_equal(preview.table, expected.table)
+    assert preview.opponents == expected.opponents and preview.panel == expected.panel
+
+
+def test_a_publication_extends_the_index_and_another_replica_reads_it(hub, tmp_path, panel_benchmark, board_of_20):
+    _, files = board_of_20
+    hub.create_repo(REPO, files)
+    a, b = replica(hub, tmp_path, panel_benchmark, "a"), replica(hub, tmp_path, panel_benchmark, "b")
+    commits = hub.commits
+    sid = a.publishing.publish(a.publishing.presubmit(*new_document(panel_benchmark)))
+    assert hub.commits == commits + 1
+    segments = hub_index.segment_paths(hub.files(REPO))
+    assert len(segments) <= math.log2(2 * (INDEXED_MODELS + 1) + 1)
+    assert b.refresh(fresh=True) and sid in b.models
+    pd.testing.assert_frame_equal(b.ranked(), a.ranked())
+    hub.downloaded.clear()
+    c = replica(hub, tmp_path, panel_benchmark, "c")
+    assert set(hub.downloaded) == set(segments)  # the new model and its duels came from the index
+    pd.testing.assert_frame_equal(c.ranked(), a.ranked())
+    pd.testing.assert_frame_equal(duel_frame(c), duel_frame(a))
+
+
+def test_a_duel_file_changed_by_hand_is_read_instead_of_its_index_entry(hub, tmp_path, panel_benchmark, board_of_20):
+    _, files = board_of_20
+    hub.create_repo(REPO, files)
+    owner = max((p for p in files if p.startswith("duels/")), key=lambda p: len(files[p]))
+    table = pq.read_table(io.BytesIO(files[owner]))
+    sink = io.BytesIO()
+    pq.write_table(table.slice(0, 2), sink)
+    hub.repo(REPO).commit(hub.head(REPO), {owner: sink.getvalue()}, [], "by hand")
+    board = replica(hub, tmp_path, panel_benchmark, "a")
+    assert owner in hub.downloaded
+    local_rows = sum(pq.read_table(io.BytesIO(files[p])).num_rows for p in files if p.startswith("duels/"))
+    assert len(duel_frame(board)) == local_rows - (table.num_rows - 2)
+
+
+def test_the_first_write_to_a_repo_without_an_index_indexes_the_whole_board(hub, tmp_path, panel_benchmark,
+                                                                              board_of_20):
+    """A repo written before the index existed: read file by file once, indexed by the next write."""
+    _, files = board_of_20
+    hub.create_repo(REPO, {p: d for p, d in files.items() if not p.startswith("index/")})
+    a = replica(hub, tmp_path, panel_benchmark, "a")
+    assert sum(p.startswith("arrays/") for p in hub.downloaded) == INDEXED_MODELS
+    a.publishing.publish(a.publishing.presubmit(*new_document(panel_benchmark)))
+    segments = hub_index.segment_paths(hub.files(REPO))
+    assert len(segments) == 1
+    hub.downloaded.clear()
+    b = replica(hub, tmp_path, panel_benchmark, "b")
+    assert hub.downloaded == segments
+    pd.testing.assert_frame_equal(b.ranked(), a.ranked())
+    pd.testing.assert_frame_equal(duel_frame(b), duel_frame(a))

@@ -243,16 +243,18 @@ class Leaderboard:
         finally:
             entry["computing"].release()
 
-    def certainty_in_background(self, then=None) -> threading.Thread:
-        """The current state's default certainty computed in a thread, then `then()`
-        called (there). From this call on until it is done, `certainty(wait=False)` is None
-        and `intervals_pending()` true."""
+    def certainty_in_background(self, then=None, after: threading.Event | None = None) -> threading.Thread:
+        """The current state's default certainty computed in a thread (once `after` is set,
+        when given), then `then()` called (there). From this call on until it is done,
+        `certainty(wait=False)` is None and `intervals_pending()` true."""
         state = self.state
         entry = self._evidence(False, False, state)
         claimed = entry["certainty"] is None and entry["computing"].acquire(blocking=False)
 
         def run():
             try:
+                if after is not None:
+                    after.wait()
                 if claimed:
                     self._fill_certainty(entry, state)
                 if then is not None:

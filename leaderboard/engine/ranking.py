@@ -13,7 +13,7 @@ import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
 from stats import evidence
-from leaderboard.engine.tournament import ModelResults, Tournament, task_seed
+from leaderboard.engine.tournament import ModelResults, Tournament, read_summaries, task_seed
 
 OVERALL = "overall"
 
@@ -111,6 +111,7 @@ def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mappi
 # waking its threads) that outweighs the sums when the summaries are small (1,000 models
 # of 40 samples per task: 4.2 s in batches of 120 models, 2.1 s in one, loaded machine).
 REPLICATES_BYTES_AT_ONCE = 160_000_000
+REPLICATES_READ_AT_ONCE = 120  # models whose summaries are read together (a Hub replica downloads them at once)
 # A batch of fewer models is padded to this width: BLAS computes a product with 1-3
 # columns by another kernel, whose float32 sums differ in the last digits, and a model's
 # replicates must not depend on which models they were computed with.
@@ -124,19 +125,23 @@ def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], m
 
     Each model's replicates are computed once and kept on its ModelResults (`replicates`),
     so a board version after a publication computes only the new model's. The models
-    lacking them are read in turn, every task of a model at once (its cache file opened
-    once, not once per task), and computed in batches of REPLICATES_BYTES_AT_ONCE of
-    summaries."""
+    lacking them are read REPLICATES_READ_AT_ONCE at a time (in parallel: `read_summaries`),
+    every task of a model at once (its cache file opened once, not once per task), and
+    computed in batches of REPLICATES_BYTES_AT_ONCE of summaries."""
     missing = [m for m in dict.fromkeys(model_ids)
                if any((task.id, n_resamples) not in results[m].replicates for task in benchmark.tasks)]
     group, read, held = [], [], 0
-    for position, m in enumerate(missing):
-        group.append(m)
-        read.append({task.id: np.asarray(results[m].summaries[task.id]) for task in benchmark.tasks})
-        held += sum(summary.nbytes for summary in read[-1].values())
-        if held >= REPLICATES_BYTES_AT_ONCE or position == len(missing) - 1:
-            _compute_replicates(benchmark, results, group, read, n_resamples)
-            group, read, held = [], [], 0
+    for start in range(0, len(missing), REPLICATES_READ_AT_ONCE):
+        chunk = missing[start:start + REPLICATES_READ_AT_ONCE]
+        for m, summaries in zip(chunk, read_summaries(results, chunk, benchmark.task_ids)):
+            group.append(m)
+            read.append(summaries)
+            held += sum(summary.nbytes for summary in summaries.values())
+            if held >= REPLICATES_BYTES_AT_ONCE:
+                _compute_replicates(benchmark, results, group, read, n_resamples)
+                group, read, held = [], [], 0
+    if group:
+        _compute_replicates(benchmark, results, group, read, n_resamples)
     for task in benchmark.tasks:
         yield np.stack([results[m].replicates[(task.id, n_resamples)] for m in model_ids], axis=1)
 

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -387,6 +388,19 @@ def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: dic
 
 
 OPPONENTS_READ_AT_ONCE = 120  # opponents whose summaries are held in memory at once (~1.3 MB each at full size)
+READ_THREADS = 8  # models whose summaries are read at once
+
+
+def read_summaries(results, model_ids: list[str], task_ids: list[str]) -> list[dict[str, np.ndarray]]:
+    """Each model's summaries of `task_ids` (every task of a model read together: its file
+    opened once), several models at once: a Hub replica downloads a model's arrays when
+    they are first read (storage/hub.py), in parallel rather than one after another."""
+    def read(m: str) -> dict[str, np.ndarray]:
+        return {task: np.asarray(results[m].summaries[task]) for task in task_ids}
+    if len(model_ids) < 2:
+        return [read(m) for m in model_ids]
+    with ThreadPoolExecutor(min(READ_THREADS, len(model_ids))) as pool:
+        return list(pool.map(read, model_ids))
 
 
 def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponent_ids: list[str],
@@ -405,7 +419,7 @@ def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponen
         group = opponent_ids[start:start + OPPONENTS_READ_AT_ONCE]
         at = slice(start, start + len(group))
         back = slice(m + start, m + start + len(group))
-        read = [{task: np.asarray(results[o].summaries[task]) for task in tournament.task_ids} for o in group]
+        read = read_summaries(results, group, tournament.task_ids)
         for k, task in enumerate(tournament.task_ids):
             metric = benchmark.task(task).metric
             own_agg, own_summary = results[new_id].aggregates[task], own[task]

@@ -5,11 +5,15 @@ publications. Every write is one commit made with `parent_commit` = the revision
 caller computed on: the Hub refuses it (HTTP 412) if another replica committed first,
 which becomes `StoreConflict`, and the caller refreshes and tries again.
 
-Per-model arrays are read from `arrays/<id>.npz` (committed with each publication) or,
-for submissions without one (a copy of the reference dataset), built once from the JSON
-and kept in a local cache folder; either way they are checked against the git blob id
-of the submission file they came from. The token is given to `huggingface_hub` only; it
-is never logged and never part of an error message.
+A replica reads each model's small part (metadata, aggregates, array layout) and the
+duel rows from the index (hub_index.py: a few consolidated files, each entry checked
+against the blob id of the file it summarizes), and what the index lacks file by file.
+Per-model arrays are downloaded from `arrays/<id>.npz` (committed with each publication)
+when a duel first needs them, in parallel when several do (`tournament.read_summaries`),
+and kept in a local cache folder; a submission without one (a copy of the reference
+dataset) is parsed once and its arrays kept there. Either way they are checked against
+the git blob id of the submission file they came from. The token is given to
+`huggingface_hub` only; it is never logged and never part of an error message.
 """
 from __future__ import annotations
 
@@ -31,10 +35,10 @@ from leaderboard.config.settings import Settings
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
 from leaderboard.storage.snapshot import dataset_card
-from leaderboard.storage import duel_files
+from leaderboard.storage import duel_files, hub_index, model_index
 from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite,
                                        Publication, PublishedModel, write_atomically, write_cached, decode_cached,
-                                       encode_cached)
+                                       encoded_with_info, model_from_info)
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
@@ -67,6 +71,11 @@ class HubStore:
         self._sha: str | None = None
         self._files: dict[str, str] = {}  # path -> git blob id at self._sha
         self._updated_at = 0.0  # the commit's time at self._sha
+        self._indexed: tuple[str | None, dict[str, dict]] = (None, {})  # (revision, the index's model infos)
+        self._fetched: dict[str, tuple[str, tuple[str, int, int]]] = {}  # id -> (stamp, its arrays file)
+        # What was read file by file, for lack of an index entry, until a write indexes it:
+        self._unindexed_models: dict[str, dict] = {}  # submission id -> arrays info
+        self._unindexed_duels: set[str] = set()  # owners of duel files
 
     def __repr__(self) -> str:  # no token here: reprs end up in logs
         return f"HubStore({self.repo_id!r} at {self.api.endpoint})"
@@ -125,7 +134,7 @@ class HubStore:
         self.revision()
         with self._hub_errors(f"downloading {path}"):
             local = hf_hub_download(self.repo_id, path, repo_type="dataset", revision=self._sha,
-                                    endpoint=self.api.endpoint, token=self.api.token)
+                                    endpoint=self.api.endpoint, token=self.api.token, cache_dir=self.cache_dir / "hub")
         return Path(local).read_bytes()
 
     def submission_ids(self) -> list[str]:
@@ -155,16 +164,45 @@ class HubStore:
                       if p.startswith(f"{DUELS_DIR}/") and p.endswith(".parquet") and p.count("/") == 1)
 
     def read_duel_tables(self) -> tuple[list, list[str]]:
-        """Every duel file as a pyarrow table (downloaded in parallel; the Hub client's
-        cache keeps them for the next start), and a problem line per unreadable file."""
+        """The duel rows as pyarrow tables: the index's, and each duel file it lacks
+        (downloaded in parallel; the Hub client's cache keeps them for the next start),
+        and a problem line per unreadable file."""
+        index = self._current_index(with_rows=True)
+
         def read(sid):
             try:
                 return duel_files.read_table(self._read(f"{DUELS_DIR}/{sid}.parquet")), None
             except ValueError as e:
                 return None, f"{DUELS_DIR}/{sid}.parquet is skipped: {e}"
+        unindexed = [sid for sid in self.duel_file_ids() if sid not in index.duel_files]
+        self._unindexed_duels.update(unindexed)
         with ThreadPoolExecutor(DOWNLOAD_THREADS) as pool:
-            results = list(pool.map(read, self.duel_file_ids()))
-        return [t for t, _ in results if t is not None], [p for _, p in results if p is not None]
+            results = list(pool.map(read, unindexed))
+        return (hub_index.duel_tables(index) + [t for t, _ in results if t is not None],
+                [p for _, p in results if p is not None])
+
+    def _current_index(self, with_rows: bool) -> hub_index.Segment:
+        """The index's entries that describe the files at self._sha (hub_index.current);
+        its segments downloaded in parallel. `with_rows` False: without the duel rows."""
+        self.revision()
+        files = self._files
+
+        def read(path):
+            try:
+                return hub_index.read_segment(self._read(path), with_rows)
+            except ValueError as e:
+                log.warning("%s is skipped: %s", path, e)
+                return None
+        with ThreadPoolExecutor(DOWNLOAD_THREADS) as pool:
+            segments = list(pool.map(read, hub_index.segment_paths(files)))
+        return hub_index.current([s for s in segments if s is not None], files)
+
+    def _indexed_models(self) -> dict[str, dict]:
+        """The index's current model infos (submission id -> info), read once per revision."""
+        sha = self.revision()
+        if self._indexed[0] != sha:
+            self._indexed = (sha, self._current_index(with_rows=False).models)
+        return self._indexed[1]
 
     def presubmission_days(self) -> dict[str, str]:
         """The days with recorded pre-submissions, each with its file's blob id."""
@@ -178,14 +216,38 @@ class HubStore:
     # --- the per-model cache ---------------------------------------------------------------
 
     def load_cached(self, submission_id: str) -> PublishedModel | None:
+        """The model from its local arrays file, else from the index (its arrays
+        downloaded when first used), else from its downloaded arrays file; None when the
+        repo has no arrays of its current submission file. A model whose arrays the repo
+        holds but the index lacks goes into the index with the next write."""
         stamp = self._files.get(f"data/{submission_id}.json")
         local = self.cache_dir / f"{submission_id}.npz"
         model = decode_cached(local, submission_id, lambda stored: stored == stamp) if local.exists() else None
-        if model is None and f"{ARRAYS_DIR}/{submission_id}.npz" in self._files:
-            data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
-            write_atomically(local, lambda f: f.write(data))
+        if f"{ARRAYS_DIR}/{submission_id}.npz" not in self._files:
+            return model
+        indexed = self._indexed_models().get(submission_id)
+        if model is None and indexed is not None:
+            return model_from_info(submission_id, indexed, lambda: self._arrays_file(submission_id, stamp))
+        if model is None:
+            self._arrays_file(submission_id, stamp)
             model = decode_cached(local, submission_id, lambda stored: stored == stamp)
+        info = model_index.cached_info(local, model_index.file_stat(local)) if model and indexed is None else None
+        if info is not None:
+            self._unindexed_models[submission_id] = info
         return model
+
+    def _arrays_file(self, submission_id: str, stamp: str) -> tuple[str, int, int]:
+        """(path, size, mtime_ns) of the model's arrays file stamped `stamp`, downloaded
+        into the cache folder unless it is there (once per process and stamp)."""
+        fetched = self._fetched.get(submission_id)
+        if fetched is None or fetched[0] != stamp:
+            local = self.cache_dir / f"{submission_id}.npz"
+            if not local.exists() or decode_cached(local, submission_id, lambda stored: stored == stamp) is None:
+                data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
+                write_atomically(local, lambda f: f.write(data))
+            fetched = (stamp, (str(local), *model_index.file_stat(local)))
+            self._fetched[submission_id] = fetched
+        return fetched[1]
 
     def save_cached(self, model: PublishedModel, stamp: str | None = None) -> None:
         """Keep the arrays locally (publications also commit them to the repo)."""
@@ -204,21 +266,44 @@ class HubStore:
         with self._write_lock:
             yield
 
-    def _commit(self, operations: list, message: str, parent: str | None) -> str:
+    def _commit(self, operations: list, message: str, parent: str | None, models: dict[str, dict] | None = None) -> str:
+        """One commit of `operations` with the index's changes (`models`: the infos of the
+        models it publishes)."""
         self.revision()
         if CARD_FILE not in self._files:
             operations.append(CommitOperationAdd(CARD_FILE, dataset_card(self.benchmark_name)))
+        index_operations = self._index_operations(operations, models or {})
         with self._hub_errors("committing to the leaderboard repo"):
-            info = self.api.create_commit(self.repo_id, operations, commit_message=message, repo_type="dataset",
-                                          parent_commit=parent or self._sha)
+            info = self.api.create_commit(self.repo_id, operations + index_operations, commit_message=message,
+                                          repo_type="dataset", parent_commit=parent or self._sha)
+        if index_operations:  # what was read file by file is in the index now
+            self._unindexed_models, self._unindexed_duels = {}, set()
         self._sync(info.oid)
         return info.oid
+
+    def _index_operations(self, operations: list, models: dict[str, dict]) -> list:
+        """For a write of the board (`operations` write duel files, or publish `models`):
+        the index's segment of what it writes and of what this replica read file by file
+        for lack of an index entry, merged as hub_index.index_changes says."""
+        adds = {op.path_in_repo: op.path_or_fileobj for op in operations if isinstance(op, CommitOperationAdd)}
+        if not models and not any(map(hub_index.is_duel_path, adds)):
+            return []
+        unindexed = {path: self._read(path) for path in map(hub_index.duel_path, sorted(self._unindexed_duels))
+                     if path in self._files and path not in adds}
+        written = hub_index.written_segment({**unindexed, **adds}, {**self._unindexed_models, **models}, git_blob_id)
+        deleted = {op.path_in_repo for op in operations if isinstance(op, CommitOperationDelete)}
+        after = {path: blob for path, blob in self._files.items() if path not in deleted}
+        after.update({path: git_blob_id(data) for path, data in adds.items()})
+        index_adds, index_deletes = hub_index.index_changes(hub_index.segment_paths(self._files), written, after,
+                                                            self._read)
+        return ([CommitOperationAdd(path, data) for path, data in index_adds.items()] +
+                [CommitOperationDelete(path) for path in index_deletes])
 
     def publish(self, publication: Publication, parent: str | None = None) -> str:
         sid = publication.submission_id
         document = publication.document_bytes()
         stamp = git_blob_id(document)
-        cached = encode_cached(publication.model, stamp)
+        info, cached = encoded_with_info(publication.model, stamp)
         operations = [CommitOperationAdd(f"data/{sid}.json", document),
                       CommitOperationAdd(f"{ARRAYS_DIR}/{sid}.npz", cached),
                       CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", publication.duels),
@@ -226,7 +311,7 @@ class HubStore:
                       CommitOperationAdd(SNAPSHOT_FILE, publication.snapshot)]
         operations += [CommitOperationAdd(f"{DUELS_DIR}/{owner}.parquet", data)
                        for owner, data in publication.rewritten_duels.items()]
-        revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent)
+        revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent, {sid: info})
         try:
             self.save_cached(publication.model, stamp)
         except OSError as e:  # the commit holds the arrays: a later start reads them from there

@@ -173,22 +173,19 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def encode_cached(model: PublishedModel, stamp) -> bytes:
-    """The model's arrays as .npz bytes; `stamp` identifies the data file they came from.
-    Each kind of array is stored concatenated over the tasks (the info says where each
-    task's part ends): a zip with 4 members opens far faster than one with 3 per task."""
-    return _encoded(model, stamp)[1]
-
-
 def write_cached(path: Path, model: PublishedModel, stamp) -> None:
-    """Write the model's `encode_cached` file and index it: no load needs to open it."""
-    info, data = _encoded(model, stamp)
+    """Write the model's `encoded_with_info` file and index it: no load needs to open it."""
+    info, data = encoded_with_info(model, stamp)
     write_atomically(path, lambda f: f.write(data))
     model_index.remember_info(path, model_index.file_stat(path), info)
 
 
-def _encoded(model: PublishedModel, stamp) -> tuple[dict, bytes]:
-    """(info, .npz bytes) of `encode_cached`."""
+def encoded_with_info(model: PublishedModel, stamp) -> tuple[dict, bytes]:
+    """The model's arrays as .npz bytes, with their info (the file's small part: metadata,
+    aggregates, array layout; `model_from_info` makes the model of it). `stamp`
+    identifies the data file they came from. Each kind of array is stored concatenated
+    over the tasks (the info says where each task's part ends): a zip with 4 members
+    opens far faster than one with 3 per task."""
     summaries = {t: np.asarray(s, dtype=float) for t, s in model.results.summaries.items()}
     refs, parts = {}, {"doc_ids": [], "gold": [], "words": []}
     for t, r in model.references.items():
@@ -211,7 +208,7 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
 
 
 def decode_cached(path: Path, submission_id: str, is_current: Callable[[object], bool]) -> PublishedModel | None:
-    """The model from an `encode_cached` file, or None when its stamp is not current
+    """The model from an `encoded_with_info` file, or None when its stamp is not current
     (`is_current(stamp)` is false), it is of another version or unreadable. Only the
     small part is read now, from the folder's index when it has the file
     (`model_index`); summaries and reference arrays are mapped from the file when first
@@ -225,16 +222,23 @@ def decode_cached(path: Path, submission_id: str, is_current: Callable[[object],
             model_index.remember_info(path, stat, info)
         if info["version"] not in READABLE_CACHE_VERSIONS or not is_current(info["stamp"]):
             return None
-        results = ModelResults(info["aggregates"], _Summaries((str(path), *stat), info["aggregates"]))
-        references = _References((str(path), *stat), info["references"])
+        file = (str(path), *stat)
+        return model_from_info(submission_id, info, lambda: file)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         return None
-    return PublishedModel(submission_id, info["metadata"], results, references)
+
+
+def model_from_info(submission_id: str, info: dict, file: Callable[[], tuple[str, int, int]]) -> PublishedModel:
+    """The model an `encoded_with_info` file's info describes; its arrays are mapped from
+    the file `file()` names (path, size, mtime_ns) when a duel first needs them: a Hub
+    replica downloads the file then (hub.py)."""
+    results = ModelResults(info["aggregates"], _Summaries(file, info["aggregates"]))
+    return PublishedModel(submission_id, info["metadata"], results, _References(file, info["references"]))
 
 
 @functools.lru_cache(maxsize=LAZY_MODELS)
 def _mapped_arrays(path: str, size: int, mtime_ns: int) -> dict[str, np.ndarray]:
-    """Each task's arrays of an `encode_cached` file, by name ("summary/<task>", ...),
+    """Each task's arrays of an `encoded_with_info` file, by name ("summary/<task>", ...),
     mapped from the file (`_mapped_members`): pages are read when an array is used and
     belong to the page cache, not to the process. `size` and `mtime_ns` are the file's
     when its model was read: the store replaces a cache file by renaming a new one over
@@ -295,13 +299,13 @@ _NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.form
 class _Summaries(Mapping):
     """A cache file's per-task summaries, read when a duel needs them."""
 
-    def __init__(self, file: tuple[str, int, int], task_ids):
-        self._file, self._task_ids = file, list(task_ids)  # file: (path, size, mtime_ns)
+    def __init__(self, file: Callable[[], tuple[str, int, int]], task_ids):
+        self._file, self._task_ids = file, list(task_ids)  # file(): (path, size, mtime_ns)
 
     def __getitem__(self, task_id: str) -> np.ndarray:
         if task_id not in self._task_ids:
             raise KeyError(task_id)
-        return np.array(_mapped_arrays(*self._file)[f"summary/{task_id}"])  # a copy: see `_mapped_arrays`
+        return np.array(_mapped_arrays(*self._file())[f"summary/{task_id}"])  # a copy: see `_mapped_arrays`
 
     def __iter__(self):
         return iter(self._task_ids)
@@ -313,14 +317,14 @@ class _Summaries(Mapping):
 class _References(Mapping):
     """A cache file's per-task references; their arrays are read on access."""
 
-    def __init__(self, file: tuple[str, int, int], references: dict):
-        self._file, self._references = file, references  # file: (path, size, mtime_ns)
+    def __init__(self, file: Callable[[], tuple[str, int, int]], references: dict):
+        self._file, self._references = file, references  # file(): (path, size, mtime_ns)
 
     def __getitem__(self, task_id: str) -> TaskReference:
         r = self._references[task_id]
 
         def array(kind: str, present) -> np.ndarray | None:
-            return np.array(_mapped_arrays(*self._file)[f"{kind}/{task_id}"]) if present else None  # a copy
+            return np.array(_mapped_arrays(*self._file())[f"{kind}/{task_id}"]) if present else None  # a copy
         return TaskReference(r["n"], array("doc_ids", r["doc_ids"]), array("gold", r["n_classes"]), r["n_classes"],
                              array("words", r.get("words")))
 
