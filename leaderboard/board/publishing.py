@@ -214,11 +214,9 @@ class Publishing:
                 progress(0.6, "writing")
                 document = {**json.loads(preview.document), "submission_metadata": metadata}
                 files = owned_duel_files(board, tournament, models, owners)
-                # the snapshot without its intervals (seconds at thousands of models): they are
-                # computed after the commit (`refresh_intervals`)
-                publication = Publication(sid, document, files.pop(sid), titles_of(models),
-                                          snapshot_parquet(models, ranked, board.benchmark, board.flags,
-                                                           intervals=False), model, files)
+                # no snapshot (a row per model): it is written after the commit, with the
+                # intervals (seconds at thousands of models), by `refresh_intervals`
+                publication = Publication(sid, document, files.pop(sid), titles_of(models), None, model, files)
                 try:
                     revision = board.store.publish(publication, parent=board.revision)
                 except StoreConflict:
@@ -237,9 +235,9 @@ class Publishing:
                            f"nothing was published, please try again")
 
     def refresh_intervals(self, state=None) -> bool:
-        """After a publication (which commits the snapshot without them): compute the
-        rank and score intervals of `state` (default: the board's) and write the snapshot
-        again with them, unless the board moved on meanwhile (the next write brings its own
+        """After a publication (whose commit leaves the snapshot, not current any more), or
+        by a reader that found no current snapshot: compute the rank and score intervals of
+        `state` (default: the board's) and write the snapshot with them, unless the board moved on meanwhile (the next write brings its own
         snapshot). Returns whether the snapshot was written."""
         board = self.board
         state = state or board.state
