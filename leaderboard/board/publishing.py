@@ -54,7 +54,7 @@ class Preview:
     submission_id: str
     metadata: SubmissionMetadata
     model: PublishedModel
-    document: bytes  # the submitted file as compact JSON (a few MB; its parsed form is ~10x that)
+    document: bytes  # the submitted file's JSON (a few MB; its parsed form is ~10x that)
     predictions_sha256: str
     results_sha256: str
     tournament: Tournament  # the current duels plus those the publication would run
@@ -161,7 +161,7 @@ class Publishing:
         is_sample = board.is_sample_file(parsed)
         warnings = parsed.warnings + unchecked_counts(board.benchmark, parsed, references) + (
             [SAMPLE_PRESUBMITTED] if is_sample else [])
-        return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
+        return Preview(sid, metadata, model, parsed.source, *shas, preview_tournament, table, opponents,
                        warnings, is_sample, panel, board.panel() if panel else ())
 
     def disclose(self, preview: Preview, file_sha256: str, account: str | None, client_address: str,
