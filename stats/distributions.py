@@ -31,14 +31,16 @@ def _beta_fraction(x: np.ndarray, a: float, b: float) -> np.ndarray:
     c = np.ones_like(x)
     d = 1.0 / off_zero(1.0 - (a + b) * x / (a + 1.0))
     fraction = d.copy()
+    done = np.zeros(x.shape, dtype=bool)  # each element stops at its own term: the same value in any batch
     for m in range(1, _MAX_TERMS):
         for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
                           -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
             d = 1.0 / off_zero(1.0 + numerator * d)
             c = off_zero(1.0 + numerator / c)
-            step = c * d
+            step = np.where(done, 1.0, c * d)
             fraction *= step
-        if not np.any(np.abs(step - 1.0) > _EPS):  # NaN compares false: converged
+        done |= ~(np.abs(step - 1.0) > _EPS)  # NaN compares false: done
+        if done.all():
             break
     return fraction
 

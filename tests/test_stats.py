@@ -90,6 +90,8 @@ def test_student_t_cdf_matches_closed_forms_and_scipy():
         expected = sps.t.cdf(t, df)
         kept = expected > 1e-290  # below, both are 0 or subnormal
         np.testing.assert_allclose(student_t_cdf(t, df)[kept], expected[kept], rtol=rtol)
+    one_by_one = [student_t_cdf(t[k:k + 1], 999)[0] for k in range(0, t.size, 37)]
+    assert student_t_cdf(t, 999)[::37].tolist() == one_by_one  # bit for bit whatever the batch (duels are stored)
     edges = student_t_cdf(np.array([-np.inf, np.inf, np.nan]), 10)
     assert edges[0] == 0.0 and edges[1] == 1.0 and np.isnan(edges[2])
     assert np.isnan(student_t_cdf(np.array([1.0]), 0)).all()
