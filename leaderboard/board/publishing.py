@@ -237,8 +237,9 @@ class Publishing:
     def refresh_intervals(self, state=None) -> bool:
         """After a publication (whose commit leaves the snapshot, not current any more), or
         by a reader that found no current snapshot: compute the rank and score intervals of
-        `state` (default: the board's) and write the snapshot with them, unless the board moved on meanwhile (the next write brings its own
-        snapshot). Returns whether the snapshot was written."""
+        `state` (default: the board's) and write the snapshot with them, unless the board
+        moved on meanwhile (the next write brings its own snapshot). Returns whether the
+        snapshot was written."""
         board = self.board
         state = state or board.state
         if board.state is not state:

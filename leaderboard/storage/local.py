@@ -60,6 +60,7 @@ CACHE_DIR = ".cache"  # per-model arrays, rebuildable from data/
 DUELS_DIR = "duels"
 TITLES_FILE = "submission_id_to_model_title.json"  # the reference layout's
 TITLES_DIR = "titles"
+TITLES_PART_DIGITS = 2  # titles/<xx>.json: the first hex digits of the id's sha256, 256 parts
 SNAPSHOT_FILE = "leaderboard.parquet"
 JOURNAL_FILE = ".journal.json"
 CACHE_VERSION = 3  # 2: arrays concatenated over tasks; 3: word counts of perplexity tasks
@@ -92,7 +93,7 @@ class Publication:
 
 def titles_part(submission_id: str) -> str:
     """The path of the titles part that holds `submission_id`'s title."""
-    return f"{TITLES_DIR}/{hashlib.sha256(submission_id.encode()).hexdigest()[:2]}.json"
+    return f"{TITLES_DIR}/{hashlib.sha256(submission_id.encode()).hexdigest()[:TITLES_PART_DIGITS]}.json"
 
 
 def titles_files(titles: dict, ids) -> dict[str, bytes]:
@@ -110,8 +111,8 @@ def stored_titles(read) -> dict:
     """Every stored title: the reference layout's single file, if any, under the parts
     (newer); `read(path)` returns a file's bytes or None."""
     titles = json.loads(read(TITLES_FILE) or b"{}")
-    for k in range(256):
-        titles.update(json.loads(read(f"{TITLES_DIR}/{k:02x}.json") or b"{}"))
+    for k in range(16 ** TITLES_PART_DIGITS):
+        titles.update(json.loads(read(f"{TITLES_DIR}/{k:0{TITLES_PART_DIGITS}x}.json") or b"{}"))
     return titles
 
 
