@@ -93,6 +93,7 @@ def main() -> None:
     args = parser.parse_args()
     from bad_files import bad_files
     from leaderboard.submission.demo import build_demo_store, demo_model
+    from leaderboard.storage.local import LocalStore
     from leaderboard.storage.strict_json import dump_json
     from leaderboard.config.tasks import load_benchmark
 
@@ -115,7 +116,7 @@ def main() -> None:
                    "a directory": (args.workdir, {}), "/proc/self/mem": (Path("/proc/self/mem"), {})})
     good = args.workdir / "good.json"
     good.write_bytes(dump_json(valid))
-    titles = json.loads((store / "submission_id_to_model_title.json").read_text()).values()
+    titles = LocalStore(store).read_titles().values()
     team, model = next(t for t in titles if "o" in t.split("/")[1]).split("/")
     for name, changes in {
         "team of U+3164 only": {"--team": "\u3164\u3164"},

@@ -74,7 +74,7 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str, distinc
 
     from leaderboard.board.state import Leaderboard
     from leaderboard.submission.demo import demo_model, task_design
-    from leaderboard.storage.local import TITLES_FILE, LocalStore, PublishedModel
+    from leaderboard.storage.local import LocalStore, PublishedModel, titles_files
     from leaderboard.storage.strict_json import dump_json
     from leaderboard.submission.alignment import TaskReference
     from leaderboard.submission.parsing import parse_submission
@@ -117,7 +117,9 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str, distinc
         else:
             os.link(shared_file, path)
         store_obj.save_cached(PublishedModel(sid, stored, results, references), stamp)
-    (Path(store) / TITLES_FILE).write_bytes(dump_json(titles))
+    for part, data in titles_files(titles, titles).items():
+        (Path(store) / part).parent.mkdir(exist_ok=True)
+        (Path(store) / part).write_bytes(data)
     written = time.perf_counter() - t
     result = {"write_models_seconds": written}
     if synthetic == "1":

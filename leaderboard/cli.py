@@ -5,6 +5,7 @@ Exit codes: 0 success, 2 bad input (specific messages on stderr), 1 internal fai
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -189,9 +190,11 @@ def cmd_table(args) -> None:
     from leaderboard.storage.snapshot import SnapshotBoard
     from leaderboard.views.table import leaderboard_table
     board = None
-    if not (args.bh_adjusted or args.exclude_flagged):  # the snapshot holds the default ranking, when current
+    default_view = not (args.bh_adjusted or args.exclude_flagged)  # what the snapshot holds
+    if default_view:
         store = _store(args)
         board = store.exists() and SnapshotBoard.of_store(store, load_benchmark(args.tasks))
+    snapshot_read = bool(board)
     board = board or _open_board(args)
     try:
         table = leaderboard_table(board, args.category, adjusted=args.bh_adjusted,
@@ -199,6 +202,11 @@ def cmd_table(args) -> None:
     except ValueError as e:
         raise BadInput(str(e)) from None
     _print_table(table, args.format)
+    if default_view and not snapshot_read and board.models and isinstance(board.store, LocalStore):
+        # no current snapshot (a publication's commit leaves it): this reader computed what it
+        # holds, so it writes it for the next (a Hub repo's gets it from the app, which commits it)
+        with contextlib.suppress(OSError, StoreFailure):  # a store this user cannot write: only speed lost
+            board.publishing.refresh_intervals()
 
 
 def cmd_rebuild(args) -> None:

@@ -15,7 +15,7 @@ from playwright.sync_api import sync_playwright
 
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.board.state import Leaderboard
-from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, LocalStore
+from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files
@@ -119,12 +119,9 @@ def publish_all(board, documents):
 
 @pytest.fixture(scope="session")
 def small_store_template(tmp_path_factory, small_benchmark, small_documents) -> Path:
-    """A local store of the first 5 small demo models, published once (copy it before use).
-    Its titles file is stored in the order a reopened board writes it (by id; a board that
-    published them writes publication order), so a test's first rewrite keeps its bytes."""
+    """A local store of the first 5 small demo models, published once (copy it before use)."""
     root = tmp_path_factory.mktemp("small") / "store"
     publish_all(Leaderboard(LocalStore(root), small_benchmark), small_documents[:5])
-    (root / TITLES_FILE).write_bytes(dump_json(Leaderboard(LocalStore(root), small_benchmark).titles()))
     return root
 
 
@@ -232,10 +229,10 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
     repo as versions before the index wrote it."""
     from leaderboard.storage import hub_index
     from leaderboard.storage.hub import ARRAYS_DIR, CARD_FILE, git_blob_id
-    from leaderboard.storage.local import DUELS_DIR, SNAPSHOT_FILE, encoded_with_info
+    from leaderboard.storage.local import DUELS_DIR, SNAPSHOT_FILE, encoded_with_info, titles_files
     from leaderboard.storage.snapshot import dataset_card, snapshot_parquet
     board = Leaderboard(LocalStore(store), benchmark)
-    files = {TITLES_FILE: (store / TITLES_FILE).read_bytes(), CARD_FILE: dataset_card(benchmark.name),
+    files = {**titles_files(board.titles(), board.models), CARD_FILE: dataset_card(benchmark.name),
              SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), benchmark, board.flags, intervals=False)}
     history = []  # per publication: the files it wrote and its model's info
     for sid in board.submitted.sort_values(kind="stable").index:

@@ -16,9 +16,11 @@ import pytest
 
 from conftest import SMALL_TASKS, publish_all
 from leaderboard.board.state import Leaderboard
-from leaderboard.submission.demo import demo_model, task_design
+from leaderboard.cli import main
+from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.flags import FLAGS_FILE
-from leaderboard.storage.local import TITLES_FILE, LocalStore
+from leaderboard.storage.local import LocalStore, titles_part
+from leaderboard.storage.snapshot import SnapshotBoard
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import load_benchmark
@@ -90,7 +92,7 @@ def in_time_order(root: Path) -> list[str]:
 
 
 def titles(root: Path) -> dict[str, str]:
-    return json.loads((root / TITLES_FILE).read_text())
+    return LocalStore(root).read_titles()
 
 
 def table(tasks: Path, root: Path) -> list[dict]:
@@ -288,3 +290,53 @@ def test_the_command_line_reports_hub_failures_truthfully(hub, tmp_path, small_t
     assert "nothing was published" in failed.stderr and "HTTP 500" in failed.stderr
     assert "Traceback" not in failed.stderr and "internal error" not in failed.stderr
     assert sum(f.startswith("data/") for f in hub.files(REPO)) == 3
+
+
+def bytes_written(root: Path, change) -> dict[str, int]:
+    """Path -> bytes `change()` wrote into the store: a new or replaced file's size, what an
+    appended one grew by (as bench/bench_scale.py measures a publication)."""
+    before = {p: p.stat() for p in root.rglob("*") if p.is_file()}
+    change()
+    written = {}
+    for p in root.rglob("*"):
+        st, old = p.stat(), before.get(p)
+        if not p.is_file() or p.name == ".lock" or (old and (old.st_ino, old.st_size, old.st_mtime_ns) == (
+                st.st_ino, st.st_size, st.st_mtime_ns)):
+            continue
+        grown = old is not None and old.st_ino == st.st_ino and st.st_size >= old.st_size
+        written[str(p.relative_to(root))] = st.st_size - old.st_size if grown else st.st_size
+    return written
+
+
+def test_a_publication_writes_what_it_adds_whatever_the_board_size(tmp_path, few_opponents_tasks):
+    """The same model published into a board of 8 and one of 48: the same files (its own,
+    and the one titles part that holds its title), of about the same size; no file with a
+    row per model (the snapshot is written after the commit, with the intervals)."""
+    benchmark = load_benchmark(few_opponents_tasks)
+    designs = {t.id: task_design(t, 0) for t in benchmark.tasks}
+    form, document, submitted = demo_model(benchmark, 100, 0, designs)
+    written = {}
+    for n in (8, 48):
+        board = build_demo_store(tmp_path / f"store{n}", n, benchmark=benchmark)
+        preview = board.publishing.presubmit(dump_json(document), form)
+        written[n] = bytes_written(board.store.root, lambda: board.publishing.publish(preview, submitted_at=submitted))
+        sid = preview.submission_id
+        assert set(written[n]) == {f"data/{sid}.json", f".cache/{sid}.npz", ".cache/index.jsonl",
+                                   f"duels/{sid}.parquet", titles_part(sid)}
+        assert board.store.read_titles() == board.titles()
+    assert sum(written[48].values()) <= 1.05 * sum(written[8].values())
+
+
+def test_table_writes_the_snapshot_a_publication_left_and_then_reads_it(small_store, small_documents,
+                                                                         small_tasks_file, capsys):
+    """After a publication without its intervals refreshed, `table` loads the board, prints
+    it and writes the snapshot; the next `table` prints the same from the snapshot."""
+    board = small_store
+    publish_all(board, small_documents[5:6])  # no intervals refreshed: the snapshot is the board before
+    assert SnapshotBoard.of_store(board.store, board.benchmark) is None
+    args = ["--tasks", str(small_tasks_file), "table", "--store", str(board.store.root), "--format", "json"]
+    assert main(args) == 0
+    loaded = capsys.readouterr().out
+    assert SnapshotBoard.of_store(board.store, board.benchmark) is not None
+    assert main(args) == 0
+    assert capsys.readouterr().out == loaded and len(json.loads(loaded)) == 6

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -52,8 +53,9 @@ def test_the_demo_store_equals_publishing_its_models_one_by_one(tmp_path, tasks,
     for sid in sequential.models:  # the same files, metadata (times, hashes) included
         assert demo.store.read_document(sid) == sequential.store.read_document(sid)
     assert demo.tournament.to_json() == sequential.tournament.to_json()
-    for name in ("submission_id_to_model_title.json", "leaderboard.parquet"):
+    for name in ["leaderboard.parquet", *(f"titles/{p.name}" for p in (tmp_path / "demo" / "titles").iterdir())]:
         assert (tmp_path / "demo" / name).read_bytes() == (tmp_path / "sequential" / name).read_bytes()
+    assert sorted(os.listdir(tmp_path / "demo" / "titles")) == sorted(os.listdir(tmp_path / "sequential" / "titles"))
     fractions = [f for f, _ in steps]
     assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] <= 1
     assert any(f"model {n_models} of {n_models}" in message for _, message in steps)

@@ -24,7 +24,7 @@ from leaderboard.config.tasks import load_benchmark
 from leaderboard.storage import hub_index
 from leaderboard.storage.hub import HubStore
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
-from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
+from leaderboard.storage.local import SNAPSHOT_FILE, TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 
@@ -54,7 +54,9 @@ def test_first_publication_into_an_empty_repo(hub, tmp_path, small_benchmark, sm
     files = hub.files(REPO)
     assert sum(f.startswith("data/") for f in files) == 3 and sum(f.startswith("arrays/") for f in files) == 3
     assert sum(f.startswith("duels/") for f in files) == 3 and TOURNAMENT_FILE not in files
-    assert {"submission_id_to_model_title.json", "leaderboard.parquet", "README.md"} <= set(files)
+    assert "README.md" in files and SNAPSHOT_FILE not in files  # a publication's commit leaves the snapshot
+    assert set(board.store.read_titles()) == set(board.models)  # the titles parts
+    assert board.publishing.refresh_intervals() and SNAPSHOT_FILE in hub.files(REPO)  # written after, with intervals
     # A new replica starts from the committed arrays, without parsing a submission file.
     monkeypatch.setattr("leaderboard.board.state.parse_submission", lambda *a, **k: pytest.fail("parsed a file"))
     fresh = replica(hub, tmp_path, small_benchmark, "b")
@@ -195,6 +197,7 @@ def test_load_dataset_returns_the_ranking(hub, tmp_path, small_benchmark, small_
     hub.create_repo(REPO)
     board = replica(hub, tmp_path, small_benchmark, "a")
     publish_all(board, small_documents[:4])
+    assert board.publishing.refresh_intervals()  # as the app does after a publication
     script = ("import datasets, json; d = datasets.load_dataset(%r, split='train'); "
               "print(json.dumps(d.to_pandas()[['submission_id', 'rank', 'overall']].to_dict('list')))" % REPO)
     env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "0",

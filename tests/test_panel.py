@@ -366,10 +366,10 @@ def reference_ranks(root: Path, tasks_file: dict) -> dict[str, int]:
 
 
 def cli_ranks(tasks: Path, store: Path) -> dict[str, int]:
-    """Submission id -> rank, as `table --format json` shows it (by title; the titles file maps them)."""
+    """Submission id -> rank, as `table --format json` shows it (by title; the stored titles map them)."""
     shown = cli(tasks, "table", "--store", store, "--format", "json")
     assert shown.returncode == 0, shown.stderr
-    by_title = {title: sid for sid, title in json.loads((store / "submission_id_to_model_title.json").read_text()).items()}
+    by_title = {title: sid for sid, title in LocalStore(store).read_titles().items()}
     return {by_title[row["Model"]]: row["Rank"] for row in json.loads(shown.stdout)}
 
 

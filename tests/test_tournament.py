@@ -17,7 +17,7 @@ from conftest import reference_layout_store, tree_digest
 from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
-from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TITLES_FILE, TOURNAMENT_FILE, LocalStore
+from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.engine.tournament import Tournament
@@ -194,7 +194,7 @@ def test_a_write_failing_after_the_commit_point_is_completed_on_the_next_load(sm
     assert (root / JOURNAL_FILE).exists()
     reopened = Leaderboard(LocalStore(root), small_store.benchmark)
     assert preview.submission_id in reopened.models
-    assert set(json.loads((root / TITLES_FILE).read_text())) == set(reopened.models)
+    assert set(LocalStore(root).read_titles()) == set(reopened.models)
     assert not (root / JOURNAL_FILE).exists() and not list(root.rglob(".*.tmp"))
     assert reopened.admin.check() == []
 

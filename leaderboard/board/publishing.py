@@ -54,7 +54,7 @@ class Preview:
     submission_id: str
     metadata: SubmissionMetadata
     model: PublishedModel
-    document: bytes  # the submitted file as compact JSON (a few MB; its parsed form is ~10x that)
+    document: bytes  # the submitted file's JSON (a few MB; its parsed form is ~10x that)
     predictions_sha256: str
     results_sha256: str
     tournament: Tournament  # the current duels plus those the publication would run
@@ -161,7 +161,7 @@ class Publishing:
         is_sample = board.is_sample_file(parsed)
         warnings = parsed.warnings + unchecked_counts(board.benchmark, parsed, references) + (
             [SAMPLE_PRESUBMITTED] if is_sample else [])
-        return Preview(sid, metadata, model, dump_json(parsed.document), *shas, preview_tournament, table, opponents,
+        return Preview(sid, metadata, model, parsed.source, *shas, preview_tournament, table, opponents,
                        warnings, is_sample, panel, board.panel() if panel else ())
 
     def disclose(self, preview: Preview, file_sha256: str, account: str | None, client_address: str,
@@ -214,11 +214,9 @@ class Publishing:
                 progress(0.6, "writing")
                 document = {**json.loads(preview.document), "submission_metadata": metadata}
                 files = owned_duel_files(board, tournament, models, owners)
-                # the snapshot without its intervals (seconds at thousands of models): they are
-                # computed after the commit (`refresh_intervals`)
-                publication = Publication(sid, document, files.pop(sid), titles_of(models),
-                                          snapshot_parquet(models, ranked, board.benchmark, board.flags,
-                                                           intervals=False), model, files)
+                # no snapshot (a row per model): it is written after the commit, with the
+                # intervals (seconds at thousands of models), by `refresh_intervals`
+                publication = Publication(sid, document, files.pop(sid), titles_of(models), None, model, files)
                 try:
                     revision = board.store.publish(publication, parent=board.revision)
                 except StoreConflict:
@@ -237,10 +235,11 @@ class Publishing:
                            f"nothing was published, please try again")
 
     def refresh_intervals(self, state=None) -> bool:
-        """After a publication (which commits the snapshot without them): compute the
-        rank and score intervals of `state` (default: the board's) and write the snapshot
-        again with them, unless the board moved on meanwhile (the next write brings its own
-        snapshot). Returns whether the snapshot was written."""
+        """After a publication (whose commit leaves the snapshot, not current any more), or
+        by a reader that found no current snapshot: compute the rank and score intervals of
+        `state` (default: the board's) and write the snapshot with them, unless the board
+        moved on meanwhile (the next write brings its own snapshot). Returns whether the
+        snapshot was written."""
         board = self.board
         state = state or board.state
         if board.state is not state:

@@ -36,10 +36,9 @@ from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
 from leaderboard.storage.snapshot import dataset_card
 from leaderboard.storage import duel_files, hub_index, model_index
-from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TITLES_FILE, TOURNAMENT_FILE, BoardRewrite,
-                                       Publication, PublishedModel, write_atomically, write_cached, decode_cached,
-                                       encoded_with_info, model_from_info)
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
+                                       PublishedModel, stored_titles, titles_files, write_atomically, write_cached,
+                                       decode_cached, encoded_with_info, model_from_info)
 from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
 log = logging.getLogger(__name__)
@@ -152,6 +151,11 @@ class HubStore:
     def read_flags(self) -> bytes | None:
         self.revision()
         return self._read(FLAGS_FILE) if FLAGS_FILE in self._files else None
+
+    def read_titles(self) -> dict:
+        """{submission_id: title} as stored (`stored_titles`)."""
+        self.revision()
+        return stored_titles(lambda path: self._read(path) if path in self._files else None)
 
     def read_snapshot(self) -> bytes | None:
         """None: a commit made by hand may change a submission file without the snapshot,
@@ -306,9 +310,10 @@ class HubStore:
         info, cached = encoded_with_info(publication.model, stamp)
         operations = [CommitOperationAdd(f"data/{sid}.json", document),
                       CommitOperationAdd(f"{ARRAYS_DIR}/{sid}.npz", cached),
-                      CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", publication.duels),
-                      CommitOperationAdd(TITLES_FILE, dump_json(publication.titles)),
-                      CommitOperationAdd(SNAPSHOT_FILE, publication.snapshot)]
+                      CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", publication.duels)]
+        operations += [CommitOperationAdd(path, data) for path, data in titles_files(publication.titles, [sid]).items()]
+        if publication.snapshot is not None:
+            operations.append(CommitOperationAdd(SNAPSHOT_FILE, publication.snapshot))
         operations += [CommitOperationAdd(f"{DUELS_DIR}/{owner}.parquet", data)
                        for owner, data in publication.rewritten_duels.items()]
         revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent, {sid: info})

@@ -2,10 +2,16 @@
 
     data/<submission_id>.json            the full submission + "submission_metadata"
     duels/<submission_id>.parquet        the duels that model's publication added (duel_files.py)
-    submission_id_to_model_title.json    {submission_id: "team/model"}
+    titles/<xx>.json                     {submission_id: "team/model"} of the ids whose sha256 begins
+                                         with the two hex digits xx (`titles_files`): a publication
+                                         rewrites one such part, not a file of every model
+    submission_id_to_model_title.json    the reference layout's titles, every model's in one file:
+                                         read under the parts (`stored_titles`), deleted by the next
+                                         rewrite, written by `export`
     .cache/<submission_id>.npz           per-model arrays for the duel engine; rebuildable from data/
                                          (in a Hub repo: arrays/<submission_id>.npz)
-    leaderboard.parquet (+ README.md)    the public ranking snapshot, for `datasets.load_dataset`
+    leaderboard.parquet (+ README.md)    the public ranking snapshot, for `datasets.load_dataset`: written
+                                         after a publication's commit, once its intervals are computed
     flags.json                           flagged models: reason, link, when (flags.py)
     presubmissions/<YYYY-MM-DD>.jsonl    the day's disclosed pre-submissions (presubmissions.py)
     tournament.json                      the reference layout's duels, {A_id: {B_id: {task: {...}}}}:
@@ -54,7 +60,9 @@ from leaderboard.engine.tournament import ModelResults
 TOURNAMENT_FILE = "tournament.json"
 CACHE_DIR = ".cache"  # per-model arrays, rebuildable from data/
 DUELS_DIR = "duels"
-TITLES_FILE = "submission_id_to_model_title.json"
+TITLES_FILE = "submission_id_to_model_title.json"  # the reference layout's
+TITLES_DIR = "titles"
+TITLES_PART_DIGITS = 2  # titles/<xx>.json: the first hex digits of the id's sha256, 256 parts
 SNAPSHOT_FILE = "leaderboard.parquet"
 JOURNAL_FILE = ".journal.json"
 CACHE_VERSION = 3  # 2: arrays concatenated over tasks; 3: word counts of perplexity tasks
@@ -70,8 +78,11 @@ class Publication:
     submission_id: str
     document: dict | bytes  # with "submission_metadata"; bytes: already as JSON (a batch holds many)
     duels: bytes  # duels/<submission_id>.parquet
-    titles: dict
-    snapshot: bytes  # leaderboard.parquet
+    titles: dict  # every published model's; the commit writes the part of this one's (`titles_files`)
+    # leaderboard.parquet, or None: the commit leaves the snapshot, which its fingerprint then
+    # marks as not current, and it is written after the commit with the intervals
+    # (`Publishing.refresh_intervals`): a publication writes a bounded amount, not a row per model
+    snapshot: bytes | None
     model: "PublishedModel"
     # Earlier publications' duel files written again with the rows this publication's
     # panel change added to them (a row lives in the later published model's file):
@@ -80,6 +91,31 @@ class Publication:
 
     def document_bytes(self) -> bytes:
         return self.document if isinstance(self.document, bytes) else dump_json(self.document)
+
+
+def titles_part(submission_id: str) -> str:
+    """The path of the titles part that holds `submission_id`'s title."""
+    return f"{TITLES_DIR}/{hashlib.sha256(submission_id.encode()).hexdigest()[:TITLES_PART_DIGITS]}.json"
+
+
+def titles_files(titles: dict, ids) -> dict[str, bytes]:
+    """The titles parts (path -> bytes) holding the ids `ids`, each with every title of
+    `titles` that belongs to it (empty when none does: the part of a removed model)."""
+    parts = {titles_part(sid): {} for sid in ids}
+    for sid in sorted(titles):
+        part = parts.get(titles_part(sid))
+        if part is not None:
+            part[sid] = titles[sid]
+    return {path: dump_json(part) for path, part in parts.items()}
+
+
+def stored_titles(read) -> dict:
+    """Every stored title: the reference layout's single file, if any, under the parts
+    (newer); `read(path)` returns a file's bytes or None."""
+    titles = json.loads(read(TITLES_FILE) or b"{}")
+    for k in range(16 ** TITLES_PART_DIGITS):
+        titles.update(json.loads(read(f"{TITLES_DIR}/{k:0{TITLES_PART_DIGITS}x}.json") or b"{}"))
+    return titles
 
 
 @dataclass
@@ -100,9 +136,11 @@ class BoardRewrite:
     def files(self, arrays_dir: str) -> tuple[dict[str, bytes], list[str]]:
         """The paths it writes (with their bytes) and deletes, in any store; `arrays_dir`:
         the store's folder of per-model arrays."""
-        writes = {TITLES_FILE: dump_json(self.titles),
+        # every titles part, the removed model's too; the reference layout's file goes
+        titled = [*self.titles, *([self.removed] if self.removed is not None else [])]
+        writes = {**titles_files(self.titles, titled),
                   **{f"{DUELS_DIR}/{sid}.parquet": data for sid, data in self.duel_files.items()}}
-        deletes = [f"{DUELS_DIR}/{sid}.parquet" for sid in self.deleted_duel_files]
+        deletes = [TITLES_FILE, *(f"{DUELS_DIR}/{sid}.parquet" for sid in self.deleted_duel_files)]
         if self.legacy_tournament is not None:
             writes[TOURNAMENT_FILE] = dump_json(self.legacy_tournament)
         elif self.drop_legacy_tournament:
@@ -413,6 +451,10 @@ class LocalStore:
     def read_presubmissions(self, day: str) -> bytes:
         return (self.root / day_path(day)).read_bytes()
 
+    def read_titles(self) -> dict:
+        """{submission_id: title} as stored (`stored_titles`)."""
+        return stored_titles(lambda path: (self.root / path).read_bytes() if (self.root / path).exists() else None)
+
     def _changed_paths(self) -> list[Path]:
         return [self.root / TOURNAMENT_FILE, self.root / DUELS_DIR, self.data_dir, self.root / FLAGS_FILE]
 
@@ -466,7 +508,7 @@ class LocalStore:
         return (self.root / JOURNAL_FILE).exists() or any(self._leftovers())
 
     def _leftovers(self):
-        for folder in (self.root, self.data_dir, self.cache_dir, self.root / DUELS_DIR,
+        for folder in (self.root, self.data_dir, self.cache_dir, self.root / DUELS_DIR, self.root / TITLES_DIR,
                        self.root / PRESUBMISSIONS_DIR):
             if folder.is_dir():
                 yield from folder.glob(".*.tmp")
@@ -525,16 +567,17 @@ class LocalStore:
 
     def publish_all(self, publications: list[Publication], parent: str | None = None) -> str:
         """Several publications in one commit, in time order: their submission and duel
-        files, and the titles and snapshot of the last (the board after all of them).
-        Call under lock(). Returns the new revision."""
+        files, their titles parts as the last has them, and its snapshot, if any (the
+        board after all of them). Call under lock(). Returns the new revision."""
         self._check_parent(parent)
         documents = {p.submission_id: p.document_bytes() for p in publications}
-        writes = {TITLES_FILE: dump_json(publications[-1].titles)}
+        writes = titles_files(publications[-1].titles, documents)
         for p in publications:  # a later publication's rewritten files hold the earlier ones' rows too
             writes[f"{DUELS_DIR}/{p.submission_id}.parquet"] = p.duels
             writes.update({f"{DUELS_DIR}/{sid}.parquet": data for sid, data in p.rewritten_duels.items()})
             writes[f"data/{p.submission_id}.json"] = documents[p.submission_id]
-        writes[SNAPSHOT_FILE] = publications[-1].snapshot  # staged last: see read_snapshot
+        if publications[-1].snapshot is not None:
+            writes[SNAPSHOT_FILE] = publications[-1].snapshot  # staged last: see read_snapshot
         self._commit(writes)
         for p in publications:
             self.save_cached(p.model, self._stamp(p.submission_id, documents[p.submission_id]))

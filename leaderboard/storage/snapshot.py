@@ -1,5 +1,6 @@
-"""The public snapshot: the ranking as one Parquet table, written with every publication so
-that `datasets.load_dataset("<repo>")` returns it (the dataset card points at it)."""
+"""The public snapshot: the ranking as one Parquet table, written after every publication (once
+its intervals are computed) so that `datasets.load_dataset("<repo>")` returns it (the dataset
+card points at it), and read by `table` instead of loading the board while it is current."""
 from __future__ import annotations
 
 import hashlib
@@ -22,23 +23,17 @@ METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "preci
 FLAG_FIELDS = ["flagged", "flag_reason", "flag_link"]  # a flagged model stays in the ranking, marked
 
 
-def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict,
-                   intervals: bool = True) -> pd.DataFrame:
+def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> pd.DataFrame:
     """One row per model, best first: ids, metadata, whether it is flagged (and why), rank,
     overall, category and task win scores (fractions in [0, 1]), then per scope
     (`overall` and each category) the 95% intervals of score and rank and the tie group:
-    `<scope>_score_low`, ..., `<scope>_group`; empty (null) without `intervals`."""
+    `<scope>_score_low`, ..., `<scope>_group`."""
     meta = pd.DataFrame([{**{field: models[sid].metadata.get(field) for field in METADATA_FIELDS},
                           "flagged": sid in flags, "flag_reason": flags[sid].reason if sid in flags else None,
                           "flag_link": flags[sid].link if sid in flags else None}
                          for sid in ranked.index], columns=[*METADATA_FIELDS, *FLAG_FIELDS])
     scores = ranked.reset_index(drop=True)
-    if intervals:
-        certainty = ranking.certainty_of(ranked, benchmark, models, flags).reset_index(drop=True)
-    else:
-        scopes = [ranking.OVERALL, *benchmark.categories]
-        certainty = pd.DataFrame({(scope, field): pd.Series([None] * len(ranked), dtype=object) for scope in scopes
-                                  for field in ranking.CERTAINTY_FIELDS})
+    certainty = ranking.certainty_of(ranked, benchmark, models, flags).reset_index(drop=True)
     certainty.columns = [f"{scope}_{field}" for scope, field in certainty.columns]
     table = pd.concat([pd.DataFrame({"submission_id": list(ranked.index),
                                      "title": [models[sid].title for sid in ranked.index]}),
@@ -54,8 +49,9 @@ def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, fla
 
 
 SNAPSHOT_OF = b"leaderboard.snapshot_of"  # the Parquet metadata key of `board_fingerprint`
-# Present when the snapshot's intervals are empty because they were not computed yet (a
-# publication commits without them; `Publishing.refresh_intervals` writes them after).
+# Present when the snapshot's intervals are empty because they were not computed yet: an
+# earlier version's publication committed such a snapshot, this one none (only a snapshot
+# with its intervals is written, after the commit: `Publishing.refresh_intervals`).
 INTERVALS_PENDING = b"leaderboard.intervals_pending"
 
 
@@ -69,14 +65,11 @@ def board_fingerprint(submission_ids, flags: dict, benchmark: Benchmark) -> str:
     return hashlib.sha256(json.dumps(described, ensure_ascii=False).encode()).hexdigest()
 
 
-def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict,
-                     intervals: bool = True) -> bytes:
-    """`snapshot_table` as Parquet; without `intervals`, marked INTERVALS_PENDING."""
+def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> bytes:
+    """`snapshot_table` as Parquet, marked with its `board_fingerprint`."""
     buffer = io.BytesIO()
-    arrow = pa.Table.from_pandas(snapshot_table(models, ranked, benchmark, flags, intervals), preserve_index=False)
+    arrow = pa.Table.from_pandas(snapshot_table(models, ranked, benchmark, flags), preserve_index=False)
     marks = {SNAPSHOT_OF: board_fingerprint(models, flags, benchmark).encode()}
-    if not intervals:
-        marks[INTERVALS_PENDING] = b"1"
     arrow = arrow.replace_schema_metadata({**arrow.schema.metadata, **marks})
     pq.write_table(arrow, buffer)
     return buffer.getvalue()
@@ -159,7 +152,9 @@ score, one column per category and per task (win scores as fractions), and per s
 `<scope>_score_low`/`_score_high` (95% interval of the win score), `<scope>_rank_low`/`_rank_high`
 (95% interval of the rank) and `<scope>_group` (tie group, "A" = the top group; see the app's
 About tab for the method).
-It is rewritten by every publication. Raw per-sample submissions are in `data/`, all
-duels (p-values, deltas, and the rules that computed them) in `duels/<submission_id>.parquet`,
-one file per publication.
+It is written again after every publication, once the new ranking's intervals are computed
+(until then it is the ranking before that publication). Raw per-sample submissions are in
+`data/`, all duels (p-values, deltas, and the rules that computed them) in
+`duels/<submission_id>.parquet`, one file per publication, and the models' titles in
+`titles/<xx>.json` (by the first two hex digits of the sha256 of the submission id).
 """.encode()

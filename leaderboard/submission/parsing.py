@@ -16,7 +16,7 @@ from leaderboard.config.tasks import Benchmark
 from leaderboard.errors import BadInput, some_names
 from leaderboard.storage.strict_json import is_json_number
 from leaderboard.submission.alignment import TaskReference, alignment_problem
-from leaderboard.submission.reading import read_document
+from leaderboard.submission.reading import read_document, read_source
 from leaderboard.submission.samples import SampleProblem, TaskSamples, parse_task_samples, sample_label
 from stats import METRIC_ALIASES
 
@@ -28,6 +28,7 @@ class ParsedSubmission:
     predictions_sha256: str
     results_sha256: str
     warnings: list[str] = field(default_factory=list)
+    source: bytes | None = None  # the file as read (None: a document made in memory), which parses to `document`
 
 
 def canonical_sha256(obj) -> str:
@@ -50,7 +51,8 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
 
     New files must give every sample its doc_id (the only way to tell that samples are in
     the published order); require_doc_ids=False reads stored files of older layouts."""
-    document = read_document(source)
+    data = read_source(source)
+    document = read_document(data)
     predictions = document["predictions"]
     expected = set(benchmark.task_ids)
     problems = []
@@ -80,7 +82,7 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
     if problems:
         raise BadInput(problems)
     parsed = ParsedSubmission(tasks, document, canonical_sha256(predictions),
-                              canonical_sha256(document.get("results", {})))
+                              canonical_sha256(document.get("results", {})), source=data)
     parsed.warnings = _results_warnings(parsed, benchmark)
     return parsed
 

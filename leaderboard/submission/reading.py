@@ -150,10 +150,17 @@ def _decode(data: bytes) -> str:
                               f"save it as UTF-8") from None
 
 
-def read_document(source: str | Path | bytes) -> dict:
+def read_source(source: str | Path | bytes) -> bytes:
+    """The bytes of a submission file (a path) or of an upload (bytes), within the size bound."""
     data = _read_bytes(Path(source)) if isinstance(source, (str, Path)) else bytes(source)
     if len(data) > MAX_FILE_BYTES:
         raise BadInput(f"the file is larger than the limit of {MAX_FILE_BYTES // 2**20} MB")
+    return data
+
+
+def read_document(source: str | Path | bytes) -> dict:
+    """The file (`read_source`) as strict JSON: an object with `predictions` (and `results`)."""
+    data = read_source(source)
     # Bounds on what parsing would build, counted before any object is made.
     if data.count(b"{") > MAX_JSON_OBJECTS:
         raise BadInput(f"the file holds more than {MAX_JSON_OBJECTS:,} JSON objects (samples); "

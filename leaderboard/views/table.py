@@ -14,10 +14,10 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 
 from leaderboard.engine import ranking
 from leaderboard.board.publishing import Preview
@@ -26,6 +26,9 @@ from leaderboard.storage.flags import MARKER
 from leaderboard.storage.local import PublishedModel
 from leaderboard.submission.metadata import MAX_NAME_LENGTH
 from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 OVERALL = "Overall"
 WIN_SCORE, METRIC_VALUE = "win_score", "metric"
@@ -498,6 +501,7 @@ PLOT_POINTS = 1000  # the plot's most models (more are slow to draw and cannot b
 def score_scatter(table: pd.DataFrame, score_column: str) -> go.Figure:
     """Score against parameters (log scale with 1-2-5 ticks), model names on hover; of the
     first PLOT_POINTS rows only (the title says so when there are more)."""
+    import plotly.graph_objects as go  # here: the command line prints tables without it
     total = len(table)
     table = table.iloc[:PLOT_POINTS]
     fig = go.Figure(go.Scatter(
