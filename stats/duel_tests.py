@@ -17,15 +17,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from stats.distributions import normal_cdf, student_t_cdf
-
 
 def _scipy_stats():
     """scipy.stats, imported on first use: it takes most of a second to import. Only the
     reference's AUROC test and the evidence views use it; a duel needs two distributions,
-    which `stats.distributions` has without importing scipy."""
+    which `_scipy_special` has for a third of the cost."""
     from scipy import stats
     return stats
+
+
+def _scipy_special():
+    """scipy.special (Student's t and the normal distribution), imported on first use:
+    reading and validating a file never needs it."""
+    from scipy import special
+    return special
 
 
 def average_ranks(values: np.ndarray) -> np.ndarray:
@@ -83,7 +88,7 @@ def paired_ttest(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None) 
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # numpy's note on the variance of one sample
         t = differences.mean(axis=-1) / np.sqrt(differences.var(axis=-1, ddof=1) / n)
-        return student_t_cdf(-t, n - 1)
+        return np.asarray(_scipy_special().stdtr(n - 1, -t), dtype=float)
 
 
 # --- paired bootstrap (word_perplexity, rouge, token_f1, chrf, macro_f1, mcc) -----------------------------------------
@@ -190,7 +195,7 @@ def bayes_auroc_normal(moments_a: np.ndarray, moments_b: np.ndarray,
     """
     mean_a, var_a = moments_a[..., 0], moments_a[..., 1]
     mean_b, var_b = moments_b[..., 0], moments_b[..., 1]
-    return normal_cdf((mean_b - mean_a) / np.sqrt(var_a + var_b))
+    return _scipy_special().ndtr((mean_b - mean_a) / np.sqrt(var_a + var_b))
 
 
 def bayes_auroc_monte_carlo(draws_a: np.ndarray, draws_b: np.ndarray,
@@ -251,7 +256,7 @@ def paired_auroc(psi_a: np.ndarray, psi_b: np.ndarray, delta: np.ndarray) -> np.
     """
     sd = np.sqrt(np.sum((psi_a - psi_b) ** 2, axis=-1))
     with np.errstate(divide="ignore", invalid="ignore"):
-        return normal_cdf(-np.asarray(delta) / sd)
+        return _scipy_special().ndtr(-np.asarray(delta) / sd)
 
 
 def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.ndarray, seed: int,

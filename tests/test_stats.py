@@ -15,7 +15,6 @@ from sklearn.metrics import f1_score, matthews_corrcoef, roc_auc_score, roc_curv
 import stats
 from stats import METRICS, ClassProbs, LabelPairs, duel
 from stats import duel_tests as dt
-from stats.distributions import normal_cdf, student_t_cdf
 from stats.metrics import REFERENCE_AUROC, resampled_means
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,30 +76,6 @@ def test_ttest_with_zero_variance_differences_matches_scipy():
         with np.errstate(divide="ignore", invalid="ignore"):
             expected = sps.ttest_rel(a, b, alternative="greater").pvalue
         assert np.array_equal(dt.paired_ttest(a, b), expected, equal_nan=True)
-
-
-def test_student_t_cdf_matches_closed_forms_and_scipy():
-    t = np.concatenate([np.linspace(-60, 60, 2401), [-1e-8, 0.0, 1e-8, -1e3, 1e3]])
-    # closed forms for 1 and 2 degrees of freedom, as tails without cancelling (scipy's own is
-    # off by 1e-9 near 0 at df 1)
-    s = np.sqrt(2 + t * t)
-    for df, tail in [(1, np.arctan(1 / np.abs(t)) / np.pi), (2, 1 / (s * (s + np.abs(t))))]:
-        np.testing.assert_allclose(student_t_cdf(t, df), np.where(t < 0, tail, 1 - tail), rtol=1e-13)
-    for df, rtol in [(3, 1e-12), (7, 1e-12), (29, 1e-12), (199, 1e-12), (999, 1e-11), (2499, 1e-11), (1e5, 1e-9)]:
-        expected = sps.t.cdf(t, df)
-        kept = expected > 1e-290  # below, both are 0 or subnormal
-        np.testing.assert_allclose(student_t_cdf(t, df)[kept], expected[kept], rtol=rtol)
-    one_by_one = [student_t_cdf(t[k:k + 1], 999)[0] for k in range(0, t.size, 37)]
-    assert student_t_cdf(t, 999)[::37].tolist() == one_by_one  # bit for bit whatever the batch (duels are stored)
-    edges = student_t_cdf(np.array([-np.inf, np.inf, np.nan]), 10)
-    assert edges[0] == 0.0 and edges[1] == 1.0 and np.isnan(edges[2])
-    assert np.isnan(student_t_cdf(np.array([1.0]), 0)).all()
-
-
-def test_normal_cdf_matches_scipy():
-    x = np.concatenate([np.linspace(-37, 37, 3001), [-np.inf, np.inf]])
-    np.testing.assert_allclose(normal_cdf(x), sps.norm.cdf(x), rtol=1e-12, atol=0)
-    assert np.isnan(normal_cdf(np.array([np.nan]))).all()
 
 
 def test_average_ranks_match_scipy_with_ties():
