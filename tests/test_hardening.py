@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import stats
-from conftest import publish_all, tree_digest
+from conftest import cli, publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import demo_model
@@ -332,21 +332,18 @@ def _plant_title(store: Path, team: str) -> str:
 
 def test_csv_neutralises_formulas_and_text_does_not_obey_escapes(full_store):
     _plant_title(full_store, '=HYPERLINK("http://evil","x")')
-    csv = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(full_store), "--format", "csv"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    csv = cli("table", "--store", full_store, "--format", "csv")
     assert csv.returncode == 0, csv.stderr
     assert "'=HYPERLINK" in csv.stdout and ",=HYPERLINK" not in csv.stdout
     _plant_title(full_store, "bad\x1b[2J\x1b]0;owned\x07team")
-    text = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(full_store)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    text = cli("table", "--store", full_store)
     assert text.returncode == 0 and "\x1b" not in text.stdout and "\\x1b[2J" in text.stdout
 
 
 def test_an_id_starting_with_a_dash_can_be_removed(new_model_file, full_store):
     assert main(["publish", str(new_model_file), "--store", str(full_store), *form_args(team="-dash team")]) == 0
     sid = next(s for s in LocalStore(full_store).submission_ids() if s.startswith("-"))
-    removed = subprocess.run([sys.executable, "-m", "leaderboard", "remove", sid, "--reason", "test", "--store",
-                              str(full_store)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    removed = cli("remove", sid, "--reason", "test", "--store", full_store)
     assert removed.returncode == 0, removed.stderr
     assert sid not in LocalStore(full_store).submission_ids()
 
@@ -361,14 +358,11 @@ def test_an_unreachable_hub_is_not_called_a_missing_store(tmp_path):
 
 def test_a_board_of_one_model_shows_no_nan(tmp_path, new_model_file):
     store = tmp_path / "store"
-    published = subprocess.run([sys.executable, "-m", "leaderboard", "publish", str(new_model_file), "--store",
-                                str(store), *form_args()], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    published = cli("publish", new_model_file, "--store", store, *form_args())
     assert published.returncode == 0, published.stderr
     assert "no duels yet" in published.stdout and "nan" not in published.stdout.lower()
-    table = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(store)], cwd=ROOT,
-                           capture_output=True, text=True, timeout=300)
+    table = cli("table", "--store", store)
     assert table.returncode == 0 and "nan" not in table.stdout.lower() and "–" in table.stdout
-    as_json = subprocess.run([sys.executable, "-m", "leaderboard", "table", "--store", str(store), "--format", "json"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    as_json = cli("table", "--store", store, "--format", "json")
     row = json.loads(as_json.stdout)[0]
     assert row["Overall win score %"] is None

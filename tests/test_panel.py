@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy.stats import rankdata
 
-from conftest import SMALL_TASKS, publish_all
+from conftest import SMALL_TASKS, cli as run_cli, publish_all
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine import ranking
@@ -333,11 +333,8 @@ def test_rebuild_recompute_moves_a_store_from_the_original_rule_to_the_panel(tmp
 # --- the original rule reproduces a reference-layout store's old ranking ---------------------
 
 def cli(tasks: Path, *args):
-    import subprocess
-    import sys
-    root = Path(__file__).resolve().parent.parent
-    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *map(str, args)], cwd=root,
-                          capture_output=True, text=True, timeout=300)
+    """The command on the benchmark of `tasks` (conftest's `cli`)."""
+    return run_cli("--tasks", tasks, *args)
 
 
 def reference_ranks(root: Path, tasks_file: dict) -> dict[str, int]:
@@ -373,7 +370,7 @@ def cli_ranks(tasks: Path, store: Path) -> dict[str, int]:
     return {by_title[row["Model"]]: row["Rank"] for row in json.loads(shown.stdout)}
 
 
-@pytest.mark.integration  # command-line processes
+@pytest.mark.integration  # command-line scenarios
 def test_the_original_rule_reproduces_a_reference_stores_old_ranking_and_rebuild_moves_it_to_the_panel(tmp_path):
     """12 simulated models published under "top-of-its-day" (3 opponents each), exported in
     the reference layout (tournament.json, data/): opened under that rule, before and after
