@@ -35,10 +35,10 @@ run: install
 	$(PY) app.py
 
 test: install-test
-	$(PY) -m pytest -q -n auto tests
+	$(PY) -m pytest -q -n auto --dist loadgroup tests
 
 check: $(VENV)/.installed-test
-	$(PY) -m pytest -q -n auto -m unit tests
+	$(PY) -m pytest -q -n auto --dist loadgroup -m unit tests
 
 lock: | $(PY)
 	$(PIP) uv

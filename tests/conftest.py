@@ -35,8 +35,8 @@ TIERS = {"unit": "in-process tests of functions and views (make check)",
          "browser": "tests that drive the app in Chromium"}
 # Files whose tests run whole command scenarios (the bad-file corpus through every command,
 # harness output through compile) or start processes and servers throughout.
-INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_cli.py", "test_compile.py",
-                     "test_hardening.py", "test_hub.py", "test_real_harness.py", "test_validation.py"}
+INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_board_writes.py", "test_cli.py",
+                     "test_compile.py", "test_hardening.py", "test_hub.py", "test_real_harness.py", "test_validation.py"}
 BROWSER_FIXTURES = {"chromium", "browser", "page", "phone"}
 SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
 
@@ -57,10 +57,29 @@ def tier_of(item) -> str:
     return "unit"
 
 
+def uses_a_module_fixture(item) -> bool:
+    fixtures = getattr(item, "_fixtureinfo", None)
+    return fixtures is not None and any(definitions[-1].scope == "module"
+                                        for definitions in fixtures.name2fixturedefs.values())
+
+
 def pytest_collection_modifyitems(config, items):
+    """Each test's tier; the tests of a file that share a module-scoped fixture (a served
+    app, a built store) in one xdist group, so that `--dist loadgroup` makes it once, not
+    once per worker; the files with browser tests first, then those with integration
+    tests, so that the quick unit tests fill the workers' ends (a file's tests stay
+    together: its module fixtures are made once)."""
     for item in items:
         if not any(item.get_closest_marker(tier) for tier in TIERS):  # a test may name its tier itself
             item.add_marker(tier_of(item))
+        if uses_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
+    order = list(TIERS)[::-1]  # browser, integration, unit
+    rank: dict[Path, int] = {}
+    for item in items:
+        tier = next(t for t in TIERS if item.get_closest_marker(t))
+        rank[item.path] = min(rank.get(item.path, len(order)), order.index(tier))
+    items.sort(key=lambda item: rank[item.path])  # stable: each file's own order kept
 
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
