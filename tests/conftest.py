@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Tiers, assigned here so that a new test in an existing file gets one without a marker
 # (a test may still carry one itself).
 TIERS = {"unit": "in-process tests of functions and views (make check)",
-         "integration": "tests that start servers or processes, or run whole command scenarios",
+         "integration": "tests that start servers or processes, or run whole command or board scenarios",
          "browser": "tests that drive the app in Chromium"}
 # Files whose tests run whole command scenarios (the bad-file corpus through every command,
 # harness output through compile) or start processes and servers throughout.

@@ -101,6 +101,7 @@ def test_publication_order_moves_no_model_under_the_panel_unlike_the_original_ru
     assert share_within(first, second, places=2) < 0.95
 
 
+@pytest.mark.integration  # a whole-board scenario: 90 publications into two stores
 def test_publication_order_moves_no_model_through_the_board(tmp_path):
     """Issue 20's design (45 models, 12 tasks, 20 opponents) through the real publication
     path: pre-submission and publication into local stores in two random orders, each
@@ -234,6 +235,7 @@ def everyone_dueled_the_panel(board) -> bool:
                for m in board.models for p in board.panel() if m != p)
 
 
+@pytest.mark.integration  # a whole-board scenario: 14 publications, the store read afresh after each
 def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_all_its_duels(tmp_path):
     """14 simulated models published one by one with a panel of 3 (the 14th brings back a
     model that the 7 before it did not duel): each preview's ranks
