@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -271,12 +272,19 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
     assert earlier_files_changed, "no publication changed the panel for earlier models: this board tests nothing"
 
 
+@pytest.fixture(scope="module")
+def panel_store_template(tmp_path_factory, two_member_tasks, eight_documents) -> Path:
+    """A store of 8 demo models published under a panel of 2 (copy it before use)."""
+    root = tmp_path_factory.mktemp("panel") / "store"
+    publish_all(Leaderboard(LocalStore(root), load_benchmark(two_member_tasks["panel"])), eight_documents)
+    return root
+
+
 @pytest.fixture
-def panel_board(tmp_path, two_member_tasks, eight_documents):
-    """8 demo models published under a panel of 2."""
-    board = Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(two_member_tasks["panel"]))
-    publish_all(board, eight_documents)
-    return board
+def panel_board(tmp_path, two_member_tasks, panel_store_template):
+    """The board of a copy of the 8-model store."""
+    shutil.copytree(panel_store_template, tmp_path / "store")
+    return Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(two_member_tasks["panel"]))
 
 
 def read_after(board, change) -> Leaderboard:
