@@ -63,6 +63,7 @@ def uses_a_module_fixture(item) -> bool:
                                         for definitions in fixtures.name2fixturedefs.values())
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """Each test's tier; the tests of a file that share a module-scoped fixture (a served
     app, a built store) in one xdist group, so that `--dist loadgroup` makes it once, not
