@@ -52,7 +52,8 @@ def tier_of(item) -> str:
     names = set(code.co_names) if code else set()  # the globals the test's own body uses
     if item.path.name.startswith("test_e2e") or fixtures & BROWSER_FIXTURES or "sync_playwright" in names:
         return "browser"
-    if item.path.name in INTEGRATION_FILES or fixtures & SERVER_FIXTURES or "subprocess" in names:
+    if (item.path.name in INTEGRATION_FILES or fixtures & SERVER_FIXTURES or any(f.endswith("_server") for f in fixtures)
+            or "subprocess" in names):
         return "integration"
     return "unit"
 
