@@ -6,6 +6,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
+# pytest-xdist workers for make test and make check (auto: one per core; the browser tests mostly wait)
+WORKERS ?= auto
 # Both locks list the full set of packages at exact versions; requirements*.in hold the bounds.
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --custom-compile-command "make lock"
 
@@ -35,10 +37,10 @@ run: install
 	$(PY) app.py
 
 test: install-test
-	$(PY) -m pytest -q -n auto tests
+	$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup tests
 
 check: $(VENV)/.installed-test
-	$(PY) -m pytest -q -n auto -m unit tests
+	$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup -m unit tests
 
 lock: | $(PY)
 	$(PIP) uv

@@ -2,10 +2,14 @@
 test tiers (`make check` runs the unit tier, `make test` all three)."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -13,6 +17,7 @@ import pytest
 from filelock import FileLock
 from playwright.sync_api import sync_playwright
 
+from leaderboard.cli import main as cli_main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
@@ -21,15 +26,17 @@ from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files
 from fake_hub import FakeHub
 
+ROOT = Path(__file__).resolve().parent.parent
+
 # Tiers, assigned here so that a new test in an existing file gets one without a marker
 # (a test may still carry one itself).
 TIERS = {"unit": "in-process tests of functions and views (make check)",
-         "integration": "tests that start servers or processes, or run whole command scenarios",
+         "integration": "tests that start servers or processes, or run whole command or board scenarios",
          "browser": "tests that drive the app in Chromium"}
 # Files whose tests run whole command scenarios (the bad-file corpus through every command,
 # harness output through compile) or start processes and servers throughout.
-INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_cli.py", "test_compile.py",
-                     "test_hardening.py", "test_hub.py", "test_real_harness.py", "test_validation.py"}
+INTEGRATION_FILES = {"test_api.py", "test_app_limits.py", "test_benchmarks.py", "test_board_writes.py", "test_cli.py",
+                     "test_compile.py", "test_hardening.py", "test_hub.py", "test_real_harness.py", "test_validation.py"}
 BROWSER_FIXTURES = {"chromium", "browser", "page", "phone"}
 SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
 
@@ -45,15 +52,36 @@ def tier_of(item) -> str:
     names = set(code.co_names) if code else set()  # the globals the test's own body uses
     if item.path.name.startswith("test_e2e") or fixtures & BROWSER_FIXTURES or "sync_playwright" in names:
         return "browser"
-    if item.path.name in INTEGRATION_FILES or fixtures & SERVER_FIXTURES or "subprocess" in names:
+    if (item.path.name in INTEGRATION_FILES or fixtures & SERVER_FIXTURES or any(f.endswith("_server") for f in fixtures)
+            or "subprocess" in names):
         return "integration"
     return "unit"
 
 
+def uses_a_module_fixture(item) -> bool:
+    fixtures = getattr(item, "_fixtureinfo", None)
+    return fixtures is not None and any(definitions[-1].scope == "module"
+                                        for definitions in fixtures.name2fixturedefs.values())
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
 def pytest_collection_modifyitems(config, items):
+    """Each test's tier; the tests of a file that share a module-scoped fixture (a served
+    app, a built store) in one xdist group, so that `--dist loadgroup` makes it once, not
+    once per worker; the files with browser tests first, then those with integration
+    tests, so that the quick unit tests fill the workers' ends (a file's tests stay
+    together: its module fixtures are made once)."""
     for item in items:
         if not any(item.get_closest_marker(tier) for tier in TIERS):  # a test may name its tier itself
             item.add_marker(tier_of(item))
+        if uses_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))
+    order = list(TIERS)[::-1]  # browser, integration, unit
+    rank: dict[Path, int] = {}
+    for item in items:
+        tier = next(t for t in TIERS if item.get_closest_marker(t))
+        rank[item.path] = min(rank.get(item.path, len(order)), order.index(tier))
+    items.sort(key=lambda item: rank[item.path])  # stable: each file's own order kept
 
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -255,3 +283,49 @@ def hub(tmp_path):
     hub = FakeHub(tmp_path / "hub").start()
     yield hub
     hub.stop()
+
+
+def _pipe(stream) -> io.TextIOWrapper:
+    """An in-memory stand-in for a child's stdout or stderr on a pipe: bytes, with the
+    encoding and error handler this interpreter gave its own stream (so what a real pipe
+    cannot take fails alike), and not a terminal."""
+    return io.TextIOWrapper(io.BytesIO(), encoding=stream.encoding, errors=stream.errors)
+
+
+def _as_subprocess_reads(pipe: io.TextIOWrapper) -> str:
+    """The pipe's bytes decoded as subprocess.run(text=True) decodes them: strict, with
+    universal newlines."""
+    pipe.flush()
+    return io.TextIOWrapper(io.BytesIO(pipe.buffer.getvalue()), encoding=sys.__stdout__.encoding).read()
+
+
+def cli(*args, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python -m leaderboard *args` run as `__main__` runs it (its `main`, SystemExit's
+    code), in this process: the exit code and the output as
+    `subprocess.run(capture_output=True, text=True)` gives them, without a fresh
+    interpreter's start and imports (0.7-1 s of CPU per command). `env`, when given, is
+    the whole environment during the call; `cwd` the working directory. For tests of what
+    a command does; the tests of the process itself (a cold start's imports, a terminal,
+    arguments that are not UTF-8, SIGKILL, huggingface_hub's settings read at its import,
+    several processes at once) start real ones."""
+    argv = [str(a) for a in args]
+    stdout, stderr = _pipe(sys.__stdout__), _pipe(sys.__stderr__)
+    saved_environment, saved_cwd = dict(os.environ), os.getcwd()
+    try:
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+            try:
+                code = cli_main(argv)
+            except SystemExit as e:  # argparse's errors and --help
+                code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+                if not isinstance(e.code, (int, type(None))):
+                    print(e.code, file=sys.stderr)
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_environment)
+    return subprocess.CompletedProcess(["python", "-m", "leaderboard", *argv], code,
+                                       _as_subprocess_reads(stdout), _as_subprocess_reads(stderr))

@@ -25,7 +25,7 @@ from bad_files import CASE_NAMES
 from conftest import tree_digest
 from leaderboard.submission.demo import demo_model
 from leaderboard.app.limits import MB, LimitReached, TempDiskBudget, UploadWindow
-from leaderboard.app.previews import PreviewShelf
+from leaderboard.app.previews import PreviewShelf, lifetime_text
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.views.submission import with_abbreviations
 from test_e2e import ROOT, serve
@@ -142,34 +142,41 @@ def test_twenty_sessions_presubmitting_keep_memory_bounded(server, full_benchmar
     assert "expired" in publish(first)  # the first session's preview was evicted
 
 
-def test_uploads_and_previews_are_deleted_when_old(tmp_path_factory, full_store_template, new_model_file):
+@pytest.fixture(scope="module")
+def short_lived_server(tmp_path_factory, full_store_template):
+    """The app keeping uploads and pre-submissions 3 seconds (LEADERBOARD_CACHE_SECONDS=3)."""
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_CACHE_SECONDS="3") as running:
+        yield running
+
+
+def test_uploads_and_previews_are_deleted_when_old(short_lived_server, new_model_file):
     """With LEADERBOARD_CACHE_SECONDS=3: an upload and its preview are gone a few seconds later."""
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_CACHE_SECONDS="3") as (url, _, _, cache):
-        session = PageSession(url)
-        uploads = lambda: list(cache.rglob(new_model_file.name))  # noqa: E731
-        seen, stop = threading.Event(), threading.Event()
+    url, _, _, cache = short_lived_server
+    session = PageSession(url)
+    uploads = lambda: list(cache.rglob(new_model_file.name))  # noqa: E731
+    seen, stop = threading.Event(), threading.Event()
 
-        def watch():  # under load the pre-submission can take longer than the upload's 3 s
-            while not stop.is_set() and not seen.is_set():
-                if uploads():
-                    seen.set()
-                time.sleep(0.02)
+    def watch():  # under load the pre-submission can take longer than the upload's 3 s
+        while not stop.is_set() and not seen.is_set():
+            if uploads():
+                seen.set()
+            time.sleep(0.02)
 
-        watcher = threading.Thread(target=watch)
-        watcher.start()
-        try:
-            assert "would rank" in presubmit(session, new_model_file)  # the preview's token stays in the session
-        finally:
-            stop.set()
-            watcher.join()
-        previewed = time.monotonic()  # the preview's 3 s count from here, the upload's from before
-        assert seen.is_set()  # the upload was kept in the cache folder
-        deadline = time.monotonic() + 30  # deletion runs every second for files over 3 s old
-        while uploads() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert uploads() == []
-        time.sleep(max(0.0, previewed + 3.5 - time.monotonic()))  # under load the upload can go first
-        assert "expired" in publish(session)
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        assert "would rank" in presubmit(session, new_model_file)  # the preview's token stays in the session
+    finally:
+        stop.set()
+        watcher.join()
+    previewed = time.monotonic()  # the preview's 3 s count from here, the upload's from before
+    assert seen.is_set()  # the upload was kept in the cache folder
+    deadline = time.monotonic() + 30  # deletion runs every second for files over 3 s old
+    while uploads() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert uploads() == []
+    time.sleep(max(0.0, previewed + 3.5 - time.monotonic()))  # under load the upload can go first
+    assert "expired" in publish(session)
 
 
 def rss_mb(pid: int) -> float:
@@ -188,10 +195,14 @@ def test_the_shelf_keeps_a_preview_as_long_as_the_readme_says():
     assert shelf.get("a", token) is None
 
 
-def test_the_page_states_the_configured_lifetime_of_a_pre_submission(tmp_path_factory, full_store_template):
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_CACHE_SECONDS="120") as (url, _, _, _):
-        page = httpx.get(f"{url}config", timeout=60).text
-    assert "kept for 2 minutes" in page and "15 minutes" not in page
+def test_the_page_states_the_configured_lifetime_of_a_pre_submission(short_lived_server):
+    page = httpx.get(f"{short_lived_server[0]}config", timeout=60).text
+    assert "kept for 3 seconds" in page and "15 minutes" not in page
+
+
+def test_a_lifetime_is_said_in_seconds_minutes_or_hours():
+    assert [lifetime_text(s) for s in (1, 3, 119, 120, 900, 7199, 7200)] == [
+        "1 second", "3 seconds", "119 seconds", "2 minutes", "15 minutes", "120 minutes", "2 hours"]
 
 
 def test_the_shelf_bounds_time_sessions_and_total():

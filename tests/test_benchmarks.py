@@ -9,13 +9,12 @@ import json
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import tree_digest
+from conftest import cli as run_cli, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.demo import sample_document
 from leaderboard.storage.local import LocalStore
@@ -31,9 +30,8 @@ N_MODELS = 6
 
 
 def cli(tasks: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")}
-    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *args], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=600)
+    """The command on the benchmark of `tasks` (conftest's `cli`), no LEADERBOARD_ setting in its environment."""
+    return run_cli("--tasks", tasks, *args, env={k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")})
 
 
 @pytest.fixture(scope="module", params=list(BENCHMARKS))

@@ -1,8 +1,8 @@
 """Writes that must leave a store `check` finds clean and that report truthfully, through
-the command line as a user runs it (real processes, real files), the web app and the Hub
-store (tests/fake_hub.py): removals on a board with more models than top_opponents + 1,
-a flag's reason changed, store paths relative to the working directory, a Hub commit that
-lands but whose answer is an error."""
+the command line as a user runs it (its `main` on real files; real processes against the
+Hub), the web app and the Hub store (tests/fake_hub.py): removals on a board with more
+models than top_opponents + 1, a flag's reason changed, store paths relative to the
+working directory, a Hub commit that lands but whose answer is an error."""
 from __future__ import annotations
 
 import json
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SMALL_TASKS, publish_all
+from conftest import SMALL_TASKS, cli, publish_all
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
@@ -49,12 +49,18 @@ def few_opponents_documents(few_opponents_tasks):
     return [demo_model(benchmark, i, 0, designs) for i in range(8)]
 
 
-@pytest.fixture
-def few_opponents_store(tmp_path, few_opponents_tasks, few_opponents_documents) -> Path:
-    """6 models published in time order on the top_opponents=2 benchmark."""
-    board = Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(few_opponents_tasks))
+@pytest.fixture(scope="module")
+def few_opponents_template(tmp_path_factory, few_opponents_tasks, few_opponents_documents) -> Path:
+    """6 models published in time order on the top_opponents=2 benchmark (copy it before use)."""
+    board = Leaderboard(LocalStore(tmp_path_factory.mktemp("few_store") / "store"), load_benchmark(few_opponents_tasks))
     publish_all(board, few_opponents_documents[:6])
     return board.store.root
+
+
+@pytest.fixture
+def few_opponents_store(tmp_path, few_opponents_template) -> Path:
+    """A copy of the template's store for one test."""
+    return Path(shutil.copytree(few_opponents_template, tmp_path / "store"))
 
 
 def test_rebuild_recompute_moves_a_store_to_the_panel_and_lists_the_ranks_that_moved(
@@ -79,10 +85,15 @@ def test_rebuild_recompute_moves_a_store_to_the_panel_and_lists_the_ranks_that_m
     assert run(few_opponents_tasks, "check", "--store", tmp_path / "store").returncode == 0
 
 
-def run(tasks: Path, *args, cwd: Path = ROOT, env: dict | None = None):
-    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
+def run(tasks: Path, *args, cwd: Path = ROOT):
+    """The command on the benchmark of `tasks`, through `main` in this process (conftest's `cli`)."""
+    return cli("--tasks", tasks, *args, cwd=cwd)
+
+
+def process(tasks: Path, *args, env: dict):
+    """The command in a fresh `python -m leaderboard` process, `env` added to its environment."""
+    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *map(str, args)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, **env})
 
 
 def in_time_order(root: Path) -> list[str]:
@@ -266,8 +277,9 @@ def test_a_flag_or_removal_whose_commit_failed_says_whether_it_may_have_landed(h
 
 
 def hub_cli(hub, tmp_path, tasks, *args):
-    return run(tasks, *args, "--repo", REPO, env={"HF_ENDPOINT": hub.url, "HF_TOKEN": hub.token,
-                                                   "HF_HOME": str(tmp_path / "hf")})
+    """In a fresh process: huggingface_hub reads the Hub's address (HF_ENDPOINT) when imported."""
+    return process(tasks, *args, "--repo", REPO, env={"HF_ENDPOINT": hub.url, "HF_TOKEN": hub.token,
+                                                       "HF_HOME": str(tmp_path / "hf")})
 
 
 def test_the_command_line_reports_hub_failures_truthfully(hub, tmp_path, small_tasks_file, small_benchmark,

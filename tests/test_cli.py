@@ -1,4 +1,7 @@
-"""The command line as a user runs it: real processes, real files, exit codes."""
+"""The command line as a user runs it: real files, exit codes, what it prints. Each command
+runs through `main` as `python -m leaderboard` runs it (conftest's `cli`, in this process);
+the tests of the process itself start real ones: exit codes, a cold start's imports, a
+terminal, the Hub's address from the environment."""
 from __future__ import annotations
 
 import io
@@ -12,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 
-from conftest import tree_digest
+from conftest import cli, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 
@@ -21,24 +24,26 @@ FORM = ["--team", "CLI Team", "--model", "cli-model", "--type", "chat", "--param
         "4096", "--precision", "bfloat16", "--link", "https://example.com/cli"]
 
 
-def run(*args):
+def process(*args):
+    """The command in a fresh `python -m leaderboard` process."""
     return subprocess.run([sys.executable, "-m", "leaderboard", *map(str, args)], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
 
 
 def test_validate(new_model_file, full_store, tmp_path):
-    ok = run("validate", new_model_file, "--store", full_store)
+    """In real processes: the exit codes `python -m leaderboard` ends with."""
+    ok = process("validate", new_model_file, "--store", full_store)
     assert ok.returncode == 0 and "valid, 50 tasks" in ok.stdout
     bad = tmp_path / "bad.json"
     bad.write_text('{"predictions": {}}')
-    result = run("validate", bad)
+    result = process("validate", bad)
     assert result.returncode == 2
     assert "error: missing tasks (50 of 50)" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_duel_json_contract(full_store):
     a, b = sorted((full_store / "data").glob("*.json"))[:2]
-    result = run("duel", a, b, "--json")
+    result = cli("duel", a, b, "--json")
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
     assert len(out) == 50
@@ -46,15 +51,15 @@ def test_duel_json_contract(full_store):
         assert set(entry) == {"significant", "p_value", "delta"}
         assert isinstance(entry["significant"], bool) and 0 <= entry["p_value"] <= 1
         assert entry["significant"] == (entry["p_value"] <= 0.05)
-    same = json.loads(run("duel", a, a, "--json").stdout)
+    same = json.loads(cli("duel", a, a, "--json").stdout)
     assert not any(e["significant"] for e in same.values())  # identical models never win
-    text = run("duel", a, b).stdout.splitlines()  # the text form says what p and delta are
+    text = cli("duel", a, b).stdout.splitlines()  # the text form says what p and delta are
     assert len(text) == 51 and all(" p one-sided=" in line and " A better by=" in line for line in text[:50])
 
 
 def test_presubmit_previews_and_writes_nothing_then_publish(new_model_file, full_store):
     before = tree_digest(full_store)
-    result = run("presubmit", new_model_file, "--store", full_store, "--team", "CLI Team", "--model", "cli-model",
+    result = cli("presubmit", new_model_file, "--store", full_store, "--team", "CLI Team", "--model", "cli-model",
                  "--json")
     assert result.returncode == 0, result.stderr
     preview = json.loads(result.stdout)
@@ -62,24 +67,24 @@ def test_presubmit_previews_and_writes_nothing_then_publish(new_model_file, full
     assert len(preview["categories"]) == 9 and len(preview["tasks"]) == 50
     assert tree_digest(full_store) == before
 
-    missing = run("publish", new_model_file, "--store", full_store, "--team", "CLI Team", "--model", "cli-model")
+    missing = cli("publish", new_model_file, "--store", full_store, "--team", "CLI Team", "--model", "cli-model")
     assert missing.returncode == 2
     assert "required: --type, --params, --input-length, --precision, --link" in missing.stderr
-    published = run("publish", new_model_file, "--store", full_store, *FORM, "--json")
+    published = cli("publish", new_model_file, "--store", full_store, *FORM, "--json")
     assert published.returncode == 0, published.stderr
     sid = json.loads(published.stdout)["submission_id"]
     assert (full_store / "data" / f"{sid}.json").exists()
     stored = json.loads((full_store / "data" / f"{sid}.json").read_text())["submission_metadata"]
     assert stored["team_name"] == "CLI Team" and stored["submission_id"] == sid
 
-    table = json.loads(run("table", "--store", full_store, "--format", "json").stdout)
+    table = json.loads(cli("table", "--store", full_store, "--format", "json").stdout)
     assert len(table) == 6 and "CLI Team/cli-model" in [row["Model"] for row in table]
     assert [row["Rank"] for row in table] == sorted(row["Rank"] for row in table)
-    assert run("publish", new_model_file, "--store", full_store, *FORM).returncode == 2  # already published
+    assert cli("publish", new_model_file, "--store", full_store, *FORM).returncode == 2  # already published
 
 
 def test_table_formats_and_category(full_store):
-    csv = run("table", "--store", full_store, "--category", "NER", "--format", "csv")
+    csv = cli("table", "--store", full_store, "--category", "NER", "--format", "csv")
     assert csv.returncode == 0
     header = csv.stdout.splitlines()[0].split(",")
     assert header[:11] == ["NER rank", "Model", "NER win score %", "NER rank 95% low", "NER rank 95% high",
@@ -87,75 +92,75 @@ def test_table_formats_and_category(full_store):
                            "CNEC win score %", "CCDNER win score %"]  # the web app's columns: ranked by the category
     assert len(csv.stdout.splitlines()) == 6
     raw = pd.read_csv(io.StringIO(csv.stdout), index_col="Model")
-    adjusted = run("table", "--store", full_store, "--category", "NER", "--format", "csv", "--bh-adjusted")
+    adjusted = cli("table", "--store", full_store, "--category", "NER", "--format", "csv", "--bh-adjusted")
     bh = pd.read_csv(io.StringIO(adjusted.stdout), index_col="Model")
     assert adjusted.returncode == 0 and set(bh.index) == set(raw.index)
     assert (bh["NER win score %"] <= raw.loc[bh.index, "NER win score %"]).all()  # adjusted p >= raw: fewer wins
-    bad = run("table", "--store", full_store, "--category", "Poetry")
+    bad = cli("table", "--store", full_store, "--category", "Poetry")
     assert bad.returncode == 2 and "unknown category 'Poetry'" in bad.stderr
 
 
 def test_rebuild_and_demo(tmp_path, full_store):
     shutil.rmtree(full_store / "duels")
-    result = run("rebuild", "--store", full_store)
+    result = cli("rebuild", "--store", full_store)
     assert result.returncode == 0 and "10 missing model pairs dueled" in result.stdout
-    demo = run("demo", "--store", tmp_path / "demo", "--models", "3", "--seed", "5")
+    demo = cli("demo", "--store", tmp_path / "demo", "--models", "3", "--seed", "5")
     assert demo.returncode == 0 and "3 models" in demo.stdout
     assert len(list((tmp_path / "demo" / "data").glob("*.json"))) == 3
-    again = run("demo", "--store", tmp_path / "demo", "--models", "3")
+    again = cli("demo", "--store", tmp_path / "demo", "--models", "3")
     assert again.returncode == 2 and "already holds submissions" in again.stderr
 
 
 def test_missing_store(tmp_path):
-    result = run("table", "--store", tmp_path / "nowhere")
+    result = process("table", "--store", tmp_path / "nowhere")
     assert result.returncode == 2 and "no leaderboard store at" in result.stderr
 
 
 def test_check_remove_and_rebuild(full_store):
-    ok = run("check", "--store", full_store)
+    ok = cli("check", "--store", full_store)
     assert ok.returncode == 0 and "5 models, no problems" in ok.stdout, ok.stderr
     sid = sorted(p.stem for p in (full_store / "data").glob("*.json"))[0]
-    no_reason = run("remove", sid, "--store", full_store, "--reason", " ")
+    no_reason = cli("remove", sid, "--store", full_store, "--reason", " ")
     assert no_reason.returncode == 2 and "give a reason" in no_reason.stderr
-    assert run("remove", "no-such-model", "--store", full_store, "--reason", "x").returncode == 2
-    removed = run("remove", sid, "--store", full_store, "--reason", "duplicate")
+    assert cli("remove", "no-such-model", "--store", full_store, "--reason", "x").returncode == 2
+    removed = cli("remove", sid, "--store", full_store, "--reason", "duplicate")
     assert removed.returncode == 0 and "4 models left" in removed.stdout, removed.stderr
     assert not (full_store / "data" / f"{sid}.json").exists()
     assert not (full_store / "duels" / f"{sid}.parquet").exists()
     for path in (full_store / "duels").glob("*.parquet"):
         rows = pd.read_parquet(path)
         assert sid not in set(rows["first"]) | set(rows["second"])
-    assert run("check", "--store", full_store).returncode == 0
+    assert cli("check", "--store", full_store).returncode == 0
     max((full_store / "duels").glob("*.parquet"), key=lambda p: p.stat().st_size).unlink()  # lose some duels
-    damaged = run("check", "--store", full_store)
+    damaged = cli("check", "--store", full_store)
     assert damaged.returncode == 2 and "missing duels" in damaged.stdout
-    assert run("rebuild", "--store", full_store).returncode == 0
-    assert run("check", "--store", full_store).returncode == 0
+    assert cli("rebuild", "--store", full_store).returncode == 0
+    assert cli("check", "--store", full_store).returncode == 0
 
 
 def test_export_migrate_and_recompute_keep_the_ranking(tmp_path, full_store):
-    table = run("table", "--store", full_store, "--format", "json").stdout
+    table = cli("table", "--store", full_store, "--format", "json").stdout
     ref = tmp_path / "ref"
-    exported = run("export", "--store", full_store, "--reference-layout", "-o", ref)
+    exported = cli("export", "--store", full_store, "--reference-layout", "-o", ref)
     assert exported.returncode == 0, exported.stderr
     assert (ref / "tournament.json").exists() and not (ref / "duels").exists()
     assert len(list((ref / "data").glob("*.json"))) == 5
-    assert run("export", "--store", full_store, "--reference-layout", "-o", ref).returncode == 2  # not empty
-    assert run("table", "--store", ref, "--format", "json").stdout == table
-    migrated = run("migrate", "--store", ref)
+    assert cli("export", "--store", full_store, "--reference-layout", "-o", ref).returncode == 2  # not empty
+    assert cli("table", "--store", ref, "--format", "json").stdout == table
+    migrated = cli("migrate", "--store", ref)
     assert migrated.returncode == 0 and "4 duel files" in migrated.stdout, migrated.stderr
     assert not (ref / "tournament.json").exists()
-    assert run("table", "--store", ref, "--format", "json").stdout == table
-    assert run("migrate", "--store", ref).returncode == 2  # nothing left to migrate
+    assert cli("table", "--store", ref, "--format", "json").stdout == table
+    assert cli("migrate", "--store", ref).returncode == 2  # nothing left to migrate
     rules = set(pd.concat([pd.read_parquet(p) for p in (ref / "duels").glob("*.parquet")])["rules"])
     assert rules == {"unrecorded"}
-    recomputed = run("rebuild", "--store", ref, "--recompute")
+    recomputed = cli("rebuild", "--store", ref, "--recompute")
     assert recomputed.returncode == 0, recomputed.stderr
     assert "recomputed 10 model pairs" in recomputed.stdout and "0 verdicts changed" in recomputed.stdout
     rules = set(pd.concat([pd.read_parquet(p) for p in (ref / "duels").glob("*.parquet")])["rules"])
     assert len(rules) == 1 and rules != {"unrecorded"}
-    assert run("table", "--store", ref, "--format", "json").stdout == table
-    assert run("check", "--store", ref).returncode == 0
+    assert cli("table", "--store", ref, "--format", "json").stdout == table
+    assert cli("check", "--store", ref).returncode == 0
 
 
 def test_a_missing_hub_repo_is_a_clear_error(tmp_path):
@@ -169,9 +174,9 @@ def test_a_missing_hub_repo_is_a_clear_error(tmp_path):
 
 def test_sample_file_is_accepted_by_its_store(full_store, tmp_path):
     sample = tmp_path / "sample.json"
-    made = run("sample-file", "--store", full_store, "-o", sample)
+    made = cli("sample-file", "--store", full_store, "-o", sample)
     assert made.returncode == 0 and "a sample submission for" in made.stdout, made.stderr
-    preview = run("presubmit", sample, "--store", full_store, "--team", "Try", "--model", "sample")
+    preview = cli("presubmit", sample, "--store", full_store, "--team", "Try", "--model", "sample")
     assert preview.returncode == 0 and "would rank" in preview.stdout, preview.stderr
 
 
@@ -183,10 +188,10 @@ def test_the_sample_file_is_never_published(full_store, tmp_path):
     """Published, it would make every visitor's sample a duplicate: pre-submission says it
     is the sample, publication is refused, also with its marker removed."""
     sample = tmp_path / "sample.json"
-    assert run("sample-file", "--store", full_store, "-o", sample).returncode == 0
+    assert cli("sample-file", "--store", full_store, "-o", sample).returncode == 0
     document = json.loads(sample.read_text())
     assert "cannot be published" in document["metadata"]["leaderboard_sample_file"]
-    preview = run("presubmit", sample, "--store", full_store, "--team", "Try", "--model", "sample")
+    preview = cli("presubmit", sample, "--store", full_store, "--team", "Try", "--model", "sample")
     assert preview.returncode == 0 and "would rank" in preview.stdout, preview.stderr
     assert "this is the leaderboard's sample file: it can be pre-submitted, never published" in preview.stderr
     del document["metadata"]["leaderboard_sample_file"]
@@ -194,7 +199,7 @@ def test_the_sample_file_is_never_published(full_store, tmp_path):
     unmarked.write_text(json.dumps(document))
     before = tree_digest(full_store)
     for path in (sample, unmarked):
-        published = run("publish", path, "--store", full_store, *SAMPLE_PUBLISH)
+        published = cli("publish", path, "--store", full_store, *SAMPLE_PUBLISH)
         assert published.returncode == 2, published.stderr
         assert ("error: this is the leaderboard's sample file, which cannot be published: published, it would make "
                 "every visitor's copy a duplicate") in published.stderr
@@ -209,22 +214,22 @@ def test_flag_unflag_and_the_table_without_flagged_models(full_store):
                           ((top, "--reason", "leaked", "--link", "javascript:alert(1)"),
                            "error: Link: an http:// or https:// address"),
                           (("no-such-model", "--reason", "leaked"), "error: no published model 'no-such-model'")):
-        refused = run("flag", *args, "--store", full_store)
+        refused = cli("flag", *args, "--store", full_store)
         assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr
-    assert run("unflag", top, "--store", full_store).returncode == 2
+    assert cli("unflag", top, "--store", full_store).returncode == 2
     assert tree_digest(full_store) == before
-    flagged = run("flag", top, "--reason", "test set leaked", "--link", "https://example.com/r", "--store", full_store)
+    flagged = cli("flag", top, "--reason", "test set leaked", "--link", "https://example.com/r", "--store", full_store)
     assert flagged.returncode == 0 and "test set leaked" in flagged.stdout, flagged.stderr
-    shown = json.loads(run("table", "--store", full_store, "--format", "json").stdout)
+    shown = json.loads(cli("table", "--store", full_store, "--format", "json").stdout)
     # under the panel its rank may change: a flagged model leaves the panel, its duels count for no one
     assert [(r["Model"], r["Flag reason"]) for r in shown if r["Flagged"]] == [(title, "test set leaked")]
-    assert "test set leaked" in run("table", "--store", full_store).stdout
-    without = json.loads(run("table", "--store", full_store, "--format", "json", "--exclude-flagged").stdout)
+    assert "test set leaked" in cli("table", "--store", full_store).stdout
+    without = json.loads(cli("table", "--store", full_store, "--format", "json", "--exclude-flagged").stdout)
     assert len(without) == 4 and title not in [r["Model"] for r in without]
-    assert run("check", "--store", full_store).returncode == 0
-    unflagged = run("unflag", top, "--reason", "cleared", "--store", full_store)
+    assert cli("check", "--store", full_store).returncode == 0
+    unflagged = cli("unflag", top, "--reason", "cleared", "--store", full_store)
     assert unflagged.returncode == 0 and "unflagged" in unflagged.stdout, unflagged.stderr
-    assert not any(r["Flagged"] for r in json.loads(run("table", "--store", full_store, "--format", "json").stdout))
+    assert not any(r["Flagged"] for r in json.loads(cli("table", "--store", full_store, "--format", "json").stdout))
 
 
 # --- argument handling and what the table prints (issue 18, item 17) --------------------------
@@ -233,18 +238,18 @@ PUBLICATION_FIELDS = ("--type", "--params", "--input-length", "--precision", "--
 
 
 def test_publish_help_shows_the_fields_publication_needs_as_required():
-    usage = " ".join(run("publish", "--help").stdout.split("\n\n")[0].split())
+    usage = " ".join(cli("publish", "--help").stdout.split("\n\n")[0].split())
     for flag in PUBLICATION_FIELDS:
         assert f"{flag} " in usage and f"[{flag} " not in usage, usage  # shown without brackets: required
     assert "[--description DESCRIPTION]" in usage
     for flag in PUBLICATION_FIELDS:  # a pre-submission fills them with placeholders: optional there
-        assert f"[{flag} " in " ".join(run("presubmit", "--help").stdout.split("\n\n")[0].split())
+        assert f"[{flag} " in " ".join(cli("presubmit", "--help").stdout.split("\n\n")[0].split())
 
 
 def test_publish_without_a_link_names_the_missing_argument(new_model_file, full_store):
     before = tree_digest(full_store)
     without_link = FORM[:FORM.index("--link")]
-    result = run("publish", new_model_file, "--store", full_store, *without_link)
+    result = cli("publish", new_model_file, "--store", full_store, *without_link)
     assert result.returncode == 2 and "the following arguments are required: --link" in result.stderr
     assert tree_digest(full_store) == before
 
@@ -252,14 +257,14 @@ def test_publish_without_a_link_names_the_missing_argument(new_model_file, full_
 def test_option_values_may_begin_with_a_dash(new_model_file, full_store):
     form = [*FORM, "--description", "-- a note"]
     form[form.index("--team") + 1], form[form.index("--model") + 1] = "-2+3", "-x"
-    published = run("publish", new_model_file, "--store", full_store, *form, "--json")
+    published = cli("publish", new_model_file, "--store", full_store, *form, "--json")
     assert published.returncode == 0, published.stderr
     sid = json.loads(published.stdout)["submission_id"]
     stored = json.loads((full_store / "data" / f"{sid}.json").read_text())["submission_metadata"]
     assert (stored["team_name"], stored["model_name"], stored["description"]) == ("-2+3", "-x", "-- a note")
-    flagged = run("flag", sid, "--reason", "-leaked test set", "--store", full_store)
+    flagged = cli("flag", sid, "--reason", "-leaked test set", "--store", full_store)
     assert flagged.returncode == 0 and "-leaked test set" in flagged.stdout, flagged.stderr
-    missing = run("flag", sid, "--store", full_store, "--reason")  # a value that is missing is still an error
+    missing = cli("flag", sid, "--store", full_store, "--reason")  # a value that is missing is still an error
     assert missing.returncode == 2 and "expected one argument" in missing.stderr
 
 
@@ -268,14 +273,14 @@ HOSTILE_DESCRIPTION = "clear\x1b[2J title\x1b]0;owned\x07 bidi\u202egnp.exe\nsec
 
 def _publish_hostile_description(new_model_file, full_store) -> str:
     form = [*FORM, "--description", HOSTILE_DESCRIPTION, "--json"]
-    published = run("publish", new_model_file, "--store", full_store, *form)
+    published = cli("publish", new_model_file, "--store", full_store, *form)
     assert published.returncode == 0, published.stderr
     return json.loads(published.stdout)["submission_id"]
 
 
 def test_csv_to_a_file_keeps_the_data_but_no_control_characters(new_model_file, full_store):
     _publish_hostile_description(new_model_file, full_store)
-    csv = run("table", "--store", full_store, "--format", "csv")
+    csv = cli("table", "--store", full_store, "--format", "csv")
     assert csv.returncode == 0, csv.stderr
     assert "\x1b" not in csv.stdout and "\x07" not in csv.stdout and "\u202e" not in csv.stdout
     descriptions = pd.read_csv(io.StringIO(csv.stdout), keep_default_na=False)["Description"]
@@ -335,7 +340,7 @@ def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file,
     test_hardening's planted titles) is not used."""
     from leaderboard.cli import _print_table
     from leaderboard.views.table import leaderboard_table
-    assert run("publish", new_model_file, "--store", full_store, *FORM).returncode == 0
+    assert cli("publish", new_model_file, "--store", full_store, *FORM).returncode == 0
     board = Leaderboard(LocalStore(full_store))
     expected = {}
     for category in (None, "NER"):
@@ -349,7 +354,7 @@ def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file,
     flagged = sorted(board.models)[0]
     (full_store / "flags.json").write_text(json.dumps({flagged: {"reason": "by hand", "link": None,
                                                                   "flagged_at": 0.0}}))
-    stale = run("table", "--store", full_store, "--format", "json")
+    stale = cli("table", "--store", full_store, "--format", "json")
     assert [row["Flag reason"] for row in json.loads(stale.stdout) if row["Flagged"]] == ["by hand"]
     (full_store / "flags.json").unlink()  # the snapshot that run wrote (with the flag) is not current now:
     assert run("table", "--store", full_store).returncode == 0  # the board is loaded and its snapshot written
@@ -358,5 +363,5 @@ def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file,
         path.write_text("not a model any more")  # a board load would skip every model
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # at its time: a file newer than the snapshot is an edit
     for category in (None, "NER"):
-        table = run("table", "--store", full_store, "--format", "csv", *(["--category", category] if category else []))
+        table = cli("table", "--store", full_store, "--format", "csv", *(["--category", category] if category else []))
         assert table.returncode == 0 and table.stderr == "" and table.stdout == expected[category]

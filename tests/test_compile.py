@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -14,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import SMALL_TASKS
+from conftest import SMALL_TASKS, cli
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
 from leaderboard.submission.archive import extracted
 from leaderboard.app.limits import LimitReached, TempDiskBudget
@@ -22,8 +20,6 @@ from leaderboard.cli import main
 from leaderboard.submission.demo import demo_model
 from leaderboard.errors import BadInput
 from leaderboard.config.tasks import load_benchmark
-
-ROOT = Path(__file__).resolve().parent.parent
 
 # The small benchmark with harness names of its own: compile is not tied to BenCzechMark.
 MINI_HARNESS = {"t_acc": ("mini_quiz", True), "t_em": ("mini_open_qa", False), "t_auc": ("mini_nli", True),
@@ -70,9 +66,7 @@ def full_logs(tmp_path_factory, full_benchmark):
 def test_compile_validate_presubmit_end_to_end(full_logs, full_benchmark, full_store, tmp_path):
     root, document = full_logs
     out = tmp_path / "submission.json"
-    compiled = subprocess.run([sys.executable, "-m", "leaderboard", "compile", "-i", str(root / "run_a"),
-                               "-i", str(root / "run_*"), "-o", str(out)], cwd=ROOT, capture_output=True,
-                              text=True, timeout=300)
+    compiled = cli("compile", "-i", root / "run_a", "-i", root / "run_*", "-o", out)
     assert compiled.returncode == 0, compiled.stderr
     assert "50 tasks" in compiled.stdout and MODEL in compiled.stdout
     result = json.loads(out.read_text())
@@ -86,12 +80,9 @@ def test_compile_validate_presubmit_end_to_end(full_logs, full_benchmark, full_s
     assert meta["lm_eval_version"] == "0.4.13" and meta["max_length"] == 4096 and meta["model_name"] == MODEL
     assert len(meta["task_hashes"]) == 50 and meta["n-shot"]["benczechmark_agree"] == 0
     assert meta["total_evaluation_time_seconds"] == 7800.0 and len(meta["harness_runs"]) == 2
-    validated = subprocess.run([sys.executable, "-m", "leaderboard", "validate", str(out), "--store", str(full_store)],
-                               cwd=ROOT, capture_output=True, text=True, timeout=300)
+    validated = cli("validate", out, "--store", full_store)
     assert validated.returncode == 0 and "valid, 50 tasks" in validated.stdout, validated.stderr
-    ranked = subprocess.run([sys.executable, "-m", "leaderboard", "presubmit", str(out), "--store", str(full_store),
-                             "--team", "Harness", "--model", "compiled", "--json"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=300)
+    ranked = cli("presubmit", out, "--store", full_store, "--team", "Harness", "--model", "compiled", "--json")
     assert ranked.returncode == 0, ranked.stderr
     preview = json.loads(ranked.stdout)
     assert preview["rank"] >= 1 and preview["opponents"] > 0 and len(preview["tasks"]) == 50

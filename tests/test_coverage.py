@@ -253,6 +253,7 @@ def demo_board(tasks_file: str, seed: int, n_models: int = 40) -> dict[str, list
                       skill, np.array([categories.index(t.category) for t in benchmark.tasks]), panel)
 
 
+@pytest.mark.integration  # whole demo boards (40 models) through the engine
 @pytest.mark.parametrize("tasks_file, seeds", [("czechsuite_tasks.json", [1]), ("tasks_metadata.json", [1, 2])])
 def test_demo_design_through_the_engine_covers_the_truth(tasks_file, seeds):
     """The demo design of each shipped benchmark, through the engine (`demo_board`): 90-99%

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import SMALL_TASKS, publish_all
+from conftest import SMALL_TASKS, cli, publish_all
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.local import LocalStore
@@ -75,9 +75,6 @@ def test_the_demo_store_is_written_in_one_commit(tmp_path, small_benchmark, monk
 
 
 def test_a_demo_of_no_models_is_refused(tmp_path):
-    import subprocess
-    import sys
-    result = subprocess.run([sys.executable, "-m", "leaderboard", "demo", "--store", str(tmp_path / "demo"),
-                             "--models", "0"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = cli("demo", "--store", tmp_path / "demo", "--models", "0")
     assert result.returncode == 2 and "--models must be at least 1, got 0" in result.stderr, result.stderr
     assert not (tmp_path / "demo" / "data").exists()

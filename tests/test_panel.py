@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,7 @@ import pandas as pd
 import pytest
 from scipy.stats import rankdata
 
-from conftest import SMALL_TASKS, publish_all
+from conftest import SMALL_TASKS, cli as run_cli, publish_all
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine import ranking
@@ -101,6 +102,7 @@ def test_publication_order_moves_no_model_under_the_panel_unlike_the_original_ru
     assert share_within(first, second, places=2) < 0.95
 
 
+@pytest.mark.integration  # a whole-board scenario: 90 publications into two stores
 def test_publication_order_moves_no_model_through_the_board(tmp_path):
     """Issue 20's design (45 models, 12 tasks, 20 opponents) through the real publication
     path: pre-submission and publication into local stores in two random orders, each
@@ -234,6 +236,7 @@ def everyone_dueled_the_panel(board) -> bool:
                for m in board.models for p in board.panel() if m != p)
 
 
+@pytest.mark.integration  # a whole-board scenario: 14 publications, the store read afresh after each
 def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_all_its_duels(tmp_path):
     """14 simulated models published one by one with a panel of 3 (the 14th brings back a
     model that the 7 before it did not duel): each preview's ranks
@@ -269,12 +272,19 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
     assert earlier_files_changed, "no publication changed the panel for earlier models: this board tests nothing"
 
 
+@pytest.fixture(scope="module")
+def panel_store_template(tmp_path_factory, two_member_tasks, eight_documents) -> Path:
+    """A store of 8 demo models published under a panel of 2 (copy it before use)."""
+    root = tmp_path_factory.mktemp("panel") / "store"
+    publish_all(Leaderboard(LocalStore(root), load_benchmark(two_member_tasks["panel"])), eight_documents)
+    return root
+
+
 @pytest.fixture
-def panel_board(tmp_path, two_member_tasks, eight_documents):
-    """8 demo models published under a panel of 2."""
-    board = Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(two_member_tasks["panel"]))
-    publish_all(board, eight_documents)
-    return board
+def panel_board(tmp_path, two_member_tasks, panel_store_template):
+    """The board of a copy of the 8-model store."""
+    shutil.copytree(panel_store_template, tmp_path / "store")
+    return Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(two_member_tasks["panel"]))
 
 
 def read_after(board, change) -> Leaderboard:
@@ -333,11 +343,8 @@ def test_rebuild_recompute_moves_a_store_from_the_original_rule_to_the_panel(tmp
 # --- the original rule reproduces a reference-layout store's old ranking ---------------------
 
 def cli(tasks: Path, *args):
-    import subprocess
-    import sys
-    root = Path(__file__).resolve().parent.parent
-    return subprocess.run([sys.executable, "-m", "leaderboard", "--tasks", str(tasks), *map(str, args)], cwd=root,
-                          capture_output=True, text=True, timeout=300)
+    """The command on the benchmark of `tasks` (conftest's `cli`)."""
+    return run_cli("--tasks", tasks, *args)
 
 
 def reference_ranks(root: Path, tasks_file: dict) -> dict[str, int]:
@@ -373,7 +380,7 @@ def cli_ranks(tasks: Path, store: Path) -> dict[str, int]:
     return {by_title[row["Model"]]: row["Rank"] for row in json.loads(shown.stdout)}
 
 
-@pytest.mark.integration  # command-line processes
+@pytest.mark.integration  # command-line scenarios
 def test_the_original_rule_reproduces_a_reference_stores_old_ranking_and_rebuild_moves_it_to_the_panel(tmp_path):
     """12 simulated models published under "top-of-its-day" (3 opponents each), exported in
     the reference layout (tournament.json, data/): opened under that rule, before and after

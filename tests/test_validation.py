@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, set_value
-from conftest import tree_digest
+from conftest import cli, tree_digest
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
 from leaderboard.submission.parsing import parse_submission
@@ -65,8 +65,11 @@ def test_special_files_are_refused_without_reading(kind, full_store, tmp_path):
         path.symlink_to("/dev/zero")
     before = tree_digest(full_store)
     for command, form in COMMANDS.items():
-        done = subprocess.run([sys.executable, "-m", "leaderboard", command, str(path), "--store", str(full_store), *form],
-                              capture_output=True, text=True, timeout=60, cwd=ROOT)
+        if kind == "fifo":  # a process of its own, so that reading it could only block that process
+            done = subprocess.run([sys.executable, "-m", "leaderboard", command, str(path), "--store", str(full_store),
+                                   *form], capture_output=True, text=True, timeout=60, cwd=ROOT)
+        else:
+            done = cli(command, path, "--store", full_store, *form)
         assert done.returncode == 2, done.stderr
         assert f"{path} is not a regular file" in done.stderr or "Is a directory" in done.stderr, done.stderr
     assert tree_digest(full_store) == before
@@ -142,7 +145,9 @@ def test_problems_are_all_listed_at_once(valid_document, full_benchmark):
 
 # --- fields that describe the documents, not the model ------------------------------------
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
+def _process(*args: str) -> subprocess.CompletedProcess:
+    """The command in a fresh `python -m leaderboard` process (the tests of what the
+    interpreter cannot take: they need its own streams and file reading)."""
     return subprocess.run([sys.executable, "-m", "leaderboard", *args], capture_output=True, text=True, timeout=300,
                           cwd=ROOT)
 
@@ -161,7 +166,7 @@ def test_word_counts_must_equal_the_published_ones(valid_document, full_store, t
                 f"the published submissions' {words[0]} (and {len(words) - 1:,} more samples)")
     before = tree_digest(full_store)
     for command, form in {**COMMANDS, "publish": FORM}.items():
-        done = _cli(command, str(path), "--store", str(full_store), *form)
+        done = cli(command, path, "--store", full_store, *form)
         assert done.returncode == 2 and expected in done.stderr, (command, done.stderr)
         assert "warning" not in done.stderr
     assert tree_digest(full_store) == before
@@ -176,7 +181,7 @@ def test_a_lone_surrogate_is_refused_naming_where(valid_document, full_store, tm
     path.write_text(json.dumps(doc))
     before = tree_digest(full_store)
     for command, form in COMMANDS.items():
-        done = _cli(command, str(path), "--store", str(full_store), *form)
+        done = _process(command, str(path), "--store", str(full_store), *form)
         assert done.returncode == 2, (command, done.stderr)
         assert "'metadata' → 'model_name' holds a lone surrogate \\ud800" in done.stderr, done.stderr
         assert "internal error" not in done.stderr and "Traceback" not in done.stderr
@@ -190,13 +195,13 @@ def test_a_surrogate_pair_is_a_character(valid_document, tmp_path):
     path = tmp_path / "pair.json"
     path.write_text(json.dumps(doc))  # ensure_ascii: written as "\ud83d\ude00"
     assert "\\ud83d\\ude00" in path.read_text()
-    done = _cli("validate", str(path))
+    done = cli("validate", path)
     assert done.returncode == 0, done.stderr
 
 
 def test_a_file_that_cannot_be_read_is_bad_input():
     """/proc/self/mem opens as a regular file but reading it fails."""
-    done = _cli("validate", "/proc/self/mem")
+    done = _process("validate", "/proc/self/mem")
     assert done.returncode == 2, done.stderr
     assert "cannot read the file /proc/self/mem: Input/output error" in done.stderr, done.stderr
     assert "internal error" not in done.stderr and "Traceback" not in done.stderr
@@ -217,7 +222,7 @@ def test_word_counts_are_checked_on_a_store_cached_without_them(valid_document, 
     set_value(doc, PPL_TASK, 3, [-10.0, 123_456])
     path = tmp_path / "changed.json"
     path.write_text(json.dumps(doc))
-    done = _cli("presubmit", str(path), "--store", str(full_store), *COMMANDS["presubmit"])
+    done = cli("presubmit", path, "--store", full_store, *COMMANDS["presubmit"])
     assert done.returncode == 2, done.stderr
     assert f"task {PPL_TASK}, sample 3 (doc_id 3): word count 123456 differs from the published submissions'" in done.stderr
 
