@@ -127,11 +127,13 @@ def model_contents(benchmark, n_models: int, full_size: bool, distinct: int) -> 
 
 
 def phase_build(store: str, n_models: str, samples: str, duels: str, distinct: str) -> dict:
-    """Write `n_models` models (data file, per-model cache, titles) without duels, then
-    their duels: `duels` "rebuild" runs `rebuild` (timed), "settled" computes the settled
-    panel's duels once per pair of contents (`settled_duels`) and writes them as
-    `rebuild` would. `samples` 0: real task sizes, contents shared (the module's note)."""
-    from leaderboard.board.state import Leaderboard
+    """`phase_models`, then `phase_duels` (two phases, so that each can run alone)."""
+    return {**phase_models(store, n_models, samples, distinct), **phase_duels(store, samples, duels, distinct)}
+
+
+def phase_models(store: str, n_models: str, samples: str, distinct: str) -> dict:
+    """Write `n_models` models (data file, per-model cache, titles) without duels.
+    `samples` 0: real task sizes, contents shared (the module's note)."""
     from leaderboard.submission.demo import FIRST_TIMESTAMP, demo_model, task_design
     from leaderboard.storage.local import TITLES_FILE, LocalStore, PublishedModel
     from leaderboard.storage.strict_json import dump_json
@@ -174,14 +176,26 @@ def phase_build(store: str, n_models: str, samples: str, duels: str, distinct: s
             os.link(shared_file, path)
         store_obj.save_cached(PublishedModel(sid, stored, results, references), stamp)
     (Path(store) / TITLES_FILE).write_bytes(dump_json(titles))
-    result = {"write_models_seconds": time.perf_counter() - t, "distinct_contents": len(made)}
+    return {"write_models_seconds": time.perf_counter() - t, "distinct_contents": len(made)}
+
+
+def phase_duels(store: str, samples: str, duels: str, distinct: str) -> dict:
+    """The duels of the models `phase_models` wrote: `duels` "rebuild" runs `rebuild`
+    (timed), "settled" computes the settled panel's duels once per pair of contents
+    (`settled_duels`) and writes them as `rebuild` would."""
+    from leaderboard.board.state import Leaderboard
+    from leaderboard.storage.local import LocalStore
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
     if duels == "rebuild":
         report = board.admin.rebuild()
-        result.update(rebuild_seconds=time.perf_counter() - t, dueled=report.dueled, rebuild_peak_mb=peak_mb())
-        return result
-    result.update(write_settled_duels(board, ids, demo_of, {demo: made[demo][2] for demo in made}, contents))
+        return {"rebuild_seconds": time.perf_counter() - t, "dueled": report.dueled, "rebuild_peak_mb": peak_mb()}
+    ids = sorted(board.models, key=lambda sid: board.models[sid].submitted)  # as phase_models wrote them
+    contents, demo_of = model_contents(board.benchmark, len(ids), int(samples) == 0, int(distinct))
+    results = {}  # demo index -> the results of its first model
+    for sid, demo in zip(ids, demo_of):
+        results.setdefault(demo, board.models[sid].results)
+    result = write_settled_duels(board, ids, demo_of, results, contents)
     result["settled_duels_seconds"] = time.perf_counter() - t
     t = time.perf_counter()
     result["missing_duels_after_load"] = missing_after_load(store)
@@ -289,7 +303,7 @@ def phase_in_process(store: str, new_file: str) -> dict:
             "bytes_written": sum(changed.values()), "files_written": changed}
 
 
-PHASES = {"build": phase_build, "in_process": phase_in_process}
+PHASES = {"build": phase_build, "models": phase_models, "duels": phase_duels, "in_process": phase_in_process}
 
 
 def run_phase(name: str, *args) -> dict:
