@@ -43,6 +43,7 @@ def main():
     parser.add_argument("--store", help="an existing store instead of a demo store of --models models")
     parser.add_argument("--desktop-only", action="store_true", help="1440x900 only")
     parser.add_argument("--port", type=int, help="the app's port, the empty page's the next (default: free ones)")
+    parser.add_argument("--wait-seconds", type=float, default=60, help="how long one interaction may take")
     parser.add_argument("--start-seconds", type=float, default=900, help="how long the app may take to start")
     args = parser.parse_args()
 
@@ -100,6 +101,7 @@ def picked_model(store: Path) -> tuple[str, str]:
 
 def measure(browser, viewport, port, args, sample, picked, expect, rows) -> dict:
     """Medians over `args.repeats` fresh browser contexts of one viewport."""
+    wait = args.wait_seconds * 1000  # how long an interaction may take (ms)
     times = {k: [] for k in ("first_load", "warm_reload", "category_switch", "search", "search_cleared",
                              "details_open", "picker_search", "model_details", "presubmit_to_preview")}
     url = f"http://127.0.0.1:{port}/"
@@ -108,11 +110,11 @@ def measure(browser, viewport, port, args, sample, picked, expect, rows) -> dict
         page = context.new_page()
         t = time.perf_counter()
         page.goto(url)
-        expect(rows(page).first.locator("[role=gridcell]").nth(2)).to_be_visible(timeout=60000)
+        expect(rows(page).first.locator("[role=gridcell]").nth(2)).to_be_visible(timeout=wait)
         times["first_load"].append(time.perf_counter() - t)
         t = time.perf_counter()  # again, with the browser's cache warm
         page.reload()
-        expect(rows(page).first.locator("[role=gridcell]").nth(2)).to_be_visible(timeout=60000)
+        expect(rows(page).first.locator("[role=gridcell]").nth(2)).to_be_visible(timeout=wait)
         times["warm_reload"].append(time.perf_counter() - t)
         header = page.locator("#board thead th .header").first
         for category in ("NER", "Historical", "Overall"):
@@ -121,7 +123,7 @@ def measure(browser, viewport, port, args, sample, picked, expect, rows) -> dict
             option.hover()  # Playwright's own waits for the menu (~0.5 s) are not the app's time
             t = time.perf_counter()
             option.click()
-            expect(header).to_have_text("Rank" if category == "Overall" else f"{category} rank", timeout=60000)
+            expect(header).to_have_text("Rank" if category == "Overall" else f"{category} rank", timeout=wait)
             expect(rows(page).first).to_be_visible()
             times["category_switch"].append(time.perf_counter() - t)
         pager = page.locator("#page-of")
@@ -130,30 +132,30 @@ def measure(browser, viewport, port, args, sample, picked, expect, rows) -> dict
         team = rows(page).first.locator("[role=gridcell]").nth(1).inner_text().strip().split("/")[0]
         t = time.perf_counter()
         search.fill(team)
-        expect(pager).to_contain_text("matching", timeout=60000)
+        expect(pager).to_contain_text("matching", timeout=wait)
         times["search"].append(time.perf_counter() - t)
         t = time.perf_counter()
         search.fill("")
-        expect(pager).to_have_text(everyone, timeout=60000)
+        expect(pager).to_have_text(everyone, timeout=wait)
         times["search_cleared"].append(time.perf_counter() - t)
         t = time.perf_counter()
         page.get_by_role("tab", name="Details").click()
-        expect(rows(page, "duels").first).to_be_visible(timeout=60000)
-        expect(page.locator("#bars .bar-row").first).to_be_visible(timeout=60000)
+        expect(rows(page, "duels").first).to_be_visible(timeout=wait)
+        expect(page.locator("#bars .bar-row").first).to_be_visible(timeout=wait)
         times["details_open"].append(time.perf_counter() - t)
         find, title = picked
         t = time.perf_counter()
         page.locator("#model-find textarea, #model-find input").first.press_sequentially(find)  # fill sends no input
-        expect(page.locator("#model-pick")).to_contain_text("match", timeout=60000)
+        expect(page.locator("#model-pick")).to_contain_text("match", timeout=wait)
         times["picker_search"].append(time.perf_counter() - t)
         page.locator("#model-pick input").click()
         option = page.get_by_role("option", name=title, exact=True)
         option.hover()
         t = time.perf_counter()
         option.click()
-        expect(page.locator("#card")).to_contain_text(title.split("/", 1)[1], timeout=60000)
-        expect(page.locator("#bars .bar-row").first).to_be_visible(timeout=60000)
-        expect(rows(page, "duels").first).to_be_visible(timeout=60000)
+        expect(page.locator("#card")).to_contain_text(title.split("/", 1)[1], timeout=wait)
+        expect(page.locator("#bars .bar-row").first).to_be_visible(timeout=wait)
+        expect(rows(page, "duels").first).to_be_visible(timeout=wait)
         times["model_details"].append(time.perf_counter() - t)
         page.get_by_role("tab", name="Submit").click()
         page.locator("#team textarea, #team input").first.fill("Bench")
@@ -162,10 +164,10 @@ def measure(browser, viewport, port, args, sample, picked, expect, rows) -> dict
         page.locator("#input-length input").fill("4096")
         page.locator("#link textarea, #link input").first.fill("https://example.com/bench")
         page.locator("#file input[type=file]").set_input_files(str(sample))
-        expect(page.locator("#file")).to_contain_text("sample.json", timeout=60000)
+        expect(page.locator("#file")).to_contain_text("sample.json", timeout=wait)
         t = time.perf_counter()
         page.locator("#presubmit").click()
-        expect(page.locator("#preview [role=row]").filter(has_text="★")).to_be_visible(timeout=60000)
+        expect(page.locator("#preview [role=row]").filter(has_text="★")).to_be_visible(timeout=wait)
         times["presubmit_to_preview"].append(time.perf_counter() - t)
         context.close()
     return times
