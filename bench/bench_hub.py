@@ -128,7 +128,7 @@ def main():
     results = {"models": args.models, "layout": args.layout, "load_average_at_start": os.getloadavg()}
     store = work / f"hubstore{args.models}-rebuilt"
     if not store.exists():
-        results["build"] = run_phase("build", store, args.models, 40, "0", 1)
+        results["build"] = run_phase("build", store, args.models, 40, "rebuild", 1)
     new_file = work / "hub-new.json"
     if not new_file.exists():
         write_probe(new_file, store, "hub-probe")

@@ -4,13 +4,15 @@ new model entering the panel or staying out of it, and of the rank and score int
 backfill included; a pre-submission at 10,000 in at most 1 s out of the panel, 5 s into
 it; the intervals of a 1,000-model board in at most 3 s).
 
-    python bench/bench_publication.py --models 1000 [--workdir /work/scratch/f] [--repeats 3]
+    python bench/bench_publication.py --models 1000 [--samples 0] [--workdir /work/scratch/f] [--repeats 3]
         [--before DIR [--before-repeats 1]]   # also time another tree of the code (`git archive main`), in turn
 
-The store is `bench_scale.py`'s (40 samples per task, every duel run by `rebuild`, so the
-panel is settled); built once under --workdir. Two new files come from the demo generator
-on the store's task designs: the strongest and the weakest of demo models 100,000-100,399
-by their overall skill, which enter the panel and stay out of it (each run checks which).
+The store is `bench_scale.py --settled`'s (40 samples per task, or with `--samples 0` full
+size; the panel settled, every model's duels with it stored; `--rebuilt`: the same
+store with its duels run by `rebuild`); built once under --workdir. Two new files come
+from the demo generator on the store's task designs, from the pool the store's models
+were picked from (`bench_scale.store_contents`): its best model, which enters the panel,
+and one below the panel, which stays out (each run checks which).
 Each run is one fresh process on a fresh hard-linked copy of the store (`--phase
 publication`): load, the board's intervals (`certainty`, as the app's first page asks:
 every model's replicates computed), the pre-submission (3 times, median), the
@@ -34,25 +36,25 @@ ROOT = Path(__file__).resolve().parent.parent
 CODE = Path(os.environ.get("BENCH_CODE", ROOT))  # the tree whose leaderboard package a phase times
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(CODE))
-CANDIDATES = range(100_000, 100_400)  # demo model indices the two new files are picked from
 
 
-def new_files(store: Path, work: Path, samples: int) -> dict[str, Path]:
-    """The strongest and the weakest candidate demo model as submission files (with
-    their forms beside them, `.form.json`)."""
-    import numpy as np
-
-    from bench.bench_scale import small_designs
+def new_files(work: Path, samples: int) -> dict[str, Path]:
+    """The two new submissions of the store's pool (`bench_scale.store_contents`): the one
+    that enters the panel and one that stays out, as files (with their forms beside
+    them, `.form.json`), on the store's task designs."""
+    from bench.bench_scale import small_designs, store_contents
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.storage.strict_json import dump_json
-    from leaderboard.submission.demo import demo_model, demo_skills
+    from leaderboard.submission.demo import demo_model, task_design
     benchmark = load_benchmark()
-    skill = {i: float(np.mean(list(demo_skills(benchmark, i, seed=1).values()))) for i in CANDIDATES}
+    contents = store_contents(benchmark, 0)
+    designs = ({t.id: task_design(t, seed=1) for t in benchmark.tasks} if samples == 0
+               else small_designs(benchmark, samples))
     files = {}
-    for name, index in (("enters", max(skill, key=skill.get)), ("stays_out", min(skill, key=skill.get))):
+    for name, index in (("enters", contents.enters), ("stays_out", contents.stays_out)):
         path = work / f"publication-{name}-{samples}.json"
         if not path.exists():
-            form, document, _ = demo_model(benchmark, index, seed=1, designs=small_designs(benchmark, samples))
+            form, document, _ = demo_model(benchmark, index, seed=1, designs=designs)
             path.write_bytes(dump_json(document))
             path.with_suffix(".form.json").write_text(json.dumps(form))
         files[name] = path
@@ -106,6 +108,9 @@ def main():
     parser.add_argument("--samples", type=int, default=40)
     parser.add_argument("--workdir", default=str(ROOT / "bench" / "out"))
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rebuilt", action="store_true", help="a store whose duels `rebuild` ran (default: "
+                                                               "`bench_scale.py --settled`'s, the same duels)")
+    parser.add_argument("--distinct", type=int, default=20, help="the other contents a full-size store shares")
     parser.add_argument("--before", help="another tree of the code, timed in turn with this one")
     parser.add_argument("--before-repeats", type=int, help="runs of the other tree (default --repeats): it "
                                                            "may take minutes per run")
@@ -115,14 +120,12 @@ def main():
     if args.phase:
         print(json.dumps(PHASES[args.phase](*args.args)))
         return
-    from bench.bench_scale import linked_copy, run_phase as scale_phase
+    from bench.bench_scale import built_store, linked_copy
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
-    store = work / f"scale{args.models}-{args.samples}-rebuilt"
     result = {"models": args.models, "samples": args.samples, "load_average_at_start": os.getloadavg()}
-    if not store.exists():
-        result["build"] = scale_phase("build", store, args.models, args.samples, "0", 20)
-    files = new_files(store, work, args.samples)
+    store, result["build"] = built_store(work, args.models, args.samples, not args.rebuilt, args.distinct)
+    files = new_files(work, args.samples)
     trees = {"after": ROOT, **({"before": Path(args.before)} if args.before else {})}
     runs = {(tree, name): [] for tree in trees for name in files}
     copy = work / f"publication{args.models}-copy"

@@ -1,24 +1,34 @@
-"""How the engine scales with the number of published models (issues 12 and 21).
+"""How the engine scales with the number of published models (issues 12, 20, 21 and 24).
 
     python bench/bench_scale.py --models 50 200 1000 [--samples 40] [--workdir bench/out]
-    python bench/bench_scale.py --models 10000 --synthetic-duels
-    python bench/bench_scale.py --models 1000 10000 --samples 0 --synthetic-duels --workdir /tmp/scale
+    python bench/bench_scale.py --models 10000 --settled
+    python bench/bench_scale.py --models 1000 10000 --samples 0 --settled --workdir /tmp/scale
 
 Stores are synthetic, in the project's own layout, on the full 50-task benchmark with
 `--samples` samples per task, or with `--samples 0` the demo generator's real task sizes
 (200-2,500 samples per task, 2.7-3.6 MB per file: full-size submissions). Models are
 written as the store lays them out (submission file, per-model cache stamped by content,
-titles) without duels, then `rebuild` runs every duel (its time is the rebuild curve).
-With `--synthetic-duels` the duel files are written directly with random verdicts
-against 50 earlier models each (a 10,000-model rebuild takes too long to repeat; the
-files and everything that reads them are the real ones).
+titles) without duels, then either `rebuild` runs every duel (its time is the rebuild
+curve) or, with `--settled`, the duels are computed once per pair of contents and
+written as `rebuild` writes them (minutes at 10,000 models instead of hours).
+
+The models are demo models picked so that the reference panel is known (`store_contents`):
+the `top_opponents` best of a pool by their worst category skill, at random places in
+publication order, and the others from the same pool's models at least SKILL_GAP below
+every member in every category, so the panel settles at its start, in one round, and a
+store holds what the rule expects: every model's duels with every member, both
+directions, with the real verdicts (`settled_duels`; `panel.settle` runs on them before
+they are written and the build reports what it had to add, and a fresh load then finds
+no duel missing, `missing_duels_after_load`). The same pool gives the new submissions of
+the publication bench: one that enters the panel and one that stays out.
 
 Full-size stores reuse files so that 10,000 models build in minutes on a few GB of disk:
-`--distinct` model contents (predictions) are generated and summarized once each, every
-model takes one of them under its own name, and the models of one content share one
-data file (hard links: its `submission_metadata` is the first such model's; nothing
-measured here reads a published data file, each model's cache being current). Each
-model's cache file is its own (it holds the model's metadata).
+the panel's 50 contents and `--distinct` other contents (predictions) are generated and
+summarized once each, every model takes one of them under its own name, and the models
+of one content share one data file (hard links: its `submission_metadata` is the first
+such model's; nothing measured here reads a published data file, each model's cache
+being current). Each model's cache file is its own (it holds the model's metadata).
+40-sample stores give every model its own content.
 
 Each measurement runs in a fresh process, so peak memory (max RSS) is its own; wall
 times of whole processes include Python's start-up. Prints one JSON summary.
@@ -36,6 +46,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,45 +77,93 @@ def small_designs(benchmark, samples: int) -> dict:
     return designs
 
 
-def phase_build(store: str, n_models: str, samples: str, synthetic: str, distinct: str) -> dict:
-    """Write `n_models` models (data file, per-model cache) without duels, then either
-    rebuild (timed) or write random duel files. `samples` 0: real task sizes, `distinct`
-    contents shared by the models (see the module's note)."""
+PANEL_POOL = range(200_000, 260_000)  # demo model indices the stores' contents are picked from
+SKILL_GAP = 1.0  # the others' best category skill at least this far below every panel member's worst
+
+
+@dataclass(frozen=True)
+class Contents:
+    """Which demo models a store is made of (demo model indices, `demo.demo_model`):
+    `members`, the panel's, the `top_opponents` best of PANEL_POOL by their worst category
+    skill; `others`, models whose best category skill lies SKILL_GAP below all of the
+    members' worst; `enters` and `stays_out`, two models of the same pool for a new
+    submission, the pool's best (it beats most members) and one more of the others."""
+
+    members: tuple[int, ...]
+    others: tuple[int, ...]
+    enters: int
+    stays_out: int
+
+
+def store_contents(benchmark, n_others: int) -> Contents:
     import numpy as np
 
-    from leaderboard.board.state import Leaderboard
-    from leaderboard.submission.demo import demo_model, task_design
+    from leaderboard.submission.demo import demo_skills
+    pool = np.array(PANEL_POOL)
+    skills = np.array([list(demo_skills(benchmark, int(i), seed=1).values()) for i in pool])
+    worst, best = skills.min(axis=1), skills.max(axis=1)
+    order = np.argsort(-worst, kind="stable")
+    k = benchmark.top_opponents
+    others = pool[best <= worst[order[k]] - SKILL_GAP]
+    if len(others) <= n_others:
+        raise SystemExit(f"PANEL_POOL holds {len(others)} models below the panel, {n_others + 1} are needed")
+    return Contents(tuple(int(i) for i in pool[order[1:k + 1]]), tuple(int(i) for i in others[:n_others]),
+                    int(pool[order[0]]), int(others[-1]))
+
+
+def model_contents(benchmark, n_models: int, full_size: bool, distinct: int) -> tuple[Contents, list[int]]:
+    """The store's contents and, per model in publication order, its demo model: the
+    members at random places (seeded), the others in turn (full size: `distinct` of
+    them shared by all; else each model its own)."""
+    import numpy as np
+    k = benchmark.top_opponents
+    if n_models <= k:
+        raise SystemExit(f"a scale store needs more models than the panel's {k}")
+    contents = store_contents(benchmark, distinct if full_size else n_models - k)
+    at_member = np.zeros(n_models, dtype=bool)
+    at_member[np.random.default_rng(0).choice(n_models, size=k, replace=False)] = True
+    members, others = iter(contents.members), iter(contents.others * (n_models // len(contents.others) + 1))
+    return contents, [next(members) if here else next(others) for here in at_member]
+
+
+def phase_build(store: str, n_models: str, samples: str, duels: str, distinct: str) -> dict:
+    """`phase_models`, then `phase_duels` (two phases, so that each can run alone)."""
+    return {**phase_models(store, n_models, samples, distinct), **phase_duels(store, samples, duels, distinct)}
+
+
+def phase_models(store: str, n_models: str, samples: str, distinct: str) -> dict:
+    """Write `n_models` models (data file, per-model cache, titles) without duels.
+    `samples` 0: real task sizes, contents shared (the module's note)."""
+    from leaderboard.submission.demo import FIRST_TIMESTAMP, demo_model, task_design
     from leaderboard.storage.local import LocalStore, PublishedModel, titles_files
     from leaderboard.storage.strict_json import dump_json
     from leaderboard.submission.alignment import TaskReference
     from leaderboard.submission.parsing import parse_submission
     from leaderboard.submission.metadata import submission_id, validate_metadata
     from leaderboard.config.tasks import load_benchmark
-    from leaderboard.engine.tournament import DuelRows, summarize
-    from leaderboard.storage import duel_files
+    from leaderboard.engine.tournament import summarize
     benchmark = load_benchmark()
     full_size = int(samples) == 0
     designs = ({t.id: task_design(t, seed=1) for t in benchmark.tasks} if full_size
                else small_designs(benchmark, int(samples)))
+    t = time.perf_counter()
+    contents, demo_of = model_contents(benchmark, int(n_models), full_size, int(distinct))
     store_obj = LocalStore(store)
     store_obj.data_dir.mkdir(parents=True, exist_ok=True)
     (Path(store) / "duels").mkdir(exist_ok=True)
-    t = time.perf_counter()
-    titles, ids, contents = {}, [], []  # contents: (form, parsed, results, references, timestamp, data file, stamp)
-    for i in range(int(n_models)):
-        content = i % int(distinct) if full_size else i
-        if content == len(contents):
-            form, document, submitted_at = demo_model(benchmark, i, seed=1, designs=designs)
+    titles, ids = {}, []
+    made = {}  # demo index -> [form, parsed, results, references, its first data file, that file's stamp]
+    for i, demo in enumerate(demo_of):
+        if demo not in made:
+            form, document, _ = demo_model(benchmark, demo, seed=1, designs=designs)
             parsed = parse_submission(dump_json(document), benchmark)
-            contents.append([form, parsed, summarize(parsed, benchmark),
-                             {k: TaskReference.of(s) for k, s in parsed.tasks.items()}, submitted_at, None, None])
-        form, parsed, results, references, submitted_at, shared_file, stamp = contents[content]
-        if full_size:  # its own name and time: m00042-<the content's model name>
-            form = {**form, "model_name": f"m{i:05d}-{form['model_name']}"}
-            submitted_at = submitted_at + i * 60
+            made[demo] = [form, parsed, summarize(parsed, benchmark),
+                          {k: TaskReference.of(s) for k, s in parsed.tasks.items()}, None, None]
+        form, parsed, results, references, shared_file, stamp = made[demo]
+        form = {**form, "model_name": f"m{i:05d}-{form['model_name']}"}  # its own name: m00042-<the content's>
         metadata = validate_metadata(**form)
         sid = submission_id(metadata, parsed)
-        stored = {**metadata.to_dict(), "submission_id": sid, "submission_timestamp": submitted_at,
+        stored = {**metadata.to_dict(), "submission_id": sid, "submission_timestamp": FIRST_TIMESTAMP + 600 * i,
                   "model_predictions_sha256": parsed.predictions_sha256,
                   "model_results_sha256": parsed.results_sha256}
         titles[sid] = metadata.title
@@ -112,39 +171,106 @@ def phase_build(store: str, n_models: str, samples: str, synthetic: str, distinc
         path = store_obj.data_dir / f"{sid}.json"
         if shared_file is None:
             path.write_bytes(dump_json({**parsed.document, "submission_metadata": stored}))
-            if full_size:
-                contents[content][5:] = [path, store_obj._stamp(sid)]
+            made[demo][4:] = [path, store_obj._stamp(sid)]
         else:
             os.link(shared_file, path)
         store_obj.save_cached(PublishedModel(sid, stored, results, references), stamp)
     for part, data in titles_files(titles, titles).items():
         (Path(store) / part).parent.mkdir(exist_ok=True)
         (Path(store) / part).write_bytes(data)
-    written = time.perf_counter() - t
-    result = {"write_models_seconds": written}
-    if synthetic == "1":
-        rng = np.random.default_rng(0)
-        task_ids = [task.id for task in benchmark.tasks]
-        rules = {"synthetic": {"version": 0, "note": "random verdicts for a scale benchmark"}}
-        for k in range(1, len(ids)):
-            opponents = rng.choice(k, size=min(50, k), replace=False)
-            m = len(opponents)
-            first = np.concatenate([np.full(m, k), opponents]).astype(np.int32)
-            second = np.concatenate([opponents, np.full(m, k)]).astype(np.int32)
-            shape = (2 * m, len(task_ids))
-            significant = rng.random(shape) < 0.3
-            rows = DuelRows(first, second, np.ones(shape, bool), significant,
-                            np.where(significant, 0.01, 0.5), rng.normal(0, 0.05, shape),
-                            np.full(2 * m, "synthetic", dtype=object))
-            (Path(store) / "duels" / f"{ids[k]}.parquet").write_bytes(
-                duel_files.duel_file(rows, ids, task_ids, rules))
-        result["synthetic_duels_seconds"] = time.perf_counter() - t - written
-    else:
-        t = time.perf_counter()
-        board = Leaderboard(LocalStore(store))
+    return {"write_models_seconds": time.perf_counter() - t, "distinct_contents": len(made)}
+
+
+def phase_duels(store: str, samples: str, duels: str, distinct: str) -> dict:
+    """The duels of the models `phase_models` wrote: `duels` "rebuild" runs `rebuild`
+    (timed), "settled" computes the settled panel's duels once per pair of contents
+    (`settled_duels`) and writes them as `rebuild` would."""
+    from leaderboard.board.state import Leaderboard
+    from leaderboard.storage.local import LocalStore
+    t = time.perf_counter()
+    board = Leaderboard(LocalStore(store))
+    if duels == "rebuild":
         report = board.admin.rebuild()
-        result.update(rebuild_seconds=time.perf_counter() - t, dueled=report.dueled, rebuild_peak_mb=peak_mb())
+        return {"rebuild_seconds": time.perf_counter() - t, "dueled": report.dueled, "rebuild_peak_mb": peak_mb()}
+    ids = sorted(board.models, key=lambda sid: board.models[sid].submitted)  # as phase_models wrote them
+    contents, demo_of = model_contents(board.benchmark, len(ids), int(samples) == 0, int(distinct))
+    results = {}  # demo index -> the results of its first model
+    for sid, demo in zip(ids, demo_of):
+        results.setdefault(demo, board.models[sid].results)
+    result = write_settled_duels(board, ids, demo_of, results, contents)
+    result["settled_duels_seconds"] = time.perf_counter() - t
+    t = time.perf_counter()
+    result["missing_duels_after_load"] = missing_after_load(store)
+    result["check_seconds"] = time.perf_counter() - t
+    result["build_peak_mb"] = peak_mb()
     return result
+
+
+def settled_duels(benchmark, ids: list[str], demo_of: list[int], results: dict, members: tuple[int, ...],
+                  rules: str):
+    """The duels of a store whose panel is the models of `members`' contents: every model
+    (ids[i], of demo model demo_of[i]) against every member, both directions, as
+    `tournament.duel_rows` computes them. A duel depends only on the two models'
+    contents, so each pair of contents is dueled once and its rows copied to the models
+    that share them. `results`: demo index -> ModelResults. Returns DuelRows with
+    indices into `ids`."""
+    import numpy as np
+
+    from leaderboard.engine.tournament import DuelRows, Tournament, duel_rows
+    demos = list(results)
+    position = {demo: k for k, demo in enumerate(demos)}
+    named = {str(demo): results[demo] for demo in demos}
+    contents = Tournament(benchmark.task_ids, list(named))
+    parts = [duel_rows(benchmark, contents, str(member), [str(d) for d in demos if d not in members[:k + 1]],
+                       named, rules) for k, member in enumerate(members)]  # each pair of contents once
+    pairs = DuelRows.concat(parts, len(benchmark.task_ids))
+    content = np.array([position[d] for d in demo_of], dtype=np.int64)
+    n, width = len(ids), len(demos)
+    member_models = np.flatnonzero(np.isin(demo_of, members))
+    outside = np.setdiff1d(np.arange(n), member_models)
+    first, second = [], []
+    for j in member_models:  # every model against member j, and j against those outside the panel
+        others = np.delete(np.arange(n), j)
+        first += [others, np.full(len(outside), j)]
+        second += [np.full(len(others), j), outside]
+    first, second = np.concatenate(first), np.concatenate(second)
+    keys = pairs.first.astype(np.int64) * width + pairs.second
+    order = np.argsort(keys)
+    wanted = content[first] * width + content[second]
+    found = order[np.searchsorted(keys[order], wanted)]
+    assert (keys[found] == wanted).all()
+    rows = pairs.take(found)
+    return DuelRows(first, second, rows.fought, rows.significant, rows.p_value, rows.delta, rows.rules)
+
+
+def write_settled_duels(board, ids: list[str], demo_of: list[int], results: dict, contents: Contents) -> dict:
+    """`settled_duels` settled by the board's own rule (`panel.settle`, running any duel
+    it lacks, which there should be none of) and written as `rebuild` writes duels: one
+    file per model, in one commit with the ranking snapshot."""
+    from leaderboard.board.writing import rewrite
+    from leaderboard.engine.replay import board_panel
+    from leaderboard.engine.tournament import Tournament
+    rows = settled_duels(board.benchmark, ids, demo_of, results, contents.members, board.rules)
+    tournament = Tournament(board.benchmark.task_ids, ids, rows)
+    t = time.perf_counter()
+    panel = board_panel(tournament, board.models, {}, board.benchmark, board.rules, backfill=True)
+    settle = time.perf_counter() - t
+    expected = {ids[i] for i, demo in enumerate(demo_of) if demo in contents.members}
+    with board.write_lock, board.store.lock():
+        rewrite(board, tournament, board.models, "Scale benchmark store: the settled panel's duels")
+    return {"duel_rows": len(rows), "settle_seconds": settle, "panel_rounds": panel.rounds,
+            "panel_is_the_members": set(panel.members) == expected,
+            "backfilled_pairs": sum(len(v) for v in panel.backfilled.values())}
+
+
+def missing_after_load(store: str) -> int:
+    """Pairs the board's rule expects and the store lacks, as `check` finds them after a
+    fresh load (0: a publication's backfill is only what its own panel change brings)."""
+    from leaderboard.board.state import Leaderboard
+    from leaderboard.engine.replay import missing_duels
+    from leaderboard.storage.local import LocalStore
+    board = Leaderboard(LocalStore(store))
+    return sum(len(v) for _, v in missing_duels(board.tournament, board.models, board.flags, board.benchmark))
 
 
 def phase_in_process(store: str, new_file: str) -> dict:
@@ -179,7 +305,7 @@ def phase_in_process(store: str, new_file: str) -> dict:
             "bytes_written": sum(changed.values()), "files_written": changed}
 
 
-PHASES = {"build": phase_build, "in_process": phase_in_process}
+PHASES = {"build": phase_build, "models": phase_models, "duels": phase_duels, "in_process": phase_in_process}
 
 
 def run_phase(name: str, *args) -> dict:
@@ -243,6 +369,15 @@ def linked_copy(store: Path, copy: Path) -> None:
         shutil.copy2 if Path(source).name == INDEX_FILE else os.link)(source, target))  # an index is appended to
 
 
+def built_store(work: Path, n: int, samples: int, settled: bool, distinct: int) -> tuple[Path, dict | None]:
+    """The store of `n` models under `work` (built by the `build` phase unless it exists)
+    and the build's summary (None when it existed)."""
+    store = work / f"scale{n}-{samples}-{'settled' if settled else 'rebuilt'}"
+    if store.exists():
+        return store, None
+    return store, run_phase("build", store, n, samples, "settled" if settled else "rebuild", distinct)
+
+
 def write_probe(new_file: Path, store: Path, model_name: str) -> None:
     """A new model's submission file that `store`'s board accepts, and beside it
     (.form.json) its form for team Bench, model `model_name`."""
@@ -260,12 +395,10 @@ def write_probe(new_file: Path, store: Path, model_name: str) -> None:
 
 def measure(n: int, args) -> dict:
     work = Path(args.workdir)
-    kind = "synthetic" if args.synthetic_duels else "rebuilt"
-    store = work / f"scale{n}-{args.samples}-{kind}"
     result = {"models": n, "load_average_at_start": os.getloadavg()}
-    if not store.exists():
-        result["build"] = run_phase("build", store, n, args.samples, "1" if args.synthetic_duels else "0",
-                                    args.distinct)
+    store, result["build"] = built_store(work, n, args.samples, args.settled, args.distinct)
+    if args.build_only:
+        return result
     new_file = work / f"scale-new-{args.samples}.json"
     if not new_file.exists():
         write_probe(new_file, store, "scale-probe")
@@ -314,7 +447,9 @@ def main():
     parser.add_argument("--models", type=int, nargs="+", default=[50, 200, 1000])
     parser.add_argument("--samples", type=int, default=40, help="samples per task; 0: the real task sizes")
     parser.add_argument("--distinct", type=int, default=20, help="model contents a full-size store shares")
-    parser.add_argument("--synthetic-duels", action="store_true")
+    parser.add_argument("--settled", action="store_true", help="duels computed once per pair of contents, not "
+                                                                   "by `rebuild` (see the module's note)")
+    parser.add_argument("--build-only", action="store_true", help="build the stores, measure nothing")
     parser.add_argument("--workdir", default=str(ROOT / "bench" / "out"))
     parser.add_argument("--repeats", type=int, default=REPEATS, help="runs of each measurement (median)")
     parser.add_argument("--phase")

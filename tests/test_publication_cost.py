@@ -95,6 +95,7 @@ def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_st
         table = views.leaderboard_table(board)
         assert set(table["Tie group"]) == {views.INTERVALS_PENDING}
         assert table["Rank 95% low"].isna().all() and table["Overall panel score % 95% high"].isna().all()
+        assert set(views.current_table(board)["Tie group"]) == {views.INTERVALS_PENDING}  # the page's, kept per state
         records = ReadApi(board).leaderboard_table()
         assert {r["Tie group"] for r in records} == {views.INTERVALS_PENDING}
         assert all(r["Rank 95% high"] is None for r in records)
@@ -106,6 +107,7 @@ def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_st
     pd.testing.assert_frame_equal(board.certainty(), cold.certainty())
     table = views.leaderboard_table(board)
     assert views.INTERVALS_PENDING not in set(table["Tie group"])
+    pd.testing.assert_frame_equal(views.current_table(board), table)  # the page's table is made again with them
     snapshot = SnapshotBoard.of_store(board.store, board.benchmark)  # the refresh wrote them with the snapshot
     assert snapshot is not None
     written = snapshot.certainty()

@@ -202,6 +202,19 @@ def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_tas
                                               f"\n{language.get(details.NOT_SIGNIFICANT, 0)} n.s.")
 
 
+def test_duel_grid_shows_the_best_competitors_and_says_how_many_of_how_many(small_store):
+    sid = small_store.ranked().index[1]
+    duels = details.duel_table(small_store, sid)
+    opponents = [o for o in small_store.ranked().index if o != sid]  # rank order
+    shown = details.best_competitors(duels, limit=2)
+    assert list(dict.fromkeys(shown["competitor_id"])) == opponents[:2]
+    assert shown.equals(duels[duels["competitor_id"].isin(opponents[:2])])
+    assert details.grid_label(duels, "Duels", " (all in the CSV)", limit=2) == (
+        f"Duels: the best 2 of {len(opponents)} competitors (all in the CSV)")
+    assert details.best_competitors(duels, limit=len(opponents)) is duels
+    assert details.grid_label(duels, "Duels", " (all in the CSV)", limit=len(opponents)) == "Duels"
+
+
 def test_duel_summary_counts_won_lost_not_significant_per_category_and_task(small_store):
     sid = small_store.ranked().index[1]
     duels = details.duel_table(small_store, sid)

@@ -7,6 +7,9 @@ from leaderboard.app.settings import PRIVATE
 from leaderboard.views import details, share, table as board_views
 
 
+DUELS_TITLE = "Duels against each competitor"
+
+
 class DetailsTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
@@ -26,7 +29,7 @@ class DetailsTab:
             self.summary = gr.Dataframe(label="Duels won / lost / not significant", interactive=False,
                                         elem_id="duel-summary", max_height=420)
             gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
-            self.duels = gr.Dataframe(label="Duels against each competitor", interactive=False,
+            self.duels = gr.Dataframe(label=DUELS_TITLE, interactive=False,
                                       elem_id="duels", max_height=600, line_breaks=True, wrap=True)
             self.duels_csv = gr.DownloadButton("Download duels CSV", size="sm", elem_id="duel-csv")
         # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
@@ -34,14 +37,19 @@ class DetailsTab:
         self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv]
         self.restored = [self.category, *self.outputs]  # what restore() may update
 
-        gr.on([self.model_pick.input, self.category.input], self.render, self.inputs, self.outputs, queue=False,
-              js=share.query_writer(share.DETAILS_KEYS), **PRIVATE)
+        self.then_export(gr.on([self.model_pick.input, self.category.input], self.render, self.inputs, self.outputs,
+                               queue=False, js=share.query_writer(share.DETAILS_KEYS), **PRIVATE))
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
         # the heaviest thing on the page.
-        self.tab.select(self.render, self.inputs, self.outputs, queue=False,
-                        js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
+        self.then_export(self.tab.select(self.render, self.inputs, self.outputs, queue=False,
+                                         js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE))
+
+    def then_export(self, event) -> None:
+        """The duels CSV made once `event` (a render) is done: the card, bars and grid show
+        first (a panel member's CSV holds a duel with every model: seconds at 10,000)."""
+        event.then(self.export_duels, self.inputs, self.duels_csv, queue=False, **PRIVATE)
 
     def found(self, search: str, submission_id):
         """The picker's choices for `search`, keeping the model picked."""
@@ -58,22 +66,36 @@ class DetailsTab:
         if not submission_id or submission_id not in board.models:
             return {self.model_pick: choices, self.card: "Pick a model.", self.bars: None, self.summary: None,
                     self.duels: None, self.duels_csv: None}
-        duels = details.duel_table(board, submission_id, category, board.duels(adjusted),
-                                   rank_order=board.ranked(adjusted).index)
+        duels = self.duels_of(submission_id, category, adjusted)
+        shown = details.best_competitors(duels)
         return {self.model_pick: choices, self.card: details.model_card(board, submission_id, category, adjusted),
                 self.bars: details.score_bars(board, submission_id, category, adjusted),
                 self.summary: details.duel_summary(duels, category),
-                self.duels: gr.Dataframe(value=details.duel_grid(duels, category),
-                                         column_widths=details.grid_widths(duels, category)),
-                self.duels_csv: board_views.export_table(duels, "csv", board_views.export_name(
-                    board.benchmark.name, board.models[submission_id].title, category, "duels",
-                    "bh-adjusted" if adjusted else ""))}
+                self.duels: gr.Dataframe(value=details.duel_grid(shown, category), label=details.grid_label(duels, DUELS_TITLE, " (the CSV holds every duel)"),
+                                         column_widths=details.grid_widths(shown, category)),
+                self.duels_csv: None}  # export_duels' next
+
+    def duels_of(self, submission_id, category, adjusted: bool):
+        board = self.board
+        return details.duel_table(board, submission_id, category, board.duels(adjusted),
+                                  rank_order=board.ranked(adjusted).index)
+
+    def export_duels(self, submission_id, category, p_values, _search: str = ""):
+        """The duels CSV of the model shown (the inputs as `render`'s); none when it is not published."""
+        board = self.board
+        if not submission_id or submission_id not in board.models:
+            return None
+        adjusted = p_values == board_views.ADJUSTED_P
+        return board_views.export_table(self.duels_of(submission_id, category, adjusted), "csv",
+                                        board_views.export_name(board.benchmark.name, board.models[submission_id].title,
+                                                                category, "duels", "bh-adjusted" if adjusted else ""))
 
     def restore(self, view: dict, model: str | None) -> dict:
         """The model (`model`: the link's, else the best) and category a link asks for;
         rendered only when the link opens this tab."""
         category = {self.category: view["details_category"]}
-        if view["tab"] == "details":
-            return {**category, **self.render(model, view["details_category"], view["p"])}
+        if view["tab"] == "details":  # with its CSV: a link opening this tab is the rare case
+            return {**category, **self.render(model, view["details_category"], view["p"]),
+                    self.duels_csv: self.export_duels(model, view["details_category"], view["p"])}
         return {**category, self.model_pick: gr.Dropdown(choices=details.model_choices(self.board, keep=[model]),
                                                          value=model)}

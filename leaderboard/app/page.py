@@ -50,8 +50,10 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
             app.load(submit.show_account, None, submit.account_outputs, queue=False, **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the Leaderboard
         # tab's own event has it among its inputs).
-        p_values.input(model_details.render, model_details.inputs, model_details.outputs, queue=False,
-                       **PRIVATE).then(
+        rendered = p_values.input(model_details.render, model_details.inputs, model_details.outputs, queue=False,
+                                  **PRIVATE)
+        model_details.then_export(rendered)
+        rendered.then(
             head_to_head.render, head_to_head.inputs, head_to_head.outputs, queue=False, **PRIVATE).then(
             head_to_head.render_map_if_open, [*head_to_head.map_inputs, head_to_head.map_open],
             head_to_head.duel_map, queue=False, **PRIVATE)

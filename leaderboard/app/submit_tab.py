@@ -18,6 +18,7 @@ from leaderboard.views.markdown import escape_markdown
 COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
 SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
+PREVIEW_DUELS_TITLE = "Your model's duels"
 
 
 class SubmitTab:
@@ -73,7 +74,7 @@ class SubmitTab:
                     cancel_button = gr.Button("Cancel", elem_id="cancel")
             self.preview_table = gr.Dataframe(label="The leaderboard with your model", interactive=False,
                                               elem_id="preview", max_height=600, visible=False, wrap=True)
-            self.preview_duels = gr.Dataframe(label="Your model's duels", interactive=False, max_height=500,
+            self.preview_duels = gr.Dataframe(label=PREVIEW_DUELS_TITLE, interactive=False, max_height=500,
                                               visible=False, line_breaks=True, wrap=True)
         self.account_outputs = [self.account_note, self.team, self.presubmit_button] if signin.required else []
 
@@ -177,6 +178,7 @@ class SubmitTab:
                     **failed}
         duels = details.duel_table(board, preview.submission_id, None, preview.tournament,
                                    {**board.models, preview.submission_id: preview.model}, preview.table.index)
+        shown = details.best_competitors(duels)  # entering the panel, it has dueled every model
         preview_display = board_views.with_model_links(submission.preview_table(board, preview), board.models)
         return {self.status: submission.preview_summary(board, preview) + submission.disclosure_note(preview,
                                                                                                      record_failure),
@@ -185,8 +187,8 @@ class SubmitTab:
                     value=board_views.emphasised(preview_display, board_views.score_columns(board, None)[0].header,
                                                  preview.submission_id),
                     datatype=board_views.column_types(preview_display), visible=True),
-                self.preview_duels: gr.Dataframe(value=details.duel_grid(duels),
-                                                 column_widths=details.grid_widths(duels), visible=True),
+                self.preview_duels: gr.Dataframe(value=details.duel_grid(shown), label=details.grid_label(duels, PREVIEW_DUELS_TITLE),
+                                                 column_widths=details.grid_widths(shown), visible=True),
                 self.preview_state: self.previews.put(request.session_hash, preview),
                 self.new_row: preview_display.index.get_loc(preview.submission_id),
                 self.publish_row: gr.update(visible=self.can_publish), self.confirm_box: hidden}

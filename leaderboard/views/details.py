@@ -284,6 +284,7 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
         "Δ unit": np.tile(units, n_opp)})
 
 
+GRID_COMPETITORS = 100  # rows of the duel grid (a panel member has dueled every published model)
 _COLOURS = {WON: "background-color: #c8e6c9", LOST: "background-color: #ffcdd2",
             NOT_SIGNIFICANT: "background-color: #eeeeee"}
 
@@ -318,6 +319,20 @@ def duel_grid(duels: pd.DataFrame, category: str | None = None):
     colours.insert(0, "Competitor", "")
     grid.columns = colours.columns = [str(c) for c in grid.columns]
     return grid.style.apply(lambda _: colours, axis=None)
+
+
+def best_competitors(duels: pd.DataFrame, limit: int = GRID_COMPETITORS) -> pd.DataFrame:
+    """The rows of `duels` (a duel_table, competitors in rank order) of its first `limit`
+    competitors: what the grid shows of a panel member, which has dueled every model."""
+    competitors = duels["competitor_id"].drop_duplicates()
+    return duels if len(competitors) <= limit else duels[duels["competitor_id"].isin(competitors.iloc[:limit])]
+
+
+def grid_label(duels: pd.DataFrame, title: str, rest: str = "", limit: int = GRID_COMPETITORS) -> str:
+    """The duel grid's `title`, saying which competitors of `duels` it shows when it
+    shows `best_competitors` (then `rest` follows: where the others are)."""
+    total = duels["competitor_id"].nunique()
+    return title if total <= limit else f"{title}: the best {limit} of {total:,} competitors{rest}"
 
 
 def grid_widths(duels: pd.DataFrame, category: str | None = None) -> list[str]:

@@ -140,6 +140,7 @@ def scope_order(ranked: pd.DataFrame, key: str) -> pd.DataFrame:
 
 INTERVAL = "95%"  # the level of stats.evidence's intervals, as headers name it
 INTERVALS_PENDING = "being refreshed"  # the tie group cell while the intervals are computed after a publication
+PENDING = "intervals_pending"  # a leaderboard_table's attrs key: made while its intervals were being computed
 
 
 def leaderboard_table(board: Leaderboard, category: str | None = None, values: str = WIN_SCORE,
@@ -197,8 +198,10 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
         disclosures = board.disclosures()
         disclosed.append(pd.DataFrame({PRESUBMISSIONS: [disclosures[sid].cell() for sid in ranked.index]},
                                       index=ranked.index))
-    return pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model"), *disclosed,
-                      flag_columns(board.flags, ranked.index)], axis=1)
+    table = pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model"), *disclosed,
+                       flag_columns(board.flags, ranked.index)], axis=1)
+    table.attrs[PENDING] = preview is None and certainty["group"].eq(INTERVALS_PENDING).any()
+    return table
 
 
 def flag_columns(flags: dict, ids) -> pd.DataFrame:
@@ -340,7 +343,9 @@ def current_table(board: Leaderboard, category: str | None = None, values: str =
     paging, searching and sorting reuse it. Read-only: filter or copy it."""
     key = (id(board), category, values, adjusted, exclude_flagged)
     state, cached = board.state, _TABLES.get(key)
-    if cached is None or cached[0] is not state:  # the state is kept with it, so its id is not reused
+    # The state is kept with it, so its id is not reused; a table made while the intervals
+    # were being computed (after a publication) is made again once they are.
+    if cached is None or cached[0] is not state or (cached[1].attrs[PENDING] and not board.intervals_pending()):
         _TABLES.pop(key, None)
         while len(_TABLES) >= MAX_CACHED_TABLES:
             _TABLES.pop(next(iter(_TABLES)))

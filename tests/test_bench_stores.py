@@ -1,0 +1,36 @@
+"""The scale benchmark's settled stores (`bench/bench_scale.py --settled`): duels computed once
+per pair of contents and copied are the duels `rebuild` runs (the engine's own backfill
+from an empty store), the panel settles at its start and a fresh load finds nothing missing."""
+from __future__ import annotations
+
+import numpy as np
+
+from bench.bench_scale import phase_build
+from leaderboard.board.state import Leaderboard
+from leaderboard.storage.local import LocalStore
+
+N_MODELS = 60  # more than the panel's 50
+
+
+def pairs(board: Leaderboard) -> dict[tuple[str, str], int]:
+    rows, ids = board.tournament.rows(), board.tournament.model_ids
+    return {(ids[a], ids[b]): k for k, (a, b) in enumerate(zip(rows.first, rows.second))}
+
+
+def test_settled_store_holds_the_duels_rebuild_runs(tmp_path):
+    settled = phase_build(str(tmp_path / "settled"), N_MODELS, 40, "settled", 20)
+    rebuilt = phase_build(str(tmp_path / "rebuilt"), N_MODELS, 40, "rebuild", 20)
+    assert settled["panel_rounds"] == 1 and settled["panel_is_the_members"]
+    assert settled["backfilled_pairs"] == 0 and settled["missing_duels_after_load"] == 0
+    assert rebuilt["dueled"] == settled["duel_rows"] // 2  # rebuild counts each pair once
+    mine, theirs = (Leaderboard(LocalStore(tmp_path / name)) for name in ("settled", "rebuilt"))
+    assert list(mine.models) == list(theirs.models)
+    mine_pairs, their_pairs = pairs(mine), pairs(theirs)
+    assert set(mine_pairs) == set(their_pairs) and len(mine_pairs) == settled["duel_rows"]
+    order_mine, order_theirs = list(mine_pairs.values()), [their_pairs[p] for p in mine_pairs]
+    a, b = mine.tournament.rows().take(order_mine), theirs.tournament.rows().take(order_theirs)
+    assert (a.fought == b.fought).all() and (a.significant == b.significant).all()
+    np.testing.assert_allclose(a.p_value, b.p_value, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(a.delta, b.delta, rtol=1e-12, atol=1e-15)
+    assert a.significant.any() and not a.significant.all()
+    assert mine.ranked()["rank"].equals(theirs.ranked()["rank"])
