@@ -252,7 +252,7 @@ def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard,
 
 def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, bytes]:
     """A local store's board as the Hub store commits it, one publication per model in
-    time order: submissions, arrays, duel files, titles, snapshot (without intervals), card
+    time order: submissions, arrays, duel files, titles, snapshot, card
     and (`index`) the index files that history leaves (hub_index.py); without `index`, the
     repo as versions before the index wrote it."""
     from leaderboard.storage import hub_index
@@ -261,7 +261,7 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
     from leaderboard.storage.snapshot import dataset_card, snapshot_parquet
     board = Leaderboard(LocalStore(store), benchmark)
     files = {**titles_files(board.titles(), board.models), CARD_FILE: dataset_card(benchmark.name),
-             SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), benchmark, board.flags, intervals=False)}
+             SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), benchmark, board.flags)}
     history = []  # per publication: the files it wrote and its model's info
     for sid in board.submitted.sort_values(kind="stable").index:
         document = (store / "data" / f"{sid}.json").read_bytes()

@@ -357,7 +357,7 @@ def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file,
     stale = cli("table", "--store", full_store, "--format", "json")
     assert [row["Flag reason"] for row in json.loads(stale.stdout) if row["Flagged"]] == ["by hand"]
     (full_store / "flags.json").unlink()  # the snapshot that run wrote (with the flag) is not current now:
-    assert run("table", "--store", full_store).returncode == 0  # the board is loaded and its snapshot written
+    assert cli("table", "--store", full_store).returncode == 0  # the board is loaded and its snapshot written
     for path in [*(full_store / "data").glob("*.json"), *(full_store / ".cache").glob("*")]:
         st = path.stat()
         path.write_text("not a model any more")  # a board load would skip every model
