@@ -71,7 +71,8 @@ class DetailsTab:
         return {self.model_pick: choices, self.card: details.model_card(board, submission_id, category, adjusted),
                 self.bars: details.score_bars(board, submission_id, category, adjusted),
                 self.summary: details.duel_summary(duels, category),
-                self.duels: gr.Dataframe(value=details.duel_grid(shown, category), label=details.grid_label(duels, DUELS_TITLE, " (the CSV holds every duel)"),
+                self.duels: gr.Dataframe(value=details.duel_grid(shown, category),
+                                         label=details.grid_label(duels, DUELS_TITLE, " (the CSV holds every duel)"),
                                          column_widths=details.grid_widths(shown, category)),
                 self.duels_csv: None}  # export_duels' next
 
