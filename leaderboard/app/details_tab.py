@@ -13,6 +13,7 @@ DUELS_TITLE = "Duels against each competitor"
 class DetailsTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
+        self._last_duels = None  # (board state, model, category, adjusted, its duel table): see duels_of
         default_model = board.ranked().index[0] if len(board.models) else None
         with gr.Tab("Details", id="details") as self.tab:
             with gr.Row():
@@ -77,9 +78,16 @@ class DetailsTab:
                 self.duels_csv: None}  # export_duels' next
 
     def duels_of(self, submission_id, category, adjusted: bool):
-        board = self.board
-        return details.duel_table(board, submission_id, category, board.duels(adjusted),
-                                  rank_order=board.ranked(adjusted).index)
+        """The model's duel table, the last one kept: `render` and then `export_duels` ask for
+        the same (a panel member's is a duel with every model: a second at 10,000)."""
+        board, state = self.board, self.board.state
+        last = self._last_duels
+        if last is not None and last[0] is state and last[1:4] == (submission_id, category, adjusted):
+            return last[4]
+        duels = details.duel_table(board, submission_id, category, board.duels(adjusted),
+                                   rank_order=board.ranked(adjusted).index)
+        self._last_duels = (state, submission_id, category, adjusted, duels)
+        return duels
 
     def export_duels(self, submission_id, category, p_values, _search: str = ""):
         """The duels CSV of the model shown (the inputs as `render`'s); none when it is not published."""
