@@ -250,15 +250,29 @@ def test_unset_number_fields_are_empty(page):
     expect(page.locator("#input-length input")).to_have_value("")
 
 
-def test_numbers_typed_before_the_page_has_loaded_are_kept(browser, app_url):
-    """A busy server answers the page's load events late: what the visitor typed meanwhile stays
-    (the number fields were once emptied by the server's answer, after the typing)."""
+def test_what_is_typed_before_the_page_has_loaded_is_kept(browser, app_url):
+    """A busy server answers the page's load events late: what the visitor typed meanwhile
+    stays, and the table shows it (the answer once emptied the number fields and the search
+    after the typing, and showed the whole board under the visitor's filters)."""
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
-    held, typed = [], []  # the page's calls to the server, let through only once the fields are typed in
-    page.route("**/gradio_api/**", lambda route: held.append(route) if route.request.method == "POST" and not typed
-               else route.continue_())
+    held, typed = [], []  # the page's load calls (Gradio's trigger 0), let through once the visitor has typed
+
+    def hold_load_calls(route):
+        if route.request.method == "POST" and '"trigger_id":0' in (route.request.post_data or "") and not typed:
+            held.append(route)
+        else:
+            route.continue_()
+    page.route("**/gradio_api/**", hold_load_calls)
     page.goto(app_url[0])
+    expect(rows(page)).to_have_count(5, timeout=30000)  # the table built with the page
+    page.get_by_text("Filters and columns").click()
+    page.locator("#min-params input").fill("70")
+    page.locator("#min-params input").press("Enter")
+    note = page.locator("#board-note")
+    expect(note).to_contain_text("No model matches 70–any B parameters", timeout=15000)  # the visitor's own call
+    type_into(page, "search", "no such model")
+    expect(note).to_contain_text("“no such model” in the model or team name, 70–any B", timeout=15000)
     page.get_by_role("tab", name="Submit").click()
     page.locator("#params input").fill("7")
     page.locator("#input-length input").fill("4096")
@@ -271,6 +285,11 @@ def test_numbers_typed_before_the_page_has_loaded_are_kept(browser, app_url):
         assert response is not None and response.finished() is None, route.request.url
     expect(page.locator("#params input")).to_have_value("7")
     expect(page.locator("#input-length input")).to_have_value("4096")
+    page.get_by_role("tab", name="Leaderboard").click()
+    expect(page.locator("#min-params input")).to_have_value("70")
+    expect(page.locator("#search input, #search textarea").first).to_have_value("no such model")
+    expect(note).to_contain_text("“no such model” in the model or team name, 70–any B", timeout=15000)
+    expect(rows(page)).to_have_count(0)
     context.close()
 
 

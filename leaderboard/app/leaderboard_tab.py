@@ -18,8 +18,8 @@ VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per t
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
 VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own metric, in the header's unit."
 MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
-# What a link restores into the controls themselves; sort, values and flagged come with the table.
-RESTORED_KEYS = ["category", "search", "types", "min", "max", "columns", "p"]
+# What a link restores into the controls themselves (the sort too, with its choices).
+RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns", "p", "exclude_flagged"]
 # The pager's buttons: the page each turns to from the page shown (past the last: the last).
 TURNS = {"first": lambda page: 1, "previous": lambda page: page - 1, "next": lambda page: page + 1,
          "last": lambda page: math.inf}
@@ -38,7 +38,7 @@ class LeaderboardTab:
     dict by the URL's keys (share.BOARD_KEYS); `controls` are its inputs by the same keys."""
 
     def __init__(self, board, p_values: gr.Radio, default_view: dict, categories: list[str]):
-        self.board, self.default_view = board, default_view
+        self.board = board
         first = self.parts(self.board_view(default_view), default_view["table_page"])
         self.first_revision = first["revision"]
         with gr.Tab("Leaderboard", id="leaderboard") as self.tab:
@@ -84,6 +84,7 @@ class LeaderboardTab:
             self.legend = gr.Markdown(first["legend"], elem_id="legend")
             self.plot_open = gr.State(False)
             self.shown_revision = gr.State(self.first_revision)
+            self.stale = gr.State(False)  # the table built with the page is not the view to show
             with gr.Accordion("Plot: score against model size", open=False) as plot_box:
                 self.scatter = gr.Plot(show_label=False, elem_id="scatter")
         self.controls = {"category": category, "values": self.values, "search": search, "types": types,
@@ -95,7 +96,8 @@ class LeaderboardTab:
                         self.as_of, self.shown_revision,
                         self.exclude_flagged,  # shown while some model is flagged
                         self.page, self.pager, *self.turns.values()]
-        self.restored = [*(self.controls[key] for key in RESTORED_KEYS), *self.outputs]  # what restore() may update
+        # What restore() may update.
+        self.restored = [*(self.controls[key] for key in RESTORED_KEYS), self.sort, self.page, self.stale]
 
         # A new search, filter, sort or view starts at the first page.
         # Gradio's Textbox sends no `input` when Backspace empties it: `change` (the search only) covers that.
@@ -202,10 +204,19 @@ class LeaderboardTab:
         shown, columns = self.view_page(view, 1)
         return board_views.score_scatter(shown.matching, columns[0].header)
 
-    def restore(self, view: dict, plot_open: bool) -> dict:
-        """The view a link asks for (all of share.DEFAULTS' keys): the controls, and the table
-        unless it is the one built with the page."""
-        restored = {self.controls[key]: view[key] for key in RESTORED_KEYS}
-        if board_views.shown_version(self.board) == self.first_revision and view == self.default_view:
-            return restored
-        return {**restored, **self.update(self.board_view(view), view["table_page"], plot_open)}
+    def restore(self, view: dict, named) -> dict:
+        """The controls a link names (`named`: its query's keys; `view`: the view it asks for,
+        all of share.DEFAULTS' keys) and its page; the others keep what the visitor may have
+        set while the page loaded. Whether the table must be made again (`show_restored`)."""
+        restored = {self.controls[key]: view[key] for key in RESTORED_KEYS if key in named}
+        if "sort" in named:  # among the sorts of the link's category and values
+            sorts = board_views.sort_choices(board_views.score_columns(self.board, view["category"], view["values"]))
+            restored[self.sort] = gr.Dropdown(choices=sorts, value=view["sort"])
+        stale = (board_views.shown_version(self.board) != self.first_revision
+                 or any(key in named for key in [*share.BOARD_KEYS, *share.PAGE_KEYS]))
+        return {**restored, self.page: view["table_page"], self.stale: stale}
+
+    def show_restored(self, stale, *values) -> dict:
+        """After restore(): the page shown, made again from the controls as they are now (the
+        link's, and what the visitor set meanwhile) when the one built with the page is not it."""
+        return self.turn_to_same(*values) if stale else gr.skip()

@@ -44,7 +44,10 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
             about = AboutTab(board)
 
         restore_on_load(app, board, tabs, default_view, leaderboard, model_details, head_to_head)
-        submit.empty_numbers_on_load(app)
+        # Gradio's Number mounts an unset value as 0: the unset ones are emptied as the page
+        # loads, in the browser (a server's answer could land after the visitor typed, and erase it).
+        numbers = [leaderboard.controls["min"], leaderboard.controls["max"], submit.params, submit.input_length]
+        app.load(None, None, numbers, js=f"() => {json.dumps([None] * len(numbers))}")
         app.load(about.fill, None, about.text, queue=False, **PRIVATE)
         if signin.required:
             app.load(submit.show_account, None, submit.account_outputs, queue=False, **PRIVATE)

@@ -257,9 +257,3 @@ class SubmitTab:
                 self.preview_table: gr.Dataframe(
                     value=board_views.emphasised(published, board_views.score_columns(board, None)[0].header, sid),
                     datatype=board_views.column_types(published))}
-
-    def empty_numbers_on_load(self, app: gr.Blocks) -> None:
-        """Gradio's Number mounts an unset value as 0: both number fields are emptied as the
-        page loads, in the browser (a server's answer could land after the visitor typed,
-        and erase it)."""
-        app.load(None, None, [self.params, self.input_length], js="() => [null, null]")

@@ -13,17 +13,21 @@ def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, le
                     head_to_head) -> None:
     """Each tab restores its own part (`restore`; `restored`: the components it may update)."""
 
-    def restore_view(plot_open, request: gr.Request) -> dict:
+    def restore_view(request: gr.Request) -> dict:
         view = share.view_from_query(request.query_params, board)
         board.refresh()
-        restored = leaderboard.restore(view, plot_open)
+        restored = leaderboard.restore(view, request.query_params)
         top = best_two(board)  # the board may have changed
         if view["tab"] != default_view["tab"]:
             restored[tabs] = gr.Tabs(selected=view["tab"])
         return {**restored, **model_details.restore(view, view["model"] or top[0]),
                 **head_to_head.restore(view, top)}
 
-    app.load(restore_view, [leaderboard.plot_open],
+    # The table is made in a second call, from the controls as they are once the first has
+    # answered: a visitor may have typed in them meanwhile (a busy server answers late).
+    app.load(restore_view, None,
              [tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored,
               *head_to_head.restored_map],
-             queue=False, **PRIVATE)
+             queue=False, **PRIVATE).then(
+        leaderboard.show_restored, [leaderboard.stale, *leaderboard.inputs, leaderboard.page, leaderboard.plot_open],
+        leaderboard.outputs, queue=False, **PRIVATE)
