@@ -14,7 +14,7 @@ class DetailsTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
         self._last_duels = None  # (board state, model, category, adjusted, its duel table): see duels_of
-        default_model = board.ranked().index[0] if len(board.models) else None
+        self.built_model = default_model = board.ranked().index[0] if len(board.models) else None
         with gr.Tab("Details", id="details") as self.tab:
             with gr.Row():
                 # The picker lists the best models and what the search finds, never the whole board.
@@ -99,12 +99,15 @@ class DetailsTab:
                                         board_views.export_name(board.benchmark.name, board.models[submission_id].title,
                                                                 category, "duels", "bh-adjusted" if adjusted else ""))
 
-    def restore(self, view: dict, model: str | None) -> dict:
-        """The model (`model`: the link's, else the best) and category a link asks for;
-        rendered only when the link opens this tab."""
-        category = {self.category: view["details_category"]}
+    def restore(self, view: dict, model: str | None, named) -> dict:
+        """The model (`model`: the link's, else the best) and category a link asks for
+        (`named`: its query's keys); rendered only when the link opens this tab. What the
+        link does not name is left as the visitor may have set it while the page loaded
+        (the picker is set again when the best model is no longer the one built with the page)."""
+        shown = {self.category: view["details_category"]} if "details_category" in named else {}
         if view["tab"] == "details":  # with its CSV: a link opening this tab is the rare case
-            return {**category, **self.render(model, view["details_category"], view["p"]),
+            return {**shown, **self.render(model, view["details_category"], view["p"]),
                     self.duels_csv: self.export_duels(model, view["details_category"], view["p"])}
-        return {**category, self.model_pick: gr.Dropdown(choices=details.model_choices(self.board, keep=[model]),
-                                                         value=model)}
+        if "model" in named or model != self.built_model:
+            shown[self.model_pick] = gr.Dropdown(choices=details.model_choices(self.board, keep=[model]), value=model)
+        return shown

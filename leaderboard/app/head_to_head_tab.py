@@ -19,7 +19,7 @@ def best_two(board) -> list:
 class HeadToHeadTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
-        default_pair = best_two(board)
+        self.built_pair = default_pair = best_two(board)
         with gr.Tab("Head-to-head", id="head-to-head") as self.tab:
             with gr.Row():
                 # The pickers list the best models and what the search finds, never the whole board.
@@ -96,14 +96,16 @@ class HeadToHeadTab:
     def render_map_if_open(self, scope, p_values, is_open):
         return self.render_map(scope, p_values) if is_open else gr.skip()
 
-    def restore(self, view: dict, top: list) -> dict:
+    def restore(self, view: dict, top: list, named) -> dict:
         """The pair (the link's, else the best two `top`), category and open duel map a link
-        asks for; the pair is rendered only when the link opens this tab."""
+        asks for (`named`: its query's keys); the pair is rendered only when the link opens
+        this tab. What the link does not name is left as the visitor may have set it while the
+        page loaded (the pickers are set again when the best two are no longer those built with the page)."""
         a, b = view["a"] or top[0], view["b"] or top[1]
-        shown = {self.category: view["h2h_category"]}
+        shown = {self.category: view["h2h_category"]} if "h2h_category" in named else {}
         if view["tab"] == "head-to-head":
             shown.update(self.render(a, b, view["h2h_category"], view["p"]))
-        else:
+        elif "a" in named or "b" in named or [a, b] != list(self.built_pair):
             shown.update(self.pickers(a, b))
         if view["map"]:
             shown.update({self.map_scope: view["map"], self.map_box: gr.Accordion(open=True), self.map_open: True,

@@ -20,8 +20,8 @@ def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, le
         top = best_two(board)  # the board may have changed
         if view["tab"] != default_view["tab"]:
             restored[tabs] = gr.Tabs(selected=view["tab"])
-        return {**restored, **model_details.restore(view, view["model"] or top[0]),
-                **head_to_head.restore(view, top)}
+        return {**restored, **model_details.restore(view, view["model"] or top[0], request.query_params),
+                **head_to_head.restore(view, top, request.query_params)}
 
     # The table is made in a second call, from the controls as they are once the first has
     # answered: a visitor may have typed in them meanwhile (a busy server answers late).
