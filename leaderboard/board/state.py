@@ -265,6 +265,25 @@ class Leaderboard:
         thread.start()
         return thread
 
+    def certainty_from_snapshot(self) -> bool:
+        """Take the default view's intervals from the store's snapshot when it is current
+        (`snapshot.current_snapshot`: a local store's last write computed them with the
+        ranking it holds), so that a start need not compute them again; whether it did."""
+        from leaderboard.storage.snapshot import certainty_columns, current_snapshot
+        state = self.state
+        table = current_snapshot(self.store, self.benchmark)
+        if table is None or set(table.index) != set(state.ranked.index):
+            return False
+        try:
+            certainty = certainty_columns(table, self.benchmark).loc[state.ranked.index]
+        except KeyError:  # of another version's columns
+            return False
+        entry = self._evidence(False, False, state)
+        with entry["computing"]:
+            if entry["certainty"] is None:
+                entry["certainty"] = certainty
+        return True
+
     def intervals_pending(self) -> bool:
         """Whether the default view's intervals are being computed now (after a
         publication, `Publishing.refresh_intervals_in_background`)."""
