@@ -115,7 +115,9 @@ class Leaderboard:
         rows, orphans = duel_files.rows_from_tables(tables, task_ids, index)
         orphans |= ({a for a in legacy if a not in index} | {b for row in legacy.values() if isinstance(row, dict)
                                                              for b in row if b not in index})
-        rows = DuelRows.concat([rows_from_json(legacy, task_ids, index), rows], len(task_ids)).unique()
+        if legacy:  # a concatenation copies every row (at 10,000 models, 1 GB and seconds)
+            rows = DuelRows.concat([rows_from_json(legacy, task_ids, index), rows], len(task_ids))
+        rows = rows.unique()
         return Tournament(task_ids, model_ids, rows), orphans, problems
 
     def rank(self, models: dict[str, PublishedModel], tournament: Tournament,
