@@ -36,6 +36,7 @@ import json
 import re
 import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from leaderboard.storage import duel_files
@@ -139,12 +140,12 @@ def write_segment(segment: Segment, file, rows_format: str = ROWS_PARQUET) -> No
                     pq.write_table(joined, stream, compression="zstd")
 
 
-def read_segment(data: bytes, with_rows: bool = True) -> Segment:
-    """A segment from its bytes (`with_rows` False: without its duel rows); ValueError
-    when they are not one."""
+def read_segment(source: bytes | Path, with_rows: bool = True) -> Segment:
+    """A segment from its bytes or its file (read member by member: no copy of the whole)
+    (`with_rows` False: without its duel rows); ValueError when it is not one."""
     import pyarrow as pa
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        with zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source) as archive:
             segment = Segment(json.loads(archive.read("models.json")), json.loads(archive.read("duel_files.json")))
             for name in archive.namelist():
                 if with_rows and name.startswith("duels-"):
@@ -189,12 +190,13 @@ def duel_tables(segment: Segment) -> list:
 
 
 def merged_segment(existing: list[str], written: Segment, files_after: dict[str, str],
-                   read: Callable[[str], bytes]) -> tuple[str, Segment, list[str]] | None:
+                   read: Callable[[str], bytes | Path]) -> tuple[str, Segment, list[str]] | None:
     """What a write adds to the index: (the path of a new segment, the segment, the paths
     of segments it replaces), None when it adds nothing. The new segment is the written
-    one merged with the newest existing ones (`existing`, oldest first; `read(path)` gives
-    their bytes) while they hold no more entries than what is being merged, keeping the
-    entries that describe `files_after` (the files, path -> version, as the write leaves them)."""
+    one merged with the newest existing ones (`existing`, oldest first; `read(path)`
+    gives their bytes or their file) while they hold no more entries than what is being
+    merged, keeping the entries that describe `files_after` (the files, path -> version,
+    as the write leaves them)."""
     if not written.entries():
         return None
     existing, merged, total, deletes = list(existing), [written], written.entries(), []

@@ -431,7 +431,7 @@ class LocalStore:
         segments, broken = [], []
         for path in hub_index.segment_paths(self._index_files()):
             try:
-                segments.append(hub_index.read_segment((self.cache_dir / path).read_bytes()))
+                segments.append(hub_index.read_segment(self.cache_dir / path))
             except OSError:  # merged away by another reader meanwhile: its files are read
                 continue
             except ValueError:  # not a segment (written by hand?): its files are read, and it is deleted
@@ -490,7 +490,7 @@ class LocalStore:
                 written = hub_index.Segment(duel_files=versions_read,
                                             tables=[hub_index.owned_rows(sid, t) for sid, t in tables.items()])
                 merged = hub_index.merged_segment(hub_index.segment_paths(self._index_files()), written, versions,
-                                                  lambda path: (self.cache_dir / path).read_bytes())
+                                                  lambda path: self.cache_dir / path)
                 if merged is None:
                     return
                 path, segment, replaced = merged
