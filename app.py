@@ -31,11 +31,13 @@ def main():
     serving = threading.Event()
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(SETTINGS.poll_seconds)
-        # The intervals need every model's arrays, which a new replica has not downloaded
-        # (storage/hub.py): computed once the page is served, which says meanwhile that
-        # they are being refreshed. Not during the page's build: a thread computing them
-        # then failed with CPython 3.11's "AST constructor recursion depth mismatch" (its
-        # ast module is not safe for two threads parsing at once).
+    # The first page's intervals: a local store's current snapshot holds them; else they
+    # are computed once the page is served (they need every model's arrays: a minute at
+    # 10,000 models, which a new Hub replica has not even downloaded), and the page says
+    # meanwhile that they are being refreshed. Not during the page's build: a thread
+    # computing them then failed with CPython 3.11's "AST constructor recursion depth
+    # mismatch" (its ast module is not safe for two threads parsing at once).
+    if not board.certainty_from_snapshot():
         board.certainty_in_background(after=serving)
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them.

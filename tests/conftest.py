@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+import pandas as pd
 import pytest
 from filelock import FileLock
 from playwright.sync_api import sync_playwright
@@ -329,3 +331,14 @@ def cli(*args, cwd: Path = ROOT, env: dict | None = None) -> subprocess.Complete
         os.environ.update(saved_environment)
     return subprocess.CompletedProcess(["python", "-m", "leaderboard", *argv], code,
                                        _as_subprocess_reads(stdout), _as_subprocess_reads(stderr))
+
+
+def duel_frame(board) -> pd.DataFrame:
+    """Every stored duel row by model ids, in a fixed order: boards that index their models
+    differently compare equal when they hold the same duels."""
+    rows, ids = board.tournament.rows(), np.asarray(board.tournament.model_ids, dtype=object)
+    frame = pd.DataFrame({"first": ids[rows.first], "second": ids[rows.second], "rules": rows.rules})
+    for name in ("fought", "significant", "p_value", "delta"):
+        for k, task in enumerate(board.tournament.task_ids):
+            frame[f"{name}/{task}"] = getattr(rows, name)[:, k]
+    return frame.sort_values(["first", "second"], ignore_index=True)

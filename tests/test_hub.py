@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SMALL_TASKS, hub_repo_files, publish_all, reference_layout_store
+from conftest import SMALL_TASKS, duel_frame, hub_repo_files, publish_all, reference_layout_store
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.storage import hub_index
@@ -253,17 +253,6 @@ def board_of_20(tmp_path_factory, panel_benchmark) -> tuple[Path, dict[str, byte
     root = tmp_path_factory.mktemp("board20") / "store"
     build_demo_store(root, INDEXED_MODELS, seed=0, benchmark=panel_benchmark)
     return root, hub_repo_files(root, panel_benchmark)
-
-
-def duel_frame(board) -> pd.DataFrame:
-    """Every stored duel row by model ids, in a fixed order: boards that index their models
-    differently compare equal when they hold the same duels."""
-    rows, ids = board.tournament.rows(), np.asarray(board.tournament.model_ids, dtype=object)
-    frame = pd.DataFrame({"first": ids[rows.first], "second": ids[rows.second], "rules": rows.rules})
-    for name in ("fought", "significant", "p_value", "delta"):
-        for k, task in enumerate(board.tournament.task_ids):
-            frame[f"{name}/{task}"] = getattr(rows, name)[:, k]
-    return frame.sort_values(["first", "second"], ignore_index=True)
 
 
 def new_document(benchmark):

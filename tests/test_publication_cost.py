@@ -125,3 +125,21 @@ def test_a_refresh_for_a_board_that_moved_on_writes_nothing(small_store, small_d
     assert not board.publishing.refresh_intervals(state)
     assert board.publishing.refresh_intervals()
     assert SnapshotBoard.of_store(board.store, board.benchmark) is not None
+
+
+def test_a_new_board_takes_its_intervals_from_a_current_snapshot_only(small_store, small_documents, monkeypatch):
+    board = small_store
+    form, document, submitted = small_documents[5]
+    board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=submitted)
+    assert not Leaderboard(board.store, board.benchmark).certainty_from_snapshot()  # committed without them
+    assert board.publishing.refresh_intervals()
+    computed = Leaderboard(board.store, board.benchmark).certainty()
+    started = Leaderboard(board.store, board.benchmark)
+
+    def not_computed(*args, **kwargs):
+        raise AssertionError("the intervals were computed, not read")
+    monkeypatch.setattr(ranking, "certainty_of", not_computed)
+    assert started.certainty_from_snapshot()
+    assert not started.intervals_pending()
+    pd.testing.assert_frame_equal(started.certainty(), computed)
+    assert views.INTERVALS_PENDING not in set(views.leaderboard_table(started)["Tie group"])

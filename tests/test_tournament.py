@@ -11,12 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
-from conftest import reference_layout_store, tree_digest
+from conftest import duel_frame, publish_all, reference_layout_store, tree_digest
 from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
+from leaderboard.storage import duel_files, local
 from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
@@ -284,6 +286,57 @@ def test_a_load_reads_the_index_not_each_models_cache_file(small_store, small_ta
     result = json.loads(loaded.stdout)
     assert result == {"titles": small_store.titles(), "ranks": small_store.ranked()["rank"].to_dict(), "problems": []}
     assert [p.name for p, st in saved.items() if p.read_bytes() != bytes(st.st_size)] == []  # neither read nor rewritten
+
+
+def index_segments(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / ".cache" / "index").glob("*.zip"))
+
+
+def no_duel_file_read(monkeypatch):
+    def refused(source):
+        raise AssertionError(f"a duel file was read: {source}")
+    monkeypatch.setattr(duel_files, "read_table", refused)
+
+
+def test_a_load_reads_the_duel_rows_from_the_index_a_reader_wrote(small_store, small_documents, monkeypatch):
+    """The first load of a store written before the index reads each duel file and indexes
+    them; the next loads read the rows from the index alone, the same rows, and a new
+    publication's file is read on its own once, then indexed too."""
+    root = small_store.store.root
+    assert index_segments(root) == []  # fewer files than are worth an index (INDEX_MIN_FILES)
+    monkeypatch.setattr(local, "INDEX_MIN_FILES", 1)
+    by_file = Leaderboard(LocalStore(root), small_store.benchmark)
+    assert len(index_segments(root)) == 1
+    with monkeypatch.context() as patched:
+        no_duel_file_read(patched)
+        indexed = Leaderboard(LocalStore(root), small_store.benchmark)
+    pd.testing.assert_frame_equal(duel_frame(indexed), duel_frame(by_file))
+    pd.testing.assert_frame_equal(indexed.ranked(), by_file.ranked())
+    publish_all(by_file, small_documents[5:7])  # rewrites earlier models' files (their panel rows) too
+    Leaderboard(LocalStore(root), small_store.benchmark)
+    assert len(index_segments(root)) <= 2  # segments merged as a binary counter
+    no_duel_file_read(monkeypatch)
+    after = Leaderboard(LocalStore(root), small_store.benchmark)
+    pd.testing.assert_frame_equal(duel_frame(after), duel_frame(by_file))
+
+
+def test_an_index_entry_of_a_file_changed_since_is_not_used(small_store, monkeypatch):
+    """A duel file rewritten by hand after it was indexed is read, not its entry; the
+    index then holds its new rows. A file in the index's folder that is not a segment is
+    ignored and deleted."""
+    root = small_store.store.root
+    monkeypatch.setattr(local, "INDEX_MIN_FILES", 1)
+    Leaderboard(LocalStore(root), small_store.benchmark)
+    owner = max((root / DUELS_DIR).glob("*.parquet"), key=lambda p: p.stat().st_size)
+    table = pq.read_table(owner)
+    pq.write_table(table.slice(0, 2), owner)
+    (root / ".cache" / "index" / "00000099-1.zip").write_bytes(b"not a zip")
+    board = Leaderboard(LocalStore(root), small_store.benchmark)
+    assert len(board.tournament) == len(small_store.tournament) - (table.num_rows - 2)
+    assert "00000099-1.zip" not in index_segments(root)
+    no_duel_file_read(monkeypatch)
+    again = Leaderboard(LocalStore(root), small_store.benchmark)
+    pd.testing.assert_frame_equal(duel_frame(again), duel_frame(board))
 
 
 def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):

@@ -115,7 +115,9 @@ class Leaderboard:
         rows, orphans = duel_files.rows_from_tables(tables, task_ids, index)
         orphans |= ({a for a in legacy if a not in index} | {b for row in legacy.values() if isinstance(row, dict)
                                                              for b in row if b not in index})
-        rows = DuelRows.concat([rows_from_json(legacy, task_ids, index), rows], len(task_ids)).unique()
+        if legacy:  # a concatenation copies every row (at 10,000 models, 1 GB and seconds)
+            rows = DuelRows.concat([rows_from_json(legacy, task_ids, index), rows], len(task_ids))
+        rows = rows.unique()
         return Tournament(task_ids, model_ids, rows), orphans, problems
 
     def rank(self, models: dict[str, PublishedModel], tournament: Tournament,
@@ -264,6 +266,25 @@ class Leaderboard:
         thread = threading.Thread(target=run, name="leaderboard-intervals", daemon=True)
         thread.start()
         return thread
+
+    def certainty_from_snapshot(self) -> bool:
+        """Take the default view's intervals from the store's snapshot when it is current
+        (`snapshot.current_snapshot`: a local store's last write computed them with the
+        ranking it holds), so that a start need not compute them again; whether it did."""
+        from leaderboard.storage.snapshot import certainty_columns, current_snapshot
+        state = self.state
+        table = current_snapshot(self.store, self.benchmark)
+        if table is None or set(table.index) != set(state.ranked.index):
+            return False
+        try:
+            certainty = certainty_columns(table, self.benchmark).loc[state.ranked.index]
+        except KeyError:  # of another version's columns
+            return False
+        entry = self._evidence(False, False, state)
+        with entry["computing"]:
+            if entry["certainty"] is None:
+                entry["certainty"] = certainty
+        return True
 
     def intervals_pending(self) -> bool:
         """Whether the default view's intervals are being computed now (after a

@@ -85,8 +85,7 @@ def rows_from_tables(tables: list, task_ids: list[str], index: dict[str, int]) -
         columns = {}
         for name, kind, fill in (("fought", bool, False), ("significant", bool, False),
                                  ("p_value", float, np.nan), ("delta", float, np.nan)):
-            values = (table[name].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-                      .reshape(n, len(file_tasks)).astype(kind))  # a writable copy of Arrow's buffers
+            values = _matrix(table[name], len(file_tasks), kind)
             if file_tasks == task_ids:  # the usual case: no further copy of these (rows x tasks) arrays
                 out = values
             else:
@@ -96,10 +95,34 @@ def rows_from_tables(tables: list, task_ids: list[str], index: dict[str, int]) -
                     to, frm = zip(*shared)
                     out[:, list(to)] = values[:, list(frm)]
             columns[name] = out if keep_all else out[keep]
-        rules_column = table["rules"].cast(pa.string())
-        names = pc.unique(rules_column)
-        codes = pc.index_in(rules_column, value_set=names).to_numpy(zero_copy_only=False)
-        rules = np.asarray(names.to_pylist(), dtype=object)[codes[keep]]
+        names, codes = _codes(table["rules"])
+        rules = names[codes[keep]]
         parts.append(DuelRows(where["first"][keep], where["second"][keep], columns["fought"], columns["significant"],
                               columns["p_value"], columns["delta"], rules))
     return DuelRows.concat(parts, len(task_ids)), unknown
+
+
+def _matrix(column, n_tasks: int, kind) -> np.ndarray:
+    """A column of fixed-size lists as one new (rows x n_tasks) array of `kind`, filled
+    chunk by chunk: one copy of Arrow's buffers, writable, and no second one of the whole
+    column (at 10,000 models a column of p-values is 400 MB)."""
+    out = np.empty((len(column), n_tasks), dtype=kind)
+    start = 0
+    for chunk in column.chunks:
+        out[start:start + len(chunk)] = chunk.flatten().to_numpy(zero_copy_only=False).reshape(len(chunk), n_tasks)
+        start += len(chunk)
+    return out
+
+
+def _codes(column) -> tuple[np.ndarray, np.ndarray]:
+    """A column of strings as (its distinct values, an object array; each row's index
+    into them), from one dictionary shared by its chunks: no string per row is made."""
+    import pyarrow as pa
+    if not pa.types.is_dictionary(column.type):
+        column = column.dictionary_encode()
+    column = column.unify_dictionaries()
+    if not column.num_chunks:
+        return np.empty(0, dtype=object), np.empty(0, dtype=np.int64)
+    names = np.asarray(column.chunks[0].dictionary.to_pylist(), dtype=object)
+    codes = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in column.chunks])
+    return names, codes.astype(np.int64)

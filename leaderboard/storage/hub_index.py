@@ -1,26 +1,33 @@
-"""The Hub store's index: a few consolidated files from which a new replica reads every
-model's small part and every duel row, instead of one download per model (hub.py).
+"""The stores' index: a few consolidated files from which a reader reads every duel row
+(and a new Hub replica every model's small part) instead of one file per model. A Hub
+repo keeps it at its root, written with each commit (hub.py); a local store in its cache
+folder, `.cache/index/`, written by the readers that had to read files on their own
+(`LocalStore.read_duel_tables`).
 
     index/<sequence>-<entries>.zip    a segment, holding
         models.json        per model: its arrays file's info (`local.encoded_with_info`:
                            metadata, aggregates, array layout), stamped with the git blob id
-                           of its submission file
+                           of its submission file (a Hub repo's only)
         duel_files.json    per duel file it holds (by owner, the model the file is named
-                           after): that file's git blob id
+                           after): that file's version (a Hub repo's: its git blob id; a
+                           local store's: its size, time and inode)
         duels-<k>.parquet  those files' rows, with an `owner` column; one member per list
-                           of tasks (duel_files.py's columns and metadata)
+        (or .arrow)        of tasks (duel_files.py's columns and metadata): Parquet in a Hub
+                           repo (small to download), uncompressed Arrow IPC in a local store
+                           (its arrays used as read, nothing decoded)
 
-A reader uses an entry only when the file it summarizes has that blob id at the revision
-it reads (`current`): a file rewritten or deleted since (a rebuild, a removal, a commit
-made by hand) is read on its own instead, so the index may be incomplete but never wrong,
-and a repo written before it existed is read file by file as before.
+A reader uses an entry only when the file it summarizes has that version at the
+revision it reads (`current`): a file rewritten or deleted since (a rebuild, a removal,
+a change made by hand) is read on its own instead, so the index may be incomplete but
+never wrong, and a store written before it existed is read file by file as before.
 
-Every write adds a segment with what it wrote; then, as a binary counter carries, while
-the newest segment has at least as many entries as the one before, the two are merged
-into one, keeping only current entries. Each segment thus holds more entries than all
-newer ones together: E entries (two per model: its info and its duel file) lie in at
-most log2(E + 1) segments, about log2(N) + 1 for N models, and an entry is written again
-only into a segment at least twice as large as its own, so at most log2(E) times.
+Every write of the index adds a segment with what it adds; then, as a binary counter
+carries, while the newest segment has at least as many entries as the one before, the
+two are merged into one, keeping only current entries. Each segment thus holds more
+entries than all newer ones together: E entries (two per model in a Hub repo: its info
+and its duel file) lie in at most log2(E + 1) segments, about log2(N) + 1 for N models,
+and an entry is written again only into a segment at least twice as large as its own,
+so at most log2(E) times.
 """
 from __future__ import annotations
 
@@ -29,12 +36,12 @@ import json
 import re
 import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 from leaderboard.storage import duel_files
-from leaderboard.storage.local import DUELS_DIR
+from leaderboard.storage.local import DUELS_DIR, INDEX_DIR
 
-INDEX_DIR = "index"
 _SEGMENT = re.compile(rf"{INDEX_DIR}/(\d+)-(\d+)\.zip")
 OWNER = "owner"
 
@@ -71,32 +78,52 @@ def _entries_of(path: str) -> int:
 def written_segment(files: dict[str, bytes], models: dict[str, dict], blob_id: Callable[[bytes], str]) -> Segment:
     """The segment of a write: the duel files among `files` (path -> bytes) and the
     `models`' infos."""
-    import pyarrow as pa
     segment = Segment(dict(models))
     for path, data in files.items():
         if not is_duel_path(path):
             continue
         owner = path[len(DUELS_DIR) + 1:-len(".parquet")]
-        table = duel_files.read_table(data)
         segment.duel_files[owner] = blob_id(data)
-        segment.tables.append(table.append_column(OWNER, pa.array([owner] * table.num_rows, type=pa.string())))
+        segment.tables.append(owned_rows(owner, duel_files.read_table(data)))
     return segment
 
 
-def segment_bytes(segment: Segment) -> bytes:
-    """The segment as a zip: the JSON members deflated, the Parquet ones (compressed
-    already) stored."""
+def owned_rows(owner: str, table):
+    """A duel file's table as a segment holds it: with the `OWNER` column."""
+    import pyarrow as pa
+    return table.append_column(OWNER, pa.array([owner] * table.num_rows, type=pa.string()))
+
+
+ROWS_PARQUET, ROWS_ARROW = "parquet", "arrow"  # how a segment holds its duel rows (`segment_bytes`)
+ARROW_BATCH_ROWS = 1 << 17  # rows per record batch: few batches to read, a bounded copy to write
+
+
+def segment_bytes(segment: Segment, rows_format: str = ROWS_PARQUET) -> bytes:
+    """The segment as a zip (`write_segment`)."""
+    buffer = io.BytesIO()
+    write_segment(segment, buffer, rows_format)
+    return buffer.getvalue()
+
+
+def write_segment(segment: Segment, file, rows_format: str = ROWS_PARQUET) -> None:
+    """Write the segment as a zip into the binary `file`: the JSON members deflated, the
+    rows' members (compressed already, or to be read as they are) stored, each streamed
+    into it (at 10,000 models the rows are about a gigabyte). `rows_format`: ROWS_PARQUET
+    (a Hub repo's: small to download) or ROWS_ARROW (a local store's: Arrow IPC,
+    uncompressed, whose arrays are read without decoding)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     by_tasks: dict[bytes, list] = {}
     for table in segment.tables:
         by_tasks.setdefault(table.schema.metadata[duel_files.TASKS_KEY], []).append(table)
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        def add(name: str, data: bytes, compression: int = zipfile.ZIP_STORED) -> None:
-            archive.writestr(zipfile.ZipInfo(name), data, compress_type=compression)  # dated 1980: same bytes each time
-        add("models.json", json.dumps(segment.models).encode(), zipfile.ZIP_DEFLATED)
-        add("duel_files.json", json.dumps(segment.duel_files).encode(), zipfile.ZIP_DEFLATED)
+
+    def member(name: str, compression: int = zipfile.ZIP_STORED) -> zipfile.ZipInfo:
+        info = zipfile.ZipInfo(name)  # dated 1980: the same bytes each time
+        info.compress_type = compression
+        return info
+    with zipfile.ZipFile(file, "w") as archive:
+        archive.writestr(member("models.json", zipfile.ZIP_DEFLATED), json.dumps(segment.models).encode())
+        archive.writestr(member("duel_files.json", zipfile.ZIP_DEFLATED), json.dumps(segment.duel_files).encode())
         for k, (tasks, group) in enumerate(by_tasks.items()):
             rules = {}
             for table in group:
@@ -104,22 +131,32 @@ def segment_bytes(segment: Segment) -> bytes:
             joined = pa.concat_tables([t.replace_schema_metadata(None) for t in group], promote_options="permissive")
             joined = joined.replace_schema_metadata({duel_files.TASKS_KEY: tasks,
                                                      duel_files.RULES_KEY: json.dumps(rules).encode()})
-            member = io.BytesIO()
-            pq.write_table(joined, member, compression="zstd")
-            add(f"duels-{k}.parquet", member.getvalue())
-    return buffer.getvalue()
+            with archive.open(member(f"duels-{k}.{rows_format}"), "w", force_zip64=True) as stream:
+                if rows_format == ROWS_ARROW:  # in batches of ARROW_BATCH_ROWS, not one per file merged
+                    with pa.ipc.new_file(stream, joined.schema) as writer:
+                        for start in range(0, joined.num_rows, ARROW_BATCH_ROWS):
+                            writer.write_table(joined.slice(start, ARROW_BATCH_ROWS).combine_chunks())
+                else:
+                    pq.write_table(joined, stream, compression="zstd")
 
 
-def read_segment(data: bytes, with_rows: bool = True) -> Segment:
-    """A segment from its bytes (`with_rows` False: without its duel rows); ValueError
-    when they are not one."""
+def read_segment(source: bytes | Path, with_rows: bool = True) -> Segment:
+    """A segment from its bytes or its file (read member by member: no copy of the whole)
+    (`with_rows` False: without its duel rows); ValueError when it is not one."""
+    import pyarrow as pa
     try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        with zipfile.ZipFile(io.BytesIO(source) if isinstance(source, bytes) else source) as archive:
             segment = Segment(json.loads(archive.read("models.json")), json.loads(archive.read("duel_files.json")))
             for name in archive.namelist():
                 if with_rows and name.startswith("duels-"):
-                    segment.tables.append(duel_files.read_table(archive.read(name)))
-    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError) as e:
+                    rows = archive.read(name)
+                    if name.endswith(f".{ROWS_ARROW}"):  # its arrays are views of `rows`: nothing decoded
+                        table = pa.ipc.open_file(pa.py_buffer(rows)).read_all()
+                        json.loads(table.schema.metadata[duel_files.TASKS_KEY])
+                    else:
+                        table = duel_files.read_table(rows)
+                    segment.tables.append(table)
+    except (zipfile.BadZipFile, KeyError, json.JSONDecodeError, TypeError, pa.ArrowException) as e:
         raise ValueError(f"not an index segment ({type(e).__name__})") from None
     return segment
 
@@ -152,15 +189,17 @@ def duel_tables(segment: Segment) -> list:
     return [t.drop_columns([OWNER]) for t in segment.tables]
 
 
-def index_changes(existing: list[str], written: Segment, files_after: dict[str, str],
-                  read: Callable[[str], bytes]) -> tuple[dict[str, bytes], list[str]]:
-    """What a write adds to the index (path -> bytes) and deletes: its segment, merged
-    with the newest existing ones (`existing`, oldest first; `read(path)` gives their
-    bytes) while they hold no more entries than what is being merged; `files_after`:
-    the repo's files (path -> blob id) as the write leaves them."""
+def merged_segment(existing: list[str], written: Segment, files_after: dict[str, str],
+                   read: Callable[[str], bytes | Path]) -> tuple[str, Segment, list[str]] | None:
+    """What a write adds to the index: (the path of a new segment, the segment, the paths
+    of segments it replaces), None when it adds nothing. The new segment is the written
+    one merged with the newest existing ones (`existing`, oldest first; `read(path)`
+    gives their bytes or their file) while they hold no more entries than what is being
+    merged, keeping the entries that describe `files_after` (the files, path -> version,
+    as the write leaves them)."""
     if not written.entries():
-        return {}, []
-    merged, total, deletes = [written], written.entries(), []
+        return None
+    existing, merged, total, deletes = list(existing), [written], written.entries(), []
     while existing and _entries_of(existing[-1]) <= total:
         path = existing.pop()
         merged.insert(0, read_segment(read(path)))
@@ -168,7 +207,17 @@ def index_changes(existing: list[str], written: Segment, files_after: dict[str, 
         deletes.append(path)
     segment = current(merged, files_after)
     sequence = max((int(_SEGMENT.fullmatch(p)[1]) for p in [*existing, *deletes]), default=0) + 1
-    return {f"{INDEX_DIR}/{sequence:08d}-{segment.entries()}.zip": segment_bytes(segment)}, deletes
+    return f"{INDEX_DIR}/{sequence:08d}-{segment.entries()}.zip", segment, deletes
+
+
+def index_changes(existing: list[str], written: Segment, files_after: dict[str, str],
+                  read: Callable[[str], bytes]) -> tuple[dict[str, bytes], list[str]]:
+    """What a write adds to a Hub repo's index (path -> bytes) and deletes (`merged_segment`)."""
+    merged = merged_segment(existing, written, files_after, read)
+    if merged is None:
+        return {}, []
+    path, segment, deletes = merged
+    return {path: segment_bytes(segment)}, deletes
 
 
 def index_of_history(history: list[tuple[dict[str, bytes], dict[str, dict]]],

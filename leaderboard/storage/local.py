@@ -10,6 +10,8 @@
                                          rewrite, written by `export`
     .cache/<submission_id>.npz           per-model arrays for the duel engine; rebuildable from data/
                                          (in a Hub repo: arrays/<submission_id>.npz)
+    .cache/index/<seq>-<entries>.zip     the duel files' rows in a few files, kept by readers
+                                         (hub_index.py; a Hub repo's: index/ at its root)
     leaderboard.parquet (+ README.md)    the public ranking snapshot, for `datasets.load_dataset`: written
                                          after a publication's commit, once its intervals are computed
     flags.json                           flagged models: reason, link, when (flags.py)
@@ -34,6 +36,7 @@ import fcntl
 import hashlib
 import io
 import json
+import logging
 import math
 import mmap
 import os
@@ -57,6 +60,8 @@ from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.engine.tournament import ModelResults
 
+log = logging.getLogger(__name__)
+
 TOURNAMENT_FILE = "tournament.json"
 CACHE_DIR = ".cache"  # per-model arrays, rebuildable from data/
 DUELS_DIR = "duels"
@@ -68,6 +73,9 @@ JOURNAL_FILE = ".journal.json"
 CACHE_VERSION = 3  # 2: arrays concatenated over tasks; 3: word counts of perplexity tasks
 READABLE_CACHE_VERSIONS = (1, 2, 3)  # 1 and 2 have no word counts (Leaderboard.references reads them from the file)
 READ_THREADS = 4  # duel files read at once
+INDEX_DIR = "index"  # the index segments (hub_index.py): a Hub repo's at its root, a local store's in its cache folder
+INDEX_LOCK = ".lock"  # in the index's folder: held by the reader adding to it
+INDEX_MIN_FILES = 64  # duel files a load reads on their own (~2 ms each) before it indexes them
 LAZY_MODELS = 128  # models whose summaries stay in memory once read (a pre-submission reads 50)
 
 
@@ -409,15 +417,89 @@ class LocalStore:
         return sorted(p.stem for p in folder.glob("*.parquet") if not p.name.startswith(".")) if folder.is_dir() else []
 
     def read_duel_tables(self) -> tuple[list, list[str]]:
-        """Every duel file as a pyarrow table, and a problem line per unreadable file."""
+        """Every duel file's rows as pyarrow tables, and a problem line per unreadable file.
+
+        The rows come from the index in the cache folder (`.cache/index/<seq>-<entries>.zip`,
+        the segments of `hub_index`, rows as Arrow IPC: read without decoding), whose entries
+        are used only while their file has the version (size, time, inode) they were made
+        from, and from the files it lacks, read on their own and then, once they are at least
+        INDEX_MIN_FILES, added to it: like the model index, it is kept by readers, so a store
+        written before it, or copied, is read file by file once. Call under
+        lock(shared=True): no writer changes a file meanwhile."""
+        from leaderboard.storage import hub_index
+        versions = self._duel_file_versions()
+        segments, broken = [], []
+        for path in hub_index.segment_paths(self._index_files()):
+            try:
+                segments.append(hub_index.read_segment(self.cache_dir / path))
+            except OSError:  # merged away by another reader meanwhile: its files are read
+                continue
+            except ValueError:  # not a segment (written by hand?): its files are read, and it is deleted
+                broken.append(path)
+        index = hub_index.current(segments, versions)
+        del segments
+
         def read(sid: str):
             try:
-                return duel_files.read_table(self.root / DUELS_DIR / f"{sid}.parquet")
+                return sid, duel_files.read_table(self.root / hub_index.duel_path(sid))
             except ValueError as e:
-                return f"{DUELS_DIR}/{sid}.parquet is skipped: {e}"
+                return sid, f"{DUELS_DIR}/{sid}.parquet is skipped: {e}"
+        owners = sorted(path[len(DUELS_DIR) + 1:-len(".parquet")] for path in versions)
+        unindexed = [sid for sid in owners if sid not in index.duel_files]
         with ThreadPoolExecutor(READ_THREADS) as pool:  # Parquet decoding releases the GIL
-            results = list(pool.map(read, self.duel_file_ids()))
-        return [r for r in results if not isinstance(r, str)], [r for r in results if isinstance(r, str)]
+            results = list(pool.map(read, unindexed))
+        tables = {sid: r for sid, r in results if not isinstance(r, str)}
+        if len(tables) >= INDEX_MIN_FILES:
+            self._add_to_index({sid: versions[hub_index.duel_path(sid)] for sid in tables}, tables, versions, broken)
+        return hub_index.duel_tables(index) + list(tables.values()), [r for _, r in results if isinstance(r, str)]
+
+    def _duel_file_versions(self) -> dict[str, str]:
+        """Each duel file's path with its version, "<size>-<mtime_ns>-<inode>": a file is
+        replaced by renaming a new one over it, which changes all three."""
+        folder = self.root / DUELS_DIR
+        if not folder.is_dir():
+            return {}
+        versions = {}
+        for entry in os.scandir(folder):
+            if entry.name.endswith(".parquet") and not entry.name.startswith("."):
+                st = entry.stat()
+                versions[f"{DUELS_DIR}/{entry.name}"] = f"{st.st_size}-{st.st_mtime_ns}-{st.st_ino}"
+        return versions
+
+    def _index_files(self) -> list[str]:
+        """The files of the cache folder's index, as paths relative to the cache folder."""
+        folder = self.cache_dir / INDEX_DIR
+        return [f"{INDEX_DIR}/{name}" for name in os.listdir(folder)] if folder.is_dir() else []
+
+    def _add_to_index(self, versions_read: dict[str, str], tables: dict, versions: dict, broken: list[str]) -> None:
+        """Add the duel files read on their own (owner -> version read, owner -> table) to
+        the index, merged as `hub_index.merged_segment` says, and delete the `broken`
+        segments; skipped while another reader is at it, and when the store cannot be
+        written (only speed is lost)."""
+        from leaderboard.storage import hub_index
+        folder = self.cache_dir / INDEX_DIR
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with open(folder / INDEX_LOCK, "a") as lock:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    return
+                for path in broken:
+                    (self.cache_dir / path).unlink(missing_ok=True)
+                written = hub_index.Segment(duel_files=versions_read,
+                                            tables=[hub_index.owned_rows(sid, t) for sid, t in tables.items()])
+                merged = hub_index.merged_segment(hub_index.segment_paths(self._index_files()), written, versions,
+                                                  lambda path: self.cache_dir / path)
+                if merged is None:
+                    return
+                path, segment, replaced = merged
+                write_atomically(self.cache_dir / path,
+                                 lambda f: hub_index.write_segment(segment, f, hub_index.ROWS_ARROW))
+                for old in replaced:
+                    (self.cache_dir / old).unlink(missing_ok=True)
+        except (OSError, ValueError) as e:
+            log.warning("the duel files' index in %s was not updated: %s", self.cache_dir, e)
 
     def read_flags(self) -> bytes | None:
         """flags.json, None when there is none."""
@@ -508,8 +590,8 @@ class LocalStore:
         return (self.root / JOURNAL_FILE).exists() or any(self._leftovers())
 
     def _leftovers(self):
-        for folder in (self.root, self.data_dir, self.cache_dir, self.root / DUELS_DIR, self.root / TITLES_DIR,
-                       self.root / PRESUBMISSIONS_DIR):
+        for folder in (self.root, self.data_dir, self.cache_dir, self.cache_dir / INDEX_DIR, self.root / DUELS_DIR,
+                       self.root / TITLES_DIR, self.root / PRESUBMISSIONS_DIR):
             if folder.is_dir():
                 yield from folder.glob(".*.tmp")
 

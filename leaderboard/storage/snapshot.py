@@ -75,6 +75,36 @@ def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, f
     return buffer.getvalue()
 
 
+def current_snapshot(store, benchmark: Benchmark) -> pd.DataFrame | None:
+    """The store's snapshot (`snapshot_table`) when it is current (`board_fingerprint`)
+    and holds its intervals, else None."""
+    data = store.read_snapshot()
+    if data is None:
+        return None
+    try:
+        with pq.ParquetFile(io.BytesIO(data)) as file:
+            made_of = (file.schema_arrow.metadata or {}).get(SNAPSHOT_OF)
+            ids = store.submission_ids()
+            flags_file = store.read_flags()
+            flags = parse_flags(flags_file)[0] if flags_file is not None else {}
+            flags = {sid: flag for sid, flag in flags.items() if sid in set(ids)}
+            if made_of is None or made_of.decode() != board_fingerprint(ids, flags, benchmark):
+                return None
+            if INTERVALS_PENDING in (file.schema_arrow.metadata or {}):
+                return None
+            return file.read().to_pandas().set_index("submission_id")
+    except (OSError, ValueError, KeyError):  # unreadable, or of another version's columns
+        return None
+
+
+def certainty_columns(table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:
+    """The intervals and tie groups of a snapshot's rows (indexed by submission id), as
+    `ranking.certainty_of` gives them; KeyError when it lacks a scope's."""
+    scopes = [ranking.OVERALL, *benchmark.categories]
+    return pd.DataFrame({(scope, field): table[f"{scope}_{field}"] for scope in scopes
+                         for field in ranking.CERTAINTY_FIELDS}, index=table.index)
+
+
 class SnapshotBoard:
     """The ranking as a current snapshot holds it, with what `views.table.leaderboard_table`
     reads of a Leaderboard (models' metadata, the ranked scores, their certainty, flags)
@@ -82,38 +112,24 @@ class SnapshotBoard:
     without computing the certainty (seconds at thousands of models)."""
 
     def __init__(self, table: pd.DataFrame, benchmark: Benchmark, store):
+        """`table`: a snapshot indexed by submission id (`current_snapshot`)."""
         self.benchmark, self.presubmissions = benchmark, PresubmissionLog(store)
-        table = table.set_index("submission_id")
         rows = table[[*METADATA_FIELDS, *FLAG_FIELDS]].astype(object).where(table.notna(), None).to_dict("index")
         self.models = {sid: PublishedModel(sid, {field: row[field] for field in METADATA_FIELDS}, ModelResults({}, {}),
                                            {}) for sid, row in rows.items()}
         self.flags = {sid: Flag(row["flag_reason"], row["flag_link"], 0.0) for sid, row in rows.items() if row["flagged"]}
         scores = ["rank", *benchmark.task_ids, *benchmark.categories, ranking.OVERALL]
         self._ranked = table[scores]
-        scopes = [ranking.OVERALL, *benchmark.categories]
-        self._certainty = pd.DataFrame({(scope, field): table[f"{scope}_{field}"] for scope in scopes
-                                        for field in ranking.CERTAINTY_FIELDS}, index=table.index)
+        self._certainty = certainty_columns(table, benchmark)
 
     @classmethod
     def of_store(cls, store, benchmark: Benchmark) -> "SnapshotBoard | None":
         """The store's snapshot when it is current (`board_fingerprint`) and holds its
         intervals, else None."""
-        data = store.read_snapshot()
-        if data is None:
-            return None
+        table = current_snapshot(store, benchmark)
         try:
-            with pq.ParquetFile(io.BytesIO(data)) as file:
-                made_of = (file.schema_arrow.metadata or {}).get(SNAPSHOT_OF)
-                ids = store.submission_ids()
-                flags_file = store.read_flags()
-                flags = parse_flags(flags_file)[0] if flags_file is not None else {}
-                flags = {sid: flag for sid, flag in flags.items() if sid in set(ids)}
-                if made_of is None or made_of.decode() != board_fingerprint(ids, flags, benchmark):
-                    return None
-                if INTERVALS_PENDING in (file.schema_arrow.metadata or {}):
-                    return None
-                return cls(file.read().to_pandas(), benchmark, store)
-        except (OSError, ValueError, KeyError):  # unreadable, or of another version's columns
+            return None if table is None else cls(table, benchmark, store)
+        except KeyError:  # of another version's columns
             return None
 
     def ranked(self, adjusted: bool = False, exclude_flagged: bool = False) -> pd.DataFrame:
