@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE
+from leaderboard.app.settings import PRIVATE, picked
 from leaderboard.views import details, share, table as board_views
 
 
@@ -38,7 +38,7 @@ class DetailsTab:
         self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv]
         self.restored = [self.category, *self.outputs]  # what restore() may update
 
-        self.then_export(gr.on([self.model_pick.input, self.category.input], self.render, self.inputs, self.outputs,
+        self.then_export(gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs,
                                queue=False, js=share.query_writer(share.DETAILS_KEYS), **PRIVATE))
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)

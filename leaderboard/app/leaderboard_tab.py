@@ -9,7 +9,7 @@ import math
 
 import gradio as gr
 
-from leaderboard.app.settings import PAGE_ROWS, PRIVATE
+from leaderboard.app.settings import PAGE_ROWS, PRIVATE, picked
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
 
@@ -99,7 +99,8 @@ class LeaderboardTab:
 
         # A new search, filter, sort or view starts at the first page.
         # Gradio's Textbox sends no `input` when Backspace empties it: `change` (the search only) covers that.
-        gr.on([*(control.input for control in self.inputs), search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
+        gr.on([*(picked(control) if isinstance(control, gr.Dropdown) else control.input for control in self.inputs),
+               search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
             None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
         for name, button in self.turns.items():
