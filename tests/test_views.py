@@ -132,6 +132,23 @@ def test_json_export_round_trips_the_view(small_store):
     assert views.export_table(table, "csv", name).endswith(f"/{name}.csv")
 
 
+def test_view_exports_are_made_once_per_table_and_view_and_again_when_a_file_is_gone(small_store, monkeypatch):
+    full = views.leaderboard_table(small_store, "Knowledge")
+    narrow = views.filter_table(full, min_params=1)
+    made = []
+    monkeypatch.setattr(views, "export_table", lambda table, fmt, name: made.append((len(table), fmt)) or
+                        str(views.export_file(table.to_csv().encode(), f"{name}.{fmt}")))
+    first = views.view_exports(full, narrow, "knowledge", ("", (), 1, None, "rank"))
+    assert sorted(made) == [(len(narrow), "csv"), (len(narrow), "json")]
+    assert views.view_exports(full, narrow, "knowledge", ("", (), 1, None, "rank")) == first and len(made) == 2
+    views.view_exports(full, full, "knowledge", ("", (), None, None, "rank"))  # another view of the table
+    views.view_exports(full.copy(), narrow, "knowledge", ("", (), 1, None, "rank"))  # another table (a new state)
+    assert len(made) == 6
+    Path(first["csv"]).unlink()  # pruned, or deleted with Gradio's cache
+    assert views.view_exports(full, narrow, "knowledge", ("", (), 1, None, "rank")) == first and len(made) == 8
+    assert Path(first["csv"]).exists()
+
+
 def test_scatter_plots_score_against_log_parameters(small_store):
     table = views.leaderboard_table(small_store, "Knowledge")
     fig = views.score_scatter(table, "Knowledge win score %")
