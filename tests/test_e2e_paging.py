@@ -7,11 +7,13 @@ Screenshots are saved in test-artifacts/.
 """
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from playwright.sync_api import expect
 
+from leaderboard.views import share
 from test_e2e import DESKTOP, PHONE, browser, choose, open_page, rows, serve, shot  # noqa: F401
 
 MODELS, PAGE_ROWS = 5, 2  # 3 pages
@@ -105,4 +107,22 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
     expect(page.locator("#card")).to_contain_text(outside)
     expect(page).to_have_url(re.compile(r"[?&]model="))
     shot(page, "paging_picker")
+    page.context.close()
+
+
+def test_a_category_pick_asks_the_server_once(browser, paged_app):
+    """Gradio's Dropdown sends `input` twice for a pick with the mouse (on the pick and on
+    the blur after it); the board listens to the blur, so one pick is one request."""
+    page = open_page(browser, paged_app, DESKTOP)
+    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}", timeout=60000)
+    sent = []  # each request's inputs
+    page.on("request", lambda r: sent.append(json.loads(r.post_data)["data"])
+            if r.method == "POST" and "/run/predict" in r.url else None)
+    choose(page, "category", "NER")
+    expect(page.locator("#board thead th .header").first).to_have_text("NER rank")
+    # A later request, answered: a second request of the pick (sent with the first) has been sent by then.
+    page.locator("#page-next").click()
+    expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
+    views = [data for data in sent if len(data) == len(share.BOARD_KEYS) + 1]  # the view's inputs and plot_open
+    assert [view[0] for view in views] == ["NER"], views
     page.context.close()

@@ -132,6 +132,23 @@ def test_json_export_round_trips_the_view(small_store):
     assert views.export_table(table, "csv", name).endswith(f"/{name}.csv")
 
 
+def test_view_exports_are_made_once_per_table_and_view_and_again_when_a_file_is_gone(small_store, monkeypatch):
+    full = views.leaderboard_table(small_store, "Knowledge")
+    narrow = views.filter_table(full, min_params=1)
+    made = []
+    monkeypatch.setattr(views, "export_table", lambda table, fmt, name: made.append((len(table), fmt)) or
+                        str(views.export_file(table.to_csv().encode(), f"{name}.{fmt}")))
+    first = views.view_exports(full, narrow, "knowledge", ("", (), 1, None, "rank"))
+    assert sorted(made) == [(len(narrow), "csv"), (len(narrow), "json")]
+    assert views.view_exports(full, narrow, "knowledge", ("", (), 1, None, "rank")) == first and len(made) == 2
+    views.view_exports(full, full, "knowledge", ("", (), None, None, "rank"))  # another view of the table
+    views.view_exports(full.copy(), narrow, "knowledge", ("", (), 1, None, "rank"))  # another table (a new state)
+    assert len(made) == 6
+    Path(first["csv"]).unlink()  # pruned, or deleted with Gradio's cache
+    assert views.view_exports(full, narrow, "knowledge", ("", (), 1, None, "rank")) == first and len(made) == 8
+    assert Path(first["csv"]).exists()
+
+
 def test_scatter_plots_score_against_log_parameters(small_store):
     table = views.leaderboard_table(small_store, "Knowledge")
     fig = views.score_scatter(table, "Knowledge win score %")
@@ -204,28 +221,38 @@ def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_tas
 
 def test_duel_grid_shows_the_best_competitors_and_says_how_many_of_how_many(small_store):
     sid = small_store.ranked().index[1]
-    duels = details.duel_table(small_store, sid)
+    duels = details.model_duels(small_store, sid)
+    every = details.duel_table(small_store, sid)
     opponents = [o for o in small_store.ranked().index if o != sid]  # rank order
-    shown = details.best_competitors(duels, limit=2)
+    shown = details.duel_frame(small_store, duels, competitors=2)
     assert list(dict.fromkeys(shown["competitor_id"])) == opponents[:2]
-    assert shown.equals(duels[duels["competitor_id"].isin(opponents[:2])])
-    assert details.grid_label(duels, "Duels", " (all in the CSV)", limit=2) == (
+    assert shown.equals(every[every["competitor_id"].isin(opponents[:2])])  # the same rows as in the CSV
+    assert details.duel_frame(small_store, duels, competitors=len(opponents)).equals(every)
+    assert details.grid_label(len(opponents), "Duels", " (all in the CSV)", limit=2) == (
         f"Duels: the best 2 of {len(opponents)} competitors (all in the CSV)")
-    assert details.best_competitors(duels, limit=len(opponents)) is duels
-    assert details.grid_label(duels, "Duels", " (all in the CSV)", limit=len(opponents)) == "Duels"
+    assert details.grid_label(len(opponents), "Duels", " (all in the CSV)", limit=len(opponents)) == "Duels"
 
 
 def test_duel_summary_counts_won_lost_not_significant_per_category_and_task(small_store):
+    """The summary, counted on the duel arrays, against pandas' crosstab of the CSV's rows."""
     sid = small_store.ranked().index[1]
-    duels = details.duel_table(small_store, sid)
-    summary = details.duel_summary(duels).set_index("Category")
+    for category, by in ((None, "Category"), ("Language", "Task")):
+        rows = details.duel_table(small_store, sid, category)
+        expected = pd.crosstab(pd.Categorical(rows[by], categories=list(dict.fromkeys(rows[by]))),
+                               pd.Categorical(rows["Result"], categories=[details.WON, details.LOST,
+                                                                          details.NOT_SIGNIFICANT]),
+                               margins=True, margins_name="Total", dropna=False)
+        summary = details.duel_summary(details.model_duels(small_store, sid, category), category).set_index(by)
+        assert list(summary.columns) == ["won", "lost", "not significant", "Total"]
+        assert summary.to_numpy().tolist() == expected.to_numpy().tolist()
+        assert list(summary.index) == [*map(str, expected.index)]
+    summary = details.duel_summary(details.model_duels(small_store, sid)).set_index("Category")
     assert list(summary.index) == [*small_store.benchmark.categories, "Total"]
-    assert list(summary.columns) == ["won", "lost", "not significant", "Total"]
-    assert summary.loc["Total", "Total"] == len(duels)
-    assert summary.loc["Total", "won"] == (duels["Result"] == details.WON).sum()
-    by_task = details.duel_summary(details.duel_table(small_store, sid, "Language"), "Language").set_index("Task")
+    assert summary.loc["Total", "Total"] == len(details.duel_table(small_store, sid))
+    by_task = details.duel_summary(details.model_duels(small_store, sid, "Language"), "Language").set_index("Task")
     assert list(by_task.index) == ["AUC", "PPL", "Total"]
     assert (by_task.loc[["AUC", "PPL"], "Total"] == len(small_store.models) - 1).all()
+    assert set(details.duel_table(small_store, sid)["Result"]) >= {details.WON, details.LOST}  # counts of both
 
 
 def test_preview_table_marks_the_new_model_and_rank_changes(small_store, small_documents):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE
+from leaderboard.app.settings import PRIVATE, picked
 from leaderboard.views import details, share, table as board_views
 
 
@@ -13,7 +13,7 @@ DUELS_TITLE = "Duels against each competitor"
 class DetailsTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
-        self._last_duels = None  # (board state, model, category, adjusted, its duel table): see duels_of
+        self._last_duels = None  # (board state, model, category, adjusted, its duels): see duels_of
         self.built_model = default_model = board.ranked().index[0] if len(board.models) else None
         with gr.Tab("Details", id="details") as self.tab:
             with gr.Row():
@@ -38,7 +38,7 @@ class DetailsTab:
         self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv]
         self.restored = [self.category, *self.outputs]  # what restore() may update
 
-        self.then_export(gr.on([self.model_pick.input, self.category.input], self.render, self.inputs, self.outputs,
+        self.then_export(gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs,
                                queue=False, js=share.query_writer(share.DETAILS_KEYS), **PRIVATE))
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
@@ -68,24 +68,25 @@ class DetailsTab:
             return {self.model_pick: choices, self.card: "Pick a model.", self.bars: None, self.summary: None,
                     self.duels: None, self.duels_csv: None}
         duels = self.duels_of(submission_id, category, adjusted)
-        shown = details.best_competitors(duels)
+        shown = details.duel_frame(board, duels, competitors=details.GRID_COMPETITORS)
         return {self.model_pick: choices, self.card: details.model_card(board, submission_id, category, adjusted),
                 self.bars: details.score_bars(board, submission_id, category, adjusted),
                 self.summary: details.duel_summary(duels, category),
                 self.duels: gr.Dataframe(value=details.duel_grid(shown, category),
-                                         label=details.grid_label(duels, DUELS_TITLE, " (the CSV holds every duel)"),
+                                         label=details.grid_label(len(duels.opponents), DUELS_TITLE,
+                                                                  " (the CSV holds every duel)"),
                                          column_widths=details.grid_widths(shown, category)),
                 self.duels_csv: None}  # export_duels' next
 
-    def duels_of(self, submission_id, category, adjusted: bool):
-        """The model's duel table, the last one kept: `render` and then `export_duels` ask for
-        the same (a panel member's is a duel with every model: a second at 10,000)."""
+    def duels_of(self, submission_id, category, adjusted: bool) -> details.ModelDuels:
+        """The model's duels, the last ones kept: `render` and then `export_duels` ask for
+        the same (a panel member has dueled every model: 10,000 at 10,000 models)."""
         board, state = self.board, self.board.state
         last = self._last_duels
         if last is not None and last[0] is state and last[1:4] == (submission_id, category, adjusted):
             return last[4]
-        duels = details.duel_table(board, submission_id, category, board.duels(adjusted),
-                                   rank_order=board.ranked(adjusted).index)
+        duels = details.model_duels(board, submission_id, category, board.duels(adjusted),
+                                    rank_order=board.ranked(adjusted).index)
         self._last_duels = (state, submission_id, category, adjusted, duels)
         return duels
 
@@ -95,9 +96,10 @@ class DetailsTab:
         if not submission_id or submission_id not in board.models:
             return None
         adjusted = p_values == board_views.ADJUSTED_P
-        return board_views.export_table(self.duels_of(submission_id, category, adjusted), "csv",
-                                        board_views.export_name(board.benchmark.name, board.models[submission_id].title,
-                                                                category, "duels", "bh-adjusted" if adjusted else ""))
+        every = details.duel_frame(board, self.duels_of(submission_id, category, adjusted))
+        name = board_views.export_name(board.benchmark.name, board.models[submission_id].title, category, "duels",
+                                       "bh-adjusted" if adjusted else "")
+        return board_views.export_table(every, "csv", name)
 
     def restore(self, view: dict, model: str | None, named) -> dict:
         """The model (`model`: the link's, else the best) and category a link asks for

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE
+from leaderboard.app.settings import PRIVATE, picked
 from leaderboard.views import compare, details, share, table as board_views
 from leaderboard.views.markdown import escape_markdown
 
@@ -53,7 +53,7 @@ class HeadToHeadTab:
         self.restored = [self.category, *self.outputs]
         self.restored_map = [self.map_scope, self.map_box, self.map_open, self.duel_map]
 
-        gr.on([self.model_a.input, self.model_b.input, self.category.input], self.render, self.inputs, self.outputs,
+        gr.on([picked(self.model_a), picked(self.model_b), picked(self.category)], self.render, self.inputs, self.outputs,
               queue=False, js=share.query_writer(share.HEAD_TO_HEAD_KEYS), **PRIVATE)
         self.tab.select(self.render, self.inputs, self.outputs, queue=False,
                         js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"), **PRIVATE)
@@ -63,7 +63,7 @@ class HeadToHeadTab:
             self.render_map, self.map_inputs, self.duel_map, queue=False, js=share.query_writer(share.MAP_KEYS),
             **PRIVATE)
         self.map_box.collapse(lambda: False, None, self.map_open, js=share.MAP_CLOSER_JS, **PRIVATE)
-        self.map_scope.input(self.render_map, self.map_inputs, self.duel_map, queue=False,
+        picked(self.map_scope)(self.render_map, self.map_inputs, self.duel_map, queue=False,
                              js=share.query_writer(share.MAP_KEYS), **PRIVATE)
 
     def pickers(self, a, b, search: str = "") -> dict:

@@ -9,7 +9,7 @@ import math
 
 import gradio as gr
 
-from leaderboard.app.settings import PAGE_ROWS, PRIVATE
+from leaderboard.app.settings import PAGE_ROWS, PRIVATE, picked
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
 
@@ -101,7 +101,8 @@ class LeaderboardTab:
 
         # A new search, filter, sort or view starts at the first page.
         # Gradio's Textbox sends no `input` when Backspace empties it: `change` (the search only) covers that.
-        gr.on([*(control.input for control in self.inputs), search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
+        gr.on([*(picked(control) if isinstance(control, gr.Dropdown) else control.input for control in self.inputs),
+               search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
             None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
         for name, button in self.turns.items():
@@ -122,8 +123,9 @@ class LeaderboardTab:
         return ({key: values[key] for key in share.BOARD_KEYS} if isinstance(values, dict) else
                 dict(zip(share.BOARD_KEYS, values, strict=True)))
 
-    def view_page(self, view: dict, page: int) -> tuple[board_views.TablePage, list]:
-        """Page `page` of the view, from the board as it is now, and its score columns."""
+    def view_page(self, view: dict, page: int) -> tuple[board_views.TablePage, list, object]:
+        """Page `page` of the view, from the board as it is now, its score columns, and the
+        whole table it is cut from (board_views.current_table)."""
         board = self.board
         board.refresh()
         category = view["category"]
@@ -132,27 +134,29 @@ class LeaderboardTab:
         full = board_views.current_table(board, category, values, adjusted=view["p"] == board_views.ADJUSTED_P,
                                          exclude_flagged=view["exclude_flagged"])
         return board_views.table_page(full, columns, page, PAGE_ROWS, view["search"], view["types"], view["min"],
-                                      view["max"], view["sort"]), columns
+                                      view["max"], view["sort"]), columns, full
 
     def parts(self, view: dict, page: int, plot_open: bool = False, with_exports: bool = True) -> dict:
         """Everything the tab shows for page `page` of one view, from the current board;
         `with_exports` False: the downloads are those of the view shown (another page of it)."""
         board = self.board
-        shown, columns = self.view_page(view, page)
+        shown, columns, full = self.view_page(view, page)
         category, adjusted = view["category"], view["p"] == board_views.ADJUSTED_P
         values = view["values"] if category != OVERALL else board_views.WIN_SCORE
         display = board_views.with_model_links(shown.rows, board.models, view["columns"])
         name = board_views.board_export_name(board, category, values, adjusted)
         sorts = board_views.sort_choices(columns)
         filters = view["search"], view["types"], view["min"], view["max"]
+        rows_asked = (view["search"], tuple(view["types"] or ()), view["min"], view["max"], view["sort"])
+        exports = (board_views.view_exports(full, shown.matching, name, rows_asked) if with_exports else
+                   {"csv": gr.skip(), "json": gr.skip()})
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
             widths=[rank_width(display.columns[0]), MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
             note="\n\n".join(filter(None, [board_views.filter_note(shown.matching, shown.total, *filters),
                                             board_views.flag_note(board, view["exclude_flagged"])])),
             legend=board_views.category_legend(board, category),
-            csv=board_views.export_table(shown.matching, "csv", name) if with_exports else gr.skip(),
-            json=board_views.export_table(shown.matching, "json", name) if with_exports else gr.skip(),
+            csv=exports["csv"], json=exports["json"],
             plot=board_views.score_scatter(shown.matching, columns[0].header) if plot_open else gr.skip(),
             sorts=sorts, sort=view["sort"] if view["sort"] in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
@@ -201,7 +205,7 @@ class LeaderboardTab:
 
     def render_plot(self, *values):
         view = self.board_view(values)
-        shown, columns = self.view_page(view, 1)
+        shown, columns, _ = self.view_page(view, 1)
         return board_views.score_scatter(shown.matching, columns[0].header)
 
     def restore(self, view: dict, named) -> dict:

@@ -27,6 +27,14 @@ PRIVATE = {"api_visibility": "private"}
 STATIC = Path(__file__).parent / "static"
 
 
+def picked(dropdown):
+    """A dropdown's event for one pick by the user: `blur`. Gradio's Dropdown sends `input`
+    twice for a pick with the mouse (on the pick, then again on the blur that closes the
+    list; measured: two identical requests, each rendered), and `blur` once for any pick,
+    by mouse or keyboard, both of which end by blurring the box."""
+    return dropdown.blur
+
+
 def script(name: str) -> str:
     """A JavaScript function from static/, as an event's or the page's `js=`."""
     return (STATIC / name).read_text(encoding="utf-8")

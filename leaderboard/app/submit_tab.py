@@ -176,9 +176,9 @@ class SubmitTab:
                     self.file_errors: submission.problems_markdown(board.benchmark, file_problems,
                                                                    "The file was not accepted:"),
                     **failed}
-        duels = details.duel_table(board, preview.submission_id, None, preview.tournament,
-                                   {**board.models, preview.submission_id: preview.model}, preview.table.index)
-        shown = details.best_competitors(duels)  # entering the panel, it has dueled every model
+        duels = details.model_duels(board, preview.submission_id, None, preview.tournament, preview.table.index)
+        shown = details.duel_frame(board, duels, {**board.models, preview.submission_id: preview.model},
+                                   details.GRID_COMPETITORS)  # entering the panel, it has dueled every model
         preview_display = board_views.with_model_links(submission.preview_table(board, preview), board.models)
         return {self.status: submission.preview_summary(board, preview) + submission.disclosure_note(preview,
                                                                                                      record_failure),
@@ -188,7 +188,7 @@ class SubmitTab:
                                                  preview.submission_id),
                     datatype=board_views.column_types(preview_display), visible=True),
                 self.preview_duels: gr.Dataframe(value=details.duel_grid(shown),
-                                                 label=details.grid_label(duels, PREVIEW_DUELS_TITLE),
+                                                 label=details.grid_label(len(duels.opponents), PREVIEW_DUELS_TITLE),
                                                  column_widths=details.grid_widths(shown), visible=True),
                 self.preview_state: self.previews.put(request.session_hash, preview),
                 self.new_row: preview_display.index.get_loc(preview.submission_id),

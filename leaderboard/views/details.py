@@ -6,6 +6,7 @@ import hashlib
 import html
 import json
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -246,43 +247,74 @@ def score_bars(board: Leaderboard, submission_id: str, category: str | None = No
             f"{bars}</figure>")
 
 
-def duel_table(board: Leaderboard, submission_id: str, category: str | None = None,
-               tournament: Tournament | None = None, models: dict | None = None,
-               rank_order=None) -> pd.DataFrame:
-    """One row per duel of `submission_id` (competitors in `rank_order`, default the
-    board's ranking; tasks in benchmark order): verdict, both directions' one-sided p-values and
-    the delta in the task's unit. This is the CSV export; the grid is pivoted from it."""
+@dataclass(frozen=True)
+class ModelDuels:
+    """A model's duels on a scope's tasks with each competitor, in rank order: the
+    tournament's arrays, (competitors, tasks), from which the grid, the summary and the
+    CSV are made (the grid needs the first rows only; a panel member has dueled every model)."""
+    submission_id: str
+    opponents: list  # competitor ids, rank order
+    ranks: np.ndarray  # each competitor's position in the ranking (1 = best)
+    tasks: list  # the scope's tasks (config.tasks.Task), benchmark order
+    won: np.ndarray  # (competitors, tasks) bool: this model significantly better
+    lost: np.ndarray  # the competitor significantly better
+    p_won: np.ndarray  # one-sided p, this model better
+    p_lost: np.ndarray  # one-sided p, the competitor better
+    delta: np.ndarray  # this model minus the competitor, in the metric's unit
+
+
+def model_duels(board: Leaderboard, submission_id: str, category: str | None = None,
+                tournament: Tournament | None = None, rank_order=None) -> ModelDuels:
+    """The duels of `submission_id` (competitors in `rank_order`, default the board's
+    ranking; tasks of `category` in benchmark order, every task in Overall)."""
     tour = tournament or board.tournament
-    models = models or board.models
     tasks = [t for t in board.benchmark.tasks if is_overall(category) or t.category == category]
     forward, backward = tour.rows_of(submission_id)  # row k of both: the same opponent
     row_of = {tour.model_ids[j]: k for k, j in enumerate(forward.second)}
     order = board.ranked().index if rank_order is None else rank_order
-    opponents = [o for o in order if o in row_of]
-    if not opponents or not tasks:
+    position = pd.Series(range(1, len(order) + 1), index=order)
+    opponents = [o for o in order if o in row_of] if tasks else []
+    grid = np.ix_(np.array([row_of[o] for o in opponents], dtype=int),
+                  np.array([tour.task_ids.index(t.id) for t in tasks], dtype=int))
+    won = forward.significant[grid]
+    return ModelDuels(submission_id, opponents, position[opponents].to_numpy(dtype=int), tasks, won,
+                      backward.significant[grid] & ~won, forward.p_value[grid], backward.p_value[grid],
+                      forward.delta[grid])
+
+
+def duel_frame(board: Leaderboard, duels: ModelDuels, models: dict | None = None,
+               competitors: int | None = None) -> pd.DataFrame:
+    """One row per duel (of the first `competitors` competitors; None: of every one):
+    verdict, both directions' one-sided p-values and the delta in the task's unit. This is
+    the CSV export; the grid is pivoted from it."""
+    models = models or board.models
+    opponents = duels.opponents[:competitors]
+    if not opponents:
         return pd.DataFrame(columns=["Rank", "Competitor", "competitor_id", "competitor_flagged", "Category", "Task",
                                      "task_id", "Result", "p one-sided (this model better)", "p one-sided (competitor better)", "Δ",
                                      "Δ unit"])
-    t_idx = np.array([tour.task_ids.index(t.id) for t in tasks])
-    grid = np.ix_(np.array([row_of[o] for o in opponents]), t_idx)  # (opponents, tasks), flattened opponent-major
-    won, lost = forward.significant[grid].ravel(), backward.significant[grid].ravel()
+    n_tasks, n_opp, tasks = len(duels.tasks), len(opponents), duels.tasks
     scale, units = delta_scale(board, [t.id for t in tasks])
-    n_tasks, n_opp = len(tasks), len(opponents)
-    rank = pd.Series(range(1, len(order) + 1), index=order)
-    return pd.DataFrame({
-        "Rank": np.repeat(rank[opponents].to_numpy(), n_tasks),
+    return pd.DataFrame({  # flattened opponent-major
+        "Rank": np.repeat(duels.ranks[:n_opp], n_tasks),
         "Competitor": np.repeat([models[o].title for o in opponents], n_tasks),
         "competitor_id": np.repeat(opponents, n_tasks),
         "competitor_flagged": np.repeat([o in board.flags for o in opponents], n_tasks),
         "Category": np.tile([t.category for t in tasks], n_opp),
         "Task": np.tile([t.abbreviation for t in tasks], n_opp),
         "task_id": np.tile([t.id for t in tasks], n_opp),
-        "Result": np.select([won, lost], [WON, LOST], NOT_SIGNIFICANT),
-        "p one-sided (this model better)": forward.p_value[grid].ravel(),
-        "p one-sided (competitor better)": backward.p_value[grid].ravel(),
-        "Δ": forward.delta[grid].ravel() * np.tile(scale, n_opp),
+        "Result": np.select([duels.won[:n_opp].ravel(), duels.lost[:n_opp].ravel()], [WON, LOST], NOT_SIGNIFICANT),
+        "p one-sided (this model better)": duels.p_won[:n_opp].ravel(),
+        "p one-sided (competitor better)": duels.p_lost[:n_opp].ravel(),
+        "Δ": (duels.delta[:n_opp] * scale).ravel(),
         "Δ unit": np.tile(units, n_opp)})
 
+
+def duel_table(board: Leaderboard, submission_id: str, category: str | None = None,
+               tournament: Tournament | None = None, models: dict | None = None,
+               rank_order=None) -> pd.DataFrame:
+    """Every duel of `submission_id` as duel_frame's rows (model_duels' arguments)."""
+    return duel_frame(board, model_duels(board, submission_id, category, tournament, rank_order), models)
 
 GRID_COMPETITORS = 100  # rows of the duel grid (a panel member has dueled every published model)
 _COLOURS = {WON: "background-color: #c8e6c9", LOST: "background-color: #ffcdd2",
@@ -321,17 +353,9 @@ def duel_grid(duels: pd.DataFrame, category: str | None = None):
     return grid.style.apply(lambda _: colours, axis=None)
 
 
-def best_competitors(duels: pd.DataFrame, limit: int = GRID_COMPETITORS) -> pd.DataFrame:
-    """The rows of `duels` (a duel_table, competitors in rank order) of its first `limit`
-    competitors: what the grid shows of a panel member, which has dueled every model."""
-    competitors = duels["competitor_id"].drop_duplicates()
-    return duels if len(competitors) <= limit else duels[duels["competitor_id"].isin(competitors.iloc[:limit])]
-
-
-def grid_label(duels: pd.DataFrame, title: str, rest: str = "", limit: int = GRID_COMPETITORS) -> str:
-    """The duel grid's `title`, saying which competitors of `duels` it shows when it
-    shows `best_competitors` (then `rest` follows: where the others are)."""
-    total = duels["competitor_id"].nunique()
+def grid_label(total: int, title: str, rest: str = "", limit: int = GRID_COMPETITORS) -> str:
+    """The duel grid's `title`, saying which of the `total` competitors it shows when it
+    shows only the first `limit` (then `rest` follows: where the others are)."""
     return title if total <= limit else f"{title}: the best {limit} of {total:,} competitors{rest}"
 
 
@@ -341,12 +365,14 @@ def grid_widths(duels: pd.DataFrame, category: str | None = None) -> list[str]:
     return ["190px", *["135px" if by == "Category" else "82px"] * duels[by].nunique()]
 
 
-def duel_summary(duels: pd.DataFrame, category: str | None = None) -> pd.DataFrame:
+def duel_summary(duels: ModelDuels, category: str | None = None) -> pd.DataFrame:
     """Duels won / lost / not significant per category (Overall) or per task (a category),
-    with a total row."""
+    with a total row: counted on the arrays, every competitor's."""
     by = "Category" if is_overall(category) else "Task"
-    counts = pd.crosstab(pd.Categorical(duels[by], categories=list(dict.fromkeys(duels[by]))),
-                         pd.Categorical(duels["Result"], categories=[WON, LOST, NOT_SIGNIFICANT]),
-                         margins=True, margins_name="Total", dropna=False)
-    counts.index.name, counts.columns.name = by, None
-    return counts.rename(columns={NOT_SIGNIFICANT: "not significant"}).reset_index()
+    groups = [t.category if by == "Category" else t.abbreviation for t in duels.tasks]
+    per_task = pd.DataFrame({"won": duels.won.sum(axis=0), "lost": duels.lost.sum(axis=0)}, dtype=int)
+    per_task["not significant"] = len(duels.opponents) - per_task["won"] - per_task["lost"]
+    counts = per_task.groupby(pd.Index(groups, name=by), sort=False).sum()
+    counts.loc["Total"] = counts.sum()
+    counts["Total"] = counts.sum(axis=1)
+    return counts.reset_index()

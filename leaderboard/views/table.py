@@ -462,6 +462,27 @@ def export_table(table: pd.DataFrame, fmt: str, name: str = "leaderboard") -> st
     return export_file(data, f"{name}.{fmt}")
 
 
+_EXPORTS: dict[tuple, tuple[pd.DataFrame, dict[str, str]]] = {}  # (table id, name, view) -> (table, paths)
+MAX_CACHED_EXPORTS = 32
+
+
+def view_exports(table: pd.DataFrame, matching: pd.DataFrame, name: str, view: tuple) -> dict[str, str]:
+    """The CSV and JSON (export_table) of `matching`, the rows of the current_table `table`
+    that a view's search, filters and sort (`view`, hashable) give: made once per table and
+    view, as the table is (at 10,000 models each is 10,000 rows written out, a fifth of a
+    second, for every category switch or cleared search); made again if a file was pruned."""
+    key = (id(table), name, view)
+    cached = _EXPORTS.get(key)
+    if cached is not None and cached[0] is table and all(os.path.exists(path) for path in cached[1].values()):
+        return cached[1]
+    _EXPORTS.pop(key, None)
+    while len(_EXPORTS) >= MAX_CACHED_EXPORTS:
+        _EXPORTS.pop(next(iter(_EXPORTS)))
+    paths = {fmt: export_table(matching, fmt, name) for fmt in ("csv", "json")}
+    _EXPORTS[key] = (table, paths)  # the table kept with them, so its id is not reused
+    return paths
+
+
 def board_export_name(board: Leaderboard, category: str | None, values: str, adjusted: bool = False) -> str:
     """e.g. benczechmark_ner_metric-value_2025-03-01; with `adjusted` ..._bh-adjusted_2025-03-01."""
     kind = VALUE_NAMES[WIN_SCORE if is_overall(category) else values]
