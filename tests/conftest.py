@@ -64,18 +64,36 @@ def uses_a_module_fixture(item) -> bool:
                                         for definitions in fixtures.name2fixturedefs.values())
 
 
+# Served apps that the tests of several files share (session-scoped, below): such files' tests
+# form one xdist group named after the app, so that one worker starts it once.
+SHARED_APPS = ("shared_app", "flagged_server")
+
+
+def xdist_groups(items) -> dict:
+    """{test: its xdist group} for the tests that must run on one worker: a file's tests that
+    share a module-scoped fixture, in the group of a shared app when the file uses one."""
+    shared = {}
+    for item in items:
+        for app in SHARED_APPS:
+            if app in getattr(item, "fixturenames", ()):
+                shared.setdefault(item.path, app)
+    return {item: shared.get(item.path, item.path.name) for item in items
+            if uses_a_module_fixture(item) or item.path in shared}
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """Each test's tier; the tests of a file that share a module-scoped fixture (a served
     app, a built store) in one xdist group, so that `--dist loadgroup` makes it once, not
-    once per worker; the files with browser tests first, then those with integration
-    tests, so that the quick unit tests fill the workers' ends (a file's tests stay
-    together: its module fixtures are made once)."""
+    once per worker (and the files sharing a served app in that app's group); the files
+    with browser tests first, then those with integration tests, so that the quick unit
+    tests fill the workers' ends (a file's tests stay together: its module fixtures are
+    made once)."""
     for item in items:
         if not any(item.get_closest_marker(tier) for tier in TIERS):  # a test may name its tier itself
             item.add_marker(tier_of(item))
-        if uses_a_module_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
+    for item, group in xdist_groups(items).items():
+        item.add_marker(pytest.mark.xdist_group(group))
     order = list(TIERS)[::-1]  # browser, integration, unit
     rank: dict[Path, int] = {}
     for item in items:
@@ -275,6 +293,40 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
     if index:
         files.update(hub_index.index_of_history(history, git_blob_id))
     return files
+
+
+@pytest.fixture(scope="session")
+def shared_app(tmp_path_factory, full_store_template):
+    """The app on a copy of the 5-model store, started once for the browser modules that
+    only read it (those that take conftest's `app_url`): (url, store folder)."""
+    from test_e2e import serve
+    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
+        yield url, store
+
+
+@pytest.fixture(scope="module")
+def app_url(shared_app):
+    """`shared_app` for a module that does not make its own app (test_e2e's `app_url` does):
+    its tests must leave the store as they found it, as the next module expects it."""
+    before = tree_digest(shared_app[1])
+    yield shared_app
+    assert tree_digest(shared_app[1]) == before, "a test changed the shared app's store"
+
+
+REASON, EVIDENCE = "test set in the training data", "https://example.com/report"
+
+
+@pytest.fixture(scope="session")
+def flagged_server(tmp_path_factory, full_store_template):
+    """The app on a 5-model store whose second model is flagged while it runs (as the
+    command line does it), started once for the tests that read it (test_api.py,
+    test_e2e_flags.py): (url, store, flagged id, its title)."""
+    from test_e2e import serve
+    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
+        board = Leaderboard(LocalStore(store))
+        flagged = board.ranked().index[1]
+        board.admin.flag(flagged, REASON, EVIDENCE)
+        yield url, store, flagged, board.models[flagged].title
 
 
 @pytest.fixture
