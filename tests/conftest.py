@@ -15,7 +15,7 @@ from typing import Callable
 
 import pytest
 from filelock import FileLock
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from leaderboard.cli import main as cli_main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
@@ -101,6 +101,11 @@ def pytest_collection_modifyitems(config, items):
         rank[item.path] = min(rank.get(item.path, len(order)), order.index(tier))
     items.sort(key=lambda item: rank[item.path])  # stable: each file's own order kept
 
+
+# An assertion on the page waits up to 30 s for what the user would see, as most of the
+# tests' explicit waits do (Playwright's default, 5 s, failed a card's render on a loaded
+# machine: 2026-11-23, load average 17); it still fails when the text never comes.
+expect.set_options(timeout=30_000)
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
