@@ -13,6 +13,12 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+# One BLAS thread in each test process and in the apps and commands it starts (they inherit
+# the environment), set before numpy is first imported: pytest-xdist already runs one process
+# per core, and OpenBLAS's threads spin while they wait for work, which costs CPU on the small
+# products the tests make without making them faster (bench/RESULTS.md, the suite's time).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import pytest
 from filelock import FileLock
 from playwright.sync_api import expect, sync_playwright
