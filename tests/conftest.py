@@ -3,6 +3,7 @@ test tiers (`make check` runs the unit tier, `make test` all three)."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import io
 import json
@@ -85,6 +86,17 @@ def xdist_groups(items) -> dict:
                 shared.setdefault(item.path, app)
     return {item: shared.get(item.path, item.path.name) for item in items
             if uses_a_module_fixture(item) or item.path in shared}
+
+
+def pytest_collection_finish(session):
+    """The objects made by the imports and the collection (millions: Gradio, pandas, scipy,
+    Playwright, the tests) live as long as the test process: moved out of the garbage
+    collector's sight (`gc.freeze`), so that its full passes, which the millions of objects of
+    each submission file parsed in this process set off, no longer walk them all (a third
+    of the CPU of the command-line bad-file tests; bench/RESULTS.md). Objects made later
+    are collected as before."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
