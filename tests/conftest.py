@@ -106,7 +106,9 @@ def pytest_collection_modifyitems(config, items):
     once per worker (and the files sharing a served app in that app's group); the files
     with browser tests first, then those with integration tests, so that the quick unit
     tests fill the workers' ends (a file's tests stay together: its module fixtures are
-    made once)."""
+    made once). pytest-xdist hands out its units of work (a group, or a test in none)
+    those of the most tests first (its --loadscope-reorder): this order holds among
+    units of as many tests."""
     for item in items:
         if not any(item.get_closest_marker(tier) for tier in TIERS):  # a test may name its tier itself
             item.add_marker(tier_of(item))
