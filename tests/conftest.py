@@ -3,6 +3,7 @@ test tiers (`make check` runs the unit tier, `make test` all three)."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import io
 import json
@@ -13,11 +14,17 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+# One BLAS thread in each test process and in the apps and commands it starts (they inherit
+# the environment), set before numpy is first imported: pytest-xdist already runs one process
+# per core, and OpenBLAS's threads spin while they wait for work, which costs CPU on the small
+# products the tests make without making them faster (bench/RESULTS.md, the suite's time).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import numpy as np
 import pandas as pd
 import pytest
 from filelock import FileLock
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
 from leaderboard.cli import main as cli_main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
@@ -66,18 +73,49 @@ def uses_a_module_fixture(item) -> bool:
                                         for definitions in fixtures.name2fixturedefs.values())
 
 
+# Served apps that the tests of several files share (session-scoped, below): such files' tests
+# form one xdist group named after the app, so that one worker starts it once.
+SHARED_APPS = ("shared_app", "flagged_server")
+
+
+def xdist_groups(items) -> dict:
+    """{test: its xdist group} for the tests that must run on one worker: a file's tests that
+    share a module-scoped fixture, in the group of a shared app when the file uses one."""
+    shared = {}
+    for item in items:
+        for app in SHARED_APPS:
+            if app in getattr(item, "fixturenames", ()):
+                shared.setdefault(item.path, app)
+    return {item: shared.get(item.path, item.path.name) for item in items
+            if uses_a_module_fixture(item) or item.path in shared}
+
+
+def pytest_collection_finish(session):
+    """The objects made by the imports and the collection (millions: Gradio, pandas, scipy,
+    Playwright, the tests) live as long as the test process: moved out of the garbage
+    collector's sight (`gc.freeze`), so that its full passes, which the millions of objects of
+    each submission file parsed in this process set off, no longer walk them all (a third
+    of the CPU of the command-line bad-file tests; bench/RESULTS.md). Objects made later
+    are collected as before."""
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which reads the groups
 def pytest_collection_modifyitems(config, items):
     """Each test's tier; the tests of a file that share a module-scoped fixture (a served
     app, a built store) in one xdist group, so that `--dist loadgroup` makes it once, not
-    once per worker; the files with browser tests first, then those with integration
-    tests, so that the quick unit tests fill the workers' ends (a file's tests stay
-    together: its module fixtures are made once)."""
+    once per worker (and the files sharing a served app in that app's group); the files
+    with browser tests first, then those with integration tests, so that the quick unit
+    tests fill the workers' ends (a file's tests stay together: its module fixtures are
+    made once). pytest-xdist hands out its units of work (a group, or a test in none)
+    those of the most tests first (its --loadscope-reorder): this order holds among
+    units of as many tests."""
     for item in items:
         if not any(item.get_closest_marker(tier) for tier in TIERS):  # a test may name its tier itself
             item.add_marker(tier_of(item))
-        if uses_a_module_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
+    for item, group in xdist_groups(items).items():
+        item.add_marker(pytest.mark.xdist_group(group))
     order = list(TIERS)[::-1]  # browser, integration, unit
     rank: dict[Path, int] = {}
     for item in items:
@@ -85,6 +123,11 @@ def pytest_collection_modifyitems(config, items):
         rank[item.path] = min(rank.get(item.path, len(order)), order.index(tier))
     items.sort(key=lambda item: rank[item.path])  # stable: each file's own order kept
 
+
+# An assertion on the page waits up to 30 s for what the user would see, as most of the
+# tests' explicit waits do (Playwright's default, 5 s, failed a card's render on a loaded
+# machine: 2026-11-23, load average 17); it still fails when the text never comes.
+expect.set_options(timeout=30_000)
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -277,6 +320,40 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
     if index:
         files.update(hub_index.index_of_history(history, git_blob_id))
     return files
+
+
+@pytest.fixture(scope="session")
+def shared_app(tmp_path_factory, full_store_template):
+    """The app on a copy of the 5-model store, started once for the browser modules that
+    only read it (those that take conftest's `app_url`): (url, store folder)."""
+    from test_e2e import serve
+    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
+        yield url, store
+
+
+@pytest.fixture(scope="module")
+def app_url(shared_app):
+    """`shared_app` for a module that does not make its own app (test_e2e's `app_url` does):
+    its tests must leave the store as they found it, as the next module expects it."""
+    before = tree_digest(shared_app[1])
+    yield shared_app
+    assert tree_digest(shared_app[1]) == before, "a test changed the shared app's store"
+
+
+REASON, EVIDENCE = "test set in the training data", "https://example.com/report"
+
+
+@pytest.fixture(scope="session")
+def flagged_server(tmp_path_factory, full_store_template):
+    """The app on a 5-model store whose second model is flagged while it runs (as the
+    command line does it), started once for the tests that read it (test_api.py,
+    test_e2e_flags.py): (url, store, flagged id, its title)."""
+    from test_e2e import serve
+    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
+        board = Leaderboard(LocalStore(store))
+        flagged = board.ranked().index[1]
+        board.admin.flag(flagged, REASON, EVIDENCE)
+        yield url, store, flagged, board.models[flagged].title
 
 
 @pytest.fixture

@@ -8,26 +8,13 @@ from gradio_client import Client
 from gradio_client.exceptions import AppError
 
 import content
-from conftest import tree_digest
+from conftest import EVIDENCE, REASON, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.views import compare
-from test_e2e import serve
 
 PUBLIC = {"/leaderboard_table", "/model_details", "/head_to_head", "/duel_map"}
-REASON, EVIDENCE = "test set in the training data", "https://example.com/report"
-
-
-@pytest.fixture(scope="module")
-def flagged_server(tmp_path_factory, full_store_template):
-    """The app on a 5-model store whose second model is flagged while it runs (as the
-    command line does it): (url, store, flagged id, its title)."""
-    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
-        board = Leaderboard(LocalStore(store))
-        flagged = board.ranked().index[1]
-        board.admin.flag(flagged, REASON, EVIDENCE)
-        yield url, store, flagged, board.models[flagged].title
 
 
 @pytest.fixture(scope="module")

@@ -92,9 +92,10 @@ def browser(chromium):
 DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
 
 
-def open_page(browser, url: str, viewport: dict = DESKTOP):
-    """A page in a fresh browser context; `page.dialogs` collects alert()s (a user string run as HTML)."""
-    context = browser.new_context(viewport=viewport)
+def open_page(browser, url: str, viewport: dict = DESKTOP, address: str | None = None):
+    """A page in a fresh browser context; `page.dialogs` collects alert()s (a user string run as HTML).
+    `address`: the client's address as a trusted local proxy reports it (X-Forwarded-For)."""
+    context = browser.new_context(viewport=viewport, extra_http_headers={"X-Forwarded-For": address} if address else None)
     page = context.new_page()
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))

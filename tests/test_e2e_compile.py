@@ -115,34 +115,40 @@ def test_a_zip_upload_shows_its_progress_holds_presubmit_and_fills_the_team(brow
     expect(presubmit).to_be_disabled(timeout=10000)
     expect(page.locator("#file-errors")).to_contain_text("Compiling the archive")
     presubmit.scroll_into_view_if_needed()
-    page.screenshot(path=f"/tmp/shots-c/compiling_{viewport['width']}.png", full_page=False)
     shot(page, "27_zip_compiling")
     expect(page.locator("#file-errors")).to_contain_text("Compiled from the harness output", timeout=120000)
     expect(presubmit).to_be_enabled()
     expect(page.locator("#team textarea, #team input").first).to_have_value(MODEL.split("/")[0])
     expect(page.locator("#model textarea, #model input").first).to_have_value(MODEL.split("/")[1])
     presubmit.scroll_into_view_if_needed()
-    page.screenshot(path=f"/tmp/shots-c/compiled_{viewport['width']}.png", full_page=False)
     page.context.close()
 
 
-@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_an_upload_past_the_hourly_bound_is_refused_on_the_page_with_when_to_retry(
-        browser, tmp_path_factory, full_store_template, new_model_file, viewport):
+@pytest.fixture(scope="module")
+def one_upload_an_hour(tmp_path_factory, full_store_template):
+    """The app taking one upload per address an hour: (url, Gradio's cache folder)."""
     with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR="1") as (url, _, _, cache):
-        page = open_page(browser, url, viewport)
-        upload(page, new_model_file)
-        # the cell's accessible name: on a phone the visible text breaks the name in two
-        expect(page.locator("#file").get_by_role("cell", name=new_model_file.name)).to_be_visible()
-        page.locator("#file button[aria-label='Clear']").click()
-        second = new_model_file.parent / "second_upload.json"
-        second.write_bytes(new_model_file.read_bytes())
-        page.locator("#file input[type=file]").set_input_files(str(second))
-        message = page.get_by_text("Too many uploads from your address: 1 in the last hour; try again in 60 minutes")
-        expect(message).to_be_visible(timeout=30000)
-        toast = page.locator(".toast-wrap, .toast-messages").first  # faded in: opaque for the screenshot
-        toast.evaluate("e => Promise.all(e.getAnimations({subtree: true}).map((a) => a.finished))")
-        page.screenshot(path=f"/tmp/shots-c/upload_refused_{viewport['width']}.png")
-        shot(page, "28_upload_refused", full_page=False)
-        assert list(cache.rglob(second.name)) == []
-        page.context.close()
+        yield url, cache
+
+
+@pytest.mark.parametrize("viewport, address", [(DESKTOP, "10.0.5.1"), (PHONE, "10.0.5.2")], ids=["desktop", "phone"])
+def test_an_upload_past_the_hourly_bound_is_refused_on_the_page_with_when_to_retry(
+        browser, one_upload_an_hour, new_model_file, viewport, address, tmp_path):
+    """Each viewport from an address of its own (through the trusted local proxy's
+    X-Forwarded-For), so neither uses the other's upload."""
+    url, cache = one_upload_an_hour
+    page = open_page(browser, url, viewport, address)
+    upload(page, new_model_file)
+    # the cell's accessible name: on a phone the visible text breaks the name in two
+    expect(page.locator("#file").get_by_role("cell", name=new_model_file.name)).to_be_visible()
+    page.locator("#file button[aria-label='Clear']").click()
+    second = tmp_path / "second_upload.json"
+    second.write_bytes(new_model_file.read_bytes())
+    page.locator("#file input[type=file]").set_input_files(str(second))
+    message = page.get_by_text("Too many uploads from your address: 1 in the last hour; try again in 60 minutes")
+    expect(message).to_be_visible(timeout=30000)
+    toast = page.locator(".toast-wrap, .toast-messages").first  # faded in: opaque for the screenshot
+    toast.evaluate("e => Promise.all(e.getAnimations({subtree: true}).map((a) => a.finished))")
+    shot(page, "28_upload_refused", full_page=False)
+    assert list(cache.rglob(second.name)) == []
+    page.context.close()

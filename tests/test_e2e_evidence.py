@@ -1,7 +1,7 @@
 """The evidence views in a real headless Chromium: rank intervals and tie groups in the table,
 the p-value switch, the Head-to-head tab and the duel map, on a desktop and a phone.
 
-Screenshots are saved in test-artifacts/ (see test_e2e.py for the app fixture).
+Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from urllib.parse import unquote, urlencode
 
 from playwright.sync_api import expect
 
-from test_e2e import app_url, browser, choose, column, headers, open_page, page, phone, rows, shot  # noqa: F401
+# app_url: conftest's, the app shared by the modules that only read it
+from test_e2e import browser, choose, column, headers, open_page, page, phone, rows, shot  # noqa: F401
 
 
 def downloaded_name(page, selector: str, expected: str, seconds: float = 20.0) -> str:

@@ -9,12 +9,12 @@ import pytest
 from playwright.sync_api import expect
 
 from leaderboard.storage.flags import MARKER
-from test_api import EVIDENCE, REASON, flagged_server  # noqa: F401
+from conftest import EVIDENCE, REASON
 from test_e2e import DESKTOP, PHONE, browser, column, open_page, rows, shot  # noqa: F401
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_server, viewport):  # noqa: F811
+def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_server, viewport):
     url, _, flagged, title = flagged_server
     page = open_page(browser, url, viewport)
     note = page.locator("#board-note")
@@ -43,7 +43,7 @@ def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_ser
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-def test_the_flagged_models_details_say_why(browser, flagged_server, viewport):  # noqa: F811
+def test_the_flagged_models_details_say_why(browser, flagged_server, viewport):
     url, _, flagged, title = flagged_server
     page = open_page(browser, f"{url}?tab=details&model={flagged}", viewport)
     card = page.locator("#card")

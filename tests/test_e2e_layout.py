@@ -2,7 +2,7 @@
 a phone: cut the pinned rank header, squeeze the details bars to nothing, run a model's
 name under the dropdown's arrow, cover the duel map's titles with its toolbar.
 
-Screenshots are saved in test-artifacts/ (see test_e2e.py for the app fixture).
+Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, shot  # noqa: F401
+# app_url: conftest's, the app shared by the modules that only read it
+from test_e2e import DESKTOP, PHONE, browser, open_page, rows, shot  # noqa: F401
 
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 
