@@ -91,7 +91,7 @@ def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_st
     try:
         computing.wait(60)
         assert board.intervals_pending()
-        assert "Intervals are being refreshed" in views.as_of_note(board)
+        assert "Intervals are being computed" in views.as_of_note(board)
         table = views.leaderboard_table(board)
         assert set(table["Tie group"]) == {views.INTERVALS_PENDING}
         assert table["Rank 95% low"].isna().all() and table["Overall panel score % 95% high"].isna().all()

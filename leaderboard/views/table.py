@@ -498,7 +498,7 @@ def as_of(board: Leaderboard) -> dt.datetime:
 def as_of_note(board: Leaderboard) -> str:
     if not board.models:  # an empty store has no time of its last change
         return "No model published yet."
-    refreshing = (" **Intervals are being refreshed** after the latest publication: reload in a few seconds."
+    refreshing = (" **Intervals are being computed** for the board as it is now: reload in a few seconds."
                   if board.intervals_pending() else "")
     return (f"Data as of **{as_of(board):%Y-%m-%d %H:%M} UTC** · {len(board.models)} models. "
             f"Scores change as models arrive.{refreshing}")
