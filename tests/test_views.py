@@ -122,6 +122,22 @@ def test_user_strings_are_escaped_in_cells_links_plots_and_csv(small_store, tmp_
     assert pd.read_csv(views.export_table(table, "csv")).loc[0, "Model"] == "'=HYPERLINK(1)"
 
 
+def test_spreadsheet_safe_quotes_each_formula_cell_as_checking_cell_by_cell_does():
+    texts = ["=1+1", "+cmd", "-2", "@SUM(A1)", "\tx", "\ry", "plain", "", "a=b", "=1+1", "plain"] * 3
+    table = pd.DataFrame({"text": texts,
+                          "mixed": [None, np.nan, 3, "-x", 2.5, "ok", True, "=y", None, "=y", 1] * 3,
+                          "number": np.arange(33, dtype=float) - 5,
+                          "count": pd.array([1, None, -3] * 11, dtype="Int64")})
+    expected = pd.DataFrame({name: [("'" + v) if isinstance(v, str) and v[:1] in "=+-@\t\r" and v else v
+                                    for v in column] for name, column in table.items()})
+    safe = views.spreadsheet_safe(table)
+    for name in table.columns:
+        assert [repr(v) for v in safe[name]] == [repr(v) for v in expected[name]], name
+    assert safe["number"].dtype == float and safe["count"].dtype == "Int64"
+    assert table["text"][0] == "=1+1"  # the table itself unchanged
+    assert views.spreadsheet_safe(pd.DataFrame({"text": pd.Series([], dtype=object)})).empty
+
+
 def test_json_export_round_trips_the_view(small_store):
     table = views.filter_table(views.leaderboard_table(small_store, "Knowledge"), min_params=1)
     records = json.loads(open(views.export_table(table, "json"), encoding="utf-8").read())

@@ -96,10 +96,13 @@ class DetailsTab:
         if not submission_id or submission_id not in board.models:
             return None
         adjusted = p_values == board_views.ADJUSTED_P
-        every = details.duel_frame(board, self.duels_of(submission_id, category, adjusted))
         name = board_views.export_name(board.benchmark.name, board.models[submission_id].title, category, "duels",
                                        "bh-adjusted" if adjusted else "")
-        return board_views.export_table(every, "csv", name)
+        made = board_views.kept_exports(
+            ("duels", board.revision, submission_id, category, adjusted, name), None,
+            lambda: {"csv": board_views.export_table(
+                details.duel_frame(board, self.duels_of(submission_id, category, adjusted)), "csv", name)})
+        return made["csv"]
 
     def restore(self, view: dict, model: str | None, named) -> dict:
         """The model (`model`: the link's, else the best) and category a link asks for

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 import pandas as pd
@@ -404,8 +404,22 @@ def _csv_safe(value):
 
 
 def spreadsheet_safe(table: pd.DataFrame) -> pd.DataFrame:
-    """The table with every text cell that a spreadsheet would run as a formula quoted."""
-    return table.map(_csv_safe)
+    """The table with every text cell that a spreadsheet would run as a formula quoted: each
+    distinct value of a text column checked once (pd.factorize), as a duels CSV repeats a few
+    hundred texts 500,000 times at 10,000 models (cell by cell, seconds). Other cells are
+    kept as they are (factorize counts 1 and True as one value: only texts are replaced)."""
+    safe = table.copy(deep=False)
+    texts = [name for name, dtype in table.dtypes.items() if dtype == object or pd.api.types.is_string_dtype(dtype)]
+    for name in texts:
+        codes, distinct = pd.factorize(table[name])  # a missing value: code -1
+        quoted = np.array([_csv_safe(value) for value in distinct], dtype=object)
+        changed = np.array([q is not value for q, value in zip(quoted, distinct)], dtype=bool)
+        if changed.any():
+            rows = (codes >= 0) & changed[codes]
+            values = table[name].to_numpy(dtype=object, copy=True)
+            values[rows] = quoted[codes[rows]]
+            safe[name] = values
+    return safe
 
 
 def percent(fraction) -> str:
@@ -462,25 +476,31 @@ def export_table(table: pd.DataFrame, fmt: str, name: str = "leaderboard") -> st
     return export_file(data, f"{name}.{fmt}")
 
 
-_EXPORTS: dict[tuple, tuple[pd.DataFrame, dict[str, str]]] = {}  # (table id, name, view) -> (table, paths)
+_EXPORTS: dict[tuple, tuple[object, dict[str, str]]] = {}  # key -> (what they were made from, paths by format)
 MAX_CACHED_EXPORTS = 32
 
 
-def view_exports(table: pd.DataFrame, matching: pd.DataFrame, name: str, view: tuple) -> dict[str, str]:
-    """The CSV and JSON (export_table) of `matching`, the rows of the current_table `table`
-    that a view's search, filters and sort (`view`, hashable) give: made once per table and
-    view, as the table is (at 10,000 models each is 10,000 rows written out, a fifth of a
-    second, for every category switch or cleared search); made again if a file was pruned."""
-    key = (id(table), name, view)
+def kept_exports(key: tuple, source: object, make: Callable[[], dict[str, str]]) -> dict[str, str]:
+    """make()'s downloads (paths by format), made once per `key` while `source` (a table the
+    key names by its id, or None) is the same object, and again if a file was pruned: at
+    10,000 models a view's CSV and JSON are 10,000 rows each, a panel member's duels 500,000."""
     cached = _EXPORTS.get(key)
-    if cached is not None and cached[0] is table and all(os.path.exists(path) for path in cached[1].values()):
+    if cached is not None and cached[0] is source and all(os.path.exists(path) for path in cached[1].values()):
         return cached[1]
     _EXPORTS.pop(key, None)
     while len(_EXPORTS) >= MAX_CACHED_EXPORTS:
         _EXPORTS.pop(next(iter(_EXPORTS)))
-    paths = {fmt: export_table(matching, fmt, name) for fmt in ("csv", "json")}
-    _EXPORTS[key] = (table, paths)  # the table kept with them, so its id is not reused
+    paths = make()
+    _EXPORTS[key] = (source, paths)  # the source kept with them, so its id is not reused
     return paths
+
+
+def view_exports(table: pd.DataFrame, matching: pd.DataFrame, name: str, view: tuple) -> dict[str, str]:
+    """The CSV and JSON (export_table) of `matching`, the rows of the current_table `table`
+    that a view's search, filters and sort (`view`, hashable) give, kept (kept_exports) as
+    the table is."""
+    return kept_exports((id(table), name, view), table,
+                        lambda: {fmt: export_table(matching, fmt, name) for fmt in ("csv", "json")})
 
 
 def board_export_name(board: Leaderboard, category: str | None, values: str, adjusted: bool = False) -> str:
