@@ -23,9 +23,6 @@ from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TOURNAMENT_FILE, 
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.engine.tournament import Tournament
-from stats import DuelResult
-
-from conftest import publish_all
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -26,6 +26,8 @@ from leaderboard.submission.metadata import SubmissionMetadata, submission_id, t
 from leaderboard.submission.parsing import parse_submission
 
 if TYPE_CHECKING:
+    import threading
+
     from leaderboard.board.state import Leaderboard
 
 log = logging.getLogger(__name__)
