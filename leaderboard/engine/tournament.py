@@ -72,7 +72,8 @@ def summarize(parsed: ParsedSubmission, benchmark: Benchmark) -> ModelResults:
     for task in benchmark.tasks:
         samples = parsed.tasks[task.id].samples
         with np.errstate(all="ignore"):
-            aggregates[task.id] = task.metric.aggregate(samples)
+            aggregates[task.id] = (parsed.aggregates[task.id] if task.id in parsed.aggregates  # parsing computed it
+                                   else task.metric.aggregate(samples))
             summaries[task.id] = np.asarray(task.metric.summarize(samples, task_seed(task.id)), dtype=float)
         if not (np.isfinite(aggregates[task.id]) and np.isfinite(summaries[task.id]).all()):
             problems.append(f"task {task.id}: the {task.metric_name} of these samples is not a finite number "
