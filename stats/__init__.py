@@ -6,7 +6,8 @@ import numpy as np
 from stats.duel_tests import ALPHA, DuelResult
 from stats.metrics import METRIC_ALIASES, METRICS, ClassProbs, LabelPairs, Metric, register
 
-__all__ = ["ALPHA", "ClassProbs", "DuelResult", "LabelPairs", "METRICS", "METRIC_ALIASES", "Metric", "duel", "register"]
+__all__ = ["ALPHA", "ClassProbs", "DuelResult", "LabelPairs", "METRICS", "METRIC_ALIASES", "Metric", "duel",
+           "duel_both_ways", "register"]
 
 
 def duel(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b, alpha: float = ALPHA) -> DuelResult:
@@ -19,13 +20,43 @@ def duel(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b, alpha: 
     vectors counted as significant). Non-finite aggregates or summaries are refused
     (ValueError): a NaN would otherwise both win and lose.
     """
+    delta = _duel_inputs(metric, aggregate_a, summary_a, aggregate_b, summary_b)
+    return _verdicts(metric.test(summary_a, summary_b, delta), delta, _identical(summary_a, summary_b), alpha)
+
+
+def duel_both_ways(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b,
+                   alpha: float = ALPHA) -> tuple[DuelResult, DuelResult]:
+    """(`duel` of A against B, `duel` of B against A), equal to the last bit: the checks,
+    and with the metric's `test_both_ways` what the tests share, done once."""
+    delta = _duel_inputs(metric, aggregate_a, summary_a, aggregate_b, summary_b)
+    delta_back = _oriented_lead(metric, aggregate_b, aggregate_a)  # -delta, but 0 where delta is 0, not -0
+    if metric.test_both_ways is not None:
+        forward, backward, identical = metric.test_both_ways(summary_a, summary_b, delta)
+    else:
+        forward, backward = metric.test(summary_a, summary_b, delta), metric.test(summary_b, summary_a, delta_back)
+        identical = _identical(summary_a, summary_b)
+    return _verdicts(forward, delta, identical, alpha), _verdicts(backward, delta_back, identical, alpha)
+
+
+def _duel_inputs(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b) -> np.ndarray:
+    """A's oriented lead (A minus B, positive when A is better); refuses non-finite inputs."""
     for name, value in (("aggregate", aggregate_a), ("aggregate", aggregate_b),
                         ("summary", summary_a), ("summary", summary_b)):
         if not np.isfinite(value).all():
             raise ValueError(f"{metric.name}: a model's {name} is not finite; duels need finite inputs")
-    delta = metric.sign * (np.asarray(aggregate_a, dtype=float) - np.asarray(aggregate_b, dtype=float))
-    p_value = np.asarray(metric.test(summary_a, summary_b, delta), dtype=float)
-    identical = np.all(np.asarray(summary_a) == np.asarray(summary_b), axis=-1)
+    return _oriented_lead(metric, aggregate_a, aggregate_b)
+
+
+def _identical(summary_a, summary_b) -> np.ndarray:
+    return np.all(np.asarray(summary_a) == np.asarray(summary_b), axis=-1)
+
+
+def _oriented_lead(metric: Metric, aggregate_a, aggregate_b) -> np.ndarray:
+    return metric.sign * (np.asarray(aggregate_a, dtype=float) - np.asarray(aggregate_b, dtype=float))
+
+
+def _verdicts(p_value, delta: np.ndarray, identical: np.ndarray, alpha: float) -> DuelResult:
+    p_value = np.asarray(p_value, dtype=float)
     p_value = np.where((delta < 0) | identical | np.isnan(p_value), 1.0, p_value)
     shape = np.broadcast_shapes(p_value.shape, delta.shape)
     return DuelResult(p_value=np.broadcast_to(p_value, shape).copy(), delta=np.broadcast_to(delta, shape).copy(),

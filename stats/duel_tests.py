@@ -75,6 +75,16 @@ class DuelResult:
 
 # --- paired t-test (acc, exact_match) ------------------------------------------------
 
+def _paired_t(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+    """The paired t statistic of mean(a) - mean(b), the number of pairs n, and the
+    differences a - b."""
+    differences = np.subtract(*np.broadcast_arrays(a, b), dtype=float)
+    n = differences.shape[-1]
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's note on the variance of one sample
+        return differences.mean(axis=-1) / np.sqrt(differences.var(axis=-1, ddof=1) / n), n, differences
+
+
 def paired_ttest(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None) -> np.ndarray:
     """p-value of the one-tailed paired t-test mean(a) > mean(b).
 
@@ -83,12 +93,57 @@ def paired_ttest(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None) 
     from Student's t distribution. Zero-variance differences give NaN when the means are
     equal (0 or 1 when they differ); the caller (`duel`) turns NaN into "not significant".
     """
-    differences = np.subtract(*np.broadcast_arrays(a, b), dtype=float)
-    n = differences.shape[-1]
-    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's note on the variance of one sample
-        t = differences.mean(axis=-1) / np.sqrt(differences.var(axis=-1, ddof=1) / n)
-        return np.asarray(_scipy_special().stdtr(n - 1, -t), dtype=float)
+    t, n, _ = _paired_t(a, b)
+    return np.asarray(_scipy_special().stdtr(n - 1, -t), dtype=float)
+
+
+def paired_ttest_both_ways(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(`paired_ttest(a, b)`, `paired_ttest(b, a)`, whether a and b are identical), the
+    p-values equal to the last bit, from one pass over the differences: b - a is exactly
+    -(a - b), so its t statistic is exactly -t."""
+    t, n, differences = _paired_t(a, b)
+    stdtr = _scipy_special().stdtr
+    return (np.asarray(stdtr(n - 1, -t), dtype=float), np.asarray(stdtr(n - 1, t), dtype=float),
+            ~np.any(differences != 0, axis=-1))
+
+
+def binary_paired_ttest(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None) -> np.ndarray:
+    """`paired_ttest` of 0/1 samples (accuracy, exact match), from counts: see
+    `binary_paired_ttest_both_ways`."""
+    return binary_paired_ttest_both_ways(a, b)[0]
+
+
+def binary_paired_ttest_both_ways(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None
+                                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(`paired_ttest(a, b)`, `paired_ttest(b, a)`, whether a and b are identical) for
+    samples that are all 0 or 1, from three counts per pair: the ones of a, of b, and of
+    both (a product, which BLAS computes for one model against many in one pass). With
+    d = a - b: sum(d) = ones_a - ones_b, sum(d^2) = the discordant pairs, and
+    n (n - 1) var(d) = n sum(d^2) - sum(d)^2, all whole numbers, exact in floats below
+    2^53; the t statistic is then sum(d) sqrt(n - 1) / sqrt(n (n - 1) var(d)). The same
+    statistic as `paired_ttest`'s (whose variance sums rounded squared deviations), so the
+    p-values agree to rounding (1e-12 relative) and the pair is identical exactly when no
+    pair is discordant. Zero variance: as `paired_ttest` (p 0 or 1, NaN for equal means)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    n = np.broadcast_shapes(a.shape, b.shape)[-1]
+    lead = a.sum(axis=-1) - b.sum(axis=-1)
+    discordant = a.sum(axis=-1) + b.sum(axis=-1) - 2.0 * _ones_in_common(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = lead * np.sqrt(n - 1.0) / np.sqrt(n * discordant - lead ** 2)
+    stdtr = _scipy_special().stdtr
+    return (np.asarray(stdtr(n - 1, -t), dtype=float), np.asarray(stdtr(n - 1, t), dtype=float),
+            np.asarray(discordant == 0))
+
+
+def _ones_in_common(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sum(a * b) over the last axis of 0/1 values: a matrix-vector product when one side
+    is a single row (one model against many; exact, every partial sum a whole number)."""
+    if a.ndim == 2 and a.shape[0] == 1 and b.ndim == 2:
+        return b @ a[0]
+    if b.ndim == 2 and b.shape[0] == 1 and a.ndim == 2:
+        return a @ b[0]
+    return np.sum(a * b, axis=-1)
 
 
 # --- paired bootstrap (word_perplexity, rouge, token_f1, chrf, macro_f1, mcc) -----------------------------------------
@@ -117,6 +172,17 @@ def paired_bootstrap(boot_a: np.ndarray, boot_b: np.ndarray, delta: np.ndarray) 
     difference, shape (...,). Returns shape (...,).
     """
     return np.mean((boot_a - boot_b) > 2.0 * np.asarray(delta)[..., None], axis=-1)
+
+
+def paired_bootstrap_both_ways(boot_a: np.ndarray, boot_b: np.ndarray, delta: np.ndarray
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(`paired_bootstrap(boot_a, boot_b, delta)`, `paired_bootstrap(boot_b, boot_a, -delta)`,
+    whether the two are identical), the p-values equal to the last bit, from one
+    difference: boot_b - boot_a > -2 delta is boot_a - boot_b < 2 delta, negation being
+    exact; finite values are equal exactly when their difference is 0."""
+    resampled, twice = boot_a - boot_b, 2.0 * np.asarray(delta)[..., None]
+    return (np.mean(resampled > twice, axis=-1), np.mean(resampled < twice, axis=-1),
+            ~np.any(resampled != 0, axis=-1))
 
 
 # --- the reference's Bayesian AUROC test -------------------------------------------------
@@ -254,9 +320,30 @@ def paired_auroc(psi_a: np.ndarray, psi_b: np.ndarray, delta: np.ndarray) -> np.
     close to normal with mean delta and variance sum((psi_a - psi_b)^2), so
     p = Phi(-delta / sd): numerically DeLong's one-tailed test. Returns shape (...,).
     """
-    sd = np.sqrt(np.sum((psi_a - psi_b) ** 2, axis=-1))
+    return _auroc_p(-np.asarray(delta), _auroc_difference_sd(psi_a, psi_b))
+
+
+def paired_auroc_both_ways(psi_a: np.ndarray, psi_b: np.ndarray, delta: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(`paired_auroc(psi_a, psi_b, delta)`, `paired_auroc(psi_b, psi_a, -delta)`, whether
+    the two are identical), the p-values equal to the last bit: the standard deviation is
+    the same both ways (the squares of exactly negated differences), computed once. Only
+    pairs whose standard deviation is 0 can be identical (tiny differences square to 0)."""
+    psi_a, psi_b = np.asarray(psi_a), np.asarray(psi_b)
+    sd = _auroc_difference_sd(psi_a, psi_b)
+    identical = sd == 0
+    if identical.any():  # rare: compared then
+        identical &= np.all(psi_a == psi_b, axis=-1)
+    return _auroc_p(-np.asarray(delta), sd), _auroc_p(np.asarray(delta), sd), identical
+
+
+def _auroc_difference_sd(psi_a: np.ndarray, psi_b: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.sum((psi_a - psi_b) ** 2, axis=-1))
+
+
+def _auroc_p(z_numerator: np.ndarray, sd: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _scipy_special().ndtr(-np.asarray(delta) / sd)
+        return _scipy_special().ndtr(z_numerator / sd)
 
 
 def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.ndarray, seed: int,

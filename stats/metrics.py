@@ -9,6 +9,9 @@ A metric names
   test needs from one model, computed once per model and task and then reused in
   every duel (raw 0/1 vector, bootstrap statistics, posterior AUC moments);
 - `test`: (summary_a, summary_b, delta) -> p-value, broadcasting over leading axes;
+  `test_both_ways` (optional): the same -> (p of A over B, p of B over A, whether the
+  summaries are identical), the p-values `test`'s, computing once what the two
+  directions share (a model dueling many is tested both ways: `stats.duel_both_ways`);
 - `replicates`: (summaries (N, d), aggregates (N,), task seed, R) -> (R, N), every model's
   score on the first R bootstrap resamples of the task's items (`resample_counts`, the
   same resamples for every model), oriented so that larger is better: what the rank
@@ -69,6 +72,8 @@ class Metric:
     test: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
     test_name: str
     replicates: Callable[[np.ndarray, np.ndarray, int, int], np.ndarray] | None = None  # required to register
+    test_both_ways: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]] | None \
+        = None
     aliases: tuple[str, ...] = field(default=())
     label: str = ""  # what a table header calls it (default: the name)
     percent: bool = False  # shown x100 with "%" (a share, differences in pp), else as is
@@ -184,12 +189,17 @@ def _on_labels(score: Callable[[np.ndarray], np.ndarray]) -> dict:
             "summarize": lambda s, seed: score(_confusions(s, dt.resample_counts(len(s.gold), seed)))}
 
 
-_T_TEST = {"test": dt.paired_ttest, "test_name": "paired t-test", "replicates": resampled_means}
-_BOOTSTRAP = {"test": dt.paired_bootstrap, "test_name": "paired bootstrap", "replicates": _stored_replicates}
+_T_TEST = {"test": dt.paired_ttest, "test_both_ways": dt.paired_ttest_both_ways, "test_name": "paired t-test",
+           "replicates": resampled_means}
+# 0/1 samples: the same test from counts (`binary_paired_ttest_both_ways`), a product per task
+# for one model against many instead of passes over every difference
+_BINARY_T_TEST = {**_T_TEST, "test": dt.binary_paired_ttest, "test_both_ways": dt.binary_paired_ttest_both_ways}
+_BOOTSTRAP = {"test": dt.paired_bootstrap, "test_both_ways": dt.paired_bootstrap_both_ways,
+              "test_name": "paired bootstrap", "replicates": _stored_replicates}
 
 for _name, _label in (("acc", "accuracy"), ("exact_match", "exact match")):
     register(Metric(name=_name, sample_kind="binary", higher_is_better=True, aggregate=_mean, summarize=_same,
-                    **_T_TEST, label=_label, percent=True))
+                    **_BINARY_T_TEST, label=_label, percent=True))
 register(Metric(name="word_perplexity", sample_kind="loglik_words", higher_is_better=False,
                 aggregate=lambda s: float(_word_perplexity(s)), summarize=_bootstrap_perplexity, **_BOOTSTRAP,
                 label="perplexity", unit="perplexity"))
@@ -199,7 +209,8 @@ for _name, _label, _aliases in (("rouge_raw_r2_mid_f", "ROUGE-2", ("rouge_raw_r2
                     summarize=_bootstrap_mean, **_BOOTSTRAP, aliases=_aliases, label=_label, percent=True))
 register(Metric(name="avg_mcauroc", sample_kind="gold_probs", higher_is_better=True,
                 aggregate=lambda s: dt.one_vs_rest_auroc(*s), summarize=lambda s, seed: dt.auroc_influence(*s),
-                test=dt.paired_auroc, test_name="paired Bayesian AUROC test", replicates=_auroc_replicates,
+                test=dt.paired_auroc, test_both_ways=dt.paired_auroc_both_ways, test_name="paired Bayesian AUROC test",
+                replicates=_auroc_replicates,
                 label="AUROC", percent=True))
 for _name, _score, _label in (("macro_f1", _macro_f1, "macro-F1"), ("mcc", _mcc, "MCC")):
     register(Metric(name=_name, sample_kind="label_pair", higher_is_better=True, **_on_labels(_score),

@@ -5,6 +5,7 @@ intervals are computed after the publication's commit (the page, the table and t
 say "being refreshed" meanwhile), equal to those of a board loaded afresh."""
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -28,7 +29,8 @@ def test_one_against_many_in_groups_gives_each_pair_its_own_duel(small_store, mo
     ids = list(board.models)
     results = {sid: board.models[sid].results for sid in ids}
     duels = Tournament(board.benchmark.task_ids, ids)
-    monkeypatch.setattr(engine, "OPPONENTS_READ_AT_ONCE", 2)  # 4 opponents: two groups
+    width = sum(np.size(results[ids[0]].summaries[task]) for task in board.benchmark.task_ids)
+    monkeypatch.setattr(engine, "SUMMARY_BYTES_AT_ONCE", 2 * 8 * width)  # 4 opponents: two groups
     rows = duel_rows(board.benchmark, duels, ids[0], ids[1:], results, board.rules)
     for k, opponent in enumerate(ids[1:]):  # each pair alone, through the registry's test
         for t, task in enumerate(board.benchmark.tasks):
@@ -45,9 +47,51 @@ def test_one_against_many_in_groups_gives_each_pair_its_own_duel(small_store, mo
     assert rows.first.tolist() == [0] * 4 + [1, 2, 3, 4] and rows.second.tolist() == [1, 2, 3, 4] + [0] * 4
 
 
+def test_replicates_of_batches_read_into_the_same_rows_are_each_models_own(small_store, monkeypatch):
+    # each batch's summaries are read into the rows the batch before used: what is kept of a
+    # model (a bootstrap metric's replicates are its summaries' first values) must be a copy
+    board = small_store
+    benchmark, ids = board.benchmark, list(board.models)
+    width = sum(np.size(board.models[ids[0]].results.summaries[task]) for task in benchmark.task_ids)
+    monkeypatch.setattr(ranking, "REPLICATES_BYTES_AT_ONCE", 2 * 4 * width)  # 5 models: batches of 2, 2, 1
+    monkeypatch.setattr(ranking, "REPLICATES_MIN_WIDTH", 1)  # unpadded: the batch's rows themselves
+    fresh = {sid: ModelResults(m.results.aggregates, m.results.summaries) for sid, m in board.models.items()}
+    assert_registry_replicates(benchmark, fresh, ids, list(ranking.task_replicates(benchmark, fresh, ids)))
+
+
+def test_a_models_summaries_are_read_in_one_read_as_the_tasks_arrays(small_store):
+    # a cache file stores a model's summaries end to end: one read fills a row of the
+    # engine's matrix (`SummaryRows`); when it cannot, the caller reads task by task
+    task_ids = small_store.benchmark.task_ids
+    for sid, model in small_store.models.items():
+        summaries = model.results.summaries
+        layout = [(task, np.size(summaries[task])) for task in task_ids]
+        expected = np.concatenate([np.ravel(summaries[task]) for task in task_ids])
+        for dtype in (float, np.float32):
+            row = np.full(expected.size, np.nan, dtype=dtype)
+            assert summaries.read_joined(layout, row)
+            np.testing.assert_array_equal(row, expected.astype(dtype))
+        assert not summaries.read_joined(layout[::-1], row)  # not in the file's order
+        assert not summaries.read_joined(layout[:-1], row[:-layout[-1][1]])  # not every task the file holds
+    path = small_store.store.cache_dir / f"{sid}.npz"
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1))  # replaced since the model was read
+    assert not summaries.read_joined(layout, np.empty(expected.size))
+
+
 class Unreadable(dict):
     def __getitem__(self, key):
         raise AssertionError("the summaries were read again")
+
+
+def assert_registry_replicates(benchmark, results: dict, ids: list[str], replicates: list[np.ndarray]) -> None:
+    """`replicates` (`ranking.task_replicates`'s) equal the registry's replicates of all
+    models in one call, to float32 rounding: BLAS may sum 5 rows in another order than a
+    padded batch (bit-identity is claimed only between batches of the engine's own width)."""
+    for task, values in zip(benchmark.tasks, replicates):
+        summaries = np.stack([results[m].summaries[task.id] for m in ids], dtype=np.float32)
+        aggregates = np.array([results[m].aggregates[task.id] for m in ids])
+        np.testing.assert_allclose(values, task.metric.replicates(summaries, aggregates, task_seed(task.id),
+                                                                  values.shape[0]), rtol=1e-6, atol=0)
 
 
 def test_replicates_are_kept_and_equal_those_computed_for_the_whole_board_at_once(small_store):
@@ -55,13 +99,7 @@ def test_replicates_are_kept_and_equal_those_computed_for_the_whole_board_at_onc
     benchmark, ids = board.benchmark, list(board.models)
     fresh = {sid: ModelResults(m.results.aggregates, m.results.summaries) for sid, m in board.models.items()}
     whole = list(ranking.task_replicates(benchmark, fresh, ids))
-    for task, values in zip(benchmark.tasks, whole):  # the registry's replicates of all models in one call
-        summaries = np.stack([fresh[m].summaries[task.id] for m in ids], dtype=np.float32)
-        aggregates = np.array([fresh[m].aggregates[task.id] for m in ids])
-        # equal to float32 rounding: BLAS may sum 5 rows in another order than the padded batch
-        # (bit-identity is claimed, and checked below, only between batches of the engine's own width)
-        np.testing.assert_allclose(values, task.metric.replicates(summaries, aggregates, task_seed(task.id),
-                                                                  values.shape[0]), rtol=1e-6, atol=0)
+    assert_registry_replicates(benchmark, fresh, ids, whole)
     kept = {sid: ModelResults(m.results.aggregates, m.results.summaries) for sid, m in board.models.items()}
     list(ranking.task_replicates(benchmark, kept, ids[:1]))  # one model first, the others later
     later = list(ranking.task_replicates(benchmark, kept, ids))

@@ -78,6 +78,62 @@ def test_ttest_with_zero_variance_differences_matches_scipy():
         assert np.array_equal(dt.paired_ttest(a, b), expected, equal_nan=True)
 
 
+def test_binary_ttest_from_counts_matches_scipy_and_the_general_test():
+    # the accuracy test computes the t statistic from counts: the same p-values as scipy's
+    # paired t-test and the general one, zero-variance cases and identical pairs included
+    rng = np.random.default_rng(11)
+    a = binary_models(rng, 300, [0.6])
+    bs = np.vstack([binary_models(rng, 300, [0.5, 0.6, 0.65]), a, np.ones((1, 300)), np.zeros((1, 300))])
+    for first, second in ((a, bs), (bs, a)):  # one model against many: a matrix-vector product
+        p = dt.binary_paired_ttest(first, second)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            expected = sps.ttest_rel(np.broadcast_to(first, bs.shape), np.broadcast_to(second, bs.shape), axis=-1,
+                                     alternative="greater").pvalue
+        np.testing.assert_allclose(p, expected, rtol=1e-10)
+        np.testing.assert_allclose(p, dt.paired_ttest(first, second), rtol=1e-10)
+        assert np.array_equal(np.isnan(p), np.isnan(expected))  # the identical pair (equal means, no variance)
+    for x, y in [(np.ones(30), np.ones(30)), (np.ones(30), np.zeros(30)), (np.zeros(30), np.ones(30)),
+                 (np.ones(1), np.zeros(1))]:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            assert np.array_equal(dt.binary_paired_ttest(x, y), dt.paired_ttest(x, y), equal_nan=True)
+    pairs = bs[:, None, :], bs[None, :, :]  # every pair at once: the broadcast product
+    identical = dt.binary_paired_ttest_both_ways(*pairs)[2]
+    np.testing.assert_array_equal(identical, np.all(pairs[0] == pairs[1], axis=-1))
+
+
+@pytest.mark.parametrize("name", sorted(METRICS))
+def test_a_duel_both_ways_equals_two_duels_to_the_last_bit(name):
+    # one model against many, both directions in one call (a backfill's duels), is the two
+    # one-way duels; every pair kind: better, worse, identical, equal score
+    metric, rng = METRICS[name], np.random.default_rng(12)
+    kind = metric.sample_kind
+    samples = []
+    for skill in (0.0, 0.3, 0.6, 0.6):
+        if kind == "binary":
+            samples.append((rng.random(80) < 0.5 + skill / 2).astype(float))
+        elif kind in ("unit_interval", "judge"):
+            samples.append(np.clip(rng.random(80) + skill, 0, 1))
+        elif kind == "loglik_words":
+            samples.append(perplexity_samples(rng, 80, 3.0 - skill))
+        elif kind == "gold_probs":
+            gold = rng.integers(0, 3, 80)
+            samples.append(ClassProbs(gold, classifier(rng, gold, 3, 1.0 + skill)))
+        else:
+            gold = rng.integers(0, 3, 80)
+            right = rng.random(80) < 0.4 + skill / 2
+            samples.append(LabelPairs(gold, np.where(right, gold, rng.integers(0, 3, 80)), 3))
+    samples.append(samples[1])  # identical to one of the others
+    summaries = np.stack([metric.summarize(s, 5) for s in samples])
+    aggregates = np.array([metric.aggregate(s) for s in samples])
+    forward, backward = stats.duel_both_ways(metric, aggregates[1], summaries[1][None], aggregates, summaries)
+    alone = duel(metric, aggregates[1], summaries[1][None], aggregates, summaries)
+    back = duel(metric, aggregates, summaries, aggregates[1], summaries[1][None])
+    for mine, theirs in ((forward, alone), (backward, back)):
+        assert np.array_equal(mine.p_value, theirs.p_value) and np.array_equal(mine.delta, theirs.delta)
+        assert np.array_equal(np.signbit(mine.delta), np.signbit(theirs.delta))
+    assert forward.p_value[1] == backward.p_value[1] == forward.p_value[4] == 1.0  # itself and its copy
+
+
 def test_average_ranks_match_scipy_with_ties():
     rng = np.random.default_rng(5)
     for values in [rng.integers(0, 4, 200).astype(float), rng.integers(0, 6, (300, 5)) / 5.0,

@@ -17,7 +17,7 @@ from conftest import cli, tree_digest
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
 from leaderboard.submission.parsing import parse_submission
-from leaderboard.submission.metadata import validate_metadata
+from leaderboard.submission.metadata import title_keys, validate_metadata
 from leaderboard.errors import BadInput
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,6 +30,15 @@ COMMANDS = {"validate": [], "presubmit": FORM[:4]}  # publish parses the same wa
 @pytest.fixture(scope="module")
 def valid_document(new_model_file):
     return json.loads(new_model_file.read_text())
+
+
+@pytest.mark.parametrize("hidden", ["\u200b", "\u202e", "\u3164", "\x07", "\u00ad"])
+def test_a_title_with_hidden_characters_has_the_keys_of_the_title_without_them(hidden):
+    # printable ASCII titles skip the character-by-character look for hidden ones; a title
+    # holding one is looked at and keyed as the same title without it
+    plain = "Team Name/model-7b v2.1 (chat)"
+    assert title_keys(plain[:6] + hidden + plain[6:]) == title_keys(plain)
+    assert title_keys(plain) != title_keys(plain.replace("7b", "8b"))
 
 
 def test_the_corpus_is_large(bad_file_corpus):

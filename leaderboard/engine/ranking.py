@@ -13,7 +13,7 @@ import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
 from stats import evidence
-from leaderboard.engine.tournament import ModelResults, Tournament, read_summaries, task_seed
+from leaderboard.engine.tournament import ModelResults, SummaryRows, Tournament, task_seed
 
 OVERALL = "overall"
 
@@ -105,13 +105,12 @@ def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mappi
     return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index}, panel)
 
 
-# Summaries held at once to compute missing replicates: what 120 full-size models hold
-# (BenCzechMark's real task sizes, 1.3 MB each). Small summaries make one batch of
-# thousands of models: there is a product per task and batch, each with a fixed cost (BLAS
-# waking its threads) that outweighs the sums when the summaries are small (1,000 models
-# of 40 samples per task: 4.2 s in batches of 120 models, 2.1 s in one, loaded machine).
+# Summaries held at once to compute missing replicates (float32: ~660 full-size models,
+# BenCzechMark's real task sizes). Small summaries make one batch of thousands of models:
+# there is a product per task and batch, each with a fixed cost (BLAS waking its threads)
+# that outweighs the sums when the summaries are small (1,000 models of 40 samples per
+# task: 4.2 s in batches of 120 models, 2.1 s in one, loaded machine).
 REPLICATES_BYTES_AT_ONCE = 160_000_000
-REPLICATES_READ_AT_ONCE = 120  # models whose summaries are read together (a Hub replica downloads them at once)
 # A batch of fewer models is padded to this width: BLAS computes a product with 1-3
 # columns by another kernel, whose float32 sums differ in the last digits, and a model's
 # replicates must not depend on which models they were computed with.
@@ -125,39 +124,34 @@ def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], m
 
     Each model's replicates are computed once and kept on its ModelResults (`replicates`),
     so a board version after a publication computes only the new model's. The models
-    lacking them are read REPLICATES_READ_AT_ONCE at a time (in parallel: `read_summaries`),
-    every task of a model at once (its cache file opened once, not once per task), and
-    computed in batches of REPLICATES_BYTES_AT_ONCE of summaries."""
+    lacking them are read in batches of REPLICATES_BYTES_AT_ONCE of summaries (`SummaryRows`:
+    every task of a model in one read, several models at once), each batch one product per
+    task."""
     missing = [m for m in dict.fromkeys(model_ids)
                if any((task.id, n_resamples) not in results[m].replicates for task in benchmark.tasks)]
-    group, read, held = [], [], 0
-    for start in range(0, len(missing), REPLICATES_READ_AT_ONCE):
-        chunk = missing[start:start + REPLICATES_READ_AT_ONCE]
-        for m, summaries in zip(chunk, read_summaries(results, chunk, benchmark.task_ids)):
-            group.append(m)
-            read.append(summaries)
-            held += sum(summary.nbytes for summary in summaries.values())
-            if held >= REPLICATES_BYTES_AT_ONCE:
-                _compute_replicates(benchmark, results, group, read, n_resamples)
-                group, read, held = [], [], 0
-    if group:
-        _compute_replicates(benchmark, results, group, read, n_resamples)
+    if missing:
+        lengths = [np.size(results[missing[0]].summaries[task]) for task in benchmark.task_ids]
+        matrix = SummaryRows(benchmark.task_ids, lengths, len(missing), np.float32, REPLICATES_BYTES_AT_ONCE)
+        for start, rows in matrix.groups(results, missing):
+            _compute_replicates(benchmark, results, missing[start:start + len(rows)], rows, matrix.columns,
+                                n_resamples)
     for task in benchmark.tasks:
         yield np.stack([results[m].replicates[(task.id, n_resamples)] for m in model_ids], axis=1)
 
 
 def _compute_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], group: list[str],
-                        read: list[dict[str, np.ndarray]], n_resamples: int) -> None:
-    """The replicates of the models `group`, whose summaries per task are `read`, kept on
-    their ModelResults."""
+                        rows: np.ndarray, columns: list[slice], n_resamples: int) -> None:
+    """The replicates of the models `group`, whose summaries are `rows` (float32, what the
+    replicates are summed in, `stats.metrics`; task i in `columns[i]`), kept on their
+    ModelResults."""
     width = max(len(group), REPLICATES_MIN_WIDTH)
-    for task in benchmark.tasks:
-        # float32 (what the replicates are summed in, `stats.metrics`): half the copying of float64
-        summaries = np.stack([read[k % len(group)][task.id] for k in range(width)], dtype=np.float32)
+    padded = rows if width == len(group) else rows[np.arange(width) % len(group)]
+    for task, task_columns in zip(benchmark.tasks, columns):
         aggregates = np.array([results[group[k % len(group)]].aggregates[task.id] for k in range(width)], dtype=float)
-        values = task.metric.replicates(summaries, aggregates, task_seed(task.id), n_resamples)
+        values = task.metric.replicates(padded[:, task_columns], aggregates, task_seed(task.id), n_resamples)
         for k, m in enumerate(group):
-            results[m].replicates[(task.id, n_resamples)] = np.ascontiguousarray(values[:, k])
+            # a copy: a bootstrap metric's replicates are a view of `rows`, which the next batch overwrites
+            results[m].replicates[(task.id, n_resamples)] = values[:, k].copy()
 
 
 def group_label(group: int) -> str:

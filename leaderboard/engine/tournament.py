@@ -72,7 +72,8 @@ def summarize(parsed: ParsedSubmission, benchmark: Benchmark) -> ModelResults:
     for task in benchmark.tasks:
         samples = parsed.tasks[task.id].samples
         with np.errstate(all="ignore"):
-            aggregates[task.id] = task.metric.aggregate(samples)
+            aggregates[task.id] = (parsed.aggregates[task.id] if task.id in parsed.aggregates  # parsing computed it
+                                   else task.metric.aggregate(samples))
             summaries[task.id] = np.asarray(task.metric.summarize(samples, task_seed(task.id)), dtype=float)
         if not (np.isfinite(aggregates[task.id]) and np.isfinite(summaries[task.id]).all()):
             problems.append(f"task {task.id}: the {task.metric_name} of these samples is not a finite number "
@@ -387,48 +388,73 @@ def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: dic
     return len(todo)
 
 
-OPPONENTS_READ_AT_ONCE = 120  # opponents whose summaries are held in memory at once (~1.3 MB each at full size)
+SUMMARY_BYTES_AT_ONCE = 64_000_000  # opponents' summaries held at once (~130 models at full size, 480 KB each)
 READ_THREADS = 8  # models whose summaries are read at once
 
 
-def read_summaries(results, model_ids: list[str], task_ids: list[str]) -> list[dict[str, np.ndarray]]:
-    """Each model's summaries of `task_ids` (every task of a model read together: its file
-    opened once), several models at once: a Hub replica downloads a model's arrays when
-    they are first read (storage/hub.py), in parallel rather than one after another."""
-    def read(m: str) -> dict[str, np.ndarray]:
-        return {task: np.asarray(results[m].summaries[task]) for task in task_ids}
-    if len(model_ids) < 2:
-        return [read(m) for m in model_ids]
-    with ThreadPoolExecutor(min(READ_THREADS, len(model_ids))) as pool:
-        return list(pool.map(read, model_ids))
+class SummaryRows:
+    """Models' summaries of every task as rows of one matrix: row k is model k's summaries
+    of `task_ids` end to end, task i in columns `columns[i]` (every model's summary of a
+    task has the task's length). Filled a group of models at a time, each model's row in
+    one read (a cache file stores them end to end: its summaries' `read_joined`), so a
+    duel of one model against many costs one vectorized call per task and group rather
+    than a copy per model and task. Several models are read at once (READ_THREADS): a Hub
+    replica downloads a model's arrays when they are first read (storage/hub.py)."""
+
+    def __init__(self, task_ids: list[str], lengths: list[int], n_models: int, dtype=float,
+                 bytes_at_once: int | None = None):
+        self.task_ids = list(task_ids)
+        bounds = np.cumsum([0, *lengths])
+        self.columns = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+        self.layout = [(task, int(length)) for task, length in zip(self.task_ids, lengths)]
+        row_bytes = max(1, int(bounds[-1]) * np.dtype(dtype).itemsize)
+        at_once = SUMMARY_BYTES_AT_ONCE if bytes_at_once is None else bytes_at_once
+        self.group_size = max(1, min(n_models, at_once // row_bytes))
+        self._matrix = np.empty((self.group_size, int(bounds[-1])), dtype=dtype)
+
+    def groups(self, results, model_ids: list[str]):
+        """(start, the rows of model_ids[start:start + group_size]), group after group; a
+        group's rows are valid until the next is read."""
+        with ThreadPoolExecutor(READ_THREADS) as pool:
+            for start in range(0, len(model_ids), self.group_size):
+                group = model_ids[start:start + self.group_size]
+                rows = self._matrix[:len(group)]
+                for _ in pool.map(lambda k: self._fill(rows[k], results[group[k]].summaries), range(len(group))):
+                    pass
+                yield start, rows
+
+    def _fill(self, row: np.ndarray, summaries) -> None:
+        read_joined = getattr(summaries, "read_joined", None)  # a cache file's (storage/local.py)
+        if read_joined is not None and read_joined(self.layout, row):
+            return
+        for task, columns in zip(self.task_ids, self.columns):
+            row[columns] = np.ravel(summaries[task])
 
 
 def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponent_ids: list[str],
               results: dict[str, ModelResults], rules: str) -> DuelRows:
     """new_id against each opponent and back, every task: 2m rows (new vs all, then all vs new).
 
-    The opponents are taken in groups of OPPONENTS_READ_AT_ONCE: a group's summaries are
-    read for every task at once (each model's file opened once, not once per task: a
-    backfill duels a panel member against the whole board), then each task is one
-    vectorized call per direction against the group."""
+    The opponents' summaries are read in groups (`SummaryRows`: each model's file read
+    once for every task, not once per task: a backfill duels a panel member against the
+    whole board); each task is then one vectorized call against the group, both
+    directions at once (`stats.duel_both_ways`)."""
     a, b = tournament.index(new_id), np.array([tournament.index(o) for o in opponent_ids], dtype=np.int32)
-    m, t = len(opponent_ids), len(tournament.task_ids)
-    p_value, delta = np.empty((2 * m, t)), np.empty((2 * m, t))
-    own = {task: np.asarray(results[new_id].summaries[task])[None, :] for task in tournament.task_ids}
-    for start in range(0, m, OPPONENTS_READ_AT_ONCE):
-        group = opponent_ids[start:start + OPPONENTS_READ_AT_ONCE]
-        at = slice(start, start + len(group))
-        back = slice(m + start, m + start + len(group))
-        read = read_summaries(results, group, tournament.task_ids)
-        for k, task in enumerate(tournament.task_ids):
-            metric = benchmark.task(task).metric
-            own_agg, own_summary = results[new_id].aggregates[task], own[task]
-            agg = np.array([results[o].aggregates[task] for o in group])
-            summary = np.stack([summaries[task] for summaries in read])
-            forward = stats.duel(metric, own_agg, own_summary, agg, summary, benchmark.alpha)
-            backward = stats.duel(metric, agg, summary, own_agg, own_summary, benchmark.alpha)
+    m, task_ids = len(opponent_ids), tournament.task_ids
+    p_value, delta = np.empty((2 * m, len(task_ids))), np.empty((2 * m, len(task_ids)))
+    own = [np.ravel(results[new_id].summaries[task])[None, :] for task in task_ids]
+    own_aggregates = [results[new_id].aggregates[task] for task in task_ids]
+    metrics = [benchmark.task(task).metric for task in task_ids]
+    matrix = SummaryRows(task_ids, [s.shape[1] for s in own], m)
+    for start, rows in matrix.groups(results, opponent_ids):
+        at, back = slice(start, start + len(rows)), slice(m + start, m + start + len(rows))
+        group = opponent_ids[at]
+        aggregates = np.array([[results[o].aggregates[task] for task in task_ids] for o in group], dtype=float)
+        for k, columns in enumerate(matrix.columns):
+            forward, backward = stats.duel_both_ways(metrics[k], own_aggregates[k], own[k], aggregates[:, k],
+                                                     rows[:, columns], benchmark.alpha)
             p_value[at, k], delta[at, k] = forward.p_value, forward.delta
             p_value[back, k], delta[back, k] = backward.p_value, backward.delta
     significant = stats.DuelResult(p_value, delta, benchmark.alpha).significant
-    return DuelRows(np.r_[np.full(m, a), b], np.r_[b, np.full(m, a)], np.ones((2 * m, t)), significant,
+    return DuelRows(np.r_[np.full(m, a), b], np.r_[b, np.full(m, a)], np.ones((2 * m, len(task_ids))), significant,
                     p_value, delta, np.full(2 * m, rules, dtype=object))

@@ -9,7 +9,7 @@ A replica reads each model's small part (metadata, aggregates, array layout) and
 duel rows from the index (hub_index.py: a few consolidated files, each entry checked
 against the blob id of the file it summarizes), and what the index lacks file by file.
 Per-model arrays are downloaded from `arrays/<id>.npz` (committed with each publication)
-when a duel first needs them, in parallel when several do (`tournament.read_summaries`),
+when a duel first needs them, in parallel when several do (`tournament.SummaryRows`),
 and kept in a local cache folder; a submission without one (a copy of the reference
 dataset) is parsed once and its arrays kept there. Either way they are checked against
 the git blob id of the submission file they came from. The token is given to

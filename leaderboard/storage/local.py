@@ -278,7 +278,9 @@ def model_from_info(submission_id: str, info: dict, file: Callable[[], tuple[str
     """The model an `encoded_with_info` file's info describes; its arrays are mapped from
     the file `file()` names (path, size, mtime_ns) when a duel first needs them: a Hub
     replica downloads the file then (hub.py)."""
-    results = ModelResults(info["aggregates"], _Summaries(file, info["aggregates"]))
+    stored_layout = ([(t, math.prod(shape)) for t, shape in info["summary_shapes"].items()] if info["version"] >= 2
+                     else None)  # version 1: a member per task
+    results = ModelResults(info["aggregates"], _Summaries(file, info["aggregates"], stored_layout))
     return PublishedModel(submission_id, info["metadata"], results, _References(file, info["references"]))
 
 
@@ -340,18 +342,119 @@ def _mapped_members(path: str) -> dict[str, np.ndarray]:
 
 
 _NPY_HEADERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+# A zip member's local header (PKWARE's APPNOTE 4.3.7): signature, version needed, flags,
+# method, time, date, crc-32, compressed size, size, name length, extra field length.
+_LOCAL_HEADER = struct.Struct("<4s5H3L2H")
+_ZIP64_EXTRA = 0x0001
+
+
+def read_member(path: str, size: int, mtime_ns: int, name: str, out: np.ndarray) -> bool:
+    """Fill `out` with the array `name` of an .npz file (np.savez's, members stored
+    uncompressed), read straight into it: no zip directory parsed, no mapping (at 10,000
+    models, parsing each file's zip directory took longer than reading the arrays). False,
+    `out` untouched, when the file is not the one of `size` and `mtime_ns` (replaced since),
+    holds no such member stored so, or its size differs from `out`'s."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        same_file = (st.st_size, st.st_mtime_ns) == (size, mtime_ns)
+        located = _stored_member(f.fileno(), f"{name}.npy") if same_file else None
+        if located is None or math.prod(located[1]) != out.size or len(located[1]) > 1:
+            return False
+        offset, _, dtype = located
+        f.seek(offset)
+        if dtype == out.dtype and out.flags.c_contiguous:
+            return f.readinto(out.reshape(-1).view(np.uint8)) == out.nbytes
+        out[:] = np.fromfile(f, dtype=dtype, count=out.size)
+        return True
+
+
+def _stored_member(fd: int, name: str) -> tuple[int, tuple, np.dtype] | None:
+    """(where its data begins, shape, dtype) of the .npy member `name` of a zip file,
+    found by walking the members' local headers from the start; None when the walk meets
+    anything it does not expect (a compressed member, sizes written after the data)."""
+    at = 0
+    while True:
+        header = os.pread(fd, _LOCAL_HEADER.size, at)
+        if len(header) < _LOCAL_HEADER.size:
+            return None
+        signature, _, flags, method, _, _, _, stored_size, _, name_length, extra_length = _LOCAL_HEADER.unpack(header)
+        if signature != b"PK\x03\x04" or flags & 0x08:
+            return None
+        tail = os.pread(fd, name_length + extra_length, at + _LOCAL_HEADER.size)
+        data = at + _LOCAL_HEADER.size + name_length + extra_length
+        if tail[:name_length] == name.encode():
+            if method != zipfile.ZIP_STORED:
+                return None
+            npy = _npy_header(os.pread(fd, _NPY_PREFIX, data))
+            if npy is None:
+                return None
+            header_length, shape, dtype = npy
+            return data + header_length, shape, dtype
+        if stored_size == 0xFFFFFFFF:
+            stored_size = _zip64_stored_size(tail[name_length:], header)
+            if stored_size is None:
+                return None
+        at = data + stored_size
+
+
+def _zip64_stored_size(extra: bytes, header: bytes) -> int | None:
+    """The compressed size from a local header's zip64 extra field (APPNOTE 4.5.3: the
+    size, then the compressed size, each present only when the header's is 0xFFFFFFFF)."""
+    at = 0
+    while at + 4 <= len(extra):
+        kind, length = struct.unpack_from("<2H", extra, at)
+        if kind == _ZIP64_EXTRA:
+            size_in_extra = _LOCAL_HEADER.unpack(header)[8] == 0xFFFFFFFF
+            field = at + 4 + (8 if size_in_extra else 0)
+            return struct.unpack_from("<Q", extra, field)[0] if field + 8 <= at + 4 + length else None
+        at += 4 + length
+    return None
+
+
+_NPY_PREFIX = 4096  # bytes read to find an .npy header (np.savez's are 128)
+
+
+def _npy_header(prefix: bytes) -> tuple[int, tuple, np.dtype] | None:
+    """(the header's length, shape, dtype) of the .npy data beginning with `prefix`, or
+    None (not .npy, Fortran order, a header longer than the prefix)."""
+    if not prefix.startswith(np.lib.format.MAGIC_PREFIX) or len(prefix) < 12:
+        return None
+    length_bytes = 2 if prefix[6] == 1 else 4
+    end = 8 + length_bytes + int.from_bytes(prefix[8:8 + length_bytes], "little")
+    return _parsed_npy_header(prefix[:end]) if end <= len(prefix) else None
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_npy_header(header: bytes) -> tuple[int, tuple, np.dtype] | None:
+    """numpy's parse of an .npy header (a Python literal: ~100 us), kept: every model's
+    summaries member has the same header."""
+    f = io.BytesIO(header)
+    read_header = _NPY_HEADERS.get(np.lib.format.read_magic(f))
+    if read_header is None:
+        return None
+    shape, fortran_order, dtype = read_header(f)
+    return None if fortran_order or dtype.hasobject else (len(header), shape, dtype)
 
 
 class _Summaries(Mapping):
     """A cache file's per-task summaries, read when a duel needs them."""
 
-    def __init__(self, file: Callable[[], tuple[str, int, int]], task_ids):
+    def __init__(self, file: Callable[[], tuple[str, int, int]], task_ids, stored_layout: list[tuple[str, int]] | None):
         self._file, self._task_ids = file, list(task_ids)  # file(): (path, size, mtime_ns)
+        self._stored_layout = stored_layout  # (task, summary length) as the file stores them end to end
 
     def __getitem__(self, task_id: str) -> np.ndarray:
         if task_id not in self._task_ids:
             raise KeyError(task_id)
         return np.array(_mapped_arrays(*self._file())[f"summary/{task_id}"])  # a copy: see `_mapped_arrays`
+
+    def read_joined(self, layout: list[tuple[str, int]], out: np.ndarray) -> bool:
+        """Fill `out` (1-D) with the summaries of the tasks of `layout` ((task, summary
+        length) pairs) end to end, in one read of the file when it stores them so (version 2
+        on, those tasks in that order and of those lengths: `read_member`); False when it
+        does not, or the file changed since the model was read (the caller then reads them
+        task by task)."""
+        return self._stored_layout == list(layout) and read_member(*self._file(), "summaries", out)
 
     def __iter__(self):
         return iter(self._task_ids)

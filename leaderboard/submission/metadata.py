@@ -64,8 +64,18 @@ def title_keys(title: str) -> tuple[str, str]:
     characters (older stored titles may hold them). Titles are the same when either key
     is: lower case catches "I" for "i" and a Greek "ο" for "o", upper case a Greek "Β" for
     "B" (whose lower case is no "b")."""
-    visible = "".join(c for c in normalize_name(title) if not _is_hidden(c))
+    visible = _visible(normalize_name(title))
     return (_SPOOF_CHECKER.getSkeleton(0, visible.casefold()), _SPOOF_CHECKER.getSkeleton(0, visible.upper()))
+
+
+def _visible(name: str) -> str:
+    """`name` without its hidden characters. Printable ASCII holds none (its only hidden
+    characters are the controls), so such a name is kept whole without looking at each
+    character: a pre-submission compares the keys of every published title (10,000 titles:
+    0.5 s character by character)."""
+    if name.isascii() and name.isprintable():
+        return name
+    return "".join(c for c in name if not _is_hidden(c))
 
 
 _UNNAMED = {"Cc": "control character", "Cs": "lone surrogate"}

@@ -28,6 +28,7 @@ class ParsedSubmission:
     predictions_sha256: str
     results_sha256: str
     warnings: list[str] = field(default_factory=list)
+    aggregates: dict[str, float] = field(default_factory=dict)  # each task's score from its samples, when computed
     source: bytes | None = None  # the file as read (None: a document made in memory), which parses to `document`
 
 
@@ -83,6 +84,7 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
         raise BadInput(problems)
     parsed = ParsedSubmission(tasks, document, canonical_sha256(predictions),
                               canonical_sha256(document.get("results", {})), source=data)
+    parsed.aggregates = aggregates(parsed, benchmark)  # once: the warnings compare them, the summaries keep them
     parsed.warnings = _results_warnings(parsed, benchmark)
     return parsed
 
@@ -95,7 +97,7 @@ def aggregates(parsed: ParsedSubmission, benchmark: Benchmark) -> dict[str, floa
 def _results_warnings(parsed: ParsedSubmission, benchmark: Benchmark) -> list[str]:
     results = parsed.document.get("results", {})
     warnings = []
-    for task_id, computed in aggregates(parsed, benchmark).items():
+    for task_id, computed in parsed.aggregates.items():
         task = benchmark.task(task_id)
         entry = results.get(task_id)
         reported = None
