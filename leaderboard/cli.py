@@ -25,6 +25,9 @@ from leaderboard.engine.tournament import summarize
 # imported by the commands that use them: `validate` and `--help` start in a blink.
 
 EXIT_BAD_INPUT, EXIT_INTERNAL = 2, 1
+# A pre-submission (or publication) prints a board of at most WHOLE_BOARD_ROWS rows whole; of a
+# larger one the top TOP_ROWS and the AROUND_ROWS either side of the model (`table` prints it all).
+WHOLE_BOARD_ROWS, TOP_ROWS, AROUND_ROWS = 25, 10, 5
 PREVIEW_DEFAULTS = {"model_type": "pretrained", "parameters": 1.0, "input_length": 2048,
                     "precision": "bfloat16", "link_to_model": "https://example.com/preview-only"}
 
@@ -145,9 +148,39 @@ def _print_table(table, fmt: str) -> None:
     elif fmt == "json":
         print(table.to_json(orient="records", indent=1, force_ascii=False))  # NaN (no duels yet) becomes null
     else:
-        text = table.drop(columns=["Description", "Link", "Flagged", "Flag link"]).map(
-            lambda v: terminal_safe(v) if isinstance(v, str) else v)
-        print(text.to_string(index=False, na_rep="–"))
+        print(_text_table(table).to_string(index=False, na_rep="–"))
+
+
+def _text_table(table):
+    """The text format's columns, every string escaped for the terminal."""
+    return table.drop(columns=["Description", "Link", "Flagged", "Flag link"]).map(
+        lambda v: terminal_safe(v) if isinstance(v, str) else v)
+
+
+def _rows_around(count: int, position: int) -> list[int]:
+    """The row positions a `count`-row board prints around the row at `position`: every row
+    of a small board, else the top rows and those either side of `position`, in order."""
+    if count <= WHOLE_BOARD_ROWS:
+        return list(range(count))
+    around = range(max(0, position - AROUND_ROWS), min(count, position + AROUND_ROWS + 1))
+    return sorted(set(range(min(TOP_ROWS, count))) | set(around))
+
+
+def _print_excerpt(table, position: int) -> None:
+    """The text table's rows `_rows_around` the row at `position`, a line for each run of
+    rows left out, and how many were left out in all."""
+    shown = _rows_around(len(table), position)
+    header, *lines = _text_table(table.iloc[shown]).to_string(index=False, na_rep="–").splitlines()
+    print(header)
+    for before, row, line in zip([-1, *shown], shown, lines):
+        if row > before + 1:
+            print(f"  … {row - before - 1:,} rows")
+        print(line)
+    left_out = len(table) - len(shown)
+    if shown[-1] < len(table) - 1:
+        print(f"  … {len(table) - 1 - shown[-1]:,} rows")
+    if left_out:
+        print(f"{left_out:,} of {len(table):,} rows left out: `table` prints the whole board")
 
 
 def cmd_presubmit(args, publish: bool = False) -> None:
@@ -183,7 +216,8 @@ def cmd_presubmit(args, publish: bool = False) -> None:
     for c in categories:
         print(f"  {c:32s} {percent(row[c]):>12s}")
     print()
-    _print_table(leaderboard_table(board, None, preview=preview if not publish else None), "text")
+    table = leaderboard_table(board, None, preview=preview if not publish else None)
+    _print_excerpt(table, table.index.get_loc(preview.submission_id))
 
 
 def cmd_table(args) -> None:

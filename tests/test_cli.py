@@ -178,6 +178,32 @@ def test_sample_file_is_accepted_by_its_store(full_store, tmp_path):
     assert made.returncode == 0 and "a sample submission for" in made.stdout, made.stderr
     preview = cli("presubmit", sample, "--store", full_store, "--team", "Try", "--model", "sample")
     assert preview.returncode == 0 and "would rank" in preview.stdout, preview.stderr
+    header, *rows = preview.stdout.split("\n\n", 1)[1].splitlines()  # a small board is printed whole
+    assert header.split()[:3] == ["Rank", "Previous", "rank"] and " of 6, " in preview.stdout
+    assert [row.split()[0] for row in rows] == [str(r) for r in range(1, 7)] and "left out" not in preview.stdout
+
+
+def test_a_large_board_prints_the_top_rows_and_those_around_the_model(capsys):
+    """Of a board above 25 rows: the top 10, the 5 either side of the model, a line per
+    run of rows left out and their count; `table` is named for the whole board."""
+    from leaderboard.cli import _print_excerpt
+    board = pd.DataFrame({"Rank": range(1, 101), "Model": [f"team/m{r}" for r in range(1, 101)],
+                          "Description": "", "Link": "", "Flagged": False, "Flag link": ""})
+    _print_excerpt(board, 49)  # the model ranked 50th
+    header, *lines = capsys.readouterr().out.splitlines()
+    assert header.split() == ["Rank", "Model"]
+    shown = [*range(1, 11), *range(45, 56)]
+    assert [line.split() for line in lines] == [
+        *([str(r), f"team/m{r}"] for r in range(1, 11)), ["…", "34", "rows"],
+        *([str(r), f"team/m{r}"] for r in range(45, 56)), ["…", "45", "rows"],
+        f"{100 - len(shown)} of 100 rows left out: `table` prints the whole board".split()]
+    _print_excerpt(board, 3)  # near the top: one run of rows
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert [line.split()[0] for line in lines[:10]] == [str(r) for r in range(1, 11)]
+    assert lines[10:] == ["  … 90 rows", "90 of 100 rows left out: `table` prints the whole board"]
+    _print_excerpt(board.iloc[:25], 24)  # a board of 25 rows is printed whole
+    lines = capsys.readouterr().out.splitlines()[1:]
+    assert [line.split()[1] for line in lines] == [f"team/m{r}" for r in range(1, 26)]
 
 
 SAMPLE_PUBLISH = ["--team", "Try", "--model", "sample", "--type", "chat", "--params", "7", "--input-length", "4096",

@@ -380,3 +380,28 @@ def test_the_tasks_files_alpha_decides_every_verdict(tmp_path, small_benchmark, 
     publish_all(strict, small_documents[:5])
     assert strict.rules != board.rules
     assert (board.ranked()["overall"].sum() > strict.ranked()["overall"].sum())
+
+
+@pytest.mark.parametrize("fought_share", [0.2, 0.97])  # fewer true cells, fewer false cells
+def test_duels_are_counted_per_first_model_and_task_as_a_loop_counts_them(monkeypatch, fought_share):
+    """Won and fought per (first model, task) against a loop over the rows, with the rows
+    counted in several chunks and a model that is first in no row."""
+    from leaderboard.engine import tournament
+    monkeypatch.setattr(tournament, "COUNT_ROWS_AT_ONCE", 7)
+    rng = np.random.default_rng(5)
+    n_models, n_tasks, n_rows = 6, 4, 40
+    first = rng.choice([0, 1, 2, 4, 5], n_rows)  # model 3 is never first
+    second = (first + 1 + rng.integers(0, n_models - 1, n_rows)) % n_models
+    fought = rng.random((n_rows, n_tasks)) < fought_share
+    significant = rng.random((n_rows, n_tasks)) < 0.5
+    board = Tournament([f"t{k}" for k in range(n_tasks)], [f"m{k}" for k in range(n_models)],
+                       tournament.DuelRows(first, second, fought, significant, np.zeros((n_rows, n_tasks)),
+                                           np.zeros((n_rows, n_tasks)), np.full(n_rows, "r", dtype=object)))
+    won, met = np.zeros((n_models, n_tasks), int), np.zeros((n_models, n_tasks), int)
+    for i in range(n_rows):
+        for t in range(n_tasks):
+            met[first[i], t] += fought[i, t]
+            won[first[i], t] += fought[i, t] and significant[i, t]
+    np.testing.assert_array_equal(board._fought, met)
+    np.testing.assert_array_equal(board._won, won)
+    assert not met[3].any()

@@ -157,6 +157,23 @@ class DuelRows:
         return order[lo:hi]
 
 
+COUNT_ROWS_AT_ONCE = 100_000  # rows counted at once: bounds the cell positions held (8 bytes a cell)
+
+
+def true_counts(first: np.ndarray, flags: np.ndarray, n_models: int) -> np.ndarray:
+    """Per model and task (n_models, n_tasks): how many rows whose first model it is have
+    `flags` (rows x tasks) true. Counted by np.bincount of the positions of whichever of
+    the true and the false cells are fewer (np.add.at was ~0.5 s at 10,000 models)."""
+    n_tasks = flags.shape[1]
+    mostly_true = 2 * np.count_nonzero(flags) > flags.size
+    cells = np.flatnonzero(~flags if mostly_true else flags)
+    counts = np.bincount(first[cells // n_tasks].astype(np.int64) * n_tasks + cells % n_tasks,
+                         minlength=n_models * n_tasks).reshape(n_models, n_tasks)
+    if mostly_true:  # the rows of each model, less its false cells
+        counts = np.bincount(first, minlength=n_models)[:, None] - counts
+    return counts.astype(np.int32)
+
+
 class Tournament:
     """The stored duels among `model_ids` on `task_ids`, plus the per-model counts that
     scores need: won and fought, shape (n_models, n_tasks).
@@ -208,8 +225,11 @@ class Tournament:
             self._parts = [self._parts[0], DuelRows.concat(self._parts[1:], len(self.task_ids))]
 
     def _count(self, rows: DuelRows) -> None:
-        np.add.at(self._won, rows.first, (rows.significant & rows.fought).astype(np.int32))
-        np.add.at(self._fought, rows.first, rows.fought.astype(np.int32))
+        for start in range(0, len(rows), COUNT_ROWS_AT_ONCE):
+            at = slice(start, start + COUNT_ROWS_AT_ONCE)
+            first, fought = rows.first[at], rows.fought[at]
+            self._won += true_counts(first, rows.significant[at] & fought, len(self.model_ids))
+            self._fought += true_counts(first, fought, len(self.model_ids))
 
     # --- reading ------------------------------------------------------------------------
 

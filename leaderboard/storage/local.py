@@ -813,7 +813,7 @@ class LocalStore:
             new_stamp.append(self._stamp(submission_id))
             # same time: an entry from before content stamps; another time: the content decides
             return stamp[1] == st.st_mtime_ns or (len(stamp) == 3 and stamp[2] == new_stamp[0][2])
-        model = decode_cached(path, submission_id, is_current) if path.exists() else None
+        model = decode_cached(path, submission_id, is_current)  # None when there is no such file
         if model is not None and new_stamp:
             self.save_cached(model, new_stamp[0])  # hashed once, not at every start
         return model

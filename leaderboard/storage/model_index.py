@@ -111,8 +111,11 @@ _indexes_lock = threading.Lock()
 
 
 def _index_of(folder: Path) -> _FolderIndex:
-    with _indexes_lock:
-        return _indexes.setdefault(folder, _FolderIndex(folder))
+    with _indexes_lock:  # made once per folder (a load asks once per model)
+        index = _indexes.get(folder)
+        if index is None:
+            index = _indexes[folder] = _FolderIndex(folder)
+        return index
 
 
 def file_stat(path: Path) -> list[int]:
