@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from leaderboard.storage.local import TITLES_FILE  # noqa: E402
+from leaderboard.storage.local import stored_titles  # noqa: E402
 
 
 def main():
@@ -87,14 +87,19 @@ def main():
         app.wait(timeout=30)
     summary = {k: {m: {"median": round(statistics.median(v), 3), "max": round(max(v), 3)} for m, v in r.items()}
                for k, r in results.items()}
-    print(json.dumps({"store": str(store), "models": len(json.loads((store / TITLES_FILE).read_text())),
+    print(json.dumps({"store": str(store), "models": len(titles_of(store)),
                       "app_start_seconds": round(startup, 2), "page_html_bytes": page_html, **summary}, indent=1))
+
+
+def titles_of(store: Path) -> dict:
+    """The store's titles by id, as it stores them (the parts, or the reference layout's file)."""
+    return stored_titles(lambda path: (store / path).read_bytes() if (store / path).exists() else None)
 
 
 def picked_model(store: Path) -> tuple[str, str]:
     """(a search that finds one model, its title): the model in the middle of the titles
     file, found by the part of its title after the team (far from the first page)."""
-    titles = sorted(json.loads((store / TITLES_FILE).read_text()).values())
+    titles = sorted(titles_of(store).values())
     title = titles[len(titles) // 2]
     return title.split("/", 1)[1], title
 
