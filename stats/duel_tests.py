@@ -33,28 +33,6 @@ def _scipy_special():
     return special
 
 
-def average_ranks(values: np.ndarray) -> np.ndarray:
-    """Ranks 1..n along the first axis, tied values sharing the mean of their ranks:
-    `scipy.stats.rankdata(values, axis=0)` for finite values, by one sort.
-
-    values: shape (n, ...). Returns float ranks of the same shape.
-    """
-    values = np.asarray(values)
-    n = values.shape[0]
-    order = np.argsort(values, axis=0, kind="stable")
-    ordered = np.take_along_axis(values, order, axis=0)
-    position = np.arange(n).reshape((n,) + (1,) * (values.ndim - 1))
-    starts = np.ones(values.shape, bool)  # where a run of equal values begins
-    starts[1:] = ordered[1:] != ordered[:-1]
-    ends = np.ones(values.shape, bool)  # where one ends
-    ends[:-1] = starts[1:]
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=0)
-    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, position, n - 1), axis=0), axis=0), axis=0)
-    ranks = np.empty(values.shape)
-    np.put_along_axis(ranks, order, (first + last) / 2.0 + 1.0, axis=0)
-    return ranks
-
-
 ALPHA = 0.05
 N_RESAMPLES = 1000
 N_POSTERIOR_DRAWS = 1000
@@ -281,19 +259,26 @@ def _one_vs_rest_parts(gold: np.ndarray, probs: np.ndarray):
     """Per class with positives and negatives: (positive mask, placement values, AUC).
 
     A positive's placement is the share of negatives it outscores, a negative's the
-    share of positives that outscore it (ties count half); both average to the AUC."""
-    all_ranks = average_ranks(probs)
+    share of positives that outscore it (ties count half); both average to the AUC.
+    Counted by binary search in the other group's sorted scores."""
     for c in range(probs.shape[1]):
         positive = gold == c
-        m, n = int(positive.sum()), int((~positive).sum())
+        m = int(positive.sum())
+        n = len(gold) - m
         if m == 0 or n == 0:
             continue
-        ranks = all_ranks[:, c]
-        within = np.empty_like(ranks)
-        within[positive] = average_ranks(probs[positive, c])
-        within[~positive] = average_ranks(probs[~positive, c])
-        placement = np.where(positive, (ranks - within) / n, 1.0 - (ranks - within) / m)
+        scores = probs[:, c]
+        positives, negatives = scores[positive], scores[~positive]
+        placement = np.empty(len(scores))
+        placement[positive] = _below_and_half_tied(np.sort(negatives), positives) / n
+        placement[~positive] = 1.0 - _below_and_half_tied(np.sort(positives), negatives) / m
         yield positive, placement, placement[positive].mean(), m, n
+
+
+def _below_and_half_tied(ordered: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """For each of values (q,): how many of ordered (sorted, p) are below it, plus half of
+    those equal to it: shape (q,)."""
+    return (np.searchsorted(ordered, values, "left") + np.searchsorted(ordered, values, "right")) / 2.0
 
 
 def auroc_influence(gold: np.ndarray, probs: np.ndarray) -> np.ndarray:

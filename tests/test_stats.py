@@ -134,13 +134,6 @@ def test_a_duel_both_ways_equals_two_duels_to_the_last_bit(name):
     assert forward.p_value[1] == backward.p_value[1] == forward.p_value[4] == 1.0  # itself and its copy
 
 
-def test_average_ranks_match_scipy_with_ties():
-    rng = np.random.default_rng(5)
-    for values in [rng.integers(0, 4, 200).astype(float), rng.integers(0, 6, (300, 5)) / 5.0,
-                   rng.random((80, 3)), np.zeros((10, 2)), np.array([2.0])]:
-        assert np.array_equal(dt.average_ranks(values), sps.rankdata(values, axis=0))
-
-
 # --- paired bootstrap -----------------------------------------------------------------------
 
 def slow_bootstrap_p(a, b, statistic, seed, higher_is_better, n_resamples=1000):
