@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import gc
 
+from leaderboard.app.gradio_stubs import skip_stub_writing
+
 if __name__ == "__main__":
     # No garbage collection while the app starts: the imports and the page's build make some
     # 350,000 objects that live as long as the app, and the passes over them took 0.75 s of
     # a 3.3 s start's CPU. main() collects once and freezes them when it serves.
     gc.disable()
+    skip_stub_writing()  # before Gradio's import, below
 
 import logging
 import threading
