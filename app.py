@@ -60,8 +60,9 @@ def main():
     queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES, app_kwargs={"middleware": [gate]}, prevent_thread_lock=True,
                        **page_style(board))
     # The start's objects (Gradio, pandas, the board, the page) stay until the app stops:
-    # frozen, the collections a request sets off skip them (a 3.5 MB upload's parse took
-    # twice the CPU without). One collection first, so no garbage of the start is kept.
+    # frozen, the collections a request sets off skip them (a 3.5 MB upload refused at a bad
+    # sample took half the CPU to parse: bench/RESULTS.md, session 7). One collection first,
+    # so no garbage of the start is kept.
     gc.collect()
     gc.freeze()
     gc.enable()
