@@ -5,6 +5,17 @@
 """
 from __future__ import annotations
 
+import gc
+
+from leaderboard.app.gradio_stubs import skip_stub_writing
+
+if __name__ == "__main__":
+    # No garbage collection while the app starts: the imports and the page's build make some
+    # 350,000 objects that live as long as the app, and the passes over them took 0.75 s of
+    # a 3.3 s start's CPU. main() collects once and freezes them when it serves.
+    gc.disable()
+    skip_stub_writing()  # before Gradio's import, below
+
 import logging
 import threading
 
@@ -20,6 +31,10 @@ from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import TasksFileError
 
 log = logging.getLogger("leaderboard.app")
+# How often Gradio's queue looks for waiting events while it has none. Gradio's own
+# millisecond is a thousand wake-ups a second, 2-3% of a core for an app nobody uses; a
+# queued event (a pre-submission, a publication) now waits at most 10 ms longer to start.
+QUEUE_POLL_SECONDS = 0.01
 
 
 def main():
@@ -42,10 +57,24 @@ def main():
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them.
     gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)
-    app.queue(default_concurrency_limit=8).launch(max_file_size=MAX_ARCHIVE_BYTES, app_kwargs={"middleware": [gate]},
-                                                  prevent_thread_lock=True, **page_style(board))
+    queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES, app_kwargs={"middleware": [gate]}, prevent_thread_lock=True,
+                       **page_style(board))
+    # The start's objects (Gradio, pandas, the board, the page) stay until the app stops:
+    # frozen, the collections a request sets off skip them (a 3.5 MB upload refused at a bad
+    # sample took half the CPU to parse: bench/RESULTS.md, session 7). One collection first,
+    # so no garbage of the start is kept.
+    gc.collect()
+    gc.freeze()
+    gc.enable()
     serving.set()
     app.block_thread()
+
+
+def queued(app):
+    """The page with Gradio's queue: 8 events at once, polled every QUEUE_POLL_SECONDS when idle."""
+    app.queue(default_concurrency_limit=8)
+    app._queue.sleep_when_free = QUEUE_POLL_SECONDS  # Gradio has no setting for it
+    return app
 
 
 if __name__ == "__main__":

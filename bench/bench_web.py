@@ -162,20 +162,25 @@ def measure(browser, viewport, port, args, sample, picked, expect, rows) -> dict
         expect(page.locator("#bars .bar-row").first).to_be_visible(timeout=wait)
         expect(rows(page, "duels").first).to_be_visible(timeout=wait)
         times["model_details"].append(time.perf_counter() - t)
-        page.get_by_role("tab", name="Submit").click()
-        page.locator("#team textarea, #team input").first.fill("Bench")
-        page.locator("#model textarea, #model input").first.fill("bench-model")
-        page.locator("#params input").fill("7")
-        page.locator("#input-length input").fill("4096")
-        page.locator("#link textarea, #link input").first.fill("https://example.com/bench")
-        page.locator("#file input[type=file]").set_input_files(str(sample))
-        expect(page.locator("#file")).to_contain_text("sample.json", timeout=wait)
+        fill_submit_form(page, sample, "bench-model", expect, wait)
         t = time.perf_counter()
         page.locator("#presubmit").click()
         expect(page.locator("#preview [role=row]").filter(has_text="★")).to_be_visible(timeout=wait)
         times["presubmit_to_preview"].append(time.perf_counter() - t)
         context.close()
     return times
+
+
+def fill_submit_form(page, sample: Path, model: str, expect, wait: float) -> None:
+    """The Submit tab opened, its form filled for `model` (team Bench) and `sample` uploaded."""
+    page.get_by_role("tab", name="Submit").click()
+    page.locator("#team textarea, #team input").first.fill("Bench")
+    page.locator("#model textarea, #model input").first.fill(model)
+    page.locator("#params input").fill("7")
+    page.locator("#input-length input").fill("4096")
+    page.locator("#link textarea, #link input").first.fill("https://example.com/bench")
+    page.locator("#file input[type=file]").set_input_files(str(sample))
+    expect(page.locator("#file")).to_contain_text(sample.name, timeout=wait)
 
 
 def empty_page(browser, repeats: int, port: int | None) -> dict:

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
 from leaderboard.views.markdown import escape_markdown
 from leaderboard.views.table import OVERALL, check_category, delta_scale, is_overall, p_phrase, p_text, scope_order
 from stats import evidence
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 A_WINS, B_WINS, NOT_SEPARABLE = "A wins", "B wins", "not separable"
 WON, LOST, NOT_DUELED = "won", "lost", "not dueled"
@@ -138,6 +140,8 @@ def head_to_head_figure(result: HeadToHead) -> go.Figure:
     """Per-task differences as horizontal bars diverging from 0, right = A better, coloured
     by the duel's verdict: one chart per unit (percentage points, perplexity, judge
     points, ...), stacked, so no axis mixes units; A − B and the p-values on hover."""
+    import plotly.graph_objects as go  # here: the app starts without plotly
+    from plotly.subplots import make_subplots
     tasks = result.tasks
     groups = list(dict.fromkeys(zip(tasks["Δ unit"], tasks["Better when"])))
     sizes = [int(((tasks["Δ unit"] == u) & (tasks["Better when"] == w)).sum()) for u, w in groups]
@@ -254,6 +258,7 @@ def duel_map(board: Leaderboard, scope: str = OVERALL, adjusted: bool = False, t
 def duel_map_figure(result: DuelMap) -> go.Figure:
     """A models x models heatmap in rank order (row: the model, column: its opponent),
     cells coloured by verdict, the duel's p and Δ (or the task counts) on hover."""
+    import plotly.graph_objects as go  # here: the app starts without plotly
     cells = result.cells
     n = len(result.model_ids)
     codes = {WON: 0, LOST: 1, NOT_SEPARABLE: 2, NOT_DUELED: 3, "": 3}
