@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 # app_url: conftest's, the app shared by the modules that only read it
-from test_e2e import DESKTOP, PHONE, browser, open_page, rows, shot  # noqa: F401
+from test_e2e import DESKTOP, PHONE, browser, close, open_page, rows, shot  # noqa: F401
 
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 
@@ -46,7 +46,7 @@ def test_the_pinned_rank_header_is_whole_in_every_category_view(browser, app_url
     rank, model = first.nth(0).bounding_box(), first.nth(1).bounding_box()
     assert model["x"] >= rank["x"] + rank["width"] - 0.5, (rank, model)  # still side by side when scrolled
     shot(page, "30_category_rank_header", full_page=False)
-    page.context.close()
+    close(page)
 
 
 @VIEWPORTS
@@ -62,7 +62,7 @@ def test_details_bars_have_length_and_the_model_name_clears_the_arrow(browser, a
         arrow = page.locator(f"{picker} .icon-wrap").bounding_box()
         assert text_right <= arrow["x"] + 0.5, (picker, text_right, arrow)  # the text stops before the arrow
     shot(page, "31_details_bars")
-    page.context.close()
+    close(page)
 
 
 @VIEWPORTS
@@ -75,4 +75,4 @@ def test_the_duel_maps_toolbar_covers_none_of_its_titles(browser, app_url, viewp
     for title in ("#duel-map .gtitle", "#duel-map .xtitle"):
         assert not overlap(toolbar, page.locator(title).bounding_box()), (title, toolbar)
     shot(page, "32_duel_map_titles", full_page=False)
-    page.context.close()
+    close(page)
