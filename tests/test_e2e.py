@@ -93,15 +93,15 @@ def blank_page(browser, viewport: dict = DESKTOP, address: str | None = None, ow
     """A page of `viewport`'s size, not yet at a URL; `page.dialogs` collects alert()s (a user
     string run as HTML). In the process's shared browser context (conftest.py's
     `shared_context`), or in a context of its own when the page is another person's browser
-    (`own_context`) or comes from `address`: the client's address as a trusted local proxy
-    reports it (X-Forwarded-For). Close it with `close`."""
-    own_context = own_context or address is not None
+    (`own_context`). `address`: the client's address as a trusted local proxy reports it
+    (X-Forwarded-For, on every request of the page). Close it with `close`."""
     if own_context:
-        page = browser.new_context(viewport=viewport, extra_http_headers={"X-Forwarded-For": address} if address
-                                   else None).new_page()
+        page = browser.new_context(viewport=viewport).new_page()
     else:
         page = shared_context(browser).new_page()
         page.set_viewport_size(viewport)
+    if address is not None:
+        page.set_extra_http_headers({"X-Forwarded-For": address})
     page.own_context = own_context
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
