@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import re
 import time
-from urllib.parse import unquote, urlencode
+from urllib.parse import urlencode
 
 from playwright.sync_api import expect
+
+from leaderboard.board.state import Leaderboard
+from leaderboard.storage.local import LocalStore
 
 # app_url: conftest's, the app shared by the modules that only read it
 from test_e2e import browser, choose, close, column, headers, open_page, page, phone, rows, shot  # noqa: F401
@@ -96,17 +99,13 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
 
 
 def test_a_head_to_head_link_opens_the_pair(browser, app_url):
-    page = open_page(browser, app_url[0])
-    expect(rows(page)).to_have_count(5, timeout=30000)
-    titles = column(page, 1)
-    links = page.locator("#board a").evaluate_all("links => links.map(a => [a.textContent, a.getAttribute('href')])")
-    ids = {title: unquote(re.search(r"model=([^&]+)", link).group(1)) for title, link in links}
-    close(page)
-    query = urlencode({"tab": "head-to-head", "a": ids[titles[3]], "b": ids[titles[1]], "h2h_category": "Sentiment"})
+    board = Leaderboard(LocalStore(app_url[1]))  # the served board, read (its ids are what the page's links carry)
+    ids = board.ranked().index
+    query = urlencode({"tab": "head-to-head", "a": ids[3], "b": ids[1], "h2h_category": "Sentiment"})
     other = open_page(browser, f"{app_url[0]}?{query}", own_context=True)  # someone opening the link
     expect(other.locator("#pair-summary")).to_contain_text("the Sentiment tasks (4)", timeout=30000)
-    expect(other.locator("#model-a input")).to_have_value(titles[3])
-    expect(other.locator("#model-b input")).to_have_value(titles[1])
+    expect(other.locator("#model-a input")).to_have_value(board.models[ids[3]].title)
+    expect(other.locator("#model-b input")).to_have_value(board.models[ids[1]].title)
     expect(rows(other, "pair-tasks")).to_have_count(4)
     close(other)
 
