@@ -21,7 +21,7 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.config.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
-from test_e2e import ARTIFACTS, DESKTOP, PHONE, ROOT, choose, fill_form, free_port, rows, start_app
+from test_e2e import ARTIFACTS, DESKTOP, PHONE, ROOT, choose, close, fill_form, free_port, open_page, rows, start_app
 
 SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"
 OPEN_LLM_FILE = ROOT / "data" / "open_llm_leaderboard_v2_tasks.json"
@@ -94,8 +94,7 @@ def test_app_runs_the_benchmark(built, chromium, tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     try:
         for viewport in (DESKTOP, PHONE):
-            page = chromium.new_context(viewport=viewport).new_page()
-            page.goto(f"http://127.0.0.1:{port}/")
+            page = open_page(chromium, f"http://127.0.0.1:{port}/", viewport)
             expect(page).to_have_title(f"{benchmark.name} duel leaderboard")
             expect(page.locator("#intro h1")).to_have_text(f"{benchmark.name} duel leaderboard")
             expect(rows(page)).to_have_count(N_MODELS, timeout=30000)
@@ -118,9 +117,11 @@ def test_app_runs_the_benchmark(built, chromium, tmp_path):
             for metric in {t.metric for t in benchmark.tasks}:
                 expect(about).to_contain_text(f"({metric.name},")
             page.screenshot(path=str(ARTIFACTS / f"bench_{name}_about_{viewport['width']}.png"), full_page=True)
-            page.context.close()
-        page = chromium.new_context(viewport=DESKTOP).new_page()
-        page.goto(f"http://127.0.0.1:{port}/")
+            if viewport is DESKTOP:
+                desktop = page  # it publishes, once the phone has shown the board as it was
+            else:
+                close(page)
+        page = desktop
         fill_form(page, own_model_file(benchmark, store, tmp_path), "Bench Team", "bench-model")
         page.locator("#presubmit").click()
         status = page.locator("#status")
@@ -134,7 +135,7 @@ def test_app_runs_the_benchmark(built, chromium, tmp_path):
         expect(page.locator("#duels-explained")).to_contain_text(f"p ≤ {benchmark.alpha:g}")
         expect(rows(page, "duels")).to_have_count(N_MODELS, timeout=30000)
         page.screenshot(path=str(ARTIFACTS / f"bench_{name}_details_1440.png"), full_page=True)
-        page.context.close()
+        close(page)
         assert len(list((store_copy / "data").glob("*.json"))) == N_MODELS + 1
     finally:
         process.terminate()

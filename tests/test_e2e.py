@@ -19,7 +19,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import tree_digest
+from conftest import DESKTOP, PHONE, shared_context, tree_digest
 from leaderboard.submission.demo import demo_model
 from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR
 from leaderboard.storage.strict_json import dump_json
@@ -89,18 +89,35 @@ def browser(chromium):
     return chromium
 
 
-DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
-
-
-def open_page(browser, url: str, viewport: dict = DESKTOP, address: str | None = None):
-    """A page in a fresh browser context; `page.dialogs` collects alert()s (a user string run as HTML).
-    `address`: the client's address as a trusted local proxy reports it (X-Forwarded-For)."""
-    context = browser.new_context(viewport=viewport, extra_http_headers={"X-Forwarded-For": address} if address else None)
-    page = context.new_page()
+def blank_page(browser, viewport: dict = DESKTOP, address: str | None = None, own_context: bool = False):
+    """A page of `viewport`'s size, not yet at a URL; `page.dialogs` collects alert()s (a user
+    string run as HTML). In the process's shared browser context (conftest.py's
+    `shared_context`), or in a context of its own when the page is another person's browser
+    (`own_context`). `address`: the client's address as a trusted local proxy reports it
+    (X-Forwarded-For, on every request of the page). Close it with `close`."""
+    if own_context:
+        page = browser.new_context(viewport=viewport).new_page()
+    else:
+        page = shared_context(browser).new_page()
+        page.set_viewport_size(viewport)
+    if address is not None:
+        page.set_extra_http_headers({"X-Forwarded-For": address})
+    page.own_context = own_context
     page.dialogs = []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
+    return page
+
+
+def open_page(browser, url: str, viewport: dict = DESKTOP, address: str | None = None, own_context: bool = False):
+    """`blank_page` at `url`."""
+    page = blank_page(browser, viewport, address, own_context)
     page.goto(url)
     return page
+
+
+def close(page) -> None:
+    """Close a page of `blank_page`, with its browser context when it has one of its own."""
+    (page.context if page.own_context else page).close()
 
 
 @pytest.fixture
@@ -108,7 +125,7 @@ def page(browser, app_url):
     page = open_page(browser, app_url[0])
     yield page
     assert not page.dialogs, page.dialogs
-    page.context.close()
+    close(page)
 
 
 @pytest.fixture
@@ -116,7 +133,7 @@ def phone(browser, app_url):
     page = open_page(browser, app_url[0], PHONE)
     yield page
     assert not page.dialogs, page.dialogs
-    page.context.close()
+    close(page)
 
 
 def shot(page, name: str, full_page: bool = True) -> None:
@@ -255,8 +272,7 @@ def test_what_is_typed_before_the_page_has_loaded_is_kept(browser, app_url):
     """A busy server answers the page's load events late: what the visitor typed meanwhile
     stays, and the table shows it (the answer once emptied the number fields and the search
     after the typing, and showed the whole board under the visitor's filters)."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
+    page = blank_page(browser)
     held, typed = [], []  # the page's load calls (Gradio's trigger 0), let through once the visitor has typed
 
     def hold_load_calls(route):
@@ -291,7 +307,7 @@ def test_what_is_typed_before_the_page_has_loaded_is_kept(browser, app_url):
     expect(page.locator("#search input, #search textarea").first).to_have_value("no such model")
     expect(note).to_contain_text("“no such model” in the model or team name, 70–any B", timeout=15000)
     expect(rows(page)).to_have_count(0)
-    context.close()
+    close(page)
 
 
 def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
@@ -307,14 +323,14 @@ def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
     expect(page.locator("#link-box textarea, #link-box input").first).to_have_value(page.url)
     shown = column(page, 1)
     link = page.url
-    page.context.close()
-    other = open_page(browser, link)  # someone opening the shared link
+    close(page)
+    other = open_page(browser, link, own_context=True)  # someone opening the shared link
     expect(other.locator("#board thead th .header").first).to_have_text("NER rank", timeout=30000)
     expect(other.locator("#search input, #search textarea").first).to_have_value("v1")
     expect(other.locator("#values input[value=metric]")).to_be_checked()
     assert any("exact match %" in h for h in headers(other))
     assert column(other, 1) == shown
-    other.context.close()
+    close(other)
 
 
 def test_phone_shows_a_score_on_the_first_screen_and_every_tab(phone):
@@ -366,6 +382,7 @@ def test_a_leaderboard_row_links_to_its_model_details(page):
     expect(details.locator("#card")).to_contain_text("Rank 3 of 5", timeout=30000)
     expect(details.locator("#model-pick input")).to_have_value(title)
     assert "tab=details" in details.url
+    details.close()
 
 
 def fill_form(page, file: Path, team: str, model: str, input_length: str = "4096"):
@@ -405,7 +422,7 @@ def test_invalid_file_shows_error_and_publishes_nothing(page, app_url, tmp_path,
 
 def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     store = app_url[1]
-    other = open_page(browser, app_url[0])  # another visitor, page open before the publication
+    other = open_page(browser, app_url[0], own_context=True)  # another visitor, page open before the publication
     expect(rows(other)).to_have_count(5, timeout=30000)
     team = "E2E <img src=x onerror=alert(1)> O'Brien's Team"  # must show as text everywhere
     fill_form(page, new_model_file, team, "e2e-model")
@@ -458,7 +475,7 @@ def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     other.get_by_role("tab", name="Leaderboard").click()
     expect(rows(other)).to_have_count(6, timeout=30000)
     assert not other.dialogs
-    other.context.close()
+    close(other)
 
 
 def test_cancel_discards_the_presubmission(page, app_url, tmp_path, full_benchmark):
@@ -507,4 +524,4 @@ def test_the_sample_file_is_pre_submitted_but_never_published(browser, app_url, 
     shot(page, "09_sample_refused", full_page=False)
     assert tree_digest(store) == before
     assert not page.dialogs
-    page.context.close()
+    close(page)

@@ -12,7 +12,7 @@ from conftest import tree_digest
 from harness_logs import MODEL, write_two_runs
 from leaderboard.submission.demo import demo_model
 # app_url: a fresh app on a copy of the 5-model store, one per test module
-from test_e2e import DESKTOP, PHONE, app_url, browser, open_page, rows, serve, shot  # noqa: F401 (fixtures)
+from test_e2e import DESKTOP, PHONE, app_url, browser, close, open_page, rows, serve, shot  # noqa: F401 (fixtures)
 
 
 def zip_folder(folder, path):
@@ -54,7 +54,7 @@ def test_an_unsafe_archive_is_refused_with_its_entry_named(browser, app_url, esc
     expect(page.locator("#compiled")).to_be_hidden()
     shot(page, "21_zip_refused")
     assert tree_digest(app_url[1]) == before and not (escaping_zip.parent.parent / "outside.txt").exists()
-    page.context.close()
+    close(page)
 
 
 def test_a_harness_zip_is_compiled_prefilled_presubmitted_published_with_provenance(browser, app_url, harness_zip):
@@ -86,7 +86,7 @@ def test_a_harness_zip_is_compiled_prefilled_presubmitted_published_with_provena
                  "Evaluation time", "2.2 h", "50 tasks, fingerprint"):
         expect(card).to_contain_text(text)
     shot(page, "24_zip_model_details_provenance")
-    page.context.close()
+    close(page)
 
 
 def test_phone_compiles_a_zip_and_shows_provenance(browser, app_url, harness_zip):
@@ -99,7 +99,7 @@ def test_phone_compiles_a_zip_and_shows_provenance(browser, app_url, harness_zip
     page.get_by_role("tab", name="Details").click()
     expect(page.locator("#card")).to_contain_text("How it was evaluated", timeout=60000)
     shot(page, "26_phone_details_provenance")
-    page.context.close()
+    close(page)
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -121,7 +121,7 @@ def test_a_zip_upload_shows_its_progress_holds_presubmit_and_fills_the_team(brow
     expect(page.locator("#team textarea, #team input").first).to_have_value(MODEL.split("/")[0])
     expect(page.locator("#model textarea, #model input").first).to_have_value(MODEL.split("/")[1])
     presubmit.scroll_into_view_if_needed()
-    page.context.close()
+    close(page)
 
 
 @pytest.fixture(scope="module")
@@ -151,4 +151,4 @@ def test_an_upload_past_the_hourly_bound_is_refused_on_the_page_with_when_to_ret
     toast.evaluate("e => Promise.all(e.getAnimations({subtree: true}).map((a) => a.finished))")
     shot(page, "28_upload_refused", full_page=False)
     assert list(cache.rglob(second.name)) == []
-    page.context.close()
+    close(page)

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import re
 import time
-from urllib.parse import unquote, urlencode
+from urllib.parse import urlencode
 
 from playwright.sync_api import expect
 
+from leaderboard.board.state import Leaderboard
+from leaderboard.storage.local import LocalStore
+
 # app_url: conftest's, the app shared by the modules that only read it
-from test_e2e import browser, choose, column, headers, open_page, page, phone, rows, shot  # noqa: F401
+from test_e2e import browser, choose, close, column, headers, open_page, page, phone, rows, shot  # noqa: F401
 
 
 def downloaded_name(page, selector: str, expected: str, seconds: float = 20.0) -> str:
@@ -96,19 +99,15 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
 
 
 def test_a_head_to_head_link_opens_the_pair(browser, app_url):
-    page = open_page(browser, app_url[0])
-    expect(rows(page)).to_have_count(5, timeout=30000)
-    titles = column(page, 1)
-    links = page.locator("#board a").evaluate_all("links => links.map(a => [a.textContent, a.getAttribute('href')])")
-    ids = {title: unquote(re.search(r"model=([^&]+)", link).group(1)) for title, link in links}
-    page.context.close()
-    query = urlencode({"tab": "head-to-head", "a": ids[titles[3]], "b": ids[titles[1]], "h2h_category": "Sentiment"})
-    other = open_page(browser, f"{app_url[0]}?{query}")
+    board = Leaderboard(LocalStore(app_url[1]))  # the served board, read (its ids are what the page's links carry)
+    ids = board.ranked().index
+    query = urlencode({"tab": "head-to-head", "a": ids[3], "b": ids[1], "h2h_category": "Sentiment"})
+    other = open_page(browser, f"{app_url[0]}?{query}", own_context=True)  # someone opening the link
     expect(other.locator("#pair-summary")).to_contain_text("the Sentiment tasks (4)", timeout=30000)
-    expect(other.locator("#model-a input")).to_have_value(titles[3])
-    expect(other.locator("#model-b input")).to_have_value(titles[1])
+    expect(other.locator("#model-a input")).to_have_value(board.models[ids[3]].title)
+    expect(other.locator("#model-b input")).to_have_value(board.models[ids[1]].title)
     expect(rows(other, "pair-tasks")).to_have_count(4)
-    other.context.close()
+    close(other)
 
 
 def test_duel_map_shows_every_pair_coloured_by_verdict(page):
@@ -150,13 +149,13 @@ def test_a_duel_map_link_opens_the_map_on_its_scope(browser, app_url):
     expect(page.locator("#duel-map .gtitle")).to_contain_text("NER: row vs column", timeout=30000)
     page.wait_for_url(re.compile("map=NER"))
     link = page.url
-    page.context.close()
-    other = open_page(browser, link)
+    close(page)
+    other = open_page(browser, link, own_context=True)  # someone opening the link
     expect(other.locator("#duel-map .gtitle")).to_contain_text("NER: row vs column", timeout=30000)
     expect(other.locator("#map-scope input")).to_have_value("NER")
     other.get_by_text("Duel map: every pair of the best").click()  # closing the map takes it out of the link
     other.wait_for_url(lambda url: "map=" not in url)
-    other.context.close()
+    close(other)
 
 
 def test_the_about_tab_shows_the_running_address_in_its_api_example(page, app_url):

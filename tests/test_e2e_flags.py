@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from leaderboard.storage.flags import MARKER
 from conftest import EVIDENCE, REASON
-from test_e2e import DESKTOP, PHONE, browser, column, open_page, rows, shot  # noqa: F401
+from test_e2e import DESKTOP, PHONE, browser, close, column, open_page, rows, shot  # noqa: F401
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -35,11 +35,11 @@ def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_ser
     page.wait_for_url(re.compile("exclude_flagged=true"))
     shot(page, "21_flagged_excluded")
     link = page.url
-    page.context.close()
-    other = open_page(browser, link, viewport)  # the shared link keeps the switch
+    close(page)
+    other = open_page(browser, link, viewport, own_context=True)  # the shared link keeps the switch
     expect(rows(other)).to_have_count(4, timeout=30000)
     expect(other.locator("#exclude-flagged input")).to_be_checked()
-    other.context.close()
+    close(other)
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -52,4 +52,4 @@ def test_the_flagged_models_details_say_why(browser, flagged_server, viewport):
     expect(card).to_contain_text(REASON)
     expect(page.locator("#model-pick input")).to_have_value(f"{MARKER} {title}")
     shot(page, "22_flagged_details")
-    page.context.close()
+    close(page)

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from leaderboard.views import share
-from test_e2e import DESKTOP, PHONE, browser, choose, open_page, rows, serve, shot  # noqa: F401
+from test_e2e import DESKTOP, PHONE, browser, choose, close, open_page, rows, serve, shot  # noqa: F401
 
 MODELS, PAGE_ROWS = 5, 2  # 3 pages
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -107,7 +107,7 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
     expect(page.locator("#card")).to_contain_text(outside)
     expect(page).to_have_url(re.compile(r"[?&]model="))
     shot(page, "paging_picker")
-    page.context.close()
+    close(page)
 
 
 def test_a_category_pick_asks_the_server_once(browser, paged_app):
@@ -125,4 +125,4 @@ def test_a_category_pick_asks_the_server_once(browser, paged_app):
     expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
     views = [data for data in sent if len(data) == len(share.BOARD_KEYS) + 1]  # the view's inputs and plot_open
     assert [view[0] for view in views] == ["NER"], views
-    page.context.close()
+    close(page)

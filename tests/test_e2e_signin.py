@@ -65,7 +65,7 @@ def model_files(tmp_path_factory, full_benchmark):
 def signed_in_page(browser, url: str, hub: FakeHub, account: str | None, viewport: dict):
     """A person's browser: signed in to the hub as `account` (None: not at all), on the app's
     Submit tab, signed in to the app through its button when `account` is given."""
-    page = open_page(browser, url + "?tab=submission", viewport)
+    page = open_page(browser, url + "?tab=submission", viewport, own_context=True)
     if account is not None:
         page.context.add_cookies([{"name": "fake_hub_account", "value": account, "url": hub.url}])
         page.locator("#login").click()
@@ -146,7 +146,7 @@ def test_two_accounts_and_a_visitor(browser, board, model_files):
     save(alice, "card")
     # A visitor, signed out, browses the board but cannot pre-submit or publish.
     for viewport in (DESKTOP, PHONE):
-        visitor = open_page(browser, url, viewport)
+        visitor = open_page(browser, url, viewport, own_context=True)
         expect(rows(visitor)).to_have_count(6, timeout=60000)
         expect(visitor.locator("#board [role=grid]")).to_contain_text(f"{ALICE_ORG}/variant-b")
         visitor.get_by_role("tab", name="Submit").click()
