@@ -228,7 +228,8 @@ def test_rank_and_model_stay_pinned_and_headers_wrap_at_words(page):
     first_row = rows(page).first.locator("[role=gridcell]")
     before = [first_row.nth(i).bounding_box()["x"] for i in range(3)]
     page.locator("#board .virtual-table-viewport").evaluate("e => e.scrollLeft = 600")
-    page.wait_for_timeout(300)
+    page.wait_for_function("([cell, x]) => cell.getBoundingClientRect().x < x - 300",  # the scroll has been painted
+                           arg=[first_row.nth(2).element_handle(), before[2]])
     after = [first_row.nth(i).bounding_box()["x"] for i in range(3)]
     assert after[:2] == before[:2], (before, after)  # Rank and Model did not move
     assert after[2] < before[2] - 300  # the scores did
@@ -242,11 +243,11 @@ def test_rank_and_model_stay_pinned_and_headers_wrap_at_words(page):
 
 def test_sort_control_and_empty_filters_explain_themselves(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
+    index = headers(page).index("Parameters (B)")
+    largest_first = sorted(column(page, index), key=float, reverse=True)
     choose(page, "sort", "Parameters (B)")
-    page.wait_for_timeout(500)
-    sizes = [float(v) for v in column(page, headers(page).index("Parameters (B)"))]
-    assert sizes == sorted(sizes, reverse=True)
-    assert "sort=parameters" in page.url
+    expect(page).to_have_url(re.compile(r"sort=parameters"))
+    expect(page.locator(f"#board div[role=row] [role=gridcell]:nth-child({index + 1})")).to_have_text(largest_first)
     type_into(page, "search", "no such model at all")
     expect(page.locator("#board-note")).to_contain_text("No model matches", timeout=15000)
     type_into(page, "search", "")
