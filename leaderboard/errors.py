@@ -14,9 +14,11 @@ MAX_PROBLEMS = 25
 MAX_PROBLEM_CHARS = 400
 
 
-def some_names(names: list[str], shown: int = 10) -> str:
-    """The first `shown` names for a message, and how many more there are."""
-    return ", ".join(names[:shown]) + (f", ... ({len(names) - shown} more)" if len(names) > shown else "")
+def some_names(names: list[str], shown: int = 10, total: int | None = None) -> str:
+    """The first `shown` names for a message, and how many more there are (of `total` in
+    all, when `names` holds only the first)."""
+    total = len(names) if total is None else total
+    return ", ".join(names[:shown]) + (f", ... ({total - shown} more)" if total > shown else "")
 
 
 class BadInput(ValueError):

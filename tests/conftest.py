@@ -288,7 +288,7 @@ def new_model_file(tmp_path_factory, full_benchmark) -> Path:
 @pytest.fixture(scope="session")
 def bad_file_corpus(tmp_path_factory, new_model_file) -> dict[str, tuple[Path, str]]:
     """{case: (a bad file, part of the expected message)}: `bad_files.py`'s corpus made from
-    the new model's file, written once per test run (half a gigabyte, 30 s to make)."""
+    the new model's file, written once per test run (half a gigabyte)."""
 
     def write(folder: Path):
         folder.mkdir()

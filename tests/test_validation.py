@@ -17,6 +17,7 @@ from conftest import cli, tree_digest
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
 from leaderboard.submission.parsing import parse_submission
+from leaderboard.submission.reading import read_document
 from leaderboard.submission.metadata import title_keys, validate_metadata
 from leaderboard.errors import BadInput
 
@@ -195,6 +196,44 @@ def test_a_lone_surrogate_is_refused_naming_where(valid_document, full_store, tm
         assert "'metadata' → 'model_name' holds a lone surrogate \\ud800" in done.stderr, done.stderr
         assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     assert tree_digest(full_store) == before
+
+
+def test_the_first_strict_json_problem_in_the_file_is_named(valid_document):
+    """Of several problems deep in a file, the one the file holds first is named (an object's
+    own before those of the values it holds), with its task, sample and key; numbers and
+    characters that only look suspicious are read as json reads them."""
+    tasks = list(valid_document["predictions"])
+    early, late = tasks[30], tasks[40]
+
+    def with_values(*values):
+        """The valid file's text with each (task, sample, key, JSON text) set."""
+        doc = copy.deepcopy(valid_document)
+        for task, index, key, _ in values:
+            doc["predictions"][task][index][key] = f"@{task}/{index}/{key}@"
+        text = json.dumps(doc)
+        for task, index, key, value in values:
+            text = text.replace(f'"@{task}/{index}/{key}@"', value)
+        return text.encode()
+
+    def refusal(data):
+        with pytest.raises(BadInput) as refused:
+            read_document(data)
+        return str(refused.value)
+
+    huge = str(2**64)
+    assert refusal(with_values((late, 7, "x", "NaN"), (early, 900, "y", huge), (early, 901, "z", '"\\udc00"'))) == (
+        f"the file is not strict JSON: task {early}, sample 900 → 'y' is an integer beyond 64 bits")
+    assert refusal(with_values((early, 5, "x", "1e400"), (early, 5, "\ud800", "1"))) == (
+        f"the file is not strict JSON: task {early}, sample 5 has a key with a lone surrogate \\ud800 (half of a UTF-16 "
+        f"pair, not a character: write the character itself)")
+    nested = "[[1, 2], [" + "[" * 12 + "-Infinity" + "]" * 12 + "]]"
+    assert refusal(with_values((late, 3, "x", nested))) == (
+        f"the file is not strict JSON: task {late}, sample 3 → 'x' → item 1 → " + "item 0 → " * 12
+        + "item 0 is NaN or Infinity, or a number too large for a float (JSON has no NaN or Infinity: write null or "
+        "a finite number)")
+    looks_suspicious = with_values((early, 2, "x", str(2**63 - 1)), (late, 2, "y", '"\\ud83d\\ude00"'),
+                                   (late, 3, "z", "1e-400"), (late, 4, "w", "1.5E+300"))
+    assert read_document(looks_suspicious) == json.loads(looks_suspicious)
 
 
 def test_a_surrogate_pair_is_a_character(valid_document, tmp_path):

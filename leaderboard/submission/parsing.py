@@ -7,6 +7,7 @@ with the task, the sample and what is wrong; nothing is half-accepted.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
 from dataclasses import dataclass, field
@@ -58,11 +59,12 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
     expected = set(benchmark.task_ids)
     problems = []
     missing = [t for t in benchmark.task_ids if t not in predictions]
-    extra = sorted(set(predictions) - expected)
+    extra = set(predictions) - expected
     if missing:
         problems.append(f"missing tasks ({len(missing)} of {len(expected)}): {some_names(missing)}")
-    if extra:
-        problems.append(f"{len(extra):,} tasks that are not part of {benchmark.name}: {some_names(extra)}")
+    if extra:  # the first names in order, without sorting them all (a file may hold a million)
+        problems.append(f"{len(extra):,} tasks that are not part of {benchmark.name}: "
+                        f"{some_names(heapq.nsmallest(10, extra), total=len(extra))}")
     tasks = {}
     for task in benchmark.tasks:
         if task.id not in predictions:

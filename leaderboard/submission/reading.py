@@ -5,6 +5,8 @@ surrogates, integers beyond 64 bits); each is refused here with where it is in t
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import os
@@ -42,18 +44,35 @@ def _read_bytes(path: Path) -> bytes:
             raise BadInput(f"cannot read the file {path}: {e.strerror or e}") from None
 
 
-class _FlaggedDict(dict):
-    """A JSON object that repeated a key (the later value would silently win)."""
+class _RepeatedKeys:
+    """Stands for a JSON object that repeated a key (the later value would silently win):
+    located later, then refused."""
 
-    repeated: list[str]
+    def __init__(self, key: str):
+        self.key = key
 
 
 class _HugeInteger:
-    """Stands for an integer literal too long to convert (located later, then refused)."""
+    """Stands for an integer beyond 64 bits (located later, then refused); a digit string too
+    long to convert quickly is never converted."""
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+# Every digit as 0, the decimal point as 1 and E as e, with + dropped: an integer beyond 64
+# bits has 19 digits or more not after a decimal point, and so has a float overflowing to
+# infinity, or it has an exponent of 3 digits or more.
+_NUMBER_SHAPES = bytes.maketrans(b"123456789.E", b"0000000001e")
+_INTEGER_DIGITS = b"0" * 19
+
+
+def _may_hold_long_numbers(data: bytes) -> bool:
+    """Whether the file may hold an integer beyond 64 bits or a float that overflows to
+    infinity: somewhere 19 digits in a row that are not a fraction's (more runs of 19 than
+    runs of 19 after a decimal point), or an exponent of 3 digits. Substring counts in the
+    file with its digits made alike: a few milliseconds for 4 MB."""
+    shapes = data.translate(_NUMBER_SHAPES, b"+")
+    return shapes.count(_INTEGER_DIGITS) > shapes.count(b"1" + _INTEGER_DIGITS) or b"e000" in shapes
 
 
 def _lone_surrogate(text: str) -> str | None:
@@ -63,46 +82,53 @@ def _lone_surrogate(text: str) -> str | None:
     return None if found is None else f"\\u{ord(found.group()):04x}"
 
 
-class _JsonReader:
-    """json.loads with the JSON rules Python relaxes: NaN/Infinity, numbers overflowing to
-    infinity, integers beyond 64 bits and repeated keys are remembered while parsing, then
-    located by one walk of the document (only when one was seen)."""
+@contextlib.contextmanager
+def _collector_paused():
+    """The garbage collector held off while a document is built: JSON makes no reference
+    cycles, so its passes, which the parse's hundreds of thousands of new objects set off,
+    would free nothing (they took half of a parse in a process holding many objects)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
-    def __init__(self):
-        self.suspicious = False
+
+class _JsonReader:
+    """json.loads with the JSON rules Python relaxes: NaN/Infinity and repeated keys are
+    noticed while parsing (`found_problem`); integers beyond 64 bits become `_HugeInteger`
+    when the file may hold one (`long_numbers`, the only case that needs the per-integer
+    hook: other numbers are converted in C). A problem is then located by
+    `_first_invalid_value`."""
+
+    def __init__(self, long_numbers: bool):
+        self.long_numbers = long_numbers
+        self.found_problem = False
 
     def _object(self, pairs):
         obj = dict(pairs)
         if len(obj) != len(pairs):
-            self.suspicious = True
-            flagged = _FlaggedDict(obj)
+            self.found_problem = True
             seen = set()
-            flagged.repeated = [k for k, _ in pairs if k in seen or seen.add(k)]
-            return flagged
+            return _RepeatedKeys(next(k for k, _ in pairs if k in seen or seen.add(k)))
         return obj
-
-    def _float(self, text):
-        value = float(text)
-        if not math.isfinite(value):
-            self.suspicious = True
-        return value
 
     def _int(self, text):
         if len(text) > 18:  # could exceed 64 bits; converting a huge digit string is also slow
-            self.suspicious = True
-            if len(text) > 40:
+            if len(text) > 40 or not -2**63 <= int(text) < 2**63:
                 return _HugeInteger()  # never int() a 10^6-digit string
         return int(text)
 
     def _constant(self, name):
-        self.suspicious = True
+        self.found_problem = True
         return float(name.replace("Infinity", "inf"))
 
     def loads(self, text: str):
-        if _SURROGATE_ESCAPE.search(text):  # a pair is one character, a lone half is located later
-            self.suspicious = True
-        return json.loads(text, object_pairs_hook=self._object, parse_float=self._float,
-                          parse_int=self._int, parse_constant=self._constant)
+        with _collector_paused():
+            return json.loads(text, object_pairs_hook=self._object, parse_constant=self._constant,
+                              parse_int=self._int if self.long_numbers else None)
 
 
 def _describe_path(path: tuple) -> str:
@@ -113,29 +139,76 @@ def _describe_path(path: tuple) -> str:
     return " → ".join(names) or "the top level"
 
 
+_STRICT_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+
+
+def _is_strict(values: list) -> bool:
+    """Whether the values hold nothing strict JSON refuses, checked in C: the encoder refuses
+    NaN and infinities (allow_nan=False) and the markers (not serializable), and a lone
+    surrogate in a string or a key shows in its text. False, too, for values nested too
+    deeply to encode (the walk then looks inside them)."""
+    try:
+        return _SURROGATE.search(_STRICT_ENCODER.encode(values)) is None
+    except (ValueError, TypeError, RecursionError):
+        return False
+
+
+def _first_not_strict(values: list, start: int, known: bool) -> int | None:
+    """The first index from `start` whose value `_is_strict` does not clear (None: there is
+    none), by halving: about as much is encoded as precedes that value. known: values[start:]
+    are taken not to be strict (not encoded whole again; a wrong guess costs a look inside
+    one value that is)."""
+    lo, hi = start, len(values)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _is_strict(values[lo:mid]):
+            lo = mid
+        else:
+            hi, known = mid, True
+    return lo if lo < hi and (known or not _is_strict(values[lo:hi])) else None
+
+
+def _problem_at(path: tuple, value) -> str | None:
+    """What breaks strict JSON rules in `value` itself (not in the values it holds)."""
+    if isinstance(value, _RepeatedKeys):
+        return f"{_describe_path(path)} repeats the key {value.key!r} (keys must be unique)"
+    if isinstance(value, float) and not math.isfinite(value):
+        return (f"{_describe_path(path)} is NaN or Infinity, or a number too large for a float "
+                f"(JSON has no NaN or Infinity: write null or a finite number)")
+    if isinstance(value, _HugeInteger) or (isinstance(value, int) and not -2**63 <= value < 2**63):
+        return f"{_describe_path(path)} is an integer beyond 64 bits"
+    if isinstance(value, str) and _lone_surrogate(value):
+        return (f"{_describe_path(path)} holds a lone surrogate {_lone_surrogate(value)} (half of a UTF-16 pair, "
+                f"not a character: write the character itself)")
+    if isinstance(value, dict) and _lone_surrogate("".join(value)):
+        bad_key = next(k for k in value if _lone_surrogate(k))
+        return (f"{_describe_path(path)} has a key with a lone surrogate {_lone_surrogate(bad_key)} (half of a "
+                f"UTF-16 pair, not a character: write the character itself)")
+    return None
+
+
 def _first_invalid_value(document) -> str | None:
-    """Where the document breaks strict JSON rules, walking without recursion."""
-    stack = [((), document)]
+    """Where the document breaks strict JSON rules: the first such value in the file's order
+    (an object's own problems before those of the values it holds), walking without
+    recursion and passing over every run of values `_is_strict` clears, so that the walk
+    goes straight down to the value (a document without one costs about one encoding)."""
+    stack = [((), [None], [document], 0, True)]  # (path, keys, values, first index left, known)
     while stack:
-        path, value = stack.pop()
-        if isinstance(value, _FlaggedDict):
-            return f"{_describe_path(path)} repeats the key {value.repeated[0]!r} (keys must be unique)"
-        if isinstance(value, float) and not math.isfinite(value):
-            return (f"{_describe_path(path)} is NaN or Infinity, or a number too large for a float "
-                    f"(JSON has no NaN or Infinity: write null or a finite number)")
-        if isinstance(value, _HugeInteger) or (isinstance(value, int) and not -2**63 <= value < 2**63):
-            return f"{_describe_path(path)} is an integer beyond 64 bits"
-        if isinstance(value, str) and _lone_surrogate(value):
-            return (f"{_describe_path(path)} holds a lone surrogate {_lone_surrogate(value)} (half of a UTF-16 pair, "
-                    f"not a character: write the character itself)")
+        path, keys, values, start, known = stack.pop()
+        i = _first_not_strict(values, start, known)
+        if i is None:
+            continue
+        stack.append((path, keys, values, i + 1, False))
+        value = values[i]
+        if keys[i] is not None:
+            path = (*path, keys[i])
+        problem = _problem_at(path, value)
+        if problem:
+            return problem
         if isinstance(value, dict):
-            bad_key = next((k for k in value if _lone_surrogate(k)), None)
-            if bad_key is not None:
-                return (f"{_describe_path(path)} has a key with a lone surrogate {_lone_surrogate(bad_key)} (half of a "
-                        f"UTF-16 pair, not a character: write the character itself)")
-            stack.extend(((*path, k), v) for k, v in reversed(value.items()))
+            stack.append((path, list(value), list(value.values()), 0, True))
         elif isinstance(value, list):
-            stack.extend(((*path, i), v) for i, v in reversed(list(enumerate(value))))
+            stack.append((path, range(len(value)), value, 0, True))
     return None
 
 
@@ -168,14 +241,16 @@ def read_document(source: str | Path | bytes) -> dict:
     if data.count(b",") > MAX_JSON_VALUES:
         raise BadInput(f"the file holds more than {MAX_JSON_VALUES:,} JSON values; "
                               f"the benchmark's tasks need far fewer")
-    reader = _JsonReader()
+    reader = _JsonReader(long_numbers=_may_hold_long_numbers(data))
+    text = _decode(data)
     try:
-        document = reader.loads(_decode(data))
+        document = reader.loads(text)
     except json.JSONDecodeError as e:
         raise BadInput(f"the file is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     except RecursionError:
         raise BadInput("the file nests arrays or objects too deeply (a submission needs 4 levels)") from None
-    if reader.suspicious:
+    # a surrogate pair is one character, a lone half is located with the rest
+    if reader.found_problem or reader.long_numbers or _SURROGATE_ESCAPE.search(text):
         problem = _first_invalid_value(document)
         if problem:
             raise BadInput(f"the file is not strict JSON: {problem}")

@@ -7,7 +7,9 @@ naming the first bad sample.
 from __future__ import annotations
 
 import json
+import operator
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -53,12 +55,16 @@ def _numeric_array(values: list, ndim: int) -> np.ndarray | None:
 
 def _refuse_booleans(values: list, expect: str, shown: list | None = None) -> None:
     """numpy reads JSON true/false as 1/0; a boolean is not a number here. `shown`: the
-    samples to quote in the message, when `values` are parts of them."""
-    is_bool = (_type_of(np.array(values, dtype=object)) == bool).reshape(len(values), -1).any(axis=1)
-    if is_bool.any():
-        i = first_index(is_bool)
-        raise SampleProblem(i, f"must be {expect}, got {json.dumps((shown or values)[i])[:60]} "
-                               f"(true/false are not numbers)")
+    samples to quote in the message, when `values` are parts of them. Checked in C (the
+    types of the numbers, or of the numbers in each list) before the bad sample is looked for."""
+    types = set(map(type, values))
+    if list in types:  # rows of numbers (the caller has checked that every value is one)
+        types = set(map(type, chain.from_iterable(values)))
+    if bool not in types:
+        return
+    i = first_index((_type_of(np.array(values, dtype=object)) == bool).reshape(len(values), -1).any(axis=1))
+    raise SampleProblem(i, f"must be {expect}, got {json.dumps((shown or values)[i])[:60]} "
+                           f"(true/false are not numbers)")
 
 
 def _not_a(expect: str, values: list, is_valid) -> SampleProblem:
@@ -237,29 +243,40 @@ def _metric_value(item, metric: str):
     raise KeyError(metric)
 
 
+def _metric_values(items: list, metric: str) -> list:
+    """Each sample's value of the metric, in order; SampleProblem for the first sample that
+    is not an object or has no value. When every sample is an object naming the metric
+    itself (a valid file), mapped in C."""
+    if all(map(isinstance, items, repeat(dict))) and all(map(operator.contains, items, repeat(metric))):
+        return list(map(operator.itemgetter(metric), items))
+    values = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise SampleProblem(i, "must be an object with the metric value and doc_id")
+        try:
+            values.append(_metric_value(item, metric))
+        except KeyError:
+            raise SampleProblem(i, f"has no {metric!r} value") from None
+    return values
+
+
 def parse_task_samples(task: Task, items, require_doc_ids: bool) -> TaskSamples:
     """Raises SampleProblem for the first bad sample."""
     if not isinstance(items, list):
         raise SampleProblem(-1, f"predictions must be a list of samples, got {type(items).__name__}")
     if not items:
         raise SampleProblem(-1, "has no samples")
-    values, doc_ids = [], []
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise SampleProblem(i, "must be an object with the metric value and doc_id")
-        try:
-            values.append(_metric_value(item, task.metric_name))
-        except KeyError:
-            raise SampleProblem(i, f"has no {task.metric_name!r} value") from None
-        doc_ids.append(item.get("doc_id"))
+    values = _metric_values(items, task.metric_name)
+    doc_ids = list(map(dict.get, items, repeat("doc_id")))
     samples = SAMPLE_PARSERS[task.metric.sample_kind](values, task)
-    if all(d is None for d in doc_ids) and not require_doc_ids:
+    if doc_ids.count(None) == len(doc_ids) and not require_doc_ids:
         return TaskSamples(samples, None)
-    for i, d in enumerate(doc_ids):
-        if not (isinstance(d, int) and not isinstance(d, bool)):
-            raise SampleProblem(i, f"doc_id must be an integer, got {json.dumps(d)}"
-                                   + (" (every sample needs its doc_id, so that samples are paired by it)"
-                                      if d is None else ""))
+    if set(map(type, doc_ids)) != {int}:  # the loop only for the message (or an int subclass)
+        for i, d in enumerate(doc_ids):
+            if not (isinstance(d, int) and not isinstance(d, bool)):
+                raise SampleProblem(i, f"doc_id must be an integer, got {json.dumps(d)}"
+                                       + (" (every sample needs its doc_id, so that samples are paired by it)"
+                                          if d is None else ""))
     ids = np.asarray(doc_ids, dtype=np.int64)
     order = np.argsort(ids, kind="stable")
     repeats = order[1:][ids[order][1:] == ids[order][:-1]]
