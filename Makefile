@@ -6,8 +6,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
-# pytest-xdist workers for make test and make check (auto: one per core; the browser tests mostly wait)
-WORKERS ?= auto
+# pytest-xdist workers for make test and make check: one more than the cores, since the browser
+# tests' workers wait on Chromium and the served apps (2 cores, 2026-11-24: 2 workers kept the
+# cores 90% busy, 6 min 24 s; 3 workers 5 min 48 s; bench/RESULTS.md)
+WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # Both locks list the full set of packages at exact versions; requirements*.in hold the bounds.
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --custom-compile-command "make lock"
 
