@@ -1,0 +1,255 @@
+"""The field score: how much of the board a model's results beat, and how sure that is.
+
+A model's field score on a task is the share of the other models (the field) whose task
+score its own beats, an equal one counting half; each model weighs 1 / the size of its
+family of near-copies, so that publishing copies of a model adds no weight to it. A
+category's field score is the mean of its tasks', the overall the mean of the
+categories'. It is defined directly from the models' task scores: one answer per board,
+whatever the order of publication; raising a model's own task score never lowers its
+field score and never raises another's.
+
+Its intervals (`field_certainty`) resample the test items (the same resampled items for
+every model, as the bootstrap duels do) and recompute every field score and rank on each
+resample: they are about the field score this board would show on average over fresh
+draws of test items of these sizes. numpy in, small result objects out, every draw seeded.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from stats.evidence import CERTAINTY_LEVEL, RankCertainty, nearest_tails_interval, tie_groups
+
+# Two models are near-copies when, over resampled test items, the variance of their
+# difference is at most this share of the sum of their variances (averaged over the
+# tasks): their answers move together far beyond what shared item difficulty gives.
+# 2% of binary answers changed at accuracy 0.6-0.9 gives 0.04-0.11; independent models
+# on items of shared difficulty 0.6-0.9; fine-tunes of one base 0.3-0.6.
+NEAR_COPY_SHARE = 0.2
+# Candidates for the item-level check: pairs whose per-task field shares differ by at
+# most this much on average (plus two models' worth), a cheap first filter on task scores.
+CANDIDATE_SHARE_GAP = 0.03
+
+
+def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows sorted ascending (R, N): per position, the first position of its run of
+    equal values and one past its last: (start, stop), (R, N) int each."""
+    n = ordered.shape[1]
+    starts = np.ones(ordered.shape, dtype=bool)
+    starts[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    index = np.broadcast_to(np.arange(n), ordered.shape)
+    start = np.maximum.accumulate(np.where(starts, index, 0), axis=1)
+    ends = np.ones(ordered.shape, dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    stop = np.minimum.accumulate(np.where(ends, index + 1, n)[:, ::-1], axis=1)[:, ::-1]
+    return start, stop
+
+
+def field_shares(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row, the weighted share of the other models each model beats.
+
+    values: (R, N) float, larger is better, NaN for a model that is not in the field
+    (its own share is NaN too); weights: (N,) >= 0, each model's weight as an opponent.
+    Returns (R, N): (sum of the weights of the others below + half of those equal) /
+    (sum of the others' weights); NaN where the others weigh nothing. One sort per row and
+    cumulative weights: O(R N log N)."""
+    values = np.atleast_2d(np.asarray(values, dtype=float))
+    missing = np.isnan(values)
+    weights = np.where(missing, 0.0, np.broadcast_to(np.asarray(weights, dtype=float), values.shape))
+    filled = np.where(missing, -np.inf, values)
+    order = np.argsort(filled, axis=1, kind="stable")
+    ordered = np.take_along_axis(filled, order, axis=1)
+    cumulative = np.concatenate([np.zeros((len(values), 1)),
+                                 np.cumsum(np.take_along_axis(weights, order, axis=1), axis=1)], axis=1)
+    start, stop = _runs(ordered)
+    below_sorted = np.take_along_axis(cumulative, start, axis=1)
+    through_sorted = np.take_along_axis(cumulative, stop, axis=1)
+    below, through = np.empty_like(below_sorted), np.empty_like(through_sorted)
+    np.put_along_axis(below, order, below_sorted, axis=1)
+    np.put_along_axis(through, order, through_sorted, axis=1)
+    equal = through - below - weights  # the others with an equal value
+    total = cumulative[:, -1:] - weights
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = (below + 0.5 * equal) / total
+    return np.where(missing | (total <= 0), np.nan, share)
+
+
+def family_ranks(scores: np.ndarray, family: np.ndarray) -> np.ndarray:
+    """Ranks counting each family of near-copies once: scores (R, N) or (N,), larger is
+    better, family (N,) int. Returns the same shape, int: 1 + the number of other
+    families with a member scoring above the model + the members of its own family
+    scoring above it. Without near-copies (every family of one) this is the competition
+    rank ("1224"); copies of a model above another move it at most one place, however
+    many there are. O(R N log N)."""
+    scores = np.asarray(scores, dtype=float)
+    single = scores.ndim == 1
+    scores = np.round(np.atleast_2d(scores), 9)  # equal fractions summed in another order tie
+    family = np.asarray(family, dtype=int)
+    n_rows, n = scores.shape
+    n_families = int(family.max()) + 1 if n else 0
+    best = np.full((n_rows, n_families), -np.inf)  # each family's best score per row
+    np.maximum.at(best, (np.arange(n_rows)[:, None], family[None, :]), scores)
+    ordered = np.sort(best, axis=1)
+    # families whose best is above each score: one binary search over all rows, each row
+    # shifted into a band of its own
+    low = min(float(scores.min(initial=0.0)), 0.0)
+    width = float(scores.max(initial=0.0)) - low + 1.0
+    band = (np.arange(n_rows) * width)[:, None]
+    not_above = np.searchsorted((ordered - low + band).ravel(), (scores - low + band).ravel(), side="right")
+    families_above = n_families - (not_above.reshape(n_rows, n) - np.arange(n_rows)[:, None] * n_families)
+    families_above -= best[:, family] > scores  # its own family is counted below
+    ranks = 1 + families_above
+    sizes = np.bincount(family, minlength=n_families)
+    for f in np.flatnonzero(sizes > 1):  # members of its own family above it (few, small families)
+        members = np.flatnonzero(family == f)
+        own = scores[:, members]
+        ranks[:, members] += (own[:, None, :] > own[:, :, None]).sum(axis=2)
+    return ranks[0] if single else ranks
+
+
+def family_weights(family: np.ndarray) -> np.ndarray:
+    """Each model's weight as an opponent: 1 / the size of its family, (N,)."""
+    family = np.asarray(family)
+    return 1.0 / np.bincount(family)[family]
+
+
+@dataclass(frozen=True)
+class NearCopies:
+    """Families of near-copies among N models.
+
+    family: (N,) int, 0.. in order of first member; pairs: (P, 2) int, the pairs found to
+    be near-copies (i < j); share: (P,) their item-level difference share (see
+    `NEAR_COPY_SHARE`)."""
+
+    family: np.ndarray
+    pairs: np.ndarray
+    share: np.ndarray
+
+
+def candidate_pairs(shares: np.ndarray) -> np.ndarray:
+    """Pairs of models whose per-task field shares are close: shares (N, T), NaN rows
+    never pair. Returns (P, 2) int, i < j: mean over tasks of |share_i - share_j| at most
+    CANDIDATE_SHARE_GAP + 2 / (N - 1). Models sorted by their mean share, each compared
+    only with those within that gap of it, so the cost is O(N w T) for w such neighbours."""
+    n = len(shares)
+    if n < 2:
+        return np.empty((0, 2), dtype=int)
+    gap = CANDIDATE_SHARE_GAP + 2 / (n - 1)
+    known = np.flatnonzero(np.isfinite(shares).all(axis=1))
+    mean = shares[known].mean(axis=1)
+    order = known[np.argsort(mean, kind="stable")]
+    sorted_mean = np.sort(mean, kind="stable")
+    pairs = []
+    for k, i in enumerate(order):  # one vectorized comparison per model with its window
+        end = np.searchsorted(sorted_mean, sorted_mean[k] + gap, side="right")
+        window = order[k + 1:end]
+        if len(window):
+            close = np.abs(shares[window] - shares[i]).mean(axis=1) <= gap
+            pairs += [(min(i, j), max(i, j)) for j in window[close]]
+    return np.array(sorted(pairs), dtype=int).reshape(-1, 2)
+
+
+def difference_share(replicates: Iterable[np.ndarray], pairs: np.ndarray) -> np.ndarray:
+    """How much of two models' item-level noise their difference keeps: replicates, per
+    task (R, N) the models' scores on R resamples of the items (the same items for every
+    model); pairs (P, 2). Returns (P,): the mean over tasks of Var(a - b) / (Var(a) +
+    Var(b)) across the resamples: 1 - their correlation for equal variances, near 0 for
+    copies, and a task where both are constant counts as identical (0)."""
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    total, n_tasks = np.zeros(len(pairs)), 0
+    for values in replicates:
+        values = np.asarray(values, dtype=float)
+        a, b = values[:, pairs[:, 0]], values[:, pairs[:, 1]]
+        spread = a.var(axis=0) + b.var(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            total += np.where(spread > 0, (a - b).var(axis=0) / spread, 0.0)
+        n_tasks += 1
+    return total / max(n_tasks, 1)
+
+
+def families_of(n_models: int, pairs: np.ndarray) -> np.ndarray:
+    """Connected components of the near-copy pairs: (N,) int, numbered by first member."""
+    parent = np.arange(n_models)
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    for i, j in np.asarray(pairs, dtype=int).reshape(-1, 2):
+        a, b = root(i), root(j)
+        parent[max(a, b)] = min(a, b)
+    roots = np.array([root(i) for i in range(n_models)])
+    return np.unique(roots, return_inverse=True)[1].reshape(-1)
+
+
+def near_copies(shares: np.ndarray, replicates_of) -> NearCopies:
+    """Families of near-copies: shares (N, T) the models' per-task field shares;
+    replicates_of(model indices) -> per task (R, n) replicates of those models (read only
+    for the candidates of `candidate_pairs`). Two models are near-copies when their
+    `difference_share` is at most NEAR_COPY_SHARE; families are the connected components."""
+    candidates = candidate_pairs(shares)
+    if not len(candidates):
+        return NearCopies(np.arange(len(shares)), candidates, np.empty(0))
+    involved = np.unique(candidates)
+    local = np.searchsorted(involved, candidates)
+    share = difference_share(replicates_of(involved), local)
+    close = share <= NEAR_COPY_SHARE
+    return NearCopies(families_of(len(shares), candidates[close]), candidates[close], share[close])
+
+
+def category_means(task_scores: np.ndarray, task_category: np.ndarray) -> np.ndarray:
+    """Scores per scope from task scores (..., T): (..., 1 + C), the overall (the mean of
+    the category means) first, then each category's mean of its tasks."""
+    category = np.asarray(task_category, dtype=int)
+    one_hot = np.eye(int(category.max()) + 1)[category]  # (T, C)
+    per_category = task_scores @ one_hot / one_hot.sum(axis=0)
+    return np.concatenate([per_category.mean(axis=-1, keepdims=True), per_category], axis=-1)
+
+
+def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray, weights: np.ndarray,
+                    family: np.ndarray, displayed: np.ndarray, level: float = CERTAINTY_LEVEL) -> RankCertainty:
+    """Intervals of the field scores and their ranks, and tie groups, for every scope.
+
+    replicates: per task (R, N), every model's task score on R resamples of the task's
+    items, the same items for every model, larger is better, NaN for a model outside the
+    field; task_category (T,) int in [0, C); weights (N,) each model's weight as an
+    opponent (`family_weights`, 0 for a model left out of the field); family (N,) int;
+    displayed (N, 1 + C) the field scores the board shows (overall, then each category;
+    NaN for a model without results). Memory: (R, N, 1 + C) float.
+
+    On each resample every model's field share is recomputed per task (`field_shares`),
+    then averaged as the board averages, and every model ranked by `family_ranks`; the
+    intervals are the resamples' central intervals (`nearest_tails_interval`: each tail
+    the share of the resamples nearest to (1 - level) / 2, so that a score or rank taking
+    few values is not covered far more often than stated). The truth they are about is
+    the field score's expected value at these sample sizes (and its rank among the
+    others'): a close pair's expected share is near one half, where the displayed share
+    is 0 or 1. Ties (`evidence.tie_groups`): down the displayed order, a model joins the
+    current group when its rank interval meets every member's."""
+    displayed = np.asarray(displayed, dtype=float)
+    n_models, n_scopes = displayed.shape
+    category = np.asarray(task_category, dtype=int)
+    ok = np.isfinite(displayed).all(axis=1)
+    sums = None
+    for t, values in enumerate(replicates):
+        shares = field_shares(np.where(ok, np.asarray(values, dtype=float), np.nan), weights)
+        if sums is None:
+            sums = np.zeros(shares.shape + (n_scopes - 1,))
+        sums[:, :, category[t]] += shares
+    score_low, score_high = np.full((n_models, n_scopes), np.nan), np.full((n_models, n_scopes), np.nan)
+    rank_low, rank_high = np.full((n_models, n_scopes), n_models), np.full((n_models, n_scopes), n_models)
+    group = np.full((n_models, n_scopes), -1)
+    if sums is None or not ok.any():
+        return RankCertainty(displayed, score_low, score_high, rank_low, rank_high, group)
+    per_category = sums[:, ok] / np.bincount(category, minlength=n_scopes - 1)
+    draws = np.round(np.concatenate([per_category.mean(axis=2, keepdims=True), per_category], axis=2), 9)
+    family = np.asarray(family)[ok]
+    for scope in range(n_scopes):
+        score_low[ok, scope], score_high[ok, scope] = nearest_tails_interval(draws[:, :, scope], level)
+        rank_low[ok, scope], rank_high[ok, scope] = nearest_tails_interval(
+            family_ranks(draws[:, :, scope], family), level)
+    group[ok] = tie_groups(displayed[ok], rank_low[ok], rank_high[ok])
+    return RankCertainty(displayed, score_low, score_high, rank_low, rank_high, group)
