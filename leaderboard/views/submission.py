@@ -110,6 +110,12 @@ def quota_refusal(message: str) -> str:
     return f"**Not pre-submitted.** {escape_markdown(message)}. Nothing was stored."
 
 
+def presubmission_failed(reason: str) -> str:
+    """A pre-submission that failed after it was admitted: why, and that nothing was recorded."""
+    return (f"**Your model could not be pre-submitted**: {escape_markdown(reason)}. Nothing was recorded and "
+            f"it does not count against your pre-submissions; try again later.")
+
+
 def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:
     """A line on how publication would change the reference panel, if it would."""
     joining, leaving = preview.panel_change
