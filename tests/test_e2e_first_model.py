@@ -36,6 +36,8 @@ def presubmit_and_publish_the_first_model(page, title: str) -> None:
     page.locator("#presubmit").click()
     status = page.locator("#status")
     expect(status).to_contain_text(f"{title} would rank 1 of 1", timeout=90000)
+    expect(status).to_contain_text("It would be the board's first model")
+    expect(status).not_to_contain_text("0 other members")  # no panel of none, no table of empty scores
     expect(status).to_contain_text("Recorded as a disclosed pre-submission")
     expect(rows(page, "preview")).to_have_count(1)
     expect(page.locator("#preview [role=row]").filter(has_text="★")).to_contain_text("new")
