@@ -162,13 +162,14 @@ class SubmitTab:
         record_failure = None
         try:
             with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
+                uploaded_sha256 = file_sha256(file)  # first: Gradio may delete an old upload while the duels run
                 source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
                           if submission.is_archive(file) else file)
                 preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
                 # What the page shows is made before the record: a pre-submission that fails records nothing.
                 summary, shown = submission.preview_summary(board, preview), self.preview_views(preview)
                 try:
-                    board.publishing.disclose(preview, file_sha256(file), account, address)
+                    board.publishing.disclose(preview, uploaded_sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
                     record_failure = str(e)
         except LimitReached as e:
