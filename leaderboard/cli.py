@@ -57,7 +57,7 @@ def _store(args):
         return HubStore(args.repo, token=Settings.from_environment().hf_token,
                         benchmark_name=load_benchmark(args.tasks).name)
     if getattr(args, "store", None):
-        return LocalStore(args.store)
+        return LocalStore(args.store, load_benchmark(args.tasks).name)
     store = open_configured_store(load_benchmark(args.tasks).name)
     if store is None:
         raise BadInput("name the leaderboard: --store FOLDER or --repo OWNER/NAME "

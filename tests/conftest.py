@@ -338,9 +338,10 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
     and (`index`) the index files that history leaves (hub_index.py); without `index`, the
     repo as versions before the index wrote it."""
     from leaderboard.storage import hub_index
-    from leaderboard.storage.hub import ARRAYS_DIR, CARD_FILE, git_blob_id
+    from leaderboard.storage.dataset_card import CARD_FILE, dataset_card
+    from leaderboard.storage.hub import ARRAYS_DIR, git_blob_id
     from leaderboard.storage.local import DUELS_DIR, SNAPSHOT_FILE, encoded_with_info, titles_files
-    from leaderboard.storage.snapshot import dataset_card, snapshot_parquet
+    from leaderboard.storage.snapshot import snapshot_parquet
     board = Leaderboard(LocalStore(store), benchmark)
     files = {**titles_files(board.titles(), board.models), CARD_FILE: dataset_card(benchmark.name),
              SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), benchmark, board.flags)}

@@ -1,5 +1,6 @@
 """The Hub store end to end: the real huggingface_hub client against a local Hub server
-(tests/fake_hub.py) over real git repositories. Nothing here reaches the internet."""
+(tests/fake_hub.py) over real git repositories (and `datasets.load_dataset` on a local
+store beside a Hub repo's). Nothing here reaches the internet."""
 from __future__ import annotations
 
 import io
@@ -17,11 +18,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from huggingface_hub import DatasetCard
 
 from conftest import SMALL_TASKS, duel_frame, hub_repo_files, publish_all, reference_layout_store
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.storage import hub_index
+from leaderboard.storage.dataset_card import RANKING_CONFIG, card_update
 from leaderboard.storage.hub import HubStore
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.local import SNAPSHOT_FILE, TOURNAMENT_FILE, LocalStore
@@ -193,22 +196,78 @@ def test_remove_is_one_commit_and_check_reports_problems(hub, tmp_path, small_be
     assert fixed.admin.rebuild().dueled >= 1 and fixed.admin.check() == []
 
 
+def loaded_ranking(path: str, env: dict) -> dict:
+    """`datasets.load_dataset(path)`'s rows as a user loads them (a fresh process: the Hub's
+    address is read at import): {column: values} of submission_id, rank and overall."""
+    script = ("import datasets, json; d = datasets.load_dataset(%r, split='train'); "
+              "print(json.dumps(d.to_pandas()[['submission_id', 'rank', 'overall']].to_dict('list')))" % path)
+    out = subprocess.run([sys.executable, "-c", script], env={**os.environ, **env}, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def assert_is_the_ranking(rows: dict, board) -> None:
+    ranked = board.ranked()
+    assert rows["submission_id"] == list(ranked.index)  # one row per published model, best first
+    assert rows["rank"] == ranked["rank"].tolist()
+    assert rows["overall"] == pytest.approx(ranked["overall"].tolist())
+
+
+def hub_env(hub, tmp_path) -> dict:
+    return {"HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "0",
+            "HF_DATASETS_OFFLINE": "0"}
+
+
 def test_load_dataset_returns_the_ranking(hub, tmp_path, small_benchmark, small_documents):
     hub.create_repo(REPO)
     board = replica(hub, tmp_path, small_benchmark, "a")
     publish_all(board, small_documents[:4])
     assert board.publishing.refresh_intervals()  # as the app does after a publication
-    script = ("import datasets, json; d = datasets.load_dataset(%r, split='train'); "
-              "print(json.dumps(d.to_pandas()[['submission_id', 'rank', 'overall']].to_dict('list')))" % REPO)
-    env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_HOME": str(tmp_path / "hf"), "HF_HUB_OFFLINE": "0",
-           "HF_DATASETS_OFFLINE": "0"}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    rows = json.loads(out.stdout.strip().splitlines()[-1])
-    ranked = board.ranked()
-    assert rows["submission_id"] == list(ranked.index)
-    assert rows["rank"] == ranked["rank"].tolist()
-    assert rows["overall"] == pytest.approx(ranked["overall"].tolist())
+    assert_is_the_ranking(loaded_ranking(REPO, hub_env(hub, tmp_path)), board)
+
+
+MAINTAINERS_CARD = b"""---
+license: cc-by-4.0
+---
+# Our board
+
+The maintainers' own words about the benchmark.
+"""
+
+
+def test_load_dataset_returns_the_ranking_of_a_repo_that_had_a_card(hub, tmp_path, small_benchmark,
+                                                                     small_documents):
+    """A repo made with its own README.md (the Hub's form offers one): the card keeps the
+    maintainers' text and front matter and gains the `configs` that point at the ranking."""
+    hub.create_repo(REPO, {"README.md": MAINTAINERS_CARD})
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:3])
+    assert board.publishing.refresh_intervals()
+    assert_is_the_ranking(loaded_ranking(REPO, hub_env(hub, tmp_path)), board)
+    card = hub.read(REPO, "README.md").decode()
+    assert "license: cc-by-4.0" in card and card.endswith(MAINTAINERS_CARD.decode().split("---\n", 2)[2])
+
+
+def test_a_card_gains_the_ranking_config_keeping_the_maintainers_own_and_a_broken_one_is_left(caplog):
+    """`card_update` on the cards a maintainer may have written: their other configs and text
+    kept, a card already right or not readable as one (logged) not rewritten."""
+    theirs = b"---\nconfigs:\n- config_name: raw\n  data_files: data/*.json\n---\nText.\n"
+    updated = card_update(theirs, "Bench")
+    assert DatasetCard(updated.decode()).data["configs"] == [RANKING_CONFIG, {"config_name": "raw",
+                                                                              "data_files": "data/*.json"}]
+    assert updated.endswith(b"Text.\n") and card_update(updated, "Bench") is None
+    assert card_update(card_update(None, "Bench"), "Bench") is None
+    assert b"# Bench duel leaderboard" in card_update(None, "Bench")
+    assert card_update(b"---\nkey: [unclosed\n---\nText.\n", "Bench") is None
+    assert "not a dataset card that can be read" in caplog.text
+
+
+def test_load_dataset_returns_the_ranking_of_a_local_store(small_store, tmp_path):
+    """The local store's folder, as `python app.py` or the CLI leave it."""
+    board = small_store
+    assert board.publishing.refresh_intervals()
+    assert_is_the_ranking(loaded_ranking(str(board.store.root), {"HF_HOME": str(tmp_path / "hf")}), board)
 
 
 def test_the_app_on_a_hub_repo_never_shows_or_logs_the_token(hub, tmp_path, full_store_template):

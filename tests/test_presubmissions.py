@@ -129,6 +129,35 @@ def test_a_record_that_cannot_be_written_says_so_and_keeps_the_preview(small_sto
     assert not list(root.rglob("*.tmp"))
 
 
+def test_a_pre_submission_that_fails_is_neither_recorded_nor_counted(small_store, small_documents, tmp_path,
+                                                                    monkeypatch):
+    """The Submit tab's handler records a pre-submission only once its whole answer is made:
+    one that fails on the way (here the duels' view, as it did on an empty board, issue 32)
+    says so on the page, and leaves no record to count against the quota."""
+    import gradio as gr
+    from leaderboard.app.signin import SignIn
+    from leaderboard.config.settings import Settings
+    from test_signin import signin_tab
+    board, root = small_store, small_store.store.root
+    submit = signin_tab(board, SignIn(Settings.from_environment(), hub_backed=False))
+    path = tmp_path / "model.json"
+    form, document, _ = small_documents[5]
+    path.write_bytes(dump_json(document))
+
+    def broken_view(*args, **kwargs):
+        raise RuntimeError("a view failed")
+    monkeypatch.setattr(details, "model_duels", broken_view)
+    before = tree_digest(root)
+    out = submit.presubmit(form["team_name"], form["model_name"], form["model_type"], form["parameters"],
+                           form["input_length"], form["precision"], "", form["link_to_model"], str(path),
+                           gr.Request(client={"host": "192.0.2.10"}, session_hash="s"), None)
+    assert "could not be pre-submitted" in out[submit.status] and "Nothing was recorded" in out[submit.status]
+    assert "RuntimeError" not in out[submit.status]
+    assert out[submit.preview_state] is None
+    assert tree_digest(root) == before
+    assert board.presubmissions.recent(requester_key(None, "192.0.2.10"), DAY, time.time()) == []
+
+
 def test_the_quota_refuses_with_when_to_retry_and_stores_nothing(small_store):
     """Per requester per hour, per account per 24 hours, counted from the store's records:
     a fresh quota object (a restart) still counts them; a refusal writes nothing."""

@@ -2,6 +2,8 @@
 the new model), then publication after a confirmation."""
 from __future__ import annotations
 
+import logging
+
 import gradio as gr
 
 import content
@@ -19,6 +21,8 @@ COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a f
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
 SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
 PREVIEW_DUELS_TITLE = "Your model's duels"
+
+log = logging.getLogger(__name__)
 
 
 class SubmitTab:
@@ -158,11 +162,14 @@ class SubmitTab:
         record_failure = None
         try:
             with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
+                uploaded_sha256 = file_sha256(file)  # first: Gradio may delete an old upload while the duels run
                 source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
                           if submission.is_archive(file) else file)
                 preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+                # What the page shows is made before the record: a pre-submission that fails records nothing.
+                summary, shown = submission.preview_summary(board, preview), self.preview_views(preview)
                 try:
-                    board.publishing.disclose(preview, file_sha256(file), account, address)
+                    board.publishing.disclose(preview, uploaded_sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
                     record_failure = str(e)
         except LimitReached as e:
@@ -176,23 +183,29 @@ class SubmitTab:
                     self.file_errors: submission.problems_markdown(board.benchmark, file_problems,
                                                                    "The file was not accepted:"),
                     **failed}
+        except Exception:  # a defect of ours: logged for the maintainers, the visitor told, nothing recorded
+            log.exception("a pre-submission failed")
+            return {self.status: submission.presubmission_failed("an internal error, logged for the maintainers"),
+                    self.form_errors: "", self.file_errors: "", **failed}
+        return {self.status: summary + submission.disclosure_note(preview, record_failure), self.form_errors: "",
+                self.file_errors: "", **shown, self.preview_state: self.previews.put(request.session_hash, preview),
+                self.publish_row: gr.update(visible=self.can_publish), self.confirm_box: hidden}
+
+    def preview_views(self, preview) -> dict:
+        """The preview's table (its row marked) and its duels grid, with the row to scroll to."""
+        board = self.board
         duels = details.model_duels(board, preview.submission_id, None, preview.tournament, preview.table.index)
         shown = details.duel_frame(board, duels, {**board.models, preview.submission_id: preview.model},
                                    details.GRID_COMPETITORS)  # entering the panel, it has dueled every model
         preview_display = board_views.with_model_links(submission.preview_table(board, preview), board.models)
-        return {self.status: submission.preview_summary(board, preview) + submission.disclosure_note(preview,
-                                                                                                     record_failure),
-                self.form_errors: "", self.file_errors: "",
-                self.preview_table: gr.Dataframe(
+        return {self.preview_table: gr.Dataframe(
                     value=board_views.emphasised(preview_display, board_views.score_columns(board, None)[0].header,
                                                  preview.submission_id),
                     datatype=board_views.column_types(preview_display), visible=True),
                 self.preview_duels: gr.Dataframe(value=details.duel_grid(shown),
                                                  label=details.grid_label(len(duels.opponents), PREVIEW_DUELS_TITLE),
                                                  column_widths=details.grid_widths(shown), visible=True),
-                self.preview_state: self.previews.put(request.session_hash, preview),
-                self.new_row: preview_display.index.get_loc(preview.submission_id),
-                self.publish_row: gr.update(visible=self.can_publish), self.confirm_box: hidden}
+                self.new_row: preview_display.index.get_loc(preview.submission_id)}
 
     def compiling(self, file) -> dict:
         """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""

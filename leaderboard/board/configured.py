@@ -22,7 +22,7 @@ def open_configured_store(benchmark_name: str):
     if settings.repo:
         from leaderboard.storage.hub import HubStore
         return HubStore(settings.repo, token=settings.hf_token, benchmark_name=benchmark_name)
-    return LocalStore(settings.store) if settings.store else None
+    return LocalStore(settings.store, benchmark_name) if settings.store else None
 
 
 def demo_store_folder(benchmark: Benchmark) -> Path:
@@ -37,7 +37,7 @@ def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
     configured = open_configured_store(benchmark.name)
     if configured is not None:
         return Leaderboard(configured, benchmark, progress=progress)
-    store = LocalStore(demo_store_folder(benchmark))
+    store = LocalStore(demo_store_folder(benchmark), benchmark.name)
     if not store.submission_ids():
         from leaderboard.submission.demo import build_demo_store
         return build_demo_store(store.root, DEMO_MODELS, benchmark=benchmark, progress=progress)

@@ -34,7 +34,7 @@ from huggingface_hub.hf_api import RepoFile
 from leaderboard.config.settings import Settings
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
-from leaderboard.storage.snapshot import dataset_card
+from leaderboard.storage.dataset_card import CARD_FILE, card_update
 from leaderboard.storage import duel_files, hub_index, model_index
 from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
                                        PublishedModel, stored_titles, titles_files, write_atomically, write_cached,
@@ -42,7 +42,6 @@ from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TOURNAMENT_FILE
 from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
 log = logging.getLogger(__name__)
-CARD_FILE = "README.md"
 ARRAYS_DIR = "arrays"  # the Hub refuses paths under .cache/, the local folder's name
 DOWNLOAD_THREADS = 8
 APPEND_ATTEMPTS = 5  # a pre-submission record's commit, retried when another commit came first
@@ -75,6 +74,7 @@ class HubStore:
         # What was read file by file, for lack of an index entry, until a write indexes it:
         self._unindexed_models: dict[str, dict] = {}  # submission id -> arrays info
         self._unindexed_duels: set[str] = set()  # owners of duel files
+        self._card_checked: str | None = None  # the blob id of a README.md found to point at the ranking
 
     def __repr__(self) -> str:  # no token here: reprs end up in logs
         return f"HubStore({self.repo_id!r} at {self.api.endpoint})"
@@ -274,8 +274,7 @@ class HubStore:
         """One commit of `operations` with the index's changes (`models`: the infos of the
         models it publishes)."""
         self.revision()
-        if CARD_FILE not in self._files:
-            operations.append(CommitOperationAdd(CARD_FILE, dataset_card(self.benchmark_name)))
+        operations += self._card_operations(operations)
         index_operations = self._index_operations(operations, models or {})
         with self._hub_errors("committing to the leaderboard repo"):
             info = self.api.create_commit(self.repo_id, operations + index_operations, commit_message=message,
@@ -284,6 +283,22 @@ class HubStore:
             self._unindexed_models, self._unindexed_duels = {}, set()
         self._sync(info.oid)
         return info.oid
+
+    def _card_operations(self, operations: list) -> list:
+        """The dataset card's addition or update that a commit of `operations` brings: ours into
+        a repo without one; the `configs` that point at the ranking into one the maintainers
+        wrote, when the commit writes the ranking (a card is read once per version)."""
+        if CARD_FILE not in self._files:
+            return [CommitOperationAdd(CARD_FILE, card_update(None, self.benchmark_name))]
+        blob = self._files[CARD_FILE]
+        writes_snapshot = any(isinstance(op, CommitOperationAdd) and op.path_in_repo == SNAPSHOT_FILE
+                              for op in operations)
+        if not writes_snapshot or blob == self._card_checked:
+            return []
+        card = card_update(self._read(CARD_FILE), self.benchmark_name)
+        if card is None:
+            self._card_checked = blob
+        return [] if card is None else [CommitOperationAdd(CARD_FILE, card)]
 
     def _index_operations(self, operations: list, models: dict[str, dict]) -> list:
         """For a write of the board (`operations` write duel files, or publish `models`):

@@ -55,6 +55,7 @@ import numpy as np
 from leaderboard.errors import StoreConflict
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.storage import duel_files, model_index
+from leaderboard.storage.dataset_card import CARD_FILE, card_update
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
 from leaderboard.submission.alignment import TaskReference
@@ -485,10 +486,12 @@ class _References(Mapping):
 
 
 class LocalStore:
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | Path, benchmark_name: str | None = None):
+        """`benchmark_name`: the dataset card's title (dataset_card.py), as a HubStore's."""
         # Absolute from the start: staged files are named by absolute paths (mkstemp), and
         # the journal records them relative to the root.
         self.root = Path(root).resolve()
+        self.benchmark_name = benchmark_name
         self.data_dir = self.root / "data"
         self.cache_dir = self.root / CACHE_DIR
         self._held = threading.local()  # this thread's lock on the store, if any
@@ -715,8 +718,11 @@ class LocalStore:
         naming them is renamed into place: the commit point. Applying the journal is
         idempotent, so a write killed after the commit point is finished by `_recover`,
         and one killed before it leaves only temporaries, which `_recover` deletes.
-        Call under lock()."""
+        A write of the snapshot brings the dataset card it needs (`_card`). Call under lock()."""
         staged = {}
+        if SNAPSHOT_FILE in writes:
+            writes = {**{path: data for path, data in writes.items() if path != SNAPSHOT_FILE}, **self._card(),
+                      SNAPSHOT_FILE: writes[SNAPSHOT_FILE]}  # the snapshot still staged last: see read_snapshot
         try:
             for relative, data in writes.items():
                 staged[relative] = str(_stage(self.root / relative, lambda f, d=data: f.write(d)).relative_to(self.root))
@@ -777,12 +783,21 @@ class LocalStore:
         return self.revision()
 
     def write_snapshot(self, snapshot: bytes, parent: str) -> str:
-        """One file replaced by a rename: no journal needed, and the revision (which
-        follows the submissions, duels and flags) stays."""
+        """One file replaced by a rename (after the dataset card it needs, if any): no
+        journal needed, and the revision (which follows the submissions, duels and flags) stays."""
         with self.lock():
             self._check_parent(parent)
+            for path, card in self._card().items():
+                write_atomically(self.root / path, lambda f, data=card: f.write(data))
             write_atomically(self.root / SNAPSHOT_FILE, lambda f: f.write(snapshot))
         return self.revision()
+
+    def _card(self) -> dict[str, bytes]:
+        """{README.md: its bytes} when the folder's card does not yet make `load_dataset` read
+        the snapshot (none, or the maintainers' own without the `configs`), else {}."""
+        path = self.root / CARD_FILE
+        card = card_update(path.read_bytes() if path.exists() else None, self.benchmark_name)
+        return {} if card is None else {CARD_FILE: card}
 
     def append_presubmission(self, day: str, line: bytes) -> None:
         """Append a record to the day's file, in one journaled commit (the board's files and

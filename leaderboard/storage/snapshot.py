@@ -147,30 +147,3 @@ class SnapshotBoard:
 
     def intervals_pending(self) -> bool:
         return False  # a snapshot without its intervals is not read (`of_store`)
-
-
-def dataset_card(benchmark_name: str) -> bytes:
-    """README.md whose `configs` make load_dataset read only the snapshot (the repo also
-    holds the raw submissions as JSON)."""
-    return f"""---
-configs:
-- config_name: default
-  data_files: leaderboard.parquet
----
-# {benchmark_name} duel leaderboard
-
-`leaderboard.parquet` is the current ranking, one row per published model: ids, metadata
-(`publisher`: the Hugging Face account that published it from the app, signed in; empty when
-the maintainers published it), whether the maintainers flagged it (`flagged`, `flag_reason`, `flag_link`; flagged models
-are ranked like the others and are not opponents of new submissions), rank, overall win
-score, one column per category and per task (win scores as fractions), and per scope
-(`overall` and each category) how certain the score and rank are:
-`<scope>_score_low`/`_score_high` (95% interval of the win score), `<scope>_rank_low`/`_rank_high`
-(95% interval of the rank) and `<scope>_group` (tie group, "A" = the top group; see the app's
-About tab for the method).
-It is written again after every publication, once the new ranking's intervals are computed
-(until then it is the ranking before that publication). Raw per-sample submissions are in
-`data/`, all duels (p-values, deltas, and the rules that computed them) in
-`duels/<submission_id>.parquet`, one file per publication, and the models' titles in
-`titles/<xx>.json` (by the first two hex digits of the sha256 of the submission id).
-""".encode()

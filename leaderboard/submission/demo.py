@@ -13,7 +13,7 @@ import numpy as np
 from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256
 from leaderboard.submission.samples import TaskSamples
 from leaderboard.submission.metadata import validate_metadata
-from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.config.tasks import Benchmark, Task, load_benchmark
 from leaderboard.engine.progress import no_progress
 from stats import ClassProbs, LabelPairs
 
@@ -186,7 +186,8 @@ def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchma
     the files are not parsed back and the snapshot is made once. Returns the Leaderboard."""
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
-    board = Leaderboard(LocalStore(root), benchmark)
+    benchmark = benchmark or load_benchmark()
+    board = Leaderboard(LocalStore(root, benchmark.name), benchmark)
     designs = {t.id: task_design(t, seed) for t in board.benchmark.tasks}
 
     def submissions():

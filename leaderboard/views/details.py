@@ -267,7 +267,7 @@ def model_duels(board: Leaderboard, submission_id: str, category: str | None = N
                 tournament: Tournament | None = None, rank_order=None) -> ModelDuels:
     """The duels of `submission_id` (competitors in `rank_order`, default the board's
     ranking; tasks of `category` in benchmark order, every task in Overall)."""
-    tour = tournament or board.tournament
+    tour = tournament if tournament is not None else board.tournament  # one without rows is falsy (len 0)
     tasks = [t for t in board.benchmark.tasks if is_overall(category) or t.category == category]
     forward, backward = tour.rows_of(submission_id)  # row k of both: the same opponent
     row_of = {tour.model_ids[j]: k for k, j in enumerate(forward.second)}

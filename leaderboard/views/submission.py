@@ -77,15 +77,22 @@ def published_summary(board: Leaderboard, submission_id: str) -> str:
             + app_link("See its details", {"tab": "details", "model": submission_id}) + ".")
 
 
+FIRST_MODEL = ("It would be the board's first model: with no other model to duel, it has no win score yet; its "
+               "duels and scores come with the next model published.")
+
+
 def preview_summary(board: Leaderboard, preview: Preview) -> str:
     row = preview.table.loc[preview.submission_id]
     basis = (f"against the {len(preview.opponents)} other members of the reference panel" if preview.panel
              else f"from duels with {len(preview.opponents)} models")
-    lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank}** of {len(preview.table)}",
-             f"Overall win score **{percent(row['overall'])}** {basis}. "
-             f"The table below is scrolled to your model's row (★).", *_panel_change(board, preview),
-             "", "| Category | Win score |", "| --- | --- |"]
-    lines += [f"| {escape_markdown(c)} | {percent(row[c])} |" for c in board.benchmark.categories]
+    lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank}** of {len(preview.table)}"]
+    if len(preview.table) == 1:  # nothing to duel: no scores, and no panel but its own
+        lines += [FIRST_MODEL]
+    else:
+        lines += [f"Overall win score **{percent(row['overall'])}** {basis}. "
+                  f"The table below is scrolled to your model's row (★).", *_panel_change(board, preview),
+                  "", "| Category | Win score |", "| --- | --- |"]
+        lines += [f"| {escape_markdown(c)} | {percent(row[c])} |" for c in board.benchmark.categories]
     if preview.warnings:
         lines += ["", "**Warnings:**", *[f"- {escape_markdown(with_abbreviations(board.benchmark, w))}"
                                          for w in preview.warnings]]
@@ -108,6 +115,12 @@ def disclosure_note(preview: Preview, failure: str | None) -> str:
 def quota_refusal(message: str) -> str:
     """A pre-submission refused by the quota (PresubmissionQuota): nothing was run or stored."""
     return f"**Not pre-submitted.** {escape_markdown(message)}. Nothing was stored."
+
+
+def presubmission_failed(reason: str) -> str:
+    """A pre-submission that failed after it was admitted: why, and that nothing was recorded."""
+    return (f"**Your model could not be pre-submitted**: {escape_markdown(reason)}. Nothing was recorded and "
+            f"it does not count against your pre-submissions; try again later.")
 
 
 def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:
