@@ -16,7 +16,7 @@ from stats.registry import UnknownName
 
 from leaderboard.config.settings import Settings
 from leaderboard.errors import BadInput
-from leaderboard.storage.strict_json import is_finite_number
+from leaderboard.storage.strict_json import exact_text, is_finite_number
 
 DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
@@ -154,13 +154,19 @@ def _score_range(raw: dict, where: str) -> tuple[float, float]:
     return float(value[0]), float(value[1])
 
 
+WEIGHT_SUM_TOLERANCE = 1e-9  # judge-criterion weights: the sum may miss 1 by a float's rounding, no more
+
+
 def _criteria(raw: dict, where: str) -> tuple[tuple[str, float], ...]:
     value = raw.get("criteria", {})
-    if not (isinstance(value, dict) and all(is_finite_number(w) and w > 0 for w in value.values())
-            and math.isclose(sum(value.values()) or 1.0, 1.0, abs_tol=1e-9)):
-        raise TasksFileError(f"{where}: 'criteria' must map each judge criterion to a positive weight, the "
-                             f"weights summing to 1 (e.g. {{\"helpfulness\": 0.5, \"relevance\": 0.5}}), "
-                             f"got {json.dumps(value)[:80]}")
+    rule = (f"{where}: 'criteria' must map each judge criterion to a positive weight, the weights summing to 1 "
+            f"(e.g. {{\"helpfulness\": 0.5, \"relevance\": 0.5}})")
+    if not (isinstance(value, dict) and all(is_finite_number(w) and w > 0 for w in value.values())):
+        raise TasksFileError(f"{rule}, got {json.dumps(value)[:80]}")
+    total = math.fsum(value.values()) or 1.0
+    if not math.isclose(total, 1.0, rel_tol=0, abs_tol=WEIGHT_SUM_TOLERANCE):
+        raise TasksFileError(f"{rule}; the weights sum to {exact_text(total)}, not 1 within "
+                             f"{WEIGHT_SUM_TOLERANCE:g}: {json.dumps(value)[:80]}")
     return tuple((name, float(w)) for name, w in value.items())
 
 
