@@ -2,6 +2,7 @@
 layout) -> a submission file; every problem named; safe extraction of uploaded archives."""
 from __future__ import annotations
 
+import html
 import json
 import os
 import stat
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from markdown_it import MarkdownIt
 
 from conftest import SMALL_TASKS, cli
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
@@ -299,6 +301,22 @@ def test_an_archive_without_results_is_refused_naming_no_server_path(small_store
     message = str(e.value)
     assert "the archive: no harness results (results_<date>.json) found" in message, message
     assert "harness-" not in message and str(Path(tempfile.gettempdir())) not in message, message
+
+
+def test_the_compiled_summary_shows_the_logs_model_name_literally(small_store, tmp_path):
+    """The logs' model_name is the submitter's text: in the summary's code span a backtick
+    must not end the span and let the rest render as markup (issue 32, item 16)."""
+    from leaderboard.views.submission import compile_archive
+    benchmark = small_store.benchmark
+    name = "org/a`b **bold** <img src=x> ``c"
+    document = demo_model(benchmark, 7, seed=0)[1]
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, model=name)
+    archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
+                                               for p in path.parent.iterdir()])
+    summary = compile_archive(small_store, str(archive)).summary
+    rendered = MarkdownIt().render(summary)
+    assert f"<code>{html.escape(name, quote=False)}</code>" in rendered, rendered
+    assert "<strong>bold" not in rendered and "<img" not in rendered
 
 
 def test_unpacking_holds_the_declared_size_of_the_temporary_disk_before_writing(tmp_path):

@@ -21,7 +21,7 @@ from leaderboard.engine.progress import no_progress
 from leaderboard.engine.progress import Progress
 from leaderboard.config.tasks import Benchmark
 from leaderboard.storage.presubmissions import WINDOW_DAYS
-from leaderboard.views.markdown import app_link, escape_markdown
+from leaderboard.views.markdown import app_link, code_span, escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent
 
 # The form's fields as `validate_metadata` names them at the start of a problem.
@@ -196,7 +196,7 @@ def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progr
     meta = document["metadata"]
     n = sum(len(samples) for samples in document["predictions"].values())
     lines = [f"**Compiled from the harness output**: {len(document['predictions'])} tasks, {n:,} samples of "
-             f"`{meta.get('model_name')}`. The form is filled in from the logs where they say; check it."]
+             f"{code_span(meta.get('model_name'))}. The form is filled in from the logs where they say; check it."]
     lines += [f"- {escape_markdown(in_archive(note))}" for note in notes]
     compiled = Compiled(dump_json(document), harness_form(meta), "\n".join(lines))
     with _COMPILED_LOCK:
