@@ -475,6 +475,20 @@ def test_a_short_task_against_its_stated_samples_is_refused_by_compile_and_valid
     assert f"task t_em: {message}" in capsys.readouterr().err
 
 
+def test_several_paths_after_one_input_option(mini, tmp_path, capsys):
+    """`compile -i a b c` (as a shell glob expands `-i out/*`) reads every path, like
+    `-i a -i b -i c`, and the two forms mix (issue 32, item 12)."""
+    tasks_file, benchmark, document = mini
+    folders = [tmp_path / "out" / name for name in ("a", "b", "c")]
+    for folder, tasks in zip(folders, (["t_acc", "t_em"], ["t_auc", "t_ppl"], ["t_rouge"])):
+        write_run(folder, benchmark, tasks, document, DATE_A)
+    for k, args in enumerate((["-i", *map(str, folders)], ["-i", str(folders[0]), "-i", *map(str, folders[1:])])):
+        output = tmp_path / f"s{k}.json"
+        code = main(["--tasks", str(tasks_file), "compile", *args, "-o", str(output)])
+        assert code == 0, capsys.readouterr().err
+        assert set(json.loads(output.read_text())["predictions"]) == set(benchmark.task_ids)
+
+
 def test_provenance_keys_runs_by_their_place_under_the_inputs_not_the_machines_folders(mini, tmp_path, capsys):
     tasks_file, benchmark, document = mini
     a = write_run(tmp_path / "out" / "run_a", benchmark, ["t_acc", "t_em"], document, DATE_A)
