@@ -31,6 +31,7 @@ from leaderboard.views.submission import with_abbreviations
 from test_e2e import ROOT, serve
 
 FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
+EMPTY_FORM_FROM_LOGS = ["", "", "pretrained", None, None, "bfloat16"]  # team, model, type, length, params, precision
 MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbounded previews took ~33 MB each
 
 
@@ -244,7 +245,7 @@ def test_a_bad_archive_is_refused_by_the_upload_handler_without_server_paths(ser
     url, store, _, cache = server
     before = tree_digest(store)
     upload = PageSession(url).upload(zip_of(tmp_path / "logs.zip", entries))
-    file_errors = shown(PageSession(url).call("uploaded", [upload, "", "", None, None, "bfloat16"])[0])
+    file_errors = shown(PageSession(url).call("uploaded", [upload, *EMPTY_FORM_FROM_LOGS])[0])
     assert "The archive was not accepted" in file_errors and message in file_errors, file_errors
     assert "/tmp" not in file_errors and str(cache) not in file_errors, file_errors
     assert tree_digest(store) == before
@@ -373,7 +374,7 @@ def test_zip_bombs_unpacked_at_once_stay_within_the_temporary_disk(tmp_path_fact
         sessions = [PageSession(url, f"10.0.2.{k}") for k in range(BOMBS)]
         uploads = [s.upload(bomb) for s in sessions]
         with UnpackingPeak(unpacking) as sampled, ThreadPoolExecutor(BOMBS) as pool:
-            answers = list(pool.map(lambda s, u: shown(s.call("uploaded", [u, "", "", None, None, "bfloat16"])[0]),
+            answers = list(pool.map(lambda s, u: shown(s.call("uploaded", [u, *EMPTY_FORM_FROM_LOGS])[0]),
                                     sessions, uploads))
     peak = sampled.bytes
     print(f"{BOMBS} zip bombs of {BOMB_MB} MB compiled at once: temporary folder peak {peak / 2**20:.0f} MB "

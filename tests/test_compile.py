@@ -319,6 +319,21 @@ def test_the_compiled_summary_shows_the_logs_model_name_literally(small_store, t
     assert "<strong>bold" not in rendered and "<img" not in rendered
 
 
+def test_a_local_checkpoint_path_fills_the_model_name_with_a_hint_to_edit_it(small_store, tmp_path):
+    """The harness's model_name of a local checkpoint is a path on the submitter's machine:
+    its last part fills the form, and the summary asks for the model's public name."""
+    from leaderboard.views.submission import compile_archive
+    benchmark = small_store.benchmark
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, demo_model(benchmark, 7, seed=0)[1], DATE_A,
+                     model="/scratch/project/dd-24-5/ckpt/step-5000")
+    archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
+                                               for p in path.parent.iterdir()])
+    compiled = compile_archive(small_store, str(archive))
+    assert compiled.form["model_name"] == "step-5000" and "team_name" not in compiled.form
+    assert ("Model name: step-5000, the last part of a local path in the logs; give the model's public name"
+            in html.unescape(compiled.summary.replace("\\", ""))), compiled.summary
+
+
 def test_unpacking_holds_the_declared_size_of_the_temporary_disk_before_writing(tmp_path):
     budget = TempDiskBudget(10 * 2**20)
     archive = make_zip(tmp_path / "upload.zip", [("run/samples_a.jsonl", bytes(6 * 2**20))])

@@ -19,6 +19,7 @@ from leaderboard.config.tasks import load_benchmark
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.views import details
+from leaderboard.views.submission import harness_form, harness_hints
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real_harness"  # ../shared/real_harness beside the checkout
 LOGS = REAL / "truthfulqa_multi"
@@ -106,5 +107,16 @@ def test_what_is_published_says_what_was_measured_and_keeps_the_machine_out(comp
     assert sorted(runs) == sorted(f"{lang}/{MODELS[0]}/{p.name}" for lang in LANGUAGES
                                   for p in (LOGS / lang / MODELS[0]).glob("results_*.json"))
     rows = dict(details.provenance(meta))
-    assert rows["lm-evaluation-harness"] == "not recorded"  # these logs predate lm_eval_version
+    # these logs predate lm_eval_version but name the harness's commit (issue 32, item 12)
+    assert rows["lm-evaluation-harness"] == "commit 9d55d84 (release not recorded)"
     assert rows["transformers"] == "4.42.3"
+
+
+def test_the_form_takes_the_model_type_from_the_logs_chat_template(compiled):
+    """gemma-2-9b-it's logs record a chat template: the form pre-selects the chat type and
+    the summary says why; gemma-2-9b's record none, and the form keeps its default."""
+    documents = compiled[1]
+    chat, base = (documents[m]["metadata"] for m in ("google__gemma-2-9b-it", "google__gemma-2-9b"))
+    assert harness_form(chat)["model_type"] == "chat" and "model_type" not in harness_form(base)
+    assert any("Model type: chat, as the logs record a chat template" in hint for hint in harness_hints(chat))
+    assert not any("Model type" in hint for hint in harness_hints(base))

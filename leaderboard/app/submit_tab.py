@@ -45,7 +45,8 @@ class SubmitTab:
                                          elem_id="team", interactive=False) if signin.required
                              else gr.Textbox(label="Team name", elem_id="team"))
                 self.model = gr.Textbox(label="Model name", elem_id="model")
-                model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained")
+                self.model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained",
+                                              elem_id="model-type")
             with gr.Row():
                 self.params = gr.Number(label="Parameters (billions)", value=None, minimum=0, placeholder="e.g. 7",
                                         elem_id="params")
@@ -79,7 +80,7 @@ class SubmitTab:
         self.account_outputs = [self.account_note, self.team, self.presubmit_button] if signin.required else []
 
         self.tab.select(None, js=share.tab_writer("submission"))
-        form_from_logs = [self.team, self.model, self.input_length, self.params, self.precision]
+        form_from_logs = [self.team, self.model, self.model_type, self.input_length, self.params, self.precision]
         file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False, **PRIVATE).then(
             self.uploaded, [file, *form_from_logs], [self.file_errors, self.compiled, *form_from_logs],
             show_progress_on=[self.file_errors], **PRIVATE).then(
@@ -87,7 +88,7 @@ class SubmitTab:
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
                    [self.file_errors, self.compiled], queue=False, **PRIVATE)
         self.presubmit_button.click(
-            self.presubmit, [self.team, self.model, model_type, self.params, self.input_length, self.precision,
+            self.presubmit, [self.team, self.model, self.model_type, self.params, self.input_length, self.precision,
                              description, link, file],
             [self.status, self.form_errors, self.file_errors, self.preview_table, self.preview_duels,
              self.preview_state, self.new_row, self.publish_row, self.confirm_box],
@@ -200,11 +201,13 @@ class SubmitTab:
             return gr.skip()
         return {self.file_errors: COMPILING, self.presubmit_button: gr.Button(interactive=False)}
 
-    def uploaded(self, file, team, model, input_length, params, precision, progress=gr.Progress()) -> dict:
+    def uploaded(self, file, team, model, model_type, input_length, params, precision,
+                 progress=gr.Progress()) -> dict:
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
         and the compiled JSON can be downloaded; a JSON file: nothing to do."""
         as_filled = {self.compiled: gr.DownloadButton(visible=False), self.team: team, self.model: model,
-                     self.input_length: input_length, self.params: params, self.precision: precision}
+                     self.model_type: model_type, self.input_length: input_length, self.params: params,
+                     self.precision: precision}
         if not submission.is_archive(file):
             return {self.file_errors: "", **as_filled}
         try:
@@ -219,6 +222,7 @@ class SubmitTab:
                 # Signed in, the team is one of the account's names, not the logs'.
                 self.team: team if self.signin.required else team or form.get("team_name", ""),
                 self.model: model or form.get("model_name", ""),
+                self.model_type: form.get("model_type", model_type),
                 self.input_length: form.get("input_length", input_length), self.params: form.get("parameters", params),
                 self.precision: form.get("precision", precision)}
 
