@@ -220,10 +220,20 @@ def _assign(runs: list[Run], benchmark: Benchmark, newest: bool, strict: bool, p
             chosen[task.id] = found[-1]
             if len(found) > 1:
                 notes.append(f"task {task.id}: kept the newest run, {found[-1].name}")
-    if missing and runs:
+    if missing and runs and len(missing) < len(benchmark.tasks):  # none at all: _foreign_runs_problem
         problems.append(f"{len(missing)} of {len(benchmark.tasks)} {benchmark.name} tasks are in none of the runs: "
                         + some_names(missing))
     return chosen
+
+
+def _foreign_runs_problem(inputs: list[str], runs: list[Run], benchmark: Benchmark) -> str:
+    """Runs none of whose tasks the benchmark maps (another benchmark's logs): what they
+    hold, of which model, rather than every benchmark task as missing."""
+    leaves = sorted({name for run in runs for name in run.tasks() if not run.is_group(name)})
+    models = sorted({str(run.document.get("model_name")) for run in runs})
+    where = inputs[0] if len(inputs) == 1 else "the inputs"
+    return (f"{where} holds {len(leaves)} harness task{'s' * (len(leaves) != 1)} ({some_names(leaves)}) of "
+            f"{', '.join(models)}; none is a task of {benchmark.name}")
 
 
 def _metric_key(task: Task, run: Run, variant: str) -> str:
@@ -475,6 +485,8 @@ def compile_runs(inputs: list[str], benchmark: Benchmark, newest: bool = False, 
     if len(set(map(str, models.values()))) > 1:
         problems.append("the runs are of different models: " + "; ".join(f"{m} in {n}" for n, m in models.items()))
     assigned = _assign(runs, benchmark, newest, strict, problems, notes)
+    if runs and not any(_maps(task, run.tasks()) for task in benchmark.tasks for run in runs):
+        problems.append(_foreign_runs_problem(inputs, runs, benchmark))
     chosen, predictions, results, aggregated = {}, {}, {}, {}
     for k, task in enumerate(benchmark.tasks):
         if task.id not in assigned:
