@@ -180,6 +180,28 @@ def test_uploads_and_previews_are_deleted_when_old(short_lived_server, new_model
     assert "expired" in publish(session)
 
 
+def test_an_upload_that_expired_before_its_pre_submission_says_so(short_lived_server, new_model_file, tmp_path):
+    """An upload kept 3 s (LEADERBOARD_CACHE_SECONDS=3) and deleted before Pre-submit ran
+    (under load a pre-submission can start late, or run long): the page says the upload
+    expired and to upload it again, for a JSON file and for an archive; no bare "Error",
+    no server path, nothing stored (issue 32, item 9)."""
+    url, store, _, cache = short_lived_server
+    archive = zip_of(tmp_path / "logs.zip", [("out/notes.txt", b"no results here")])
+    before = tree_digest(store)
+    for path in (new_model_file, archive):
+        session = PageSession(url)
+        upload = session.upload(path)
+        deadline = time.monotonic() + 30  # deletion runs every 3 s for files over 3 s old
+        while list(cache.rglob(path.name)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not list(cache.rglob(path.name))
+        status, form_errors, file_errors, *_ = session.call("presubmit", [*FORM, upload])
+        assert "The upload expired after 3 seconds (uploads are kept that long); upload the file again" in \
+            shown(file_errors), (status, file_errors)
+        assert str(cache) not in file_errors and "cannot read" not in file_errors
+    assert tree_digest(store) == before
+
+
 def rss_mb(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024

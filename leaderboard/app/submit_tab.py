@@ -19,6 +19,8 @@ COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a f
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
 SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
 PREVIEW_DUELS_TITLE = "Your model's duels"
+UPLOAD_EXPIRED = (f"The upload expired after {lifetime_text(CACHE_SECONDS)} (uploads are kept that long); "
+                  f"upload the file again.")
 
 
 class SubmitTab:
@@ -41,8 +43,11 @@ class SubmitTab:
             gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
                               value=submission.sample_file(board), elem_id="sample")
             with gr.Row():
+                # allow_custom_value: a team outside the account's list reaches `publisher`, which
+                # says why it is refused (Gradio's own check answers a bare "Error").
                 self.team = (gr.Dropdown([], label="Team (your account or one of your organizations)",
-                                         elem_id="team", interactive=False) if signin.required
+                                         elem_id="team", interactive=False, allow_custom_value=True)
+                             if signin.required
                              else gr.Textbox(label="Team name", elem_id="team"))
                 self.model = gr.Textbox(label="Model name", elem_id="model")
                 self.model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained",
@@ -153,6 +158,10 @@ class SubmitTab:
         if not file:
             return {self.status: "", self.form_errors: "", self.file_errors: "**Choose a results file first.**",
                     **failed}
+        try:  # first: the upload may expire (be deleted) while the pre-submission runs
+            sha256 = file_sha256(file)
+        except FileNotFoundError:
+            return {self.status: "", self.form_errors: "", self.file_errors: UPLOAD_EXPIRED, **failed}
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
         address = request.client.host
@@ -163,7 +172,7 @@ class SubmitTab:
                           if submission.is_archive(file) else file)
                 preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
                 try:
-                    board.publishing.disclose(preview, file_sha256(file), account, address)
+                    board.publishing.disclose(preview, sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
                     record_failure = str(e)
         except LimitReached as e:
@@ -212,6 +221,8 @@ class SubmitTab:
             return {self.file_errors: "", **as_filled}
         try:
             compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+        except FileNotFoundError:  # the upload was deleted before its turn came, on a loaded server
+            return {self.file_errors: UPLOAD_EXPIRED, **as_filled}
         except BadInput as e:
             return {self.file_errors: submission.problems_markdown(self.board.benchmark, e.problems,
                                                                    "The archive was not accepted:"),
