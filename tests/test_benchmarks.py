@@ -167,6 +167,9 @@ CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge 
     ({}, CSFD, {"harness_subtasks": ["a", "b"], "harness_prompt_variants": True},
      "task csfd_sentiment: 'harness_subtasks' and 'harness_prompt_variants' exclude each other"),
     ({}, CSFD, {"samples": 0}, "task csfd_sentiment: 'samples' must be a whole number of at least 1"),
+    ({}, CSFD, {"harness_versions": []}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
+    ({}, CSFD, {"harness_versions": "2.0"}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
+    ({}, CSFD, {"harness_versions": [True]}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
     ({}, CSFD, {"samples": 12.5}, "task csfd_sentiment: 'samples' must be a whole number of at least 1"),
 ])
 def test_tasks_file_errors_name_the_field_and_task(tmp_path, top, task, fields, message):

@@ -400,6 +400,25 @@ def test_a_missing_harness_metric_or_filter_names_what_the_run_has(mini, tmp_pat
             "exact_match,strict-match, exact_match,flexible-extract)" in err), err
 
 
+def test_a_run_of_another_harness_task_version_is_refused_naming_both(mini, tmp_path, capsys):
+    """`harness_versions` names the versions a task accepts; the run's `versions` says
+    which it is (issue 32, item 11)."""
+    _, _, document = mini
+    tasks_file, benchmark = mini_variant(tmp_path, {"t_em": {"harness_versions": [2, "2.1"]}})
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    code, out = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 2 and (f"task t_em ({path}): mini_open_qa is version 1.0 of the harness task; the tasks file "
+                          f"accepts 2.0, 2.1 (harness_versions)") in out.err, out.err
+    write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, versions={"mini_open_qa": 2.0})
+    assert compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)[0] == 0
+    logs = json.loads(path.read_text())
+    del logs["versions"]["mini_open_qa"]
+    path.write_text(json.dumps(logs))
+    code, out = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 2 and "mini_open_qa has no version in the run's 'versions'; the tasks file accepts 2.0, 2.1" \
+        in out.err, out.err
+
+
 def test_an_aggregated_task_concatenates_its_subtasks_in_the_stated_order(mini, tmp_path, capsys):
     """Three subtasks of unequal size run as a group whose entry is the mean of subtask
     means (as BBH's): the task is their samples in the tasks file's order, doc ids offset by

@@ -57,6 +57,10 @@ class Task:
     harness_filter: str = "none"
     harness_subtasks: tuple[str, ...] = ()
     samples: int | None = None
+    # The harness task versions (`versions` in results_*.json) whose results the task accepts,
+    # as `harness_version` writes them ("3.0"); () accepts any. A task's meaning can change
+    # between versions (MATH Lvl 5's exact_match: 2.0 the original check, 3.0 Math-Verify).
+    harness_versions: tuple[str, ...] = ()
     metric_label: str = ""  # what the page calls the measure ("BLEU accuracy"); default the metric's name
 
     @property
@@ -179,6 +183,20 @@ def _harness_name(raw: dict, key: str, default: str, where: str, what: str) -> s
     return value
 
 
+def harness_version(value) -> str:
+    """A harness task version as one text, however the file wrote it: 3, 3.0 and "3.0" alike."""
+    return str(float(value)) if is_finite_number(value) else str(value)
+
+
+def _harness_versions(raw: dict, where: str) -> tuple[str, ...]:
+    value = raw.get("harness_versions", [])
+    if not (isinstance(value, list) and ("harness_versions" not in raw or value)
+            and all(is_finite_number(v) or (isinstance(v, str) and v.strip()) for v in value)):
+        raise TasksFileError(f"{where}: 'harness_versions' must be a non-empty list of the harness task versions "
+                             f"the task accepts (e.g. [3.0]), got {json.dumps(value)[:60]}")
+    return tuple(dict.fromkeys(map(harness_version, value)))
+
+
 def _harness_fields(raw: dict, where: str) -> dict:
     harness_task = raw.get("harness_task", raw["id"])  # a task of the same id by default
     variants = raw.get("harness_prompt_variants", False)
@@ -204,7 +222,7 @@ def _harness_fields(raw: dict, where: str) -> dict:
         raise TasksFileError(f"{where}: 'metric_label' must be a non-empty string (what the page calls the "
                              f"measure, e.g. \"BLEU accuracy\"), got {json.dumps(label)[:60]}")
     return {"harness_task": harness_task, "prompt_variants": variants, "harness_subtasks": tuple(subtasks),
-            "samples": samples, "metric_label": label,
+            "samples": samples, "metric_label": label, "harness_versions": _harness_versions(raw, where),
             "harness_metric": _harness_name(raw, "harness_metric", raw["metric"], where,
                                             "a metric key of the harness's results (e.g. \"acc_norm\")"),
             "harness_filter": _harness_name(raw, "harness_filter", "none", where,

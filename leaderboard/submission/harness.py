@@ -38,7 +38,7 @@ from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.reading import MAX_FILE_BYTES
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.errors import BadInput, some_names
-from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.config.tasks import Benchmark, Task, harness_version
 from leaderboard.engine.progress import no_progress
 from leaderboard.engine.progress import Progress
 from leaderboard.storage.strict_json import is_finite_number
@@ -234,6 +234,22 @@ def _foreign_runs_problem(inputs: list[str], runs: list[Run], benchmark: Benchma
     where = inputs[0] if len(inputs) == 1 else "the inputs"
     return (f"{where} holds {len(leaves)} harness task{'s' * (len(leaves) != 1)} ({some_names(leaves)}) of "
             f"{', '.join(models)}; none is a task of {benchmark.name}")
+
+
+def _version_problem(task: Task, chosen: Chosen) -> str | None:
+    """Why the run's version of a harness task the benchmark task is read from is not one
+    the tasks file accepts (`harness_versions`), or None."""
+    if not task.harness_versions:
+        return None
+    accepted = ", ".join(task.harness_versions)
+    recorded = chosen.run.document.get("versions", {})
+    for leaf in chosen.leaves:
+        if leaf not in recorded:
+            return f"{leaf} has no version in the run's 'versions'; the tasks file accepts {accepted} (harness_versions)"
+        if harness_version(recorded[leaf]) not in task.harness_versions:
+            return (f"{leaf} is version {harness_version(recorded[leaf])} of the harness task; the tasks file "
+                    f"accepts {accepted} (harness_versions)")
+    return None
 
 
 def _metric_key(task: Task, run: Run, variant: str) -> str:
@@ -495,6 +511,9 @@ def compile_runs(inputs: list[str], benchmark: Benchmark, newest: bool = False, 
         run = assigned[task.id]
         try:
             chosen[task.id] = _choose(task, run)
+            problem = _version_problem(task, chosen[task.id])
+            if problem:
+                raise ValueError(problem)
             predictions[task.id], sizes = _task_samples(task, chosen[task.id])
             results[task.id] = _task_results(task, chosen[task.id], sizes)
             if task.harness_subtasks:
