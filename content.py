@@ -184,7 +184,8 @@ def _metrics_used(benchmark: Benchmark) -> dict:
 def _harness_versions(benchmark: Benchmark) -> str:
     """Which lm-evaluation-harness task version each task accepts, when the tasks file pins
     them (`harness_versions`): a task's meaning can change between versions."""
-    pinned = [f"{t.short_name} {' or '.join(t.harness_versions)}" for t in benchmark.tasks if t.harness_versions]
+    pinned = [f"{t.short_name} version {' or '.join(t.harness_versions)}" for t in benchmark.tasks
+              if t.harness_versions]
     if not pinned:
         return ""
     return (f"\n**Harness task versions.** compile accepts these versions of the harness's tasks (the `versions` "

@@ -134,6 +134,6 @@ def test_the_file_pins_the_harness_task_versions_and_refuses_another(suite, demo
     assert "leaderboard_bbh" not in err and not (tmp_path / "s.json").exists()
     about = " ".join(content.about(suite, "http://localhost/").split())  # as a reader sees the paragraphs
     assert ("**Harness task versions.** compile accepts these versions of the harness's tasks (the `versions` "
-            "of results_*.json) and refuses a run of another: IFEval 3.0, BBH 1.0, MATH Lvl 5 3.0, GPQA 1.0, "
-            "MuSR 1.0, MMLU-Pro 0.1.") in about
+            "of results_*.json) and refuses a run of another: IFEval version 3.0, BBH version 1.0, MATH Lvl 5 "
+            "version 3.0, GPQA version 1.0, MuSR version 1.0, MMLU-Pro version 0.1.") in about
     assert "showed BBH and MuSR each as the unweighted mean of baseline-normalised subtask scores" in about
