@@ -181,6 +181,17 @@ def _metrics_used(benchmark: Benchmark) -> dict:
     return used
 
 
+def _harness_versions(benchmark: Benchmark) -> str:
+    """Which lm-evaluation-harness task version each task accepts, when the tasks file pins
+    them (`harness_versions`): a task's meaning can change between versions."""
+    pinned = [f"{t.short_name} version {' or '.join(t.harness_versions)}" for t in benchmark.tasks
+              if t.harness_versions]
+    if not pinned:
+        return ""
+    return (f"\n**Harness task versions.** compile accepts these versions of the harness's tasks (the `versions` "
+            f"of results_*.json) and refuses a run of another: {', '.join(pinned)}.\n")
+
+
 def about(benchmark: Benchmark, address: str) -> str:
     """The About tab; `address` is this server's as the reader reached it (the API example's)."""
     used = _metrics_used(benchmark)
@@ -197,7 +208,7 @@ def about(benchmark: Benchmark, address: str) -> str:
 metric, computed from the per-sample values of the submitted file (the Leaderboard tab's
 legend lists each category's tasks, their data and declared label sets or score ranges):
 {metrics}
-
+{_harness_versions(benchmark)}
 **Duels.** Model A beats model B on a task when a one-sided test of "A is better than B"
 gives p ≤ {benchmark.alpha:g}. When A's score is worse than B's, no test is run and A does not win.
 Identical results never win. Every random draw is seeded, so a duel gives the same p-value

@@ -415,8 +415,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(run=lambda a, publish=publish: cmd_presubmit(a, publish))
 
     p = sub.add_parser("compile", help="turn lm-evaluation-harness output into a submission file")
-    p.add_argument("-i", "--input", action="append", required=True, metavar="PATH",
-                   help="a run folder, a parent of run folders, a glob or a results_*.json file (repeatable)")
+    p.add_argument("-i", "--input", action="extend", nargs="+", required=True, metavar="PATH",
+                   help="run folders, parents of run folders, globs or results_*.json files (several after one "
+                        "-i, as a shell glob gives them, or -i repeated)")
     p.add_argument("-o", "--output", required=True, help="the submission file to write")
     p.add_argument("--newest", action="store_true",
                    help="when several runs evaluated a task, keep the newest instead of stopping")

@@ -46,6 +46,13 @@ from leaderboard.config.tasks import Benchmark, Task
 
 MODEL = "Brno-NLP/Buk-9B-v1"
 LM_EVAL_VERSION = "0.4.13"
+# The task versions lm-evaluation-harness records (`versions` in results_*.json): each yaml's
+# `metadata.version` at commit 4e7e0d4 for the `leaderboard` group's tasks
+# (lm_eval/tasks/leaderboard/{ifeval/ifeval.yaml, bbh_mc/_fewshot_template_yaml,
+# math/_template_yaml, gpqa/_template_yaml, musr/_template_yaml, mmlu_pro/mmlu_pro.yaml}),
+# by the benchmark task's `harness_task`; 1.0 for any other task.
+HARNESS_VERSIONS = {"leaderboard_ifeval": 3.0, "leaderboard_bbh": 1.0, "leaderboard_math_hard": 3.0,
+                    "leaderboard_gpqa": 1.0, "leaderboard_musr": 1.0, "leaderboard_mmlu_pro": 0.1}
 
 
 def sanitize_model_name(name: str) -> str:
@@ -138,17 +145,18 @@ def write_run(output: Path, benchmark: Benchmark, task_ids: list[str], document:
               model: str = MODEL, version: str = LM_EVAL_VERSION, extra_tasks: tuple[str, ...] = (),
               chat_template: str | None = None, limit: int | None = None,
               subtask_documents: dict[str, list[int]] | None = None, weight_by_size: bool = False,
-              parent_group: str | None = None) -> Path:
+              parent_group: str | None = None, versions: dict[str, float] | None = None) -> Path:
     """One harness run of `task_ids` into `output`; returns the results file.
     variants: task id -> number of prompt variants (default 3 for tasks with variants);
     best: task id -> which variant gets the document's samples (default the last);
     limit: as `--limit`, only the first `limit` documents of each (sub)task are evaluated;
     subtask_documents: aggregated task id -> documents of each subtask (default 1 : 2 : 3 ...);
     weight_by_size: the subtask groups' aggregation (default a mean of subtask means);
-    parent_group: a group holding every task and group of the run (`--tasks leaderboard`)."""
+    parent_group: a group holding every task and group of the run (`--tasks leaderboard`);
+    versions: harness task (or group) -> the version its leaves record (default HARNESS_VERSIONS)."""
     folder = output / sanitize_model_name(model)
     folder.mkdir(parents=True, exist_ok=True)
-    variants, best = variants or {}, best or {}
+    variants, best, declared = variants or {}, best or {}, {**HARNESS_VERSIONS, **(versions or {})}
     results, group_subtasks, configs, versions, n_shot, hashes, higher, counts = {}, {}, {}, {}, {}, {}, {}, {}
     groups = {}
 
@@ -157,7 +165,8 @@ def write_run(output: Path, benchmark: Benchmark, task_ids: list[str], document:
         samples, decoys = samples[:limit], decoys[:limit]
         results[name] = _leaf_results(task, name, alias, samples, decoys)
         configs[name] = {"task": name, "tag": [task.harness], "num_fewshot": 0, "output_type": "loglikelihood"}
-        versions[name], n_shot[name], hashes[name] = 1.0, 0, _sha(f"{name}:{len(samples)}")
+        versions[name] = declared.get(name, declared.get(task.harness, 1.0))
+        n_shot[name], hashes[name] = 0, _sha(f"{name}:{len(samples)}")
         higher[name] = {task.harness_metric: task.metric.higher_is_better}
         counts[name] = {"original": original, "effective": len(samples)}
         (folder / f"samples_{name}_{date_id}.jsonl").write_text(_sample_lines(task, name, samples, decoys),

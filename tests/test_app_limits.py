@@ -31,6 +31,7 @@ from leaderboard.views.submission import with_abbreviations
 from test_e2e import ROOT, serve
 
 FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
+EMPTY_FORM_FROM_LOGS = ["", "", "pretrained", None, None, "bfloat16"]  # team, model, type, length, params, precision
 MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbounded previews took ~33 MB each
 
 
@@ -179,6 +180,28 @@ def test_uploads_and_previews_are_deleted_when_old(short_lived_server, new_model
     assert "expired" in publish(session)
 
 
+def test_an_upload_that_expired_before_its_pre_submission_says_so(short_lived_server, new_model_file, tmp_path):
+    """An upload kept 3 s (LEADERBOARD_CACHE_SECONDS=3) and deleted before Pre-submit ran
+    (under load a pre-submission can start late, or run long): the page says the upload
+    expired and to upload it again, for a JSON file and for an archive; no bare "Error",
+    no server path, nothing stored (issue 32, item 9)."""
+    url, store, _, cache = short_lived_server
+    archive = zip_of(tmp_path / "logs.zip", [("out/notes.txt", b"no results here")])
+    before = tree_digest(store)
+    for path in (new_model_file, archive):
+        session = PageSession(url)
+        upload = session.upload(path)
+        deadline = time.monotonic() + 30  # deletion runs every 3 s for files over 3 s old
+        while list(cache.rglob(path.name)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not list(cache.rglob(path.name))
+        status, form_errors, file_errors, *_ = session.call("presubmit", [*FORM, upload])
+        assert "The upload expired after 3 seconds (uploads are kept that long); upload the file again" in \
+            shown(file_errors), (status, file_errors)
+        assert str(cache) not in file_errors and "cannot read" not in file_errors
+    assert tree_digest(store) == before
+
+
 def rss_mb(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024
@@ -244,7 +267,7 @@ def test_a_bad_archive_is_refused_by_the_upload_handler_without_server_paths(ser
     url, store, _, cache = server
     before = tree_digest(store)
     upload = PageSession(url).upload(zip_of(tmp_path / "logs.zip", entries))
-    file_errors = shown(PageSession(url).call("uploaded", [upload, "", "", None, None, "bfloat16"])[0])
+    file_errors = shown(PageSession(url).call("uploaded", [upload, *EMPTY_FORM_FROM_LOGS])[0])
     assert "The archive was not accepted" in file_errors and message in file_errors, file_errors
     assert "/tmp" not in file_errors and str(cache) not in file_errors, file_errors
     assert tree_digest(store) == before
@@ -373,7 +396,7 @@ def test_zip_bombs_unpacked_at_once_stay_within_the_temporary_disk(tmp_path_fact
         sessions = [PageSession(url, f"10.0.2.{k}") for k in range(BOMBS)]
         uploads = [s.upload(bomb) for s in sessions]
         with UnpackingPeak(unpacking) as sampled, ThreadPoolExecutor(BOMBS) as pool:
-            answers = list(pool.map(lambda s, u: shown(s.call("uploaded", [u, "", "", None, None, "bfloat16"])[0]),
+            answers = list(pool.map(lambda s, u: shown(s.call("uploaded", [u, *EMPTY_FORM_FROM_LOGS])[0]),
                                     sessions, uploads))
     peak = sampled.bytes
     print(f"{BOMBS} zip bombs of {BOMB_MB} MB compiled at once: temporary folder peak {peak / 2**20:.0f} MB "

@@ -155,6 +155,8 @@ CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge 
     ({}, CSFD, {"labels": ["only"]}, "task csfd_sentiment: metric macro_f1 needs 'labels'"),
     ({}, HELPS, {"score_range": [1, 1]}, "task helps_answers: metric judge_score needs 'score_range'"),
     ({}, HELPS, {"criteria": {"helpfulness": 0.5, "relevance": 0.3}}, "weights summing to 1"),
+    ({}, HELPS, {"criteria": {f"c{k}": 0.1667 for k in range(6)}},  # the sum and the tolerance, exactly
+     "the weights sum to 1.0002, not 1 within 1e-09"),
     ({}, CSFD, {"metric": "f2"}, "task csfd_sentiment: unknown metric 'f2'"),
     ({}, CSFD, {"metric": "acc"}, "'labels' does not apply to metric acc"),
     ({}, CSFD, {"harness_metric": "acc_norm,none"}, "task csfd_sentiment: 'harness_metric' must be a metric key"),
@@ -165,6 +167,9 @@ CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge 
     ({}, CSFD, {"harness_subtasks": ["a", "b"], "harness_prompt_variants": True},
      "task csfd_sentiment: 'harness_subtasks' and 'harness_prompt_variants' exclude each other"),
     ({}, CSFD, {"samples": 0}, "task csfd_sentiment: 'samples' must be a whole number of at least 1"),
+    ({}, CSFD, {"harness_versions": []}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
+    ({}, CSFD, {"harness_versions": "2.0"}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
+    ({}, CSFD, {"harness_versions": [True]}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
     ({}, CSFD, {"samples": 12.5}, "task csfd_sentiment: 'samples' must be a whole number of at least 1"),
 ])
 def test_tasks_file_errors_name_the_field_and_task(tmp_path, top, task, fields, message):
@@ -216,6 +221,10 @@ def test_tasks_file_from_the_environment(tmp_path, monkeypatch):
     ("helps_answers", 5, {"helpfulness": 1, "relevance": 0.5}, "judge_score has no 'brevity' score"),
     ("helps_answers", 6, {"helpfulness": 1, "relevance": 1.5, "brevity": 0}, "judge_score relevance must be in [0, 1], got 1.5"),
     ("sqad_f1", 0, 1.2, "token_f1 must be in [0, 1], got 1.2"),
+    # the offending value exactly (":g" showed 1.0000001 as "1") and that no tolerance applies
+    ("sqad_em", 2, 1.0000001, "exact_match must be 0 or 1, got 1.0000001 (exactly: no tolerance)"),
+    ("sqad_f1", 1, 1.0000001, "token_f1 must be in [0, 1], got 1.0000001 (exactly: no tolerance)"),
+    ("chat_1_10", 4, 0.99999999, "judge_score must be in [1, 10], got 0.99999999 (exactly: no tolerance)"),
 ])
 @pytest.mark.parametrize("built", ["CzechSuite"], indirect=True)  # its tasks have the new metrics
 def test_bad_samples_are_refused_naming_task_sample_and_problem(built, tmp_path, task, index, value, message):

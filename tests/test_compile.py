@@ -2,6 +2,7 @@
 layout) -> a submission file; every problem named; safe extraction of uploaded archives."""
 from __future__ import annotations
 
+import html
 import json
 import os
 import stat
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from markdown_it import MarkdownIt
 
 from conftest import SMALL_TASKS, cli
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
@@ -301,6 +303,37 @@ def test_an_archive_without_results_is_refused_naming_no_server_path(small_store
     assert "harness-" not in message and str(Path(tempfile.gettempdir())) not in message, message
 
 
+def test_the_compiled_summary_shows_the_logs_model_name_literally(small_store, tmp_path):
+    """The logs' model_name is the submitter's text: in the summary's code span a backtick
+    must not end the span and let the rest render as markup (issue 32, item 16)."""
+    from leaderboard.views.submission import compile_archive
+    benchmark = small_store.benchmark
+    name = "org/a`b **bold** <img src=x> ``c"
+    document = demo_model(benchmark, 7, seed=0)[1]
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, model=name)
+    archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
+                                               for p in path.parent.iterdir()])
+    summary = compile_archive(small_store, str(archive)).summary
+    rendered = MarkdownIt().render(summary)
+    assert f"<code>{html.escape(name, quote=False)}</code>" in rendered, rendered
+    assert "<strong>bold" not in rendered and "<img" not in rendered
+
+
+def test_a_local_checkpoint_path_fills_the_model_name_with_a_hint_to_edit_it(small_store, tmp_path):
+    """The harness's model_name of a local checkpoint is a path on the submitter's machine:
+    its last part fills the form, and the summary asks for the model's public name."""
+    from leaderboard.views.submission import compile_archive
+    benchmark = small_store.benchmark
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, demo_model(benchmark, 7, seed=0)[1], DATE_A,
+                     model="/scratch/project/dd-24-5/ckpt/step-5000")
+    archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
+                                               for p in path.parent.iterdir()])
+    compiled = compile_archive(small_store, str(archive))
+    assert compiled.form["model_name"] == "step-5000" and "team_name" not in compiled.form
+    assert ("Model name: step-5000, the last part of a local path in the logs; give the model's public name"
+            in html.unescape(compiled.summary.replace("\\", ""))), compiled.summary
+
+
 def test_unpacking_holds_the_declared_size_of_the_temporary_disk_before_writing(tmp_path):
     budget = TempDiskBudget(10 * 2**20)
     archive = make_zip(tmp_path / "upload.zip", [("run/samples_a.jsonl", bytes(6 * 2**20))])
@@ -365,6 +398,25 @@ def test_a_missing_harness_metric_or_filter_names_what_the_run_has(mini, tmp_pat
     err = refused((wrong,), tmp_path, capsys)
     assert ("task t_em" in err and "mini_gsm has no result for exact_match with filter get-answer (it has: "
             "exact_match,strict-match, exact_match,flexible-extract)" in err), err
+
+
+def test_a_run_of_another_harness_task_version_is_refused_naming_both(mini, tmp_path, capsys):
+    """`harness_versions` names the versions a task accepts; the run's `versions` says
+    which it is (issue 32, item 11)."""
+    _, _, document = mini
+    tasks_file, benchmark = mini_variant(tmp_path, {"t_em": {"harness_versions": [2, "2.1"]}})
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A)
+    code, out = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 2 and (f"task t_em ({path}): mini_open_qa is version 1.0 of the harness task; the tasks file "
+                          f"accepts 2.0, 2.1 (harness_versions)") in out.err, out.err
+    write_run(tmp_path / "out", benchmark, benchmark.task_ids, document, DATE_A, versions={"mini_open_qa": 2.0})
+    assert compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)[0] == 0
+    logs = json.loads(path.read_text())
+    del logs["versions"]["mini_open_qa"]
+    path.write_text(json.dumps(logs))
+    code, out = compile_cli(tasks_file, [tmp_path / "out"], tmp_path / "s.json", capsys=capsys)
+    assert code == 2 and "mini_open_qa has no version in the run's 'versions'; the tasks file accepts 2.0, 2.1" \
+        in out.err, out.err
 
 
 def test_an_aggregated_task_concatenates_its_subtasks_in_the_stated_order(mini, tmp_path, capsys):
@@ -455,6 +507,20 @@ def test_a_short_task_against_its_stated_samples_is_refused_by_compile_and_valid
     (tmp_path / "short.json").write_text(json.dumps(short))
     assert main(["--tasks", str(tasks_file), "validate", str(tmp_path / "short.json")]) == 2
     assert f"task t_em: {message}" in capsys.readouterr().err
+
+
+def test_several_paths_after_one_input_option(mini, tmp_path, capsys):
+    """`compile -i a b c` (as a shell glob expands `-i out/*`) reads every path, like
+    `-i a -i b -i c`, and the two forms mix (issue 32, item 12)."""
+    tasks_file, benchmark, document = mini
+    folders = [tmp_path / "out" / name for name in ("a", "b", "c")]
+    for folder, tasks in zip(folders, (["t_acc", "t_em"], ["t_auc", "t_ppl"], ["t_rouge"])):
+        write_run(folder, benchmark, tasks, document, DATE_A)
+    for k, args in enumerate((["-i", *map(str, folders)], ["-i", str(folders[0]), "-i", *map(str, folders[1:])])):
+        output = tmp_path / f"s{k}.json"
+        code = main(["--tasks", str(tasks_file), "compile", *args, "-o", str(output)])
+        assert code == 0, capsys.readouterr().err
+        assert set(json.loads(output.read_text())["predictions"]) == set(benchmark.task_ids)
 
 
 def test_provenance_keys_runs_by_their_place_under_the_inputs_not_the_machines_folders(mini, tmp_path, capsys):

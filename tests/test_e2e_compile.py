@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import tree_digest
-from harness_logs import MODEL, write_two_runs
+from harness_logs import DATE_A, MODEL, write_run, write_two_runs
 from leaderboard.submission.demo import demo_model
 # app_url: a fresh app on a copy of the 5-model store, one per test module
 from test_e2e import DESKTOP, PHONE, app_url, browser, close, open_page, rows, serve, shot  # noqa: F401 (fixtures)
@@ -82,7 +82,7 @@ def test_a_harness_zip_is_compiled_prefilled_presubmitted_published_with_provena
     card = page.locator("#card")
     expect(card).to_contain_text("Harness Team/Buk-9B-v1", timeout=60000)
     expect(card).to_contain_text("How it was evaluated")
-    for text in ("lm-evaluation-harness", "0.4.13", "0 on all 50 tasks", "Chat template", "not used",
+    for text in ("lm-evaluation-harness", "0.4.13 (commit 4e7e0d4)", "0 on all 50 tasks", "Chat template", "not used",
                  "Evaluation time", "2.2 h", "50 tasks, fingerprint"):
         expect(card).to_contain_text(text)
     shot(page, "24_zip_model_details_provenance")
@@ -121,6 +121,31 @@ def test_a_zip_upload_shows_its_progress_holds_presubmit_and_fills_the_team(brow
     expect(page.locator("#team textarea, #team input").first).to_have_value(MODEL.split("/")[0])
     expect(page.locator("#model textarea, #model input").first).to_have_value(MODEL.split("/")[1])
     presubmit.scroll_into_view_if_needed()
+    close(page)
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_a_chat_run_of_a_local_checkpoint_fills_the_type_and_asks_for_the_public_name(
+        browser, app_url, full_benchmark, tmp_path, viewport):
+    """Logs that record a chat template pre-select the chat type and say why; a model_name
+    that is a folder on the submitter's machine fills Model name with a hint to edit it
+    (issue 32, item 12)."""
+    root = tmp_path / "lm_eval_output"
+    write_run(root, full_benchmark, full_benchmark.task_ids,
+              demo_model(full_benchmark, 30 + viewport["width"] % 7, seed=0)[1], DATE_A,
+              model="/scratch/project/dd-24-5/ckpt/csmpt-step-5000", chat_template="{{ messages }}")
+    page = open_page(browser, app_url[0], viewport)
+    upload(page, zip_folder(root, tmp_path / "harness_output.zip"))
+    errors = page.locator("#file-errors")
+    expect(errors).to_contain_text("Compiled from the harness output", timeout=120000)
+    expect(errors).to_contain_text("Model type: chat, as the logs record a chat template")
+    expect(errors).to_contain_text("Model name: csmpt-step-5000, the last part of a local path in the logs; "
+                                   "give the model's public name")
+    expect(page.locator("#model-type input")).to_have_value("chat")
+    expect(page.locator("#model textarea, #model input").first).to_have_value("csmpt-step-5000")
+    expect(page.locator("#team textarea, #team input").first).to_have_value("")  # no owner in a path
+    errors.scroll_into_view_if_needed()
+    shot(page, "28_zip_chat_local_checkpoint", full_page=False)
     close(page)
 
 

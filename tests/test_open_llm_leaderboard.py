@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import content
 from harness_logs import DATE_A, write_run
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
@@ -111,3 +112,28 @@ def test_a_run_made_with_limit_is_refused(suite, demo_store, tmp_path, capsys):
     err = capsys.readouterr().err
     assert all(f"task {t}" in err for t in suite.task_ids) and "--limit 10" in err, err
     assert not (tmp_path / "s.json").exists()
+
+
+def test_the_file_pins_the_harness_task_versions_and_refuses_another(suite, demo_store, tmp_path, capsys):
+    """MATH Lvl 5's exact_match changed meaning between harness task versions (2.0: the
+    original answer check on lighteval/MATH-Hard; 3.0: Math-Verify on another copy of the
+    data): the file accepts each task's version of the harness it maps, a run of MATH 2.0
+    is refused naming both versions, and the About says which version each task uses and
+    how the original leaderboard showed BBH and MuSR (issue 32, item 11)."""
+    assert {t.id: t.harness_versions for t in suite.tasks} == {
+        "leaderboard_ifeval": ("3.0",), "leaderboard_bbh": ("1.0",), "leaderboard_math_hard": ("3.0",),
+        "leaderboard_gpqa": ("1.0",), "leaderboard_musr": ("1.0",), "leaderboard_mmlu_pro": ("0.1",)}
+    document = sample_document(suite, Leaderboard(LocalStore(demo_store), suite).references(), seed=1)
+    write_run(tmp_path / "out", suite, suite.task_ids, document, DATE_A, subtask_documents=SUBTASK_DOCUMENTS,
+              weight_by_size=True, versions={"leaderboard_math_hard": 2.0})
+    assert main(["--tasks", str(TASKS_FILE), "compile", "-i", str(tmp_path / "out"), "-o",
+                 str(tmp_path / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert ("task leaderboard_math_hard (" in err and "leaderboard_math_algebra_hard is version 2.0 of the harness "
+            "task; the tasks file accepts 3.0 (harness_versions)") in err, err
+    assert "leaderboard_bbh" not in err and not (tmp_path / "s.json").exists()
+    about = " ".join(content.about(suite, "http://localhost/").split())  # as a reader sees the paragraphs
+    assert ("**Harness task versions.** compile accepts these versions of the harness's tasks (the `versions` "
+            "of results_*.json) and refuses a run of another: IFEval version 3.0, BBH version 1.0, MATH Lvl 5 "
+            "version 3.0, GPQA version 1.0, MuSR version 1.0, MMLU-Pro version 0.1.") in about
+    assert "showed BBH and MuSR each as the unweighted mean of baseline-normalised subtask scores" in about

@@ -6,6 +6,7 @@ results_*.json and every duel against scipy's paired t-test on the logged values
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -16,9 +17,11 @@ from conftest import tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.config.tasks import load_benchmark
+from leaderboard.errors import BadInput
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.views import details
+from leaderboard.views.submission import compile_archive, harness_form, harness_hints
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "real_harness"  # ../shared/real_harness beside the checkout
 LOGS = REAL / "truthfulqa_multi"
@@ -106,5 +109,35 @@ def test_what_is_published_says_what_was_measured_and_keeps_the_machine_out(comp
     assert sorted(runs) == sorted(f"{lang}/{MODELS[0]}/{p.name}" for lang in LANGUAGES
                                   for p in (LOGS / lang / MODELS[0]).glob("results_*.json"))
     rows = dict(details.provenance(meta))
-    assert rows["lm-evaluation-harness"] == "not recorded"  # these logs predate lm_eval_version
+    # these logs predate lm_eval_version but name the harness's commit (issue 32, item 12)
+    assert rows["lm-evaluation-harness"] == "commit 9d55d84 (release not recorded)"
     assert rows["transformers"] == "4.42.3"
+
+
+def test_the_form_takes_the_model_type_from_the_logs_chat_template(compiled):
+    """gemma-2-9b-it's logs record a chat template: the form pre-selects the chat type and
+    the summary says why; gemma-2-9b's record none, and the form keeps its default."""
+    documents = compiled[1]
+    chat, base = (documents[m]["metadata"] for m in ("google__gemma-2-9b-it", "google__gemma-2-9b"))
+    assert harness_form(chat)["model_type"] == "chat" and "model_type" not in harness_form(base)
+    assert any("Model type: chat, as the logs record a chat template" in hint for hint in harness_hints(chat))
+    assert not any("Model type" in hint for hint in harness_hints(base))
+
+
+def test_logs_of_another_benchmark_are_named_not_listed_as_missing(tmp_path, full_benchmark, capsys):
+    """One model's TruthfulQA-Multi logs against BenCzechMark: the message says what the
+    archive (or the folders) hold and that none of it is a BenCzechMark task, instead of a
+    cut-off list of the 50 tasks missing (issue 32, item 10)."""
+    archive = tmp_path / "gemma.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        for path in sorted(LOGS.glob("*/google__gemma-2-9b/*")):
+            z.write(path, path.relative_to(LOGS).as_posix())
+    held = ("holds 5 harness tasks (truthfulqa-multi_gen_ca, truthfulqa-multi_gen_en, truthfulqa-multi_gen_es, "
+            "truthfulqa-multi_gen_eu, truthfulqa-multi_gen_gl) of google/gemma-2-9b; none is a task of BenCzechMark")
+    with pytest.raises(BadInput) as refused:
+        compile_archive(Leaderboard(LocalStore(tmp_path / "store"), full_benchmark), str(archive))
+    assert refused.value.problems == [f"the archive {held}"], refused.value.problems
+    inputs = [str(LOGS / language / "google__gemma-2-9b") for language in LANGUAGES]
+    assert main(["compile", "-i", *inputs, "-o", str(tmp_path / "s.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"error: the inputs {held}" in err and "in none of the runs" not in err, err

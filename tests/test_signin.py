@@ -80,6 +80,24 @@ def test_the_handlers_refuse_unsigned_and_foreign_team_submissions(small_store, 
     assert sorted(small_store.models) == before
 
 
+def test_a_tampered_team_is_refused_by_the_handler_with_the_reason(small_store, new_model_file):
+    """A request naming a team outside the account's list (the page offers only those) got
+    Gradio's bare "Error"; the dropdown now passes it on and the handler says why it is
+    refused, nothing stored (issue 32, item 9)."""
+    from leaderboard.app.page import build_app
+    accounts = {"alice-token": Account("alice", ("alice-lab",))}
+    signin = SignIn(PROVIDER, hub_backed=True, lookup=lambda token: accounts[token])
+    build_app(small_store, signin=signin)  # prepares Gradio's sign-in as the app does
+    submit = signin_tab(small_store, signin)
+    before = sorted(small_store.models)
+    team = submit.team.preprocess("bob-org")  # what Gradio makes of the value a request sends
+    out = submit.presubmit(team, "m", "chat", 7, 4096, "bfloat16", "", "https://x.org", str(new_model_file),
+                           gr.Request(session_hash="s"), Token("alice-token"))
+    assert out[submit.status] == ("**Not accepted**: Team: you are signed in as alice, so the team must be your "
+                                  "account or one of your organizations \\(alice, alice\\-lab\\); got bob\\-org.")
+    assert sorted(small_store.models) == before
+
+
 def signin_tab(board, signin):
     """The Submit tab of a page built for `board` with `signin`."""
     from leaderboard.app.previews import PreviewShelf

@@ -109,6 +109,28 @@ def test_bad_metadata_is_rejected(field, value, expected, new_model_file, full_s
     assert tree_digest(full_store) == before
 
 
+@pytest.mark.parametrize("field, value, expected", [
+    ("model_name", "m" * 5 * 2**20, "metadata.model_name: at most 100 characters (as the form's Model name), "
+                                    "got 5,242,880"),
+    ("team_name", "t" * 101, "metadata.team_name: at most 100 characters (as the form's Team name), got 101"),
+    ("description", "d" * 5000, "metadata.description: at most 4,096 characters, got 5,000"),
+    ("chat_template", "{{ x }}" * 10_000, "metadata.chat_template: at most 65,536 bytes as JSON, got 70,002"),
+    ("n-shot", {f"task_{k}": 0 for k in range(20_000)}, "metadata.n-shot: at most 65,536 bytes as JSON, got "),
+])
+def test_every_metadata_field_of_the_file_is_bounded(field, value, expected, valid_document, full_store, tmp_path,
+                                                     capsys):
+    """A 5 MB model_name was stored as an 8.6 MB data file (issue 32, item 13): each field
+    of the file's metadata is bounded, refused naming the field and the bound, nothing stored."""
+    document = {**valid_document, "metadata": {**valid_document.get("metadata", {}), field: value}}
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(document))
+    before = tree_digest(full_store)
+    assert main(["publish", str(path), "--store", str(full_store), *FORM]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and len(err) < 600, err[:600]
+    assert tree_digest(full_store) == before
+
+
 def test_names_have_whitespace_collapsed():
     meta = validate_metadata("  My   Team ", "Model\t 1", "chat", "7", "4096", "bfloat16", "https://x.org")
     assert (meta.team_name, meta.model_name, meta.parameters, meta.input_length) == ("My Team", "Model 1", 7.0, 4096)

@@ -21,6 +21,8 @@ COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a f
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
 SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
 PREVIEW_DUELS_TITLE = "Your model's duels"
+UPLOAD_EXPIRED = (f"The upload expired after {lifetime_text(CACHE_SECONDS)} (uploads are kept that long); "
+                  f"upload the file again.")
 
 log = logging.getLogger(__name__)
 
@@ -45,11 +47,15 @@ class SubmitTab:
             gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
                               value=submission.sample_file(board), elem_id="sample")
             with gr.Row():
+                # allow_custom_value: a team outside the account's list reaches `publisher`, which
+                # says why it is refused (Gradio's own check answers a bare "Error").
                 self.team = (gr.Dropdown([], label="Team (your account or one of your organizations)",
-                                         elem_id="team", interactive=False) if signin.required
+                                         elem_id="team", interactive=False, allow_custom_value=True)
+                             if signin.required
                              else gr.Textbox(label="Team name", elem_id="team"))
                 self.model = gr.Textbox(label="Model name", elem_id="model")
-                model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained")
+                self.model_type = gr.Dropdown(list(MODEL_TYPES), label="Model type", value="pretrained",
+                                              elem_id="model-type")
             with gr.Row():
                 self.params = gr.Number(label="Parameters (billions)", value=None, minimum=0, placeholder="e.g. 7",
                                         elem_id="params")
@@ -83,7 +89,7 @@ class SubmitTab:
         self.account_outputs = [self.account_note, self.team, self.presubmit_button] if signin.required else []
 
         self.tab.select(None, js=share.tab_writer("submission"))
-        form_from_logs = [self.team, self.model, self.input_length, self.params, self.precision]
+        form_from_logs = [self.team, self.model, self.model_type, self.input_length, self.params, self.precision]
         file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False, **PRIVATE).then(
             self.uploaded, [file, *form_from_logs], [self.file_errors, self.compiled, *form_from_logs],
             show_progress_on=[self.file_errors], **PRIVATE).then(
@@ -91,7 +97,7 @@ class SubmitTab:
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
                    [self.file_errors, self.compiled], queue=False, **PRIVATE)
         self.presubmit_button.click(
-            self.presubmit, [self.team, self.model, model_type, self.params, self.input_length, self.precision,
+            self.presubmit, [self.team, self.model, self.model_type, self.params, self.input_length, self.precision,
                              description, link, file],
             [self.status, self.form_errors, self.file_errors, self.preview_table, self.preview_duels,
              self.preview_state, self.new_row, self.publish_row, self.confirm_box],
@@ -156,20 +162,23 @@ class SubmitTab:
         if not file:
             return {self.status: "", self.form_errors: "", self.file_errors: "**Choose a results file first.**",
                     **failed}
+        try:  # first: the upload may expire (be deleted) while the pre-submission runs
+            sha256 = file_sha256(file)
+        except FileNotFoundError:
+            return {self.status: "", self.form_errors: "", self.file_errors: UPLOAD_EXPIRED, **failed}
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
         address = request.client.host
         record_failure = None
         try:
             with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
-                uploaded_sha256 = file_sha256(file)  # first: Gradio may delete an old upload while the duels run
                 source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
                           if submission.is_archive(file) else file)
                 preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
                 # What the page shows is made before the record: a pre-submission that fails records nothing.
                 summary, shown = submission.preview_summary(board, preview), self.preview_views(preview)
                 try:
-                    board.publishing.disclose(preview, uploaded_sha256, account, address)
+                    board.publishing.disclose(preview, sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
                     record_failure = str(e)
         except LimitReached as e:
@@ -213,15 +222,19 @@ class SubmitTab:
             return gr.skip()
         return {self.file_errors: COMPILING, self.presubmit_button: gr.Button(interactive=False)}
 
-    def uploaded(self, file, team, model, input_length, params, precision, progress=gr.Progress()) -> dict:
+    def uploaded(self, file, team, model, model_type, input_length, params, precision,
+                 progress=gr.Progress()) -> dict:
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
         and the compiled JSON can be downloaded; a JSON file: nothing to do."""
         as_filled = {self.compiled: gr.DownloadButton(visible=False), self.team: team, self.model: model,
-                     self.input_length: input_length, self.params: params, self.precision: precision}
+                     self.model_type: model_type, self.input_length: input_length, self.params: params,
+                     self.precision: precision}
         if not submission.is_archive(file):
             return {self.file_errors: "", **as_filled}
         try:
             compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+        except FileNotFoundError:  # the upload was deleted before its turn came, on a loaded server
+            return {self.file_errors: UPLOAD_EXPIRED, **as_filled}
         except BadInput as e:
             return {self.file_errors: submission.problems_markdown(self.board.benchmark, e.problems,
                                                                    "The archive was not accepted:"),
@@ -232,6 +245,7 @@ class SubmitTab:
                 # Signed in, the team is one of the account's names, not the logs'.
                 self.team: team if self.signin.required else team or form.get("team_name", ""),
                 self.model: model or form.get("model_name", ""),
+                self.model_type: form.get("model_type", model_type),
                 self.input_length: form.get("input_length", input_length), self.params: form.get("parameters", params),
                 self.precision: form.get("precision", precision)}
 

@@ -16,7 +16,7 @@ from stats.registry import UnknownName
 
 from leaderboard.config.settings import Settings
 from leaderboard.errors import BadInput
-from leaderboard.storage.strict_json import is_finite_number
+from leaderboard.storage.strict_json import exact_text, is_finite_number
 
 DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
@@ -57,6 +57,10 @@ class Task:
     harness_filter: str = "none"
     harness_subtasks: tuple[str, ...] = ()
     samples: int | None = None
+    # The harness task versions (`versions` in results_*.json) whose results the task accepts,
+    # as `harness_version` writes them ("3.0"); () accepts any. A task's meaning can change
+    # between versions (MATH Lvl 5's exact_match: 2.0 the original check, 3.0 Math-Verify).
+    harness_versions: tuple[str, ...] = ()
     metric_label: str = ""  # what the page calls the measure ("BLEU accuracy"); default the metric's name
 
     @property
@@ -154,13 +158,19 @@ def _score_range(raw: dict, where: str) -> tuple[float, float]:
     return float(value[0]), float(value[1])
 
 
+WEIGHT_SUM_TOLERANCE = 1e-9  # judge-criterion weights: the sum may miss 1 by a float's rounding, no more
+
+
 def _criteria(raw: dict, where: str) -> tuple[tuple[str, float], ...]:
     value = raw.get("criteria", {})
-    if not (isinstance(value, dict) and all(is_finite_number(w) and w > 0 for w in value.values())
-            and math.isclose(sum(value.values()) or 1.0, 1.0, abs_tol=1e-9)):
-        raise TasksFileError(f"{where}: 'criteria' must map each judge criterion to a positive weight, the "
-                             f"weights summing to 1 (e.g. {{\"helpfulness\": 0.5, \"relevance\": 0.5}}), "
-                             f"got {json.dumps(value)[:80]}")
+    rule = (f"{where}: 'criteria' must map each judge criterion to a positive weight, the weights summing to 1 "
+            f"(e.g. {{\"helpfulness\": 0.5, \"relevance\": 0.5}})")
+    if not (isinstance(value, dict) and all(is_finite_number(w) and w > 0 for w in value.values())):
+        raise TasksFileError(f"{rule}, got {json.dumps(value)[:80]}")
+    total = math.fsum(value.values()) or 1.0
+    if not math.isclose(total, 1.0, rel_tol=0, abs_tol=WEIGHT_SUM_TOLERANCE):
+        raise TasksFileError(f"{rule}; the weights sum to {exact_text(total)}, not 1 within "
+                             f"{WEIGHT_SUM_TOLERANCE:g}: {json.dumps(value)[:80]}")
     return tuple((name, float(w)) for name, w in value.items())
 
 
@@ -171,6 +181,20 @@ def _harness_name(raw: dict, key: str, default: str, where: str, what: str) -> s
     if not (isinstance(value, str) and value.strip() and "," not in value):
         raise TasksFileError(f"{where}: '{key}' must be {what} without a comma, got {json.dumps(value)[:60]}")
     return value
+
+
+def harness_version(value) -> str:
+    """A harness task version as one text, however the file wrote it: 3, 3.0 and "3.0" alike."""
+    return str(float(value)) if is_finite_number(value) else str(value)
+
+
+def _harness_versions(raw: dict, where: str) -> tuple[str, ...]:
+    value = raw.get("harness_versions", [])
+    if not (isinstance(value, list) and ("harness_versions" not in raw or value)
+            and all(is_finite_number(v) or (isinstance(v, str) and v.strip()) for v in value)):
+        raise TasksFileError(f"{where}: 'harness_versions' must be a non-empty list of the harness task versions "
+                             f"the task accepts (e.g. [3.0]), got {json.dumps(value)[:60]}")
+    return tuple(dict.fromkeys(map(harness_version, value)))
 
 
 def _harness_fields(raw: dict, where: str) -> dict:
@@ -198,7 +222,7 @@ def _harness_fields(raw: dict, where: str) -> dict:
         raise TasksFileError(f"{where}: 'metric_label' must be a non-empty string (what the page calls the "
                              f"measure, e.g. \"BLEU accuracy\"), got {json.dumps(label)[:60]}")
     return {"harness_task": harness_task, "prompt_variants": variants, "harness_subtasks": tuple(subtasks),
-            "samples": samples, "metric_label": label,
+            "samples": samples, "metric_label": label, "harness_versions": _harness_versions(raw, where),
             "harness_metric": _harness_name(raw, "harness_metric", raw["metric"], where,
                                             "a metric key of the harness's results (e.g. \"acc_norm\")"),
             "harness_filter": _harness_name(raw, "harness_filter", "none", where,

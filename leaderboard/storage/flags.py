@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from leaderboard.submission.metadata import (MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, hidden_character,
-                                             is_web_address, normalize_name)
+from leaderboard.submission.bounds import MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH
+from leaderboard.submission.metadata import hidden_character, is_web_address, normalize_name
 from leaderboard.errors import BadInput
 
 FLAGS_FILE = "flags.json"

@@ -18,3 +18,10 @@ def is_json_number(v) -> bool:
 def is_finite_number(v) -> bool:
     """A JSON number that is neither NaN nor infinite."""
     return is_json_number(v) and math.isfinite(v)
+
+
+def exact_text(v: float) -> str:
+    """A number as the file wrote it, to the last digit that tells it apart (Python's
+    shortest round-trip form): ":g" shows 1.0000001 as "1", hiding why it was refused."""
+    text = repr(float(v))
+    return text.removesuffix(".0")

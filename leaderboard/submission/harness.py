@@ -38,7 +38,7 @@ from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.reading import MAX_FILE_BYTES
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.errors import BadInput, some_names
-from leaderboard.config.tasks import Benchmark, Task
+from leaderboard.config.tasks import Benchmark, Task, harness_version
 from leaderboard.engine.progress import no_progress
 from leaderboard.engine.progress import Progress
 from leaderboard.storage.strict_json import is_finite_number
@@ -220,10 +220,36 @@ def _assign(runs: list[Run], benchmark: Benchmark, newest: bool, strict: bool, p
             chosen[task.id] = found[-1]
             if len(found) > 1:
                 notes.append(f"task {task.id}: kept the newest run, {found[-1].name}")
-    if missing and runs:
+    if missing and runs and len(missing) < len(benchmark.tasks):  # none at all: _foreign_runs_problem
         problems.append(f"{len(missing)} of {len(benchmark.tasks)} {benchmark.name} tasks are in none of the runs: "
                         + some_names(missing))
     return chosen
+
+
+def _foreign_runs_problem(inputs: list[str], runs: list[Run], benchmark: Benchmark) -> str:
+    """Runs none of whose tasks the benchmark maps (another benchmark's logs): what they
+    hold, of which model, rather than every benchmark task as missing."""
+    leaves = sorted({name for run in runs for name in run.tasks() if not run.is_group(name)})
+    models = sorted({str(run.document.get("model_name")) for run in runs})
+    where = inputs[0] if len(inputs) == 1 else "the inputs"
+    return (f"{where} holds {len(leaves)} harness task{'s' * (len(leaves) != 1)} ({some_names(leaves)}) of "
+            f"{', '.join(models)}; none is a task of {benchmark.name}")
+
+
+def _version_problem(task: Task, chosen: Chosen) -> str | None:
+    """Why the run's version of a harness task the benchmark task is read from is not one
+    the tasks file accepts (`harness_versions`), or None."""
+    if not task.harness_versions:
+        return None
+    accepted = ", ".join(task.harness_versions)
+    recorded = chosen.run.document.get("versions", {})
+    for leaf in chosen.leaves:
+        if leaf not in recorded:
+            return f"{leaf} has no version in the run's 'versions'; the tasks file accepts {accepted} (harness_versions)"
+        if harness_version(recorded[leaf]) not in task.harness_versions:
+            return (f"{leaf} is version {harness_version(recorded[leaf])} of the harness task; the tasks file "
+                    f"accepts {accepted} (harness_versions)")
+    return None
 
 
 def _metric_key(task: Task, run: Run, variant: str) -> str:
@@ -475,6 +501,8 @@ def compile_runs(inputs: list[str], benchmark: Benchmark, newest: bool = False, 
     if len(set(map(str, models.values()))) > 1:
         problems.append("the runs are of different models: " + "; ".join(f"{m} in {n}" for n, m in models.items()))
     assigned = _assign(runs, benchmark, newest, strict, problems, notes)
+    if runs and not any(_maps(task, run.tasks()) for task in benchmark.tasks for run in runs):
+        problems.append(_foreign_runs_problem(inputs, runs, benchmark))
     chosen, predictions, results, aggregated = {}, {}, {}, {}
     for k, task in enumerate(benchmark.tasks):
         if task.id not in assigned:
@@ -483,6 +511,9 @@ def compile_runs(inputs: list[str], benchmark: Benchmark, newest: bool = False, 
         run = assigned[task.id]
         try:
             chosen[task.id] = _choose(task, run)
+            problem = _version_problem(task, chosen[task.id])
+            if problem:
+                raise ValueError(problem)
             predictions[task.id], sizes = _task_samples(task, chosen[task.id])
             results[task.id] = _task_results(task, chosen[task.id], sizes)
             if task.harness_subtasks:

@@ -10,13 +10,11 @@ from urllib.parse import urlparse
 import icu
 
 from leaderboard.errors import BadInput
+from leaderboard.submission.bounds import MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, MAX_NAME_LENGTH
 from leaderboard.submission.parsing import ParsedSubmission
 
 MODEL_TYPES = ("chat", "pretrained", "ensemble")
 PRECISIONS = ("float32", "float16", "bfloat16", "8bit", "4bit")
-MAX_NAME_LENGTH = 100
-MAX_DESCRIPTION_LENGTH = 2000
-MAX_LINK_LENGTH = 500
 MAX_PARAMETERS = 100_000.0  # billions
 MAX_INPUT_LENGTH = 100_000_000  # tokens
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from leaderboard.config.tasks import Benchmark
 from leaderboard.errors import BadInput, some_names
 from leaderboard.storage.strict_json import is_json_number
+from leaderboard.submission.bounds import metadata_problems
 from leaderboard.submission.alignment import TaskReference, alignment_problem
 from leaderboard.submission.reading import read_document, read_source
 from leaderboard.submission.samples import SampleProblem, TaskSamples, parse_task_samples, sample_label
@@ -65,6 +66,8 @@ def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
     if extra:  # the first names in order, without sorting them all (a file may hold a million)
         problems.append(f"{len(extra):,} tasks that are not part of {benchmark.name}: "
                         f"{some_names(heapq.nsmallest(10, extra), total=len(extra))}")
+    if require_doc_ids:  # a new file; a stored one is read as it was accepted, whatever the bounds were then
+        problems += metadata_problems(document.get("metadata"))
     tasks = {}
     for task in benchmark.tasks:
         if task.id not in predictions:

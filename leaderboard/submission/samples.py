@@ -15,7 +15,7 @@ import numpy as np
 
 from leaderboard.config.tasks import Task
 from leaderboard.errors import some_names
-from leaderboard.storage.strict_json import is_json_number
+from leaderboard.storage.strict_json import exact_text, is_json_number
 from stats import METRIC_ALIASES, ClassProbs, LabelPairs
 from stats.metrics import SAMPLE_KINDS
 
@@ -87,17 +87,29 @@ def _numbers(values: list, expect: str) -> np.ndarray:
     return arr
 
 
+NEAR_MISS = 1e-6  # a refused value this close to an allowed one looks like rounding: say none is tolerated
+
+
+def _refused_value(value: float, nearest: float) -> str:
+    """A refused value exactly, noting when it misses an allowed value by a rounding error
+    that the bounds do not tolerate."""
+    return exact_text(value) + (" (exactly: no tolerance)" if abs(value - nearest) <= NEAR_MISS else "")
+
+
 def _check_range(arr: np.ndarray, low: float, high: float) -> None:
     bad = (arr < low) | (arr > high)
     if bad.any():
-        raise SampleProblem(first_index(bad), f"must be in [{low:g}, {high:g}], got {arr[first_index(bad)]:g}")
+        value = arr[first_index(bad)]
+        raise SampleProblem(first_index(bad), f"must be in [{low:g}, {high:g}], got "
+                                              f"{_refused_value(value, min(max(value, low), high))}")
 
 
 def _parse_binary(values: list, task: Task) -> np.ndarray:
     arr = _numbers(values, SAMPLE_KINDS["binary"])
     bad = (arr != 0) & (arr != 1)
     if bad.any():
-        raise SampleProblem(first_index(bad), f"must be 0 or 1, got {arr[first_index(bad)]:g}")
+        value = arr[first_index(bad)]
+        raise SampleProblem(first_index(bad), f"must be 0 or 1, got {_refused_value(value, float(value >= 0.5))}")
     return arr.astype(np.uint8)
 
 

@@ -192,13 +192,22 @@ def _seconds(value) -> float | None:
         return None
 
 
+def _harness_version(meta: dict) -> str:
+    """The harness's release and the commit it ran from (`git_hash`, which logs older than
+    `lm_eval_version` already record), as far as the logs say."""
+    release, commit = _per_run(meta.get("lm_eval_version")), _per_run(meta.get("git_hash"))
+    if commit == NOT_RECORDED:
+        return release
+    return f"{release} (commit {commit})" if release != NOT_RECORDED else f"commit {commit} (release not recorded)"
+
+
 def provenance(meta: dict) -> list[tuple[str, str]]:
     """(field, value) rows saying how the model was evaluated, from what the file recorded:
     harness and transformers versions, few-shot examples, chat template, evaluation time,
     task hashes (one fingerprint: equal fingerprints mean the same prompts and documents)."""
     rows = []
-    if "lm_eval_version" in meta:
-        rows.append(("lm-evaluation-harness", _per_run(meta["lm_eval_version"])))
+    if "lm_eval_version" in meta or "git_hash" in meta:
+        rows.append(("lm-evaluation-harness", _harness_version(meta)))
     if "transformers_version" in meta:
         rows.append(("transformers", _per_run(meta["transformers_version"])))
     shots = meta.get("n-shot")

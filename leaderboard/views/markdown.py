@@ -16,6 +16,17 @@ def escape_markdown(text) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", escaped)
 
 
+def code_span(text) -> str:
+    """User text as a markdown code span, shown literally. A code span takes no backslash
+    escapes, so its fence is one backtick longer than the longest run of backticks inside
+    (padded with a space where the text starts or ends with one); line breaks become spaces,
+    as a blank line would end the paragraph."""
+    text = " ".join(str(text).splitlines())
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def markdown_link(text, url) -> str:
     """A link to an http(s) address; anything else (javascript:, relative) stays plain text."""
     url = str(url or "")

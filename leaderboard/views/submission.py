@@ -21,7 +21,7 @@ from leaderboard.engine.progress import no_progress
 from leaderboard.engine.progress import Progress
 from leaderboard.config.tasks import Benchmark
 from leaderboard.storage.presubmissions import WINDOW_DAYS
-from leaderboard.views.markdown import app_link, escape_markdown
+from leaderboard.views.markdown import app_link, code_span, escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent
 
 # The form's fields as `validate_metadata` names them at the start of a problem.
@@ -167,17 +167,33 @@ def _precision(dtype) -> str | None:
         *PRECISIONS, "half", "float", "bf16") else None
 
 
+def _local_path(name: str) -> bool:
+    """Whether the harness's model_name is a checkpoint's folder on the submitter's machine
+    rather than a Hub id (`owner/name`, one slash)."""
+    return name.startswith(("/", ".", "~")) or name.count("/") > 1 or "\\" in name or name[1:3] in (":/", ":\\")
+
+
+def _records_chat_template(metadata: dict) -> bool:
+    """Whether the runs (any of them) applied a chat template: lm-evaluation-harness records
+    the template and its hash only with --apply_chat_template."""
+    values = [metadata.get(key) for key in ("chat_template", "chat_template_sha")]
+    return any(any(v.values()) if isinstance(v, dict) else v for v in values)
+
+
 def harness_form(metadata: dict) -> dict:
     """Form fields the harness metadata can fill: the model's name (after its owner), the team
-    (the owner, when the name is a Hub id `owner/name`), the input length (max_length),
-    parameters (billions) and precision, where the run says."""
+    (the owner, when the name is a Hub id `owner/name`), the chat type (when the runs applied
+    a chat template), the input length (max_length), parameters (billions) and precision,
+    where the run says."""
     form = {}
     name, length, params = metadata.get("model_name"), metadata.get("max_length"), metadata.get("model_num_parameters")
     if isinstance(name, str) and name.strip("/"):
         form["model_name"] = name.rstrip("/").rsplit("/", 1)[-1]
         owner, _, model = name.partition("/")
-        if owner.strip() and model.strip() and "/" not in model:
+        if owner.strip() and model.strip() and not _local_path(name):
             form["team_name"] = owner
+    if _records_chat_template(metadata):
+        form["model_type"] = "chat"
     if isinstance(length, int) and not isinstance(length, bool) and length > 0:
         form["input_length"] = length
     if isinstance(params, (int, float)) and not isinstance(params, bool) and params > 0:
@@ -185,6 +201,19 @@ def harness_form(metadata: dict) -> dict:
     if _precision(metadata.get("model_dtype")):
         form["precision"] = _precision(metadata.get("model_dtype"))
     return form
+
+
+def harness_hints(metadata: dict) -> list[str]:
+    """Why `harness_form` filled a field as it did, where the submitter should check it."""
+    form, name = harness_form(metadata), metadata.get("model_name")
+    hints = []
+    if isinstance(name, str) and "model_name" in form and _local_path(name):
+        hints.append(f"Model name: {form['model_name']}, the last part of a local path in the logs; give the "
+                     f"model's public name (and its team) instead")
+    if form.get("model_type") == "chat":
+        hints.append("Model type: chat, as the logs record a chat template (the harness applied it); choose "
+                     "another type if the model is not chat or instruction-tuned")
+    return hints
 
 
 def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progress,
@@ -209,8 +238,8 @@ def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progr
     meta = document["metadata"]
     n = sum(len(samples) for samples in document["predictions"].values())
     lines = [f"**Compiled from the harness output**: {len(document['predictions'])} tasks, {n:,} samples of "
-             f"`{meta.get('model_name')}`. The form is filled in from the logs where they say; check it."]
-    lines += [f"- {escape_markdown(in_archive(note))}" for note in notes]
+             f"{code_span(meta.get('model_name'))}. The form is filled in from the logs where they say; check it."]
+    lines += [f"- {escape_markdown(text)}" for text in [*harness_hints(meta), *map(in_archive, notes)]]
     compiled = Compiled(dump_json(document), harness_form(meta), "\n".join(lines))
     with _COMPILED_LOCK:
         _COMPILED[key] = compiled
