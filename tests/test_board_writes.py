@@ -5,6 +5,7 @@ models than top_opponents + 1, a flag's reason changed, store paths relative to 
 working directory, a Hub commit that lands but whose answer is an error."""
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import SMALL_TASKS, cli, publish_all
@@ -19,7 +21,7 @@ from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.flags import FLAGS_FILE
-from leaderboard.storage.local import LocalStore, titles_part
+from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore, titles_part
 from leaderboard.storage.snapshot import SnapshotBoard
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreFailure
@@ -302,6 +304,42 @@ def test_the_command_line_reports_hub_failures_truthfully(hub, tmp_path, small_t
     assert "nothing was published" in failed.stderr and "HTTP 500" in failed.stderr
     assert "Traceback" not in failed.stderr and "internal error" not in failed.stderr
     assert sum(f.startswith("data/") for f in hub.files(REPO)) == 3
+
+
+
+def snapshot_rows(hub) -> int:
+    return pq.read_metadata(io.BytesIO(hub.read(REPO, SNAPSHOT_FILE))).num_rows
+
+
+def test_a_publication_whose_snapshot_commit_finds_the_hub_gone_is_reported_published(
+        hub, tmp_path, small_tasks_file, small_benchmark, small_documents):
+    """The Hub is lost after the publication's commit, before the snapshot's: the model is
+    published (exit 0, with a warning), `check` names the stale snapshot and the command
+    that writes it, which brings it up to date."""
+    hub.create_repo(REPO)
+    seed = replica(hub, tmp_path, small_benchmark, "seed")
+    publish_all(seed, small_documents[:2])
+    assert seed.publishing.refresh_intervals() and snapshot_rows(hub) == 2
+    form, document, _ = small_documents[2]
+    path = tmp_path / "model.json"
+    path.write_bytes(dump_json(document))
+    hub.unreachable_from_commit = 2  # the publication's commit lands, the snapshot's finds no Hub
+    published = hub_cli(hub, tmp_path, small_tasks_file, "publish", path, "--team", form["team_name"],
+                        "--model", form["model_name"], *FORM)
+    assert published.returncode == 0, published.stderr
+    assert f"{form['team_name']}/{form['model_name']}: published as" in published.stdout
+    assert "the ranking snapshot will be refreshed on the next write" in published.stderr
+    assert "Traceback" not in published.stderr
+    hub.unreachable = False
+    assert sum(f.startswith("data/") for f in hub.files(REPO)) == 3 and snapshot_rows(hub) == 2
+    check = hub_cli(hub, tmp_path, small_tasks_file, "check")
+    assert check.returncode == 2, check.stderr
+    assert "leaderboard.parquet is stale: it ranks 2 models of 3" in check.stdout
+    assert "refresh-snapshot --repo" in check.stdout
+    repaired = hub_cli(hub, tmp_path, small_tasks_file, "refresh-snapshot")
+    assert repaired.returncode == 0, repaired.stderr
+    assert snapshot_rows(hub) == 3
+    assert hub_cli(hub, tmp_path, small_tasks_file, "check").returncode == 0
 
 
 def bytes_written(root: Path, change) -> dict[str, int]:

@@ -18,7 +18,7 @@ from leaderboard.errors import BadInput, NotFound
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.flags import Flag, flags_json, validate_flag
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, BoardRewrite
-from leaderboard.storage.snapshot import snapshot_parquet
+from leaderboard.storage.snapshot import snapshot_parquet, stale_rows
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import normalize_name
 
@@ -154,6 +154,13 @@ class Administration:
             problems.append(f"duels of {len(orphans)} unpublished models ({', '.join(orphans[:3])}"
                             f"{', ...' if len(orphans) > 3 else ''}); run rebuild to drop them")
         return problems
+
+    def stale_snapshot(self) -> int | None:
+        """How many models the store's ranking snapshot ranks when it is not the loaded
+        board's (a publication whose snapshot could not be written after its commit); None
+        when it is, or the store has none. `Publishing.refresh_intervals` writes it again."""
+        board = self.board
+        return stale_rows(board.store.read_snapshot_file(), board.models, board.flags, board.benchmark)
 
     def rebuild(self, progress: Progress = no_progress, recompute: bool = False) -> RebuildReport:
         """Run the duels the tasks file's rule expects and the store lacks: the reference

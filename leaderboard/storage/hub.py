@@ -162,6 +162,10 @@ class HubStore:
         which a repo's files do not show without reading them (the board is loaded)."""
         return None
 
+    def read_snapshot_file(self) -> bytes | None:
+        self.revision()
+        return self._read(SNAPSHOT_FILE) if SNAPSHOT_FILE in self._files else None
+
     def duel_file_ids(self) -> list[str]:
         self.revision()
         return sorted(p[len(DUELS_DIR) + 1:-len(".parquet")] for p in self._files

@@ -625,6 +625,10 @@ class LocalStore:
         except OSError:
             return None
 
+    def read_snapshot_file(self) -> bytes | None:
+        path = self.root / SNAPSHOT_FILE
+        return path.read_bytes() if path.exists() else None
+
     def presubmission_days(self) -> dict[str, tuple[int, int]]:
         """The days with recorded pre-submissions, each with its file's version (size, time)."""
         folder = self.root / PRESUBMISSIONS_DIR

@@ -24,7 +24,11 @@ class Store(Protocol):
 
     def read_flags(self) -> bytes | None: ...
 
-    def read_snapshot(self) -> bytes | None: ...
+    def read_snapshot(self) -> bytes | None:
+        """The snapshot when nothing shows it older than the store's files, else None."""
+
+    def read_snapshot_file(self) -> bytes | None:
+        """leaderboard.parquet as stored, current or not; None when there is none."""
 
     def duel_file_ids(self) -> list[str]: ...
 
