@@ -5,6 +5,7 @@ models than top_opponents + 1, a flag's reason changed, store paths relative to 
 working directory, a Hub commit that lands but whose answer is an error."""
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -16,7 +17,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SMALL_TASKS, cli, publish_all
+from conftest import SMALL_TASKS, cli, publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
@@ -340,6 +341,63 @@ def test_a_publication_whose_snapshot_commit_finds_the_hub_gone_is_reported_publ
     assert repaired.returncode == 0, repaired.stderr
     assert snapshot_rows(hub) == 3
     assert hub_cli(hub, tmp_path, small_tasks_file, "check").returncode == 0
+
+
+
+# --- a local store that cannot be written: a full disk, a read-only folder ------------------
+
+@contextlib.contextmanager
+def store_on_small_filesystem(folder: Path, template: Path, kind: str):
+    """A copy of `template` at `folder`, on a tmpfs of its own made `kind`: "full" (no byte
+    left for a write) or "read-only". Mounting needs root (as the test machine runs)."""
+    folder.mkdir(parents=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512m", "tmpfs", str(folder)],
+                      capture_output=True).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        shutil.copytree(template, folder, dirs_exist_ok=True)
+        (folder / ".lock").touch()  # as a store that has been written has it
+        if kind == "full":
+            disk = os.statvfs(folder)
+            remount = f"remount,size={(disk.f_blocks - disk.f_bfree) * disk.f_frsize}"
+        else:
+            remount = "remount,ro"
+        subprocess.run(["mount", "-o", remount, str(folder)], check=True)
+        yield folder
+    finally:
+        subprocess.run(["umount", "--lazy", str(folder)], check=True)  # the test process may still map its files
+
+
+REMEDY = {"full": "the disk is full", "read-only": "read-only"}
+
+
+@pytest.mark.parametrize("kind", ["full", "read-only"])
+def test_a_store_that_cannot_be_written_refuses_through_the_command_line(
+        kind, tmp_path, small_tasks_file, small_store_template, small_documents):
+    """Publishing, flagging and writing the snapshot into a full or read-only store: exit 1
+    with what failed, what to do and that nothing was written; the store unchanged; reading
+    it works."""
+    form, document, _ = small_documents[5]
+    path = tmp_path / "model.json"
+    path.write_bytes(dump_json(document))
+    with store_on_small_filesystem(tmp_path / "store", small_store_template, kind) as root:
+        before = tree_digest(root)
+        published = run(small_tasks_file, "publish", path, "--store", root, "--team", form["team_name"],
+                        "--model", form["model_name"], *FORM)
+        assert published.returncode == 1, published.stderr
+        assert published.stderr.startswith("error: publishing failed, nothing was published")
+        assert REMEDY[kind] in published.stderr and "internal error" not in published.stderr
+        top = Leaderboard(LocalStore(root), load_benchmark(small_tasks_file)).ranked().index[0]
+        flagged = run(small_tasks_file, "flag", top, "--reason", "leaked", "--store", root)
+        assert flagged.returncode == 1 and "nothing was changed" in flagged.stderr, flagged.stderr
+        assert REMEDY[kind] in flagged.stderr
+        refreshed = run(small_tasks_file, "refresh-snapshot", "--store", root)
+        assert refreshed.returncode == 1 and REMEDY[kind] in refreshed.stderr, refreshed.stderr
+        assert "nothing was written" in refreshed.stderr
+        for reading in (["table"], ["check"], ["presubmit", path, "--team", "T", "--model", "M"]):
+            read = run(small_tasks_file, *reading, "--store", root)
+            assert read.returncode == 0, read.stderr
+        assert tree_digest(root) == before
 
 
 def bytes_written(root: Path, change) -> dict[str, int]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from leaderboard.board.writing import owned_duel_files, titles_of
+from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, titles_of
 from leaderboard.config.tasks import PANEL
 from leaderboard.engine import ranking
 from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
@@ -19,7 +19,7 @@ from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
-from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash, day_of, day_path
+from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash
 from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
@@ -179,10 +179,7 @@ class Publishing:
         record = PresubmissionRecord(at, account, None if account else client_hash(client_address),
                                      preview.metadata.team_name, file_sha256,
                                      preview.rank, len(preview.table))
-        try:
-            moved = board.presubmissions.record(record)
-        except OSError as e:
-            raise StoreFailure(f"writing {day_path(day_of(at))} failed ({e.strerror or type(e).__name__})") from None
+        moved = board.presubmissions.record(record)
         if moved is not None:
             board.follow(*moved)
         return record
@@ -200,7 +197,7 @@ class Publishing:
             raise BadInput(SAMPLE_REFUSED)
         reuse = preview.tournament
         for attempt in range(PUBLISH_ATTEMPTS):
-            with board.write_lock, board.store.lock():
+            with locked(board, NOTHING_PUBLISHED):
                 board.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
                 refuse_duplicate(board.models, sid, preview.metadata.title, preview.predictions_sha256)
                 metadata = stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
@@ -227,7 +224,7 @@ class Publishing:
                     continue
                 except StoreFailure as e:
                     if not self._landed_all_the_same(sid, e):
-                        raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
+                        raise StoreFailure(f"{NOTHING_PUBLISHED}: {e}") from None
                     log.warning("publishing %s: %s; the commit landed all the same", sid, e)
                 else:
                     board.replace_state(models, tournament, revision, ranked)
@@ -286,7 +283,7 @@ class Publishing:
         demo); `count`, when known, is how many there are, for the progress messages.
         Returns the submission ids."""
         board = self.board
-        with board.write_lock, board.store.lock():
+        with locked(board, NOTHING_PUBLISHED):
             board.refresh(fresh=True)
             models, tournament, ranked = dict(board.models), board.tournament.copy(), board.state.ranked
             staged, owners = [], set()  # (model, document bytes): bytes, a parsed document is ~10x larger
@@ -311,6 +308,6 @@ class Publishing:
             try:
                 revision = board.store.publish_all(publications, parent=board.revision)
             except (StoreConflict, StoreFailure) as e:  # a store failure, not bad input (exit 1)
-                raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
+                raise StoreFailure(f"{NOTHING_PUBLISHED}: {e}") from None
             board.replace_state(models, tournament, revision, ranked)
             return [m.submission_id for m, _ in staged]

@@ -53,6 +53,10 @@ class Store(Protocol):
         """The publication in one commit on top of `parent` (StoreConflict when the store
         moved since); returns the new revision."""
 
+    def publish_all(self, publications: list[Publication], parent: str | None = None) -> str:
+        """Several publications, in time order, in one commit (`publication_files`); returns
+        the new revision."""
+
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         """A rebuild, migration, removal or flag change in one commit; returns the new revision."""
 
