@@ -12,23 +12,25 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from playwright.sync_api import expect
 
-from conftest import SMALL_TASKS, cli, publish_all, tree_digest
+from conftest import DESKTOP, PHONE, SMALL_TASKS, cli, publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore, titles_part
-from leaderboard.storage.snapshot import SnapshotBoard
+from leaderboard.storage.snapshot import SnapshotBoard, stale_rows
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import load_benchmark
 from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown
-from test_e2e import serve
+from test_e2e import close, fill_form, open_page, serve, shot
 from test_hub import REPO, preview, replica
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -344,6 +346,26 @@ def test_a_publication_whose_snapshot_commit_finds_the_hub_gone_is_reported_publ
 
 
 
+
+def test_the_apps_start_writes_a_stale_snapshot_again(tmp_path_factory, full_store_template, full_benchmark,
+                                                      new_model_file):
+    """A publication whose snapshot was not written after its commit leaves a snapshot of
+    the board before it; the app's start writes the current one once its intervals are computed."""
+    root = tmp_path_factory.mktemp("stale") / "store"
+    shutil.copytree(full_store_template, root)
+    board = Leaderboard(LocalStore(root), full_benchmark)
+    board.publishing.publish(board.publishing.presubmit(new_model_file, {
+        "team_name": "Stale Lab", "model_name": "m", "model_type": "chat", "parameters": 7, "input_length": 4096,
+        "precision": "bfloat16", "link_to_model": "https://example.com/stale"}))
+    assert board.admin.stale_snapshot() == 5
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_STORE=str(root)):
+        deadline = time.monotonic() + 120
+        while stale_rows((root / SNAPSHOT_FILE).read_bytes(), board.models, board.flags, full_benchmark) is not None:
+            assert time.monotonic() < deadline, "the app's start left the snapshot stale"
+            time.sleep(0.5)
+    assert SnapshotBoard.of_store(LocalStore(root), full_benchmark).models.keys() == board.models.keys()
+
+
 # --- a local store that cannot be written: a full disk, a read-only folder ------------------
 
 @contextlib.contextmanager
@@ -397,6 +419,38 @@ def test_a_store_that_cannot_be_written_refuses_through_the_command_line(
         for reading in (["table"], ["check"], ["presubmit", path, "--team", "T", "--model", "M"]):
             read = run(small_tasks_file, *reading, "--store", root)
             assert read.returncode == 0, read.stderr
+        assert tree_digest(root) == before
+
+
+
+@pytest.mark.parametrize("kind", ["full", "read-only"])
+def test_a_store_that_cannot_be_written_refuses_a_publication_on_the_page(
+        kind, chromium, tmp_path_factory, full_store_template, new_model_file):
+    """In Chromium, on a desktop and a phone: the pre-submission is shown (its record could not
+    be kept, which it says) and the publication is refused with what to do and that nothing
+    was published, not Gradio's bare "Error"; the store unchanged."""
+    folder = tmp_path_factory.mktemp("unwritable") / "store"
+    with (store_on_small_filesystem(folder, full_store_template, kind) as root,
+          serve(tmp_path_factory, full_store_template, LEADERBOARD_STORE=str(root)) as (url, *_)):
+        before = tree_digest(root)
+        for viewport in (DESKTOP, PHONE):
+            page = open_page(chromium, url, viewport)
+            fill_form(page, new_model_file, "Full Disk Lab", f"{kind}-{viewport['width']}")
+            page.locator("#presubmit").click()
+            status = page.locator("#status")
+            expect(status).to_contain_text("would rank", timeout=60000)
+            expect(status).to_contain_text("could not be recorded")
+            page.locator("#publish").click()
+            page.locator("#confirm").click()
+            expect(status).to_contain_text("The store could not be written", timeout=60000)
+            expect(status).to_contain_text("nothing was published")
+            expect(status).to_contain_text(REMEDY[kind])
+            expect(status).not_to_contain_text(str(root))  # no server path for the page's visitors
+            expect(page.get_by_text("Error", exact=True)).to_have_count(0)
+            status.scroll_into_view_if_needed()
+            shot(page, f"store_{kind}_publication_refused", full_page=False)
+            assert not page.dialogs, page.dialogs
+            close(page)
         assert tree_digest(root) == before
 
 

@@ -256,6 +256,19 @@ class Publishing:
                 board.replace_state(state.models, state.tournament, revision, state.ranked, state.flags)
         return True
 
+    def refresh_stale_snapshot(self) -> bool:
+        """At an app's start: `refresh_intervals` when the store's snapshot is another board
+        version's (`Administration.stale_snapshot`: a publication whose snapshot could not
+        be written after its commit), not when it has none (the reference layout has none).
+        A store that refuses the write (read-only) keeps the stale one. Whether it wrote it."""
+        if self.board.admin.stale_snapshot() is None:
+            return False
+        try:
+            return self.refresh_intervals()
+        except StoreFailure as e:
+            log.warning("the stale ranking snapshot was not written again: %s", e)
+            return False
+
     def refresh_intervals_in_background(self) -> threading.Thread:
         """`refresh_intervals` in a thread (the app's, after a publication); from this call
         on until the intervals are computed, the board's `intervals_pending()` is true."""

@@ -243,9 +243,10 @@ def refused_writes(root: Path, nothing_written: bool = True):
     try:
         yield
     except OSError as e:
+        # the path within the store only: the message reaches the web page's visitors
         where = Path(e.filename).relative_to(root) if e.filename and Path(e.filename).is_relative_to(root) else None
         remedy = REMEDIES.get(e.errno, "fix that, then try again")
-        raise StoreFailure(f"writing {root}{f' ({where})' if where else ''} failed: "
+        raise StoreFailure(f"writing the store{f' ({where})' if where else ''} failed: "
                            f"{e.strerror or type(e).__name__}; {remedy}"
                            + ("; nothing was written" if nothing_written else "")) from None
 
