@@ -16,7 +16,7 @@ from leaderboard.config.tasks import PANEL
 from leaderboard.engine import ranking
 from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
 from leaderboard.engine.tournament import Tournament, play
-from leaderboard.errors import BadInput, StoreConflict, StoreFailure
+from leaderboard.errors import BadInput, StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
 from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash
@@ -222,6 +222,8 @@ class Publishing:
                     log.info("publishing %s: the store moved on (attempt %d), refreshing", sid, attempt + 1)
                     reuse = tournament
                     continue
+                except UnfinishedWrite:  # committed: its message says so, and who finishes it
+                    raise
                 except StoreFailure as e:
                     if not self._landed_all_the_same(sid, e):
                         raise StoreFailure(f"{NOTHING_PUBLISHED}: {e}") from None
@@ -320,6 +322,8 @@ class Publishing:
             publications[-1].rewritten_duels = files  # earlier models' files that the panel's changes added to
             try:
                 revision = board.store.publish_all(publications, parent=board.revision)
+            except UnfinishedWrite:  # committed: its message says so, and who finishes it
+                raise
             except (StoreConflict, StoreFailure) as e:  # a store failure, not bad input (exit 1)
                 raise StoreFailure(f"{NOTHING_PUBLISHED}: {e}") from None
             board.replace_state(models, tournament, revision, ranked)

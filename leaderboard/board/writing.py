@@ -10,7 +10,7 @@ import pandas as pd
 
 from leaderboard.engine.replay import duel_file_owners
 from leaderboard.engine.tournament import UNRECORDED_RULES, DuelRows, Tournament
-from leaderboard.errors import StoreConflict, StoreFailure
+from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, flags_json
 from leaderboard.storage.local import BoardRewrite
@@ -67,6 +67,8 @@ def write(board: Leaderboard, change: BoardRewrite, models: dict, tournament: To
         revision = board.store.rewrite(change, parent=board.revision)
     except StoreConflict as e:
         raise StoreFailure(f"{NOTHING_CHANGED} (another write came first), please try again: {e}") from None
+    except UnfinishedWrite:  # committed: its message says so, and who finishes it
+        raise
     except StoreFailure as e:
         try:
             moved = board.refresh(fresh=True)

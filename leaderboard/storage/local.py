@@ -53,7 +53,7 @@ from typing import Callable
 
 import numpy as np
 
-from leaderboard.errors import StoreConflict, StoreFailure
+from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.storage import duel_files, model_index
 from leaderboard.storage.flags import FLAGS_FILE
@@ -237,18 +237,21 @@ REMEDIES = {errno.ENOSPC: "the disk is full: free space on it, then try again",
 
 
 @contextlib.contextmanager
-def refused_writes(root: Path, nothing_written: bool = True):
+def refused_writes(root: Path, committed: bool = False):
     """An OSError of a write to the store at `root` as a StoreFailure that says what failed,
-    what to do and (`nothing_written`) that nothing was written."""
+    what to do and that nothing was written, or (`committed`: after the commit point) an
+    UnfinishedWrite that says who finishes it."""
     try:
         yield
     except OSError as e:
         # the path within the store only: the message reaches the web page's visitors
         where = Path(e.filename).relative_to(root) if e.filename and Path(e.filename).is_relative_to(root) else None
-        remedy = REMEDIES.get(e.errno, "fix that, then try again")
-        raise StoreFailure(f"writing the store{f' ({where})' if where else ''} failed: "
-                           f"{e.strerror or type(e).__name__}; {remedy}"
-                           + ("; nothing was written" if nothing_written else "")) from None
+        cause = (f"writing the store{f' ({where})' if where else ''} failed: {e.strerror or e}; "
+                 f"{REMEDIES.get(e.errno, 'fix that, then try again')}")
+        if committed:
+            raise UnfinishedWrite(f"{cause}; the change is committed, and the next command or app start that "
+                                  f"opens the store finishes it: do not make it again") from None
+        raise StoreFailure(f"{cause}; nothing was written") from None
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -795,7 +798,7 @@ class LocalStore:
                 (self.root / tmp).unlink(missing_ok=True)
             raise
         # committed: what fails now is finished by the next process that locks the store
-        with refused_writes(self.root, nothing_written=False):
+        with refused_writes(self.root, committed=True):
             _fsync_folder(self.root)
             self._apply_journal()
 
