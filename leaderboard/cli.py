@@ -336,11 +336,15 @@ def cmd_check(args) -> None:
 
 
 def cmd_refresh_snapshot(args) -> None:
+    from leaderboard.storage.snapshot import stale_rows
     board = _open_board(args)
-    if board.admin.stale_snapshot() is None and board.store.read_snapshot_file() is not None:
+    stored = board.store.read_snapshot_file()
+    if stored is not None and stale_rows(stored, board.models, board.flags, board.benchmark) is None:
         print(f"{board.store}: {SNAPSHOT_FILE} is current ({len(board.models)} models); nothing written")
         return
-    board.publishing.refresh_intervals()
+    if not board.publishing.refresh_intervals():  # another write came first, with its own snapshot
+        raise StoreFailure(f"{board.store} changed while the intervals were computed; {SNAPSHOT_FILE} was not "
+                           f"written: run `check` to see whether it is stale now")
     print(f"{board.store}: wrote {SNAPSHOT_FILE}, the ranking of {len(board.models)} models with their intervals")
 
 

@@ -343,6 +343,9 @@ def test_a_publication_whose_snapshot_commit_finds_the_hub_gone_is_reported_publ
     assert repaired.returncode == 0, repaired.stderr
     assert snapshot_rows(hub) == 3
     assert hub_cli(hub, tmp_path, small_tasks_file, "check").returncode == 0
+    commits = hub.commits
+    again = hub_cli(hub, tmp_path, small_tasks_file, "refresh-snapshot")
+    assert "leaderboard.parquet is current (3 models); nothing written" in again.stdout and hub.commits == commits
 
 
 
