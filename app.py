@@ -51,9 +51,10 @@ def main():
     # 10,000 models, which a new Hub replica has not even downloaded), and the page says
     # meanwhile that they are being refreshed. Not during the page's build: a thread
     # computing them then failed with CPython 3.11's "AST constructor recursion depth
-    # mismatch" (its ast module is not safe for two threads parsing at once).
+    # mismatch" (its ast module is not safe for two threads parsing at once). A stale
+    # snapshot (a publication's, whose writing after its commit failed) is then written again.
     if not board.certainty_from_snapshot():
-        board.certainty_in_background(after=serving)
+        board.certainty_in_background(after=serving, then=board.publishing.refresh_stale_snapshot)
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them.
     gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)

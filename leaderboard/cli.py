@@ -8,11 +8,12 @@ import argparse
 import contextlib
 import json
 import os
+import shlex
 import sys
 import traceback
 
 import stats
-from leaderboard.storage.local import LocalStore
+from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
 from leaderboard.submission.alignment import TaskReference
@@ -193,7 +194,12 @@ def cmd_presubmit(args, publish: bool = False) -> None:
         if publish:
             board.publishing.publish(preview, progress=bar)
             bar(1.0, "computing the rank and score intervals")  # after the commit, then written with the snapshot
-            board.publishing.refresh_intervals()
+            try:
+                board.publishing.refresh_intervals()
+            except StoreFailure as e:  # the model is published all the same: only the snapshot is behind
+                preview.warnings.append(f"{preview.submission_id} is published, but writing the ranking snapshot "
+                                        f"after it failed ({e}); the ranking snapshot will be refreshed on the next "
+                                        f"write, or now by `{_repair(board.store)}`")
     finally:
         bar.close()
     _print_warnings(preview.warnings)
@@ -306,9 +312,19 @@ def cmd_unflag(args) -> None:
             f"duels, `rebuild` runs them" if skipped else ""))
 
 
+def _repair(store) -> str:
+    """The command that writes the ranking snapshot of `store` again."""
+    where = f"--store {shlex.quote(str(store.root))}" if isinstance(store, LocalStore) else f"--repo {store.repo_id}"
+    return f"python -m leaderboard refresh-snapshot {where}"
+
+
 def cmd_check(args) -> None:
     board = _open_board(args)
     problems = board.admin.check()
+    stale = board.admin.stale_snapshot()
+    if stale is not None:
+        problems.append(f"{SNAPSHOT_FILE} is stale: it ranks {stale} models of {len(board.models)}; "
+                        f"run `{_repair(board.store)}` (the app's next start and the board's next write do too)")
     for note in board.store.recovered:  # repaired when the store was opened, so not problems
         _say(f"repaired: {note}")
     for problem in problems:
@@ -317,6 +333,19 @@ def cmd_check(args) -> None:
           f"{'no problems' if not problems else f'{len(problems)} problems'}")
     if problems:
         raise SystemExit(EXIT_BAD_INPUT)
+
+
+def cmd_refresh_snapshot(args) -> None:
+    from leaderboard.storage.snapshot import stale_rows
+    board = _open_board(args)
+    stored = board.store.read_snapshot_file()
+    if stored is not None and stale_rows(stored, board.models, board.flags, board.benchmark) is None:
+        print(f"{board.store}: {SNAPSHOT_FILE} is current ({len(board.models)} models); nothing written")
+        return
+    if not board.publishing.refresh_intervals():  # another write came first, with its own snapshot
+        raise StoreFailure(f"{board.store} changed while the intervals were computed; {SNAPSHOT_FILE} was not "
+                           f"written: run `check` to see whether it is stale now")
+    print(f"{board.store}: wrote {SNAPSHOT_FILE}, the ranking of {len(board.models)} models with their intervals")
 
 
 def cmd_sample_file(args) -> None:
@@ -477,6 +506,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="integrity report: missing or orphan duels, invalid files")
     store_arg(p)
     p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("refresh-snapshot", help=f"write the ranking snapshot ({SNAPSHOT_FILE}) again when it is "
+                                                "stale or missing (`check` reports a stale one)")
+    store_arg(p)
+    p.set_defaults(run=cmd_refresh_snapshot)
 
     p = sub.add_parser("sample-file", help="write a valid sample submission file for the store")
     store_arg(p)

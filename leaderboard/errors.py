@@ -5,7 +5,8 @@
 - `NotFound` (exit 2): a bad input naming something that does not exist (a model id);
   `StoreNotFound` (exit 2) for a store.
 - `StoreFailure` (exit 1): the store could not be read or written (network, permissions, disk);
-  the message gives the cause and says whether anything was published.
+  the message gives the cause and says whether anything was published (`UnfinishedWrite`:
+  committed, finished by the next process that opens the store).
 - `StoreConflict`: the store changed under a write, which wrote nothing; the board retries
   (exit 1 when it reaches the caller).
 """
@@ -40,6 +41,11 @@ class NotFound(BadInput):
 class StoreFailure(Exception):
     """The store could not be read or written (network, permissions); the message says
     whether anything was written."""
+
+
+class UnfinishedWrite(StoreFailure):
+    """A local write failed after its commit point: it is committed (its journal), and the
+    next process that opens the store finishes it; so it must not be written again."""
 
 
 class StoreNotFound(StoreFailure):

@@ -10,7 +10,10 @@ and the branch moves by compare-and-swap (`git update-ref NEW OLD`), so a commit
 whole or not at all. `fail_next_commits` makes the next commits fail with HTTP 500 before
 anything is written; `fail_after_next_commits` makes them land and then answer HTTP 500 (a
 commit whose answer is lost); `fail_next_tree_listings` makes the next file listings fail with
-HTTP 400 (a status the client does not retry). Writes need `Authorization: Bearer <token>`; reads are public.
+HTTP 400 (a status the client does not retry); `unreachable_from_commit` = n makes the n-th
+commit from now (1: the next) and every request after it find the hub unreachable, their
+connections dropped unanswered (`unreachable`, until set back to False): the network lost
+between two commits. Writes need `Authorization: Bearer <token>`; reads are public.
 `requests` counts the HTTP requests answered (`requests_by_route`: by handler), `bytes_sent`
 their bodies' bytes and `downloaded` lists the files downloaded (path, in order); `latency`
 (seconds, default 0) delays every answer, as a distant Hub would.
@@ -48,6 +51,7 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "hub", "GIT_AUTHOR_EMAIL": "hub@localhost", "GIT_C
            "GIT_COMMITTER_EMAIL": "hub@localhost"}
 REPO = r"(?P<repo>[^/]+/[^/]+)"
 REV = r"(?P<rev>[^/]+)"
+COMMIT_PATH = rf"/api/datasets/{REPO}/commit/{REV}"
 
 
 class HubError(Exception):
@@ -139,6 +143,8 @@ class FakeHub:
         self.fail_next_commits = 0
         self.fail_after_next_commits = 0
         self.fail_next_tree_listings = 0
+        self.unreachable_from_commit = 0
+        self.unreachable = False  # every request's connection dropped without an answer
         self.commits = 0  # successful commits, all repos
         self.rejected = 0  # commits refused because their parent was not the head
         self.latency = 0.0  # seconds every answer waits
@@ -234,7 +240,7 @@ class FakeHub:
         ("GET", rf"/api/datasets/{REPO}/tree/{REV}(?:/(?P<path>.*))?", "_tree"),
         ("POST", rf"/api/datasets/{REPO}/paths-info/{REV}", "_paths_info"),
         ("POST", rf"/api/datasets/{REPO}/preupload/{REV}", "_preupload"),
-        ("POST", rf"/api/datasets/{REPO}/commit/{REV}", "_commit"),
+        ("POST", COMMIT_PATH, "_commit"),
         ("POST", r"/api/validate-yaml", "_validate_yaml"),
         ("GET", rf"/datasets/{REPO}/resolve/{REV}/(?P<path>.+)", "_resolve"),
         ("HEAD", rf"/datasets/{REPO}/resolve/{REV}/(?P<path>.+)", "_resolve"),
@@ -248,6 +254,12 @@ class FakeHub:
 
     def _dispatch(self, request: BaseHTTPRequestHandler, method: str) -> None:
         url = urlparse(request.path)
+        if self.unreachable_from_commit and method == "POST" and re.fullmatch(COMMIT_PATH, url.path):
+            self.unreachable_from_commit -= 1
+            self.unreachable = not self.unreachable_from_commit
+        if self.unreachable:
+            request.close_connection = True
+            return
         body = request.rfile.read(int(request.headers.get("Content-Length") or 0)) if method == "POST" else b""
         if self.latency:
             time.sleep(self.latency)

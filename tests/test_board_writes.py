@@ -5,27 +5,32 @@ models than top_opponents + 1, a flag's reason changed, store paths relative to 
 working directory, a Hub commit that lands but whose answer is an error."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
+from playwright.sync_api import expect
 
-from conftest import SMALL_TASKS, cli, publish_all
+from conftest import DESKTOP, PHONE, SMALL_TASKS, cli, publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.flags import FLAGS_FILE
-from leaderboard.storage.local import LocalStore, titles_part
-from leaderboard.storage.snapshot import SnapshotBoard
+from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore, titles_part
+from leaderboard.storage.snapshot import SnapshotBoard, stale_rows
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import load_benchmark
 from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown
-from test_e2e import serve
+from test_e2e import close, fill_form, open_page, serve, shot
 from test_hub import REPO, preview, replica
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -302,6 +307,154 @@ def test_the_command_line_reports_hub_failures_truthfully(hub, tmp_path, small_t
     assert "nothing was published" in failed.stderr and "HTTP 500" in failed.stderr
     assert "Traceback" not in failed.stderr and "internal error" not in failed.stderr
     assert sum(f.startswith("data/") for f in hub.files(REPO)) == 3
+
+
+
+def snapshot_rows(hub) -> int:
+    return pq.read_metadata(io.BytesIO(hub.read(REPO, SNAPSHOT_FILE))).num_rows
+
+
+def test_a_publication_whose_snapshot_commit_finds_the_hub_gone_is_reported_published(
+        hub, tmp_path, small_tasks_file, small_benchmark, small_documents):
+    """The Hub is lost after the publication's commit, before the snapshot's: the model is
+    published (exit 0, with a warning), `check` names the stale snapshot and the command
+    that writes it, which brings it up to date."""
+    hub.create_repo(REPO)
+    seed = replica(hub, tmp_path, small_benchmark, "seed")
+    publish_all(seed, small_documents[:2])
+    assert seed.publishing.refresh_intervals() and snapshot_rows(hub) == 2
+    form, document, _ = small_documents[2]
+    path = tmp_path / "model.json"
+    path.write_bytes(dump_json(document))
+    hub.unreachable_from_commit = 2  # the publication's commit lands, the snapshot's finds no Hub
+    published = hub_cli(hub, tmp_path, small_tasks_file, "publish", path, "--team", form["team_name"],
+                        "--model", form["model_name"], *FORM)
+    assert published.returncode == 0, published.stderr
+    assert f"{form['team_name']}/{form['model_name']}: published as" in published.stdout
+    assert "the ranking snapshot will be refreshed on the next write" in published.stderr
+    assert "Traceback" not in published.stderr
+    hub.unreachable = False
+    assert sum(f.startswith("data/") for f in hub.files(REPO)) == 3 and snapshot_rows(hub) == 2
+    check = hub_cli(hub, tmp_path, small_tasks_file, "check")
+    assert check.returncode == 2, check.stderr
+    assert "leaderboard.parquet is stale: it ranks 2 models of 3" in check.stdout
+    assert "refresh-snapshot --repo" in check.stdout
+    repaired = hub_cli(hub, tmp_path, small_tasks_file, "refresh-snapshot")
+    assert repaired.returncode == 0, repaired.stderr
+    assert snapshot_rows(hub) == 3
+    assert hub_cli(hub, tmp_path, small_tasks_file, "check").returncode == 0
+    commits = hub.commits
+    again = hub_cli(hub, tmp_path, small_tasks_file, "refresh-snapshot")
+    assert "leaderboard.parquet is current (3 models); nothing written" in again.stdout and hub.commits == commits
+
+
+
+
+def test_the_apps_start_writes_a_stale_snapshot_again(tmp_path_factory, full_store_template, full_benchmark,
+                                                      new_model_file):
+    """A publication whose snapshot was not written after its commit leaves a snapshot of
+    the board before it; the app's start writes the current one once its intervals are computed."""
+    root = tmp_path_factory.mktemp("stale") / "store"
+    shutil.copytree(full_store_template, root)
+    board = Leaderboard(LocalStore(root), full_benchmark)
+    board.publishing.publish(board.publishing.presubmit(new_model_file, {
+        "team_name": "Stale Lab", "model_name": "m", "model_type": "chat", "parameters": 7, "input_length": 4096,
+        "precision": "bfloat16", "link_to_model": "https://example.com/stale"}))
+    assert board.admin.stale_snapshot() == 5
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_STORE=str(root)):
+        deadline = time.monotonic() + 120
+        while stale_rows((root / SNAPSHOT_FILE).read_bytes(), board.models, board.flags, full_benchmark) is not None:
+            assert time.monotonic() < deadline, "the app's start left the snapshot stale"
+            time.sleep(0.5)
+    assert SnapshotBoard.of_store(LocalStore(root), full_benchmark).models.keys() == board.models.keys()
+
+
+# --- a local store that cannot be written: a full disk, a read-only folder ------------------
+
+@contextlib.contextmanager
+def store_on_small_filesystem(folder: Path, template: Path, kind: str):
+    """A copy of `template` at `folder`, on a tmpfs of its own made `kind`: "full" (no byte
+    left for a write) or "read-only". Mounting needs root (as the test machine runs)."""
+    folder.mkdir(parents=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=512m", "tmpfs", str(folder)],
+                      capture_output=True).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        shutil.copytree(template, folder, dirs_exist_ok=True)
+        (folder / ".lock").touch()  # as a store that has been written has it
+        if kind == "full":
+            disk = os.statvfs(folder)
+            remount = f"remount,size={(disk.f_blocks - disk.f_bfree) * disk.f_frsize}"
+        else:
+            remount = "remount,ro"
+        subprocess.run(["mount", "-o", remount, str(folder)], check=True)
+        yield folder
+    finally:
+        subprocess.run(["umount", "--lazy", str(folder)], check=True)  # the test process may still map its files
+
+
+REMEDY = {"full": "the disk is full", "read-only": "read-only"}
+
+
+@pytest.mark.parametrize("kind", ["full", "read-only"])
+def test_a_store_that_cannot_be_written_refuses_through_the_command_line(
+        kind, tmp_path, small_tasks_file, small_store_template, small_documents):
+    """Publishing, flagging and writing the snapshot into a full or read-only store: exit 1
+    with what failed, what to do and that nothing was written; the store unchanged; reading
+    it works."""
+    form, document, _ = small_documents[5]
+    path = tmp_path / "model.json"
+    path.write_bytes(dump_json(document))
+    with store_on_small_filesystem(tmp_path / "store", small_store_template, kind) as root:
+        before = tree_digest(root)
+        published = run(small_tasks_file, "publish", path, "--store", root, "--team", form["team_name"],
+                        "--model", form["model_name"], *FORM)
+        assert published.returncode == 1, published.stderr
+        assert published.stderr.startswith("error: publishing failed, nothing was published")
+        assert REMEDY[kind] in published.stderr and "internal error" not in published.stderr
+        top = Leaderboard(LocalStore(root), load_benchmark(small_tasks_file)).ranked().index[0]
+        flagged = run(small_tasks_file, "flag", top, "--reason", "leaked", "--store", root)
+        assert flagged.returncode == 1 and "nothing was changed" in flagged.stderr, flagged.stderr
+        assert REMEDY[kind] in flagged.stderr
+        refreshed = run(small_tasks_file, "refresh-snapshot", "--store", root)
+        assert refreshed.returncode == 1 and REMEDY[kind] in refreshed.stderr, refreshed.stderr
+        assert "nothing was written" in refreshed.stderr
+        for reading in (["table"], ["check"], ["presubmit", path, "--team", "T", "--model", "M"]):
+            read = run(small_tasks_file, *reading, "--store", root)
+            assert read.returncode == 0, read.stderr
+        assert tree_digest(root) == before
+
+
+
+@pytest.mark.parametrize("kind", ["full", "read-only"])
+def test_a_store_that_cannot_be_written_refuses_a_publication_on_the_page(
+        kind, chromium, tmp_path_factory, full_store_template, new_model_file):
+    """In Chromium, on a desktop and a phone: the pre-submission is shown (its record could not
+    be kept, which it says) and the publication is refused with what to do and that nothing
+    was published, not Gradio's bare "Error"; the store unchanged."""
+    folder = tmp_path_factory.mktemp("unwritable") / "store"
+    with (store_on_small_filesystem(folder, full_store_template, kind) as root,
+          serve(tmp_path_factory, full_store_template, LEADERBOARD_STORE=str(root)) as (url, *_)):
+        before = tree_digest(root)
+        for viewport in (DESKTOP, PHONE):
+            page = open_page(chromium, url, viewport)
+            fill_form(page, new_model_file, "Full Disk Lab", f"{kind}-{viewport['width']}")
+            page.locator("#presubmit").click()
+            status = page.locator("#status")
+            expect(status).to_contain_text("would rank", timeout=60000)
+            expect(status).to_contain_text("could not be recorded")
+            page.locator("#publish").click()
+            page.locator("#confirm").click()
+            expect(status).to_contain_text("The store could not be written", timeout=60000)
+            expect(status).to_contain_text("nothing was published")
+            expect(status).to_contain_text(REMEDY[kind])
+            expect(status).not_to_contain_text(str(root))  # no server path for the page's visitors
+            expect(page.get_by_text("Error", exact=True)).to_have_count(0)
+            status.scroll_into_view_if_needed()
+            shot(page, f"store_{kind}_publication_refused", full_page=False)
+            assert not page.dialogs, page.dialogs
+            close(page)
+        assert tree_digest(root) == before
 
 
 def bytes_written(root: Path, change) -> dict[str, int]:

@@ -7,6 +7,7 @@ import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -28,7 +29,10 @@ from leaderboard.storage.dataset_card import RANKING_CONFIG, card_update
 from leaderboard.storage.hub import HubStore
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.local import SNAPSHOT_FILE, TOURNAMENT_FILE, LocalStore
+from leaderboard.storage.store import Store
 from leaderboard.storage.strict_json import dump_json
+from leaderboard.submission.metadata import validate_metadata
+from leaderboard.submission.parsing import parse_submission
 from leaderboard.errors import StoreFailure
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -407,3 +411,37 @@ def test_the_first_write_to_a_repo_without_an_index_indexes_the_whole_board(hub,
     assert hub.downloaded == segments
     pd.testing.assert_frame_equal(b.ranked(), a.ranked())
     pd.testing.assert_frame_equal(duel_frame(b), duel_frame(a))
+
+
+def test_both_stores_implement_the_whole_store_protocol_the_board_calls():
+    """What the board calls on a store is in the `Store` protocol, and both stores have it all."""
+    board_code = "".join(path.read_text() for path in (ROOT / "leaderboard" / "board").glob("*.py"))
+    called = set(re.findall(r"\bstore\.([a-z_]+)\(", board_code))
+    protocol = {name for name in vars(Store) if not name.startswith("_")}
+    assert called and called <= protocol, called - protocol
+    for store in (LocalStore, HubStore):
+        assert [name for name in sorted(protocol) if not callable(getattr(store, name, None))] == [], store
+
+
+def test_publish_all_into_a_hub_repo_is_one_commit_of_a_local_stores_files(hub, tmp_path, small_benchmark,
+                                                                            small_documents):
+    """`publish_all` (how a demo or a bulk import is written) into a Hub repo: one commit,
+    the files a local store gets, and a new replica ranks as the local board does."""
+    hub.create_repo(REPO)
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    local = Leaderboard(LocalStore(tmp_path / "local"), small_benchmark)
+
+    def submissions():
+        for form, document, submitted_at in small_documents[:4]:
+            yield validate_metadata(**form), parse_submission(dump_json(document), small_benchmark), submitted_at
+    commits = hub.commits
+    ids = board.publishing.publish_all(submissions(), count=4)
+    assert hub.commits == commits + 1
+    assert local.publishing.publish_all(submissions(), count=4) == ids
+    root = local.store.root
+    local_files = sorted(str(p.relative_to(root)) for folder in ("data", "duels", "titles") for p in (root / folder).iterdir())
+    assert [path for path in local_files + [SNAPSHOT_FILE] if hub.read(REPO, path) != (root / path).read_bytes()] == []
+    assert {f"arrays/{sid}.npz" for sid in ids} <= set(hub.files(REPO))
+    fresh = replica(hub, tmp_path, small_benchmark, "b")
+    pd.testing.assert_frame_equal(fresh.ranked(), local.ranked())
+    assert fresh.admin.check() == [] and fresh.admin.stale_snapshot() is None

@@ -121,7 +121,7 @@ def test_a_record_that_cannot_be_written_says_so_and_keeps_the_preview(small_sto
     board, root = small_store, small_store.store.root
     (root / PRESUBMISSIONS_DIR).write_text("a file where the records' folder should be")
     preview = preview_of(board, small_documents[5])
-    with pytest.raises(StoreFailure, match=r"writing presubmissions/\d{4}-\d\d-\d\d\.jsonl failed"):
+    with pytest.raises(StoreFailure, match=r"\(presubmissions\) failed: File exists; .*nothing was written"):
         board.publishing.disclose(preview, "d" * 64, None, "192.0.2.9")
     note = submission.disclosure_note(preview, "writing presubmissions/2026-11-23.jsonl failed (Not a directory)")
     assert "could not be recorded" in note and "Not a directory" in note and "preview is shown" in note

@@ -23,6 +23,7 @@ from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TOURNAMENT_FILE, 
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.engine.tournament import Tournament
+from leaderboard.errors import StoreFailure, UnfinishedWrite
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -171,7 +172,7 @@ def test_a_write_failing_before_the_commit_point_publishes_nothing(small_store, 
     form, document, _ = small_documents[5]
     preview = small_store.publishing.presubmit(dump_json(document), form)
     _fail_replace_into(monkeypatch, JOURNAL_FILE)
-    with pytest.raises(OSError):
+    with pytest.raises(StoreFailure, match="nothing was published: writing the store failed: disk failure"):
         small_store.publishing.publish(preview)
     monkeypatch.undo()
     reopened = Leaderboard(LocalStore(root), small_store.benchmark)
@@ -187,9 +188,10 @@ def test_a_write_failing_after_the_commit_point_is_completed_on_the_next_load(sm
     form, document, _ = small_documents[5]
     preview = small_store.publishing.presubmit(dump_json(document), form)
     _fail_replace_into(monkeypatch, "/data/")
-    with pytest.raises(OSError):
+    with pytest.raises(UnfinishedWrite, match="the change is committed, and the next command or app start") as e:
         small_store.publishing.publish(preview)
     monkeypatch.undo()
+    assert "nothing was published" not in str(e.value)
     assert (root / JOURNAL_FILE).exists()
     reopened = Leaderboard(LocalStore(root), small_store.benchmark)
     assert preview.submission_id in reopened.models

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.board.writing import rewrite, write
+from leaderboard.board.writing import NOTHING_CHANGED, locked, rewrite, write
 from leaderboard.config.tasks import PANEL
 from leaderboard.engine import panel as reference_panel, ranking, replay
 from leaderboard.engine.replay import duel_file_owners, missing_duels, run_missing_duels, submitted_times
@@ -18,7 +18,7 @@ from leaderboard.errors import BadInput, NotFound
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.flags import Flag, flags_json, validate_flag
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, BoardRewrite
-from leaderboard.storage.snapshot import snapshot_parquet
+from leaderboard.storage.snapshot import snapshot_parquet, stale_rows
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import normalize_name
 
@@ -78,7 +78,7 @@ class Administration:
         board = self.board
         if not reason.strip():
             raise BadInput("give a reason for the removal")
-        with board.write_lock, board.store.lock():
+        with locked(board, NOTHING_CHANGED):
             board.refresh(fresh=True)
             self._require_published(submission_id)
             models = {s: m for s, m in board.models.items() if s != submission_id}
@@ -103,7 +103,7 @@ class Administration:
         the model over from then on, as publication did."""
         board = self.board
         reason, link = validate_flag(reason, link)
-        with board.write_lock, board.store.lock():
+        with locked(board, NOTHING_CHANGED):
             board.refresh(fresh=True)
             self._require_published(submission_id)
             earlier = board.flags.get(submission_id)
@@ -115,7 +115,7 @@ class Administration:
         """Take a model's flag off, in one write."""
         board = self.board
         reason = validate_flag(reason)[0] if normalize_name(reason) else ""
-        with board.write_lock, board.store.lock():
+        with locked(board, NOTHING_CHANGED):
             board.refresh(fresh=True)
             self._require_published(submission_id)
             if submission_id not in board.flags:
@@ -155,6 +155,13 @@ class Administration:
                             f"{', ...' if len(orphans) > 3 else ''}); run rebuild to drop them")
         return problems
 
+    def stale_snapshot(self) -> int | None:
+        """How many models the store's ranking snapshot ranks when it is not the loaded
+        board's (a publication whose snapshot could not be written after its commit); None
+        when it is, or the store has none. `Publishing.refresh_intervals` writes it again."""
+        board = self.board
+        return stale_rows(board.store.read_snapshot_file(), board.models, board.flags, board.benchmark)
+
     def rebuild(self, progress: Progress = no_progress, recompute: bool = False) -> RebuildReport:
         """Run the duels the tasks file's rule expects and the store lacks: the reference
         panel's (settled with its backfill), or each submission's with the top models of
@@ -164,7 +171,7 @@ class Administration:
         opponent rules: see `RebuildReport`). Duels of unpublished models are dropped.
         Writes every duel file again, in one commit."""
         board = self.board
-        with board.write_lock, board.store.lock():
+        with locked(board, NOTHING_CHANGED):
             board.refresh(fresh=True)
             tournament, report = board.tournament.copy(), RebuildReport()
             before = self._ranks_as_stored() if recompute else None
@@ -218,7 +225,7 @@ class Administration:
         files, keeping every duel as it is (its rules stay "unrecorded" until a
         `rebuild --recompute`). Returns the number of duel files written."""
         board = self.board
-        with board.write_lock, board.store.lock():
+        with locked(board, NOTHING_CHANGED):
             board.refresh(fresh=True)
             if not board.store.read_tournament() and not board.orphan_duels:
                 raise BadInput("nothing to migrate: the store has no tournament.json")

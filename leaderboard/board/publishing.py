@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from leaderboard.board.writing import owned_duel_files, titles_of
+from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, titles_of
 from leaderboard.config.tasks import PANEL
 from leaderboard.engine import ranking
 from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
 from leaderboard.engine.tournament import Tournament, play
-from leaderboard.errors import BadInput, StoreConflict, StoreFailure
+from leaderboard.errors import BadInput, StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
-from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash, day_of, day_path
+from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash
 from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
@@ -179,10 +179,7 @@ class Publishing:
         record = PresubmissionRecord(at, account, None if account else client_hash(client_address),
                                      preview.metadata.team_name, file_sha256,
                                      preview.rank, len(preview.table))
-        try:
-            moved = board.presubmissions.record(record)
-        except OSError as e:
-            raise StoreFailure(f"writing {day_path(day_of(at))} failed ({e.strerror or type(e).__name__})") from None
+        moved = board.presubmissions.record(record)
         if moved is not None:
             board.follow(*moved)
         return record
@@ -200,7 +197,7 @@ class Publishing:
             raise BadInput(SAMPLE_REFUSED)
         reuse = preview.tournament
         for attempt in range(PUBLISH_ATTEMPTS):
-            with board.write_lock, board.store.lock():
+            with locked(board, NOTHING_PUBLISHED):
                 board.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
                 refuse_duplicate(board.models, sid, preview.metadata.title, preview.predictions_sha256)
                 metadata = stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
@@ -225,9 +222,11 @@ class Publishing:
                     log.info("publishing %s: the store moved on (attempt %d), refreshing", sid, attempt + 1)
                     reuse = tournament
                     continue
+                except UnfinishedWrite:  # committed: its message says so, and who finishes it
+                    raise
                 except StoreFailure as e:
                     if not self._landed_all_the_same(sid, e):
-                        raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
+                        raise StoreFailure(f"{NOTHING_PUBLISHED}: {e}") from None
                     log.warning("publishing %s: %s; the commit landed all the same", sid, e)
                 else:
                     board.replace_state(models, tournament, revision, ranked)
@@ -259,6 +258,19 @@ class Publishing:
                 board.replace_state(state.models, state.tournament, revision, state.ranked, state.flags)
         return True
 
+    def refresh_stale_snapshot(self) -> bool:
+        """At an app's start: `refresh_intervals` when the store's snapshot is another board
+        version's (`Administration.stale_snapshot`: a publication whose snapshot could not
+        be written after its commit), not when it has none (the reference layout has none).
+        A store that refuses the write (read-only) keeps the stale one. Whether it wrote it."""
+        if self.board.admin.stale_snapshot() is None:
+            return False
+        try:
+            return self.refresh_intervals()
+        except StoreFailure as e:
+            log.warning("the stale ranking snapshot was not written again: %s", e)
+            return False
+
     def refresh_intervals_in_background(self) -> threading.Thread:
         """`refresh_intervals` in a thread (the app's, after a publication); from this call
         on until the intervals are computed, the board's `intervals_pending()` is true."""
@@ -286,7 +298,7 @@ class Publishing:
         demo); `count`, when known, is how many there are, for the progress messages.
         Returns the submission ids."""
         board = self.board
-        with board.write_lock, board.store.lock():
+        with locked(board, NOTHING_PUBLISHED):
             board.refresh(fresh=True)
             models, tournament, ranked = dict(board.models), board.tournament.copy(), board.state.ranked
             staged, owners = [], set()  # (model, document bytes): bytes, a parsed document is ~10x larger
@@ -310,7 +322,9 @@ class Publishing:
             publications[-1].rewritten_duels = files  # earlier models' files that the panel's changes added to
             try:
                 revision = board.store.publish_all(publications, parent=board.revision)
+            except UnfinishedWrite:  # committed: its message says so, and who finishes it
+                raise
             except (StoreConflict, StoreFailure) as e:  # a store failure, not bad input (exit 1)
-                raise StoreFailure(f"publishing failed, nothing was published: {e}") from None
+                raise StoreFailure(f"{NOTHING_PUBLISHED}: {e}") from None
             board.replace_state(models, tournament, revision, ranked)
             return [m.submission_id for m, _ in staged]

@@ -2,6 +2,7 @@
 one-commit rewrites of the board's files after which the written state is the board's."""
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -9,7 +10,7 @@ import pandas as pd
 
 from leaderboard.engine.replay import duel_file_owners
 from leaderboard.engine.tournament import UNRECORDED_RULES, DuelRows, Tournament
-from leaderboard.errors import StoreConflict, StoreFailure
+from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, flags_json
 from leaderboard.storage.local import BoardRewrite
@@ -20,6 +21,22 @@ if TYPE_CHECKING:
 
 UNRECORDED_DESCRIPTION = {"version": None, "note": "imported from a reference-layout tournament.json; the rules "
                                                   "that computed these duels were not recorded"}
+
+
+NOTHING_CHANGED = "writing the store failed, nothing was changed"
+NOTHING_PUBLISHED = "publishing failed, nothing was published"
+
+
+@contextlib.contextmanager
+def locked(board: Leaderboard, failed: str):
+    """The board's and its store's write locks; a store that cannot be locked for writing
+    (a read-only folder) is a StoreFailure starting with `failed` (`NOTHING_CHANGED`, ...)."""
+    with board.write_lock, contextlib.ExitStack() as held:
+        try:
+            held.enter_context(board.store.lock())
+        except StoreFailure as e:
+            raise StoreFailure(f"{failed}: {e}") from None
+        yield
 
 
 def titles_of(models: dict) -> dict:
@@ -49,15 +66,16 @@ def write(board: Leaderboard, change: BoardRewrite, models: dict, tournament: To
     try:
         revision = board.store.rewrite(change, parent=board.revision)
     except StoreConflict as e:
-        raise StoreFailure(f"writing the store failed, nothing was changed (another write came first), "
-                           f"please try again: {e}") from None
+        raise StoreFailure(f"{NOTHING_CHANGED} (another write came first), please try again: {e}") from None
+    except UnfinishedWrite:  # committed: its message says so, and who finishes it
+        raise
     except StoreFailure as e:
         try:
             moved = board.refresh(fresh=True)
         except StoreFailure:
             moved = None
         if moved is False:
-            raise StoreFailure(f"writing the store failed, nothing was changed: {e}") from None
+            raise StoreFailure(f"{NOTHING_CHANGED}: {e}") from None
         seen = "changed meanwhile" if moved else "could not be read back"
         raise StoreFailure(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
                            f"look (`table`, `check`) before writing again") from None

@@ -37,8 +37,8 @@ from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
 from leaderboard.storage.dataset_card import CARD_FILE, card_update
 from leaderboard.storage import duel_files, hub_index, model_index
 from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
-                                       PublishedModel, stored_titles, titles_files, write_atomically, write_cached,
-                                       decode_cached, encoded_with_info, model_from_info)
+                                       PublishedModel, publication_files, stored_titles, write_atomically,
+                                       write_cached, decode_cached, encoded_with_info, model_from_info)
 from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
 log = logging.getLogger(__name__)
@@ -162,6 +162,10 @@ class HubStore:
         which a repo's files do not show without reading them (the board is loaded)."""
         return None
 
+    def read_snapshot_file(self) -> bytes | None:
+        self.revision()
+        return self._read(SNAPSHOT_FILE) if SNAPSHOT_FILE in self._files else None
+
     def duel_file_ids(self) -> list[str]:
         self.revision()
         return sorted(p[len(DUELS_DIR) + 1:-len(".parquet")] for p in self._files
@@ -254,9 +258,13 @@ class HubStore:
         return fetched[1]
 
     def save_cached(self, model: PublishedModel, stamp: str | None = None) -> None:
-        """Keep the arrays locally (publications also commit them to the repo)."""
+        """Keep the arrays locally (publications also commit them to the repo); a cache
+        folder that cannot be written costs only speed: they are read from the repo again."""
         stamp = stamp or self._files[f"data/{model.submission_id}.json"]
-        write_cached(self.cache_dir / f"{model.submission_id}.npz", model, stamp)
+        try:
+            write_cached(self.cache_dir / f"{model.submission_id}.npz", model, stamp)
+        except OSError as e:
+            log.warning("keeping the arrays of %s in %s failed (%s)", model.submission_id, self.cache_dir, e)
 
     # --- writing: one commit each, on top of `parent` ----------------------------------------
 
@@ -319,23 +327,24 @@ class HubStore:
                 [CommitOperationDelete(path) for path in index_deletes])
 
     def publish(self, publication: Publication, parent: str | None = None) -> str:
-        sid = publication.submission_id
-        document = publication.document_bytes()
-        stamp = git_blob_id(document)
-        info, cached = encoded_with_info(publication.model, stamp)
-        operations = [CommitOperationAdd(f"data/{sid}.json", document),
-                      CommitOperationAdd(f"{ARRAYS_DIR}/{sid}.npz", cached),
-                      CommitOperationAdd(f"{DUELS_DIR}/{sid}.parquet", publication.duels)]
-        operations += [CommitOperationAdd(path, data) for path, data in titles_files(publication.titles, [sid]).items()]
-        if publication.snapshot is not None:
-            operations.append(CommitOperationAdd(SNAPSHOT_FILE, publication.snapshot))
-        operations += [CommitOperationAdd(f"{DUELS_DIR}/{owner}.parquet", data)
-                       for owner, data in publication.rewritten_duels.items()]
-        revision = self._commit(operations, f"Publish {publication.model.title} ({sid})", parent, {sid: info})
-        try:
-            self.save_cached(publication.model, stamp)
-        except OSError as e:  # the commit holds the arrays: a later start reads them from there
-            log.warning("publishing %s: keeping its arrays in %s failed (%s)", sid, self.cache_dir, e)
+        return self.publish_all([publication], parent)
+
+    def publish_all(self, publications: list[Publication], parent: str | None = None) -> str:
+        """Several publications in one commit, in time order (`publication_files`), with
+        each model's arrays; returns the new revision."""
+        files = publication_files(publications)
+        stamps = {p.submission_id: git_blob_id(files[f"data/{p.submission_id}.json"]) for p in publications}
+        infos = {}
+        for p in publications:
+            infos[p.submission_id], files[f"{ARRAYS_DIR}/{p.submission_id}.npz"] = encoded_with_info(
+                p.model, stamps[p.submission_id])
+        last = publications[-1]
+        message = (f"Publish {last.model.title} ({last.submission_id})" if len(publications) == 1
+                   else f"Publish {len(publications)} models")
+        revision = self._commit([CommitOperationAdd(path, data) for path, data in files.items()], message, parent,
+                                infos)
+        for p in publications:
+            self.save_cached(p.model, stamps[p.submission_id])
         return revision
 
     def write_snapshot(self, snapshot: bytes, parent: str) -> str:

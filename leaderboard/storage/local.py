@@ -31,6 +31,7 @@ leaves the store without the change or, once the journal is replayed, with all o
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import fcntl
 import hashlib
@@ -52,7 +53,7 @@ from typing import Callable
 
 import numpy as np
 
-from leaderboard.errors import StoreConflict
+from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.storage import duel_files, model_index
 from leaderboard.storage.dataset_card import CARD_FILE, card_update
@@ -100,6 +101,21 @@ class Publication:
 
     def document_bytes(self) -> bytes:
         return self.document if isinstance(self.document, bytes) else dump_json(self.document)
+
+
+def publication_files(publications: list[Publication]) -> dict[str, bytes]:
+    """The paths (with their bytes) that publications, in time order, write in one commit,
+    in any store: their submission and duel files, the titles parts as the last has them,
+    and its snapshot, if any (the board after all of them)."""
+    documents = {p.submission_id: p.document_bytes() for p in publications}
+    writes = titles_files(publications[-1].titles, documents)
+    for p in publications:  # a later publication's rewritten files hold the earlier ones' rows too
+        writes[f"{DUELS_DIR}/{p.submission_id}.parquet"] = p.duels
+        writes.update({f"{DUELS_DIR}/{sid}.parquet": data for sid, data in p.rewritten_duels.items()})
+        writes[f"data/{p.submission_id}.json"] = documents[p.submission_id]
+    if publications[-1].snapshot is not None:
+        writes[SNAPSHOT_FILE] = publications[-1].snapshot  # staged last: see LocalStore.read_snapshot
+    return writes
 
 
 def titles_part(submission_id: str) -> str:
@@ -210,6 +226,33 @@ def write_atomically(path: Path, write) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+# What to do about a write the file system refused, by its errno.
+REMEDIES = {errno.ENOSPC: "the disk is full: free space on it, then try again",
+            errno.EDQUOT: "the disk quota is used up: free space, then try again",
+            errno.EROFS: "the store's folder is on a read-only file system: make it writable, or name a writable "
+                         "copy of the store (--store, LEADERBOARD_STORE)",
+            errno.EACCES: "this user may not write there: give it write permission, or run as the store's owner",
+            errno.EPERM: "this user may not write there: give it write permission, or run as the store's owner"}
+
+
+@contextlib.contextmanager
+def refused_writes(root: Path, committed: bool = False):
+    """An OSError of a write to the store at `root` as a StoreFailure that says what failed,
+    what to do and that nothing was written, or (`committed`: after the commit point) an
+    UnfinishedWrite that says who finishes it."""
+    try:
+        yield
+    except OSError as e:
+        # the path within the store only: the message reaches the web page's visitors
+        where = Path(e.filename).relative_to(root) if e.filename and Path(e.filename).is_relative_to(root) else None
+        cause = (f"writing the store{f' ({where})' if where else ''} failed: {e.strerror or e}; "
+                 f"{REMEDIES.get(e.errno, 'fix that, then try again')}")
+        if committed:
+            raise UnfinishedWrite(f"{cause}; the change is committed, and the next command or app start that "
+                                  f"opens the store finishes it: do not make it again") from None
+        raise StoreFailure(f"{cause}; nothing was written") from None
 
 
 def _fsync_folder(folder: Path) -> None:
@@ -628,6 +671,10 @@ class LocalStore:
         except OSError:
             return None
 
+    def read_snapshot_file(self) -> bytes | None:
+        path = self.root / SNAPSHOT_FILE
+        return path.read_bytes() if path.exists() else None
+
     def presubmission_days(self) -> dict[str, tuple[int, int]]:
         """The days with recorded pre-submissions, each with its file's version (size, time)."""
         folder = self.root / PRESUBMISSIONS_DIR
@@ -679,17 +726,39 @@ class LocalStore:
         if shared and self._needs_recovery():
             with self.lock():  # taking the exclusive lock recovers
                 pass
-        self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "a") as f:
-            fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        with self._lock_file(shared) as f:
+            if f is not None:
+                fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             self._held.mode = "shared" if shared else "exclusive"
             try:
                 if not shared:
-                    self._recover()
+                    with refused_writes(self.root):
+                        self._recover()
                 yield
             finally:
                 self._held.mode = None
-                fcntl.flock(f, fcntl.LOCK_UN)
+                if f is not None:
+                    fcntl.flock(f, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def _lock_file(self, shared: bool):
+        """The open lock file. A reader of a folder it cannot write (read-only, another
+        user's) opens it for reading (flock needs no more), or, when it has none, reads
+        without it: no writer has ever written the store. A writer's failure is a
+        StoreFailure (nothing written)."""
+        try:
+            with refused_writes(self.root):
+                self.root.mkdir(parents=True, exist_ok=True)
+                f = open(self.root / ".lock", "a")
+        except StoreFailure:
+            if not shared:
+                raise
+            if not (self.root / ".lock").exists():
+                yield None
+                return
+            f = open(self.root / ".lock")
+        with f:
+            yield f
 
     def _needs_recovery(self) -> bool:
         """Whether a killed write left a journal to replay or temporaries to delete."""
@@ -724,16 +793,20 @@ class LocalStore:
             writes = {**{path: data for path, data in writes.items() if path != SNAPSHOT_FILE}, **self._card(),
                       SNAPSHOT_FILE: writes[SNAPSHOT_FILE]}  # the snapshot still staged last: see read_snapshot
         try:
-            for relative, data in writes.items():
-                staged[relative] = str(_stage(self.root / relative, lambda f, d=data: f.write(d)).relative_to(self.root))
-            journal = dump_json({"writes": staged, "deletes": list(deletes)})
-            write_atomically(self.root / JOURNAL_FILE, lambda f: f.write(journal))
+            with refused_writes(self.root):
+                for relative, data in writes.items():
+                    staged[relative] = str(_stage(self.root / relative,
+                                                  lambda f, d=data: f.write(d)).relative_to(self.root))
+                journal = dump_json({"writes": staged, "deletes": list(deletes)})
+                write_atomically(self.root / JOURNAL_FILE, lambda f: f.write(journal))
         except BaseException:
             for tmp in staged.values():
                 (self.root / tmp).unlink(missing_ok=True)
             raise
-        _fsync_folder(self.root)
-        self._apply_journal()
+        # committed: what fails now is finished by the next process that locks the store
+        with refused_writes(self.root, committed=True):
+            _fsync_folder(self.root)
+            self._apply_journal()
 
     def _apply_journal(self) -> None:
         journal = json.loads((self.root / JOURNAL_FILE).read_bytes())
@@ -757,21 +830,13 @@ class LocalStore:
         return self.publish_all([publication], parent)
 
     def publish_all(self, publications: list[Publication], parent: str | None = None) -> str:
-        """Several publications in one commit, in time order: their submission and duel
-        files, their titles parts as the last has them, and its snapshot, if any (the
-        board after all of them). Call under lock(). Returns the new revision."""
+        """Several publications in one commit, in time order (`publication_files`). Call
+        under lock(). Returns the new revision."""
         self._check_parent(parent)
-        documents = {p.submission_id: p.document_bytes() for p in publications}
-        writes = titles_files(publications[-1].titles, documents)
-        for p in publications:  # a later publication's rewritten files hold the earlier ones' rows too
-            writes[f"{DUELS_DIR}/{p.submission_id}.parquet"] = p.duels
-            writes.update({f"{DUELS_DIR}/{sid}.parquet": data for sid, data in p.rewritten_duels.items()})
-            writes[f"data/{p.submission_id}.json"] = documents[p.submission_id]
-        if publications[-1].snapshot is not None:
-            writes[SNAPSHOT_FILE] = publications[-1].snapshot  # staged last: see read_snapshot
+        writes = publication_files(publications)
         self._commit(writes)
         for p in publications:
-            self.save_cached(p.model, self._stamp(p.submission_id, documents[p.submission_id]))
+            self.save_cached(p.model, self._stamp(p.submission_id, writes[f"data/{p.submission_id}.json"]))
         return self.revision()
 
     def rewrite(self, change: "BoardRewrite", parent: str | None = None) -> str:
@@ -785,7 +850,7 @@ class LocalStore:
     def write_snapshot(self, snapshot: bytes, parent: str) -> str:
         """One file replaced by a rename (after the dataset card it needs, if any): no
         journal needed, and the revision (which follows the submissions, duels and flags) stays."""
-        with self.lock():
+        with self.lock(), refused_writes(self.root):
             self._check_parent(parent)
             for path, card in self._card().items():
                 write_atomically(self.root / path, lambda f, data=card: f.write(data))
@@ -802,7 +867,7 @@ class LocalStore:
     def append_presubmission(self, day: str, line: bytes) -> None:
         """Append a record to the day's file, in one journaled commit (the board's files and
         its revision do not change)."""
-        with self.lock():
+        with self.lock(), refused_writes(self.root):
             path = self.root / day_path(day)
             self._commit({day_path(day): (path.read_bytes() if path.exists() else b"") + line})
 
@@ -834,4 +899,9 @@ class LocalStore:
         return model
 
     def save_cached(self, model: PublishedModel, stamp: list | None = None) -> None:
-        write_cached(self.cache_dir / f"{model.submission_id}.npz", model, stamp or self._stamp(model.submission_id))
+        """Keep the model's arrays in the cache folder; one that cannot be written (full,
+        read-only) costs only speed: the next start parses the submission file again."""
+        try:
+            write_cached(self.cache_dir / f"{model.submission_id}.npz", model, stamp or self._stamp(model.submission_id))
+        except OSError as e:
+            log.warning("keeping the arrays of %s in %s failed (%s)", model.submission_id, self.cache_dir, e)

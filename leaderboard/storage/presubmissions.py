@@ -184,7 +184,7 @@ class PresubmissionLog:
 
     def record(self, record: PresubmissionRecord):
         """Append `record` to its day's file, in one commit; what the store's
-        `append_presubmission` returns (a StoreFailure or OSError when it could not)."""
+        `append_presubmission` returns (a StoreFailure when it could not)."""
         return self.store.append_presubmission(day_of(record.at), record.line())
 
     def disclosures(self, models: dict) -> dict[str, Disclosure]:

@@ -75,6 +75,14 @@ def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, f
     return buffer.getvalue()
 
 
+def _describes(file: pq.ParquetFile, submission_ids, flags: dict, benchmark: Benchmark) -> bool:
+    """Whether a snapshot file is of these models and flags (`board_fingerprint`), with its intervals."""
+    marks = file.schema_arrow.metadata or {}
+    made_of = marks.get(SNAPSHOT_OF)
+    return (made_of is not None and made_of.decode() == board_fingerprint(submission_ids, flags, benchmark)
+            and INTERVALS_PENDING not in marks)
+
+
 def current_snapshot(store, benchmark: Benchmark) -> pd.DataFrame | None:
     """The store's snapshot (`snapshot_table`) when it is current (`board_fingerprint`)
     and holds its intervals, else None."""
@@ -83,18 +91,29 @@ def current_snapshot(store, benchmark: Benchmark) -> pd.DataFrame | None:
         return None
     try:
         with pq.ParquetFile(io.BytesIO(data)) as file:
-            made_of = (file.schema_arrow.metadata or {}).get(SNAPSHOT_OF)
             ids = store.submission_ids()
             flags_file = store.read_flags()
             flags = parse_flags(flags_file)[0] if flags_file is not None else {}
             flags = {sid: flag for sid, flag in flags.items() if sid in set(ids)}
-            if made_of is None or made_of.decode() != board_fingerprint(ids, flags, benchmark):
-                return None
-            if INTERVALS_PENDING in (file.schema_arrow.metadata or {}):
+            if not _describes(file, ids, flags, benchmark):
                 return None
             return file.read().to_pandas().set_index("submission_id")
     except (OSError, ValueError, KeyError):  # unreadable, or of another version's columns
         return None
+
+
+def stale_rows(data: bytes | None, models: dict, flags: dict, benchmark: Benchmark) -> int | None:
+    """For a stored snapshot file (`data`; None: there is none) that does not describe the
+    board of `models` and `flags` (another board version, or its intervals never written):
+    how many models it ranks. None when it describes them, or there is no snapshot (a store
+    in the reference layout has none)."""
+    if data is None:
+        return None
+    try:
+        with pq.ParquetFile(io.BytesIO(data)) as file:
+            return None if _describes(file, models, flags, benchmark) else file.metadata.num_rows
+    except (OSError, ValueError):  # not a Parquet file: stale as well, ranking nobody
+        return 0
 
 
 def certainty_columns(table: pd.DataFrame, benchmark: Benchmark) -> pd.DataFrame:

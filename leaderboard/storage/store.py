@@ -24,7 +24,11 @@ class Store(Protocol):
 
     def read_flags(self) -> bytes | None: ...
 
-    def read_snapshot(self) -> bytes | None: ...
+    def read_snapshot(self) -> bytes | None:
+        """The snapshot when nothing shows it older than the store's files, else None."""
+
+    def read_snapshot_file(self) -> bytes | None:
+        """leaderboard.parquet as stored, current or not; None when there is none."""
 
     def duel_file_ids(self) -> list[str]: ...
 
@@ -48,6 +52,10 @@ class Store(Protocol):
     def publish(self, publication: Publication, parent: str | None = None) -> str:
         """The publication in one commit on top of `parent` (StoreConflict when the store
         moved since); returns the new revision."""
+
+    def publish_all(self, publications: list[Publication], parent: str | None = None) -> str:
+        """Several publications, in time order, in one commit (`publication_files`); returns
+        the new revision."""
 
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         """A rebuild, migration, removal or flag change in one commit; returns the new revision."""
