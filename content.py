@@ -5,6 +5,7 @@ from __future__ import annotations
 from leaderboard.app.previews import lifetime_text
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.storage.presubmissions import WINDOW_DAYS
+from leaderboard.views.markdown import escape_markdown
 from leaderboard.views.table import weights_note
 from stats.duel_tests import N_RESAMPLES
 from stats.evidence import CERTAINTY_RESAMPLES
@@ -79,7 +80,7 @@ def _plural(n: int, word: str, words: str = "") -> str:
 
 def intro(benchmark: Benchmark) -> str:
     return f"""
-# {title(benchmark)}
+# {escape_markdown(title(benchmark))}
 {benchmark.description}
 
 Models are ranked by **duels**: on each of the {_plural(len(benchmark.tasks), "task")} a model is tested
@@ -192,7 +193,7 @@ def about(benchmark: Benchmark, address: str) -> str:
     return f"""
 ## How the leaderboard works
 
-**Tasks and metrics.** {benchmark.name} has {_plural(len(benchmark.tasks), "task")} in
+**Tasks and metrics.** {escape_markdown(benchmark.name)} has {_plural(len(benchmark.tasks), "task")} in
 {_plural(len(benchmark.categories), "category", "categories")}. Each task has one
 metric, computed from the per-sample values of the submitted file (the Leaderboard tab's
 legend lists each category's tasks, their data and declared label sets or score ranges):
