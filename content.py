@@ -298,9 +298,9 @@ original leaderboard with only a verdict) keep their verdict. The Parquet snapsh
 the raw ranking.
 
 **Head-to-head and the duel map.** Pick two models: per task, each side's metric value,
-**A − B** (truly A minus B) in the task's unit (percentage points for percentages, else
-the metric's own: perplexity, judge points) with the side whose value is better (for
-perplexity the lower), both one-sided p-values, the two-sided p and who wins
+**Δ**, how much better A is than B, as in the Details tab (positive = A better, in the task's
+unit: percentage points for percentages, else the metric's own: perplexity, judge points;
+for perplexity B's value minus A's), with the side whose value is better, both one-sided p-values, the two-sided p and who wins
 significantly; the count per category; and a **sign test** over the tasks (the binomial
 test at ½, as `scipy.stats.binomtest`): is one model better on more tasks than a coin
 would give? It names A or B as ahead when its two-sided p is at most α (so equal models

@@ -78,7 +78,7 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
     axes = page.locator("#pair-plot text.xtitle, #pair-plot text.x2title, #pair-plot text.x3title").evaluate_all(
         "titles => titles.map(t => t.textContent)")  # one chart per unit: pp, perplexity
     assert len(axes) == 2 and "A − B, pp" in axes[0] and "B − A, perplexity (lower is better)" in axes[1], axes
-    assert "A − B" in headers(page, "pair-tasks") and "p two-sided" in headers(page, "pair-tasks")
+    assert "Δ (A better by)" in headers(page, "pair-tasks") and "p two-sided" in headers(page, "pair-tasks")
     assert "tab=head-to-head" in page.url
     shot(page, "21_head_to_head")
     choose(page, "pair-category", "Language Modeling")
@@ -162,3 +162,33 @@ def test_the_about_tab_shows_the_running_address_in_its_api_example(page, app_ur
     page.get_by_role("tab", name="About").click()
     expect(page.locator("#about")).to_contain_text(f'Client("{app_url[0]}")', timeout=30000)
     assert "<this space's address>" not in page.locator("#about").inner_text()
+
+
+def shown_delta(text: str) -> float:
+    """The signed number a duel's Δ cell shows ("won\\nΔ +0.35 perplexity\\np = ...", "+0.35 perplexity")."""
+    return float(re.search(r"[+-]\d+\.\d+", text).group())
+
+
+def test_a_duel_shows_one_delta_convention_on_details_and_head_to_head(page, app_url):
+    """The best model against the second on a perplexity task (lower is better): the Details
+    grid and the Head-to-head table show the same Δ, and both tabs state the same convention."""
+    board = Leaderboard(LocalStore(app_url[1]))
+    a, b = board.ranked().index[:2]
+    task = "HIST"  # Language Modeling's word perplexity
+    page.goto(f"{app_url[0]}?{urlencode({'tab': 'details', 'model': a, 'details_category': 'Language Modeling'})}")
+    expect(rows(page, "duels").first).to_contain_text(f"2. {board.models[b].title}", timeout=30000)
+    details = shown_delta(column(page, headers(page, "duels").index(task), "duels")[0])
+    legend = " ".join(page.locator("#duels-explained").inner_text().split())
+    page.goto(f"{app_url[0]}?{urlencode({'tab': 'head-to-head', 'a': a, 'b': b, 'h2h_category': 'Language Modeling'})}")
+    expect(rows(page, "pair-tasks")).to_have_count(8, timeout=30000)
+    pair_headers = headers(page, "pair-tasks")
+    difference = next(i for i, h in enumerate(pair_headers) if h.startswith(("Δ", "A − B")))
+    pair_row = column(page, pair_headers.index("Task"), "pair-tasks").index(task)
+    assert shown_delta(column(page, difference, "pair-tasks")[pair_row]) == details != 0
+    pair_legend = " ".join(page.locator("#pair-explained").inner_text().split())
+    convention = ("Δ is how much better {0} is than {1}: positive = {0} better, in percentage points (pp) for "
+                  "metrics shown in percent, else in the metric's own unit; where lower is better (perplexity), "
+                  "{1}'s value minus {0}'s.")
+    assert convention.format("this model", "the competitor") in legend, legend
+    assert convention.format("A", "B") in pair_legend, pair_legend
+    assert "minus the competitor" not in legend

@@ -36,7 +36,8 @@ class HeadToHeadTab:
             self.record = gr.Dataframe(label="Tasks won per category", interactive=False, elem_id="pair-record",
                                        max_height=420)
             self.plot = gr.Plot(show_label=False, elem_id="pair-plot")
-            self.tasks = gr.Dataframe(label="Every task: metric values, A − B, one- and two-sided p", interactive=False,
+            gr.Markdown(details.delta_explained("A", "B"), elem_id="pair-explained")
+            self.tasks = gr.Dataframe(label="Every task: metric values, Δ, one- and two-sided p", interactive=False,
                                       elem_id="pair-tasks", max_height=600, wrap=True)
             self.csv = gr.DownloadButton("Download head-to-head CSV", size="sm", elem_id="pair-csv")
             self.map_open = gr.State(False)
