@@ -38,7 +38,8 @@ class HeadToHeadTab:
             self.plot = gr.Plot(show_label=False, elem_id="pair-plot")
             gr.Markdown(details.delta_explained("A", "B"), elem_id="pair-explained")
             self.tasks = gr.Dataframe(label="Every task: metric values, Δ, one- and two-sided p", interactive=False,
-                                      elem_id="pair-tasks", max_height=600, wrap=True)
+                                      elem_id="pair-tasks", max_height=600, wrap=True,
+                                      column_widths=compare.DISPLAY_WIDTHS)
             self.csv = gr.DownloadButton("Download head-to-head CSV", size="sm", elem_id="pair-csv")
             self.map_open = gr.State(False)
             with gr.Accordion(f"Duel map: every pair of the best {compare.MAP_MODELS} models on a task or "

@@ -297,6 +297,11 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
     return fig
 
 
+# The screen table's column widths (head_to_head_display's columns): left to Gradio, a
+# column of short values (a p of 1 on every task) squeezed its header to a letter a line.
+DISPLAY_WIDTHS = ["95px", "120px", "135px", "135px", "140px", "110px", "110px", "110px", "100px", "120px"]
+
+
 def head_to_head_display(result: HeadToHead):
     """The per-task table for the screen (Styler): metric values and Δ (A better by) with their unit,
     which side is better and by which direction, p-values readable and named one- or
