@@ -120,3 +120,24 @@ def test_head_to_head_headers_break_at_words(browser, app_url, viewport):
     page.locator("#pair-tasks").scroll_into_view_if_needed()
     shot(page, "33_head_to_head_headers", full_page=False)
     close(page)
+
+
+@VIEWPORTS
+def test_a_category_switch_shows_its_score_beside_the_pinned_columns(browser, app_url, viewport):
+    """The table scrolled sideways, then another category picked: its view starts at its
+    score, right of the pinned rank and Model columns, not scrolled under them."""
+    page = open_page(browser, app_url[0], viewport)
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    cells = rows(page).first.locator("[role=gridcell]")
+    start = cells.nth(2).bounding_box()["x"]
+    page.locator("#board .virtual-table-viewport").evaluate("e => e.scrollLeft = 600")
+    page.wait_for_function("([cell, x]) => cell.getBoundingClientRect().x < x - 300",  # the scroll has been painted
+                           arg=[cells.nth(2).element_handle(), start])
+    choose(page, "category", "NLI")
+    assert_rank_header_whole(page, "NLI")
+    expect(page.locator("#board thead th").nth(2)).to_contain_text("NLI win score")
+    model, score = cells.nth(1).bounding_box(), cells.nth(2).bounding_box()
+    assert score["x"] >= model["x"] + model["width"] - 0.5, (model, score)
+    expect(cells.nth(2)).to_be_in_viewport()
+    shot(page, "34_category_switch_scroll", full_page=False)
+    close(page)

@@ -18,6 +18,9 @@ VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per t
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
 VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own metric, in the header's unit."
 MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
+# Another category's view starts at its score: the last view's sideways scroll would leave
+# that column under the pinned rank and Model columns.
+SCROLL_TO_START_JS = "() => { document.querySelector('#board .virtual-table-viewport')?.scrollTo({left: 0}); }"
 # What a link restores into the controls themselves (the sort too, with its choices).
 RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns", "p", "exclude_flagged"]
 # The pager's buttons: the page each turns to from the page shown (past the last: the last).
@@ -105,6 +108,7 @@ class LeaderboardTab:
                search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
             None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
+        category.change(None, None, None, js=SCROLL_TO_START_JS, **PRIVATE)
         for name, button in self.turns.items():
             button.click(functools.partial(self.turn, TURNS[name]), [*self.inputs, self.page, self.plot_open],
                          self.outputs, queue=False, trigger_mode="always_last", **PRIVATE).then(
