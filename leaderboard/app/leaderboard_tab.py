@@ -67,7 +67,7 @@ class LeaderboardTab:
                 shown_meta = gr.CheckboxGroup(board_views.SHOWN_META, value=default_view["columns"],
                                               label="Columns", elem_id="columns")
             self.note = gr.Markdown(first["note"], elem_id="board-note")
-            self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label="Ranking", interactive=False,
+            self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label=first["label"], interactive=False,
                                       max_height=700, elem_id="board", wrap=True, column_widths=first["widths"])
             with gr.Row(elem_id="pager"):
                 self.turns = {name: gr.Button(label, size="sm", elem_id=f"page-{name}", min_width=60,
@@ -156,6 +156,7 @@ class LeaderboardTab:
                    {"csv": gr.skip(), "json": gr.skip()})
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
+            label="Ranking (BH-adjusted p-values)" if adjusted else "Ranking",
             widths=[rank_width(display.columns[0]), MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
             note="\n\n".join(filter(None, [board_views.filter_note(shown.matching, shown.total, *filters),
                                             board_views.flag_note(board, view["exclude_flagged"])])),
@@ -172,7 +173,8 @@ class LeaderboardTab:
     def update(self, view: dict, page: int, plot_open: bool, with_exports: bool = True) -> dict:
         """parts() as updates of the tab's outputs."""
         p = self.parts(view, page, plot_open, with_exports)
-        return {self.table: gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"]),
+        return {self.table: gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"],
+                                         label=p["label"]),
                 self.note: p["note"], self.legend: p["legend"], self.csv: p["csv"], self.json: p["json"],
                 self.scatter: p["plot"], self.sort: gr.Dropdown(choices=p["sorts"], value=p["sort"]),
                 self.values: gr.Radio(value=p["values"], interactive=p["values_open"],
