@@ -5,6 +5,7 @@ from __future__ import annotations
 from leaderboard.app.previews import lifetime_text
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.storage.presubmissions import WINDOW_DAYS
+from leaderboard.views.markdown import escape_markdown
 from leaderboard.views.table import weights_note
 from stats.duel_tests import N_RESAMPLES
 from stats.evidence import CERTAINTY_RESAMPLES
@@ -79,7 +80,7 @@ def _plural(n: int, word: str, words: str = "") -> str:
 
 def intro(benchmark: Benchmark) -> str:
     return f"""
-# {title(benchmark)}
+# {escape_markdown(title(benchmark))}
 {benchmark.description}
 
 Models are ranked by **duels**: on each of the {_plural(len(benchmark.tasks), "task")} a model is tested
@@ -203,7 +204,7 @@ def about(benchmark: Benchmark, address: str) -> str:
     return f"""
 ## How the leaderboard works
 
-**Tasks and metrics.** {benchmark.name} has {_plural(len(benchmark.tasks), "task")} in
+**Tasks and metrics.** {escape_markdown(benchmark.name)} has {_plural(len(benchmark.tasks), "task")} in
 {_plural(len(benchmark.categories), "category", "categories")}. Each task has one
 metric, computed from the per-sample values of the submitted file (the Leaderboard tab's
 legend lists each category's tasks, their data and declared label sets or score ranges):
@@ -308,9 +309,9 @@ original leaderboard with only a verdict) keep their verdict. The Parquet snapsh
 the raw ranking.
 
 **Head-to-head and the duel map.** Pick two models: per task, each side's metric value,
-**A − B** (truly A minus B) in the task's unit (percentage points for percentages, else
-the metric's own: perplexity, judge points) with the side whose value is better (for
-perplexity the lower), both one-sided p-values, the two-sided p and who wins
+**Δ**, how much better A is than B, as in the Details tab (positive = A better, in the task's
+unit: percentage points for percentages, else the metric's own: perplexity, judge points;
+for perplexity B's value minus A's), with the side whose value is better, both one-sided p-values, the two-sided p and who wins
 significantly; the count per category; and a **sign test** over the tasks (the binomial
 test at ½, as `scipy.stats.binomtest`): is one model better on more tasks than a coin
 would give? It names A or B as ahead when its two-sided p is at most α (so equal models

@@ -276,3 +276,33 @@ def test_a_gold_label_differing_from_the_published_ones_is_refused(built, tmp_pa
     assert (f"error: task {task}, sample 4 (doc_id {entry['doc_id']}): gold label {(gold + 1) % k} differs from the "
             f"published submissions' {gold}") in out.stderr, out.stderr
     assert tree_digest(store) == before
+
+
+# Markup of every kind that Gradio's Markdown would render (HTML it sanitises, emphasis, a link, an entity).
+MARKUP_NAME = "<b>Bold</b> <img src=x> *Suite* [x](https://example.com) &amp; _v2_"
+
+
+def test_the_benchmark_name_is_plain_text_on_the_page(chromium, tmp_path):
+    """The tasks file's `benchmark` shows as typed in the page's title, heading and About
+    tab, as model names do: never as HTML or markdown."""
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(json.dumps({**json.loads(SUITE_FILE.read_text()), "benchmark": MARKUP_NAME}))
+    store = tmp_path / "store"
+    assert cli(tasks, "demo", "--store", str(store), "--models", "3").returncode == 0
+    port = free_port()
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")},
+           "LEADERBOARD_STORE": str(store), "LEADERBOARD_TASKS": str(tasks),
+           "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
+    process = start_app(env, tmp_path / "app.log")
+    try:
+        page = open_page(chromium, f"http://127.0.0.1:{port}/")
+        expect(page).to_have_title(f"{MARKUP_NAME} duel leaderboard")
+        expect(page.locator("#intro h1")).to_have_text(f"{MARKUP_NAME} duel leaderboard")
+        page.get_by_role("tab", name="About").click()
+        expect(page.locator("#about")).to_contain_text(f"{MARKUP_NAME} has 9 tasks")
+        for shown in (page.locator("#intro h1"), page.locator("#about p").filter(has_text="has 9 tasks")):
+            expect(shown.locator("b, img, em, a")).to_have_count(0)
+        close(page)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

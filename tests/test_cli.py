@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -391,3 +392,20 @@ def test_table_prints_a_current_snapshot_without_reading_a_model(new_model_file,
     for category in (None, "NER"):
         table = cli("table", "--store", full_store, "--format", "csv", *(["--category", category] if category else []))
         assert table.returncode == 0 and table.stderr == "" and table.stdout == expected[category]
+
+
+def test_the_readmes_command_blocks_run_in_the_projects_environment():
+    """Each ```bash block of the README that runs `python` works as typed in a fresh shell
+    after `make run` (nothing on PATH but the system's): its environment lines (`. ...`,
+    `source ...`) make `python` the project's, with the app's packages and the CLI."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [body for _, body in re.findall(r"^( *)```bash\n(.*?)^\1```", readme, re.M | re.S)]
+    runs_python = re.compile(r"^\s*(?:[A-Z_]+=\S+\s+)*python\s", re.M)
+    assert len([b for b in blocks if runs_python.search(b)]) >= 5
+    for block in filter(runs_python.search, blocks):
+        setup = [line for line in block.splitlines() if line.strip().startswith((". ", "source "))]
+        found = "import importlib.util as u, sys; sys.exit(not (u.find_spec('gradio') and u.find_spec('leaderboard')))"
+        probe = subprocess.run(["bash", "-c", "\n".join([*setup, f'python -c "{found}"'])],
+                               cwd=ROOT, env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")},
+                               capture_output=True, text=True, timeout=120)
+        assert probe.returncode == 0, (block, probe.stderr)

@@ -500,6 +500,36 @@ def test_cancel_discards_the_presubmission(page, app_url, tmp_path, full_benchma
     assert '"team":"Cancel Team"' in "".join(p.read_text() for p in (store / PRESUBMISSIONS_DIR).glob("*.jsonl"))
 
 
+def test_a_new_presubmission_clears_the_previous_status(page, tmp_path, new_model_file):
+    """While a pre-submission runs, the status shows its progress alone, not over the
+    previous pre-submission's outcome, whose messages are gone (the server's answer held
+    back until that is seen)."""
+    bad = tmp_path / "bad.json"
+    doc = json.loads(new_model_file.read_text())
+    doc["predictions"].pop("benczechmark_cs_ner")
+    bad.write_text(json.dumps(doc))
+    fill_form(page, bad, "Status Team", "twice")
+    status = page.locator("#status")
+    page.locator("#presubmit").click()
+    expect(status).to_contain_text("not accepted", timeout=60000)
+    held = []
+    page.route("**/gradio_api/queue/join*", lambda route: held.append(route))
+    with page.expect_request(lambda r: "/gradio_api/queue/join" in r.url):
+        page.locator("#presubmit").click()
+    expect(status).not_to_contain_text("not accepted", timeout=5000)
+    expect(page.locator("#file-errors")).not_to_contain_text("missing tasks", timeout=5000)
+    timer = status.get_by_test_id("status-tracker").locator(".progress-text")  # the run's own progress
+    timer.scroll_into_view_if_needed()
+    assert timer.evaluate("e => { const r = e.getBoundingClientRect(); "
+                          "return e.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)) }")
+    shot(page, "04b_presubmit_pending", full_page=False)
+    for route in held:
+        route.continue_()
+    page.unroute("**/gradio_api/queue/join*")
+    expect(status).to_contain_text("not accepted", timeout=60000)
+    expect(page.locator("#file-errors")).to_contain_text("missing tasks (1 of 50)")
+
+
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 def test_the_sample_file_is_pre_submitted_but_never_published(browser, app_url, viewport, tmp_path):
     """The Submit tab's sample file: its pre-submission says it is the sample; publishing

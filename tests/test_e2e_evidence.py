@@ -6,7 +6,6 @@ Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 from __future__ import annotations
 
 import re
-import time
 from urllib.parse import urlencode
 
 from playwright.sync_api import expect
@@ -18,17 +17,12 @@ from leaderboard.storage.local import LocalStore
 from test_e2e import browser, choose, close, column, headers, open_page, page, phone, rows, shot  # noqa: F401
 
 
-def downloaded_name(page, selector: str, expected: str, seconds: float = 20.0) -> str:
-    """The name of the file a download button gives, once it holds `expected` (the button
-    is updated by the server after the change that renamed it) or the time is up."""
-    deadline = time.monotonic() + seconds
-    while True:
-        with page.expect_download() as download:
-            page.locator(selector).click()
-        name = download.value.suggested_filename
-        if expected in name or time.monotonic() > deadline:
-            return name
-        page.wait_for_timeout(250)
+def downloaded_name(page, selector: str) -> str:
+    """The name of the file a download button gives, once the button holds one (enabled)."""
+    expect(page.locator(selector)).to_be_enabled()
+    with page.expect_download() as download:
+        page.locator(selector).click()
+    return download.value.suggested_filename
 
 
 def open_pair_tab(page):
@@ -57,13 +51,15 @@ def test_p_value_switch_applies_to_the_page_the_link_and_the_exports(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
     page.locator("#p-values").get_by_text("BH-adjusted", exact=True).click()
     page.wait_for_url(re.compile("p=bh"))
-    assert "bh-adjusted" in downloaded_name(page, "#csv", "bh-adjusted")
+    # the table's label and its downloads come in one answer of the server
+    expect(page.locator("#board")).to_contain_text("Ranking (BH-adjusted p-values)")
+    assert "bh-adjusted" in downloaded_name(page, "#csv")
     shot(page, "20_p_values_adjusted", full_page=False)
     open_pair_tab(page)
     expect(page.locator("#pair-summary")).to_contain_text("Benjamini-Hochberg adjusted")
     page.get_by_role("tab", name="Details").click()
     expect(page.locator("#card")).to_contain_text("tie group", timeout=30000)
-    assert "bh-adjusted" in downloaded_name(page, "#duel-csv", "bh-adjusted")
+    assert "bh-adjusted" in downloaded_name(page, "#duel-csv")
 
 
 def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
@@ -78,7 +74,7 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
     axes = page.locator("#pair-plot text.xtitle, #pair-plot text.x2title, #pair-plot text.x3title").evaluate_all(
         "titles => titles.map(t => t.textContent)")  # one chart per unit: pp, perplexity
     assert len(axes) == 2 and "A − B, pp" in axes[0] and "B − A, perplexity (lower is better)" in axes[1], axes
-    assert "A − B" in headers(page, "pair-tasks") and "p two-sided" in headers(page, "pair-tasks")
+    assert "Δ (A better by)" in headers(page, "pair-tasks") and "p two-sided" in headers(page, "pair-tasks")
     assert "tab=head-to-head" in page.url
     shot(page, "21_head_to_head")
     choose(page, "pair-category", "Language Modeling")
@@ -162,3 +158,60 @@ def test_the_about_tab_shows_the_running_address_in_its_api_example(page, app_ur
     page.get_by_role("tab", name="About").click()
     expect(page.locator("#about")).to_contain_text(f'Client("{app_url[0]}")', timeout=30000)
     assert "<this space's address>" not in page.locator("#about").inner_text()
+
+
+def shown_delta(text: str) -> float:
+    """The signed number a duel's Δ cell shows ("won\\nΔ +0.35 perplexity\\np = ...", "+0.35 perplexity")."""
+    return float(re.search(r"[+-]\d+\.\d+", text).group())
+
+
+def test_a_duel_shows_one_delta_convention_on_details_and_head_to_head(page, app_url):
+    """The best model against the second on a perplexity task (lower is better): the Details
+    grid and the Head-to-head table show the same Δ, and both tabs state the same convention."""
+    board = Leaderboard(LocalStore(app_url[1]))
+    a, b = board.ranked().index[:2]
+    task = "HIST"  # Language Modeling's word perplexity
+    page.goto(f"{app_url[0]}?{urlencode({'tab': 'details', 'model': a, 'details_category': 'Language Modeling'})}")
+    expect(rows(page, "duels").first).to_contain_text(f"2. {board.models[b].title}", timeout=30000)
+    details = shown_delta(column(page, headers(page, "duels").index(task), "duels")[0])
+    legend = " ".join(page.locator("#duels-explained").inner_text().split())
+    page.goto(f"{app_url[0]}?{urlencode({'tab': 'head-to-head', 'a': a, 'b': b, 'h2h_category': 'Language Modeling'})}")
+    expect(rows(page, "pair-tasks")).to_have_count(8, timeout=30000)
+    pair_headers = headers(page, "pair-tasks")
+    difference = next(i for i, h in enumerate(pair_headers) if h.startswith(("Δ", "A − B")))
+    pair_row = column(page, pair_headers.index("Task"), "pair-tasks").index(task)
+    assert shown_delta(column(page, difference, "pair-tasks")[pair_row]) == details != 0
+    pair_legend = " ".join(page.locator("#pair-explained").inner_text().split())
+    convention = ("Δ is how much better {0} is than {1}: positive = {0} better, in percentage points (pp) for "
+                  "metrics shown in percent, else in the metric's own unit; where lower is better (perplexity), "
+                  "{1}'s value minus {0}'s.")
+    assert convention.format("this model", "the competitor") in legend, legend
+    assert convention.format("A", "B") in pair_legend, pair_legend
+    assert "minus the competitor" not in legend
+
+
+def test_a_download_button_is_disabled_until_its_file_is_made(page, app_url):
+    """The Details tab's duels CSV is made after the grid shows (its own event, held back
+    here): until then its button is disabled, so that a click never waits for a download
+    that does not come (a test's 30 s wait under load); then it gives the model's CSV."""
+    config = page.evaluate("() => window.gradio_config")
+    button = next(c["id"] for c in config["components"] if c.get("props", {}).get("elem_id") == "duel-csv")
+    exports = {d["id"] for d in config["dependencies"] if d["outputs"] == [button] and d.get("backend_fn")}
+    held = []
+
+    def hold_exports(route):
+        if any(f'"fn_index":{i},' in (route.request.post_data or "") for i in exports):
+            held.append(route)
+        else:
+            route.continue_()
+    page.route("**/gradio_api/**", hold_exports)
+    page.get_by_role("tab", name="Details").click()
+    expect(rows(page, "duels")).to_have_count(4, timeout=30000)
+    expect(page.locator("#duel-csv")).to_be_disabled()
+    for route in held:
+        route.continue_()
+    page.unroute("**/gradio_api/**")
+    expect(page.locator("#duel-csv")).to_be_enabled()
+    with page.expect_download() as download:
+        page.locator("#duel-csv").click()
+    assert re.fullmatch(r"benczechmark_.+_overall_duels\.csv", download.value.suggested_filename)

@@ -88,3 +88,56 @@ def test_the_duel_maps_toolbar_covers_none_of_its_titles(browser, app_url, viewp
         assert not overlap(toolbar, page.locator(title).bounding_box()), (title, toolbar)
     shot(page, "32_duel_map_titles", full_page=False)
     close(page)
+
+
+@VIEWPORTS
+def test_head_to_head_headers_break_at_words(browser, app_url, viewport):
+    """Each header of the per-task table wraps between words, never letter by letter: no
+    word is wider than its header's text box, and none takes more than three lines. In
+    Language Modeling, whose "p one-sided (B better)" column holds only 1s (the best model
+    against the second: every perplexity better)."""
+    page = open_page(browser, app_url[0] + "?tab=head-to-head", viewport)
+    expect(rows(page, "pair-tasks").first).to_be_visible(timeout=30000)
+    choose(page, "pair-category", "Language Modeling")
+    expect(rows(page, "pair-tasks")).to_have_count(8, timeout=30000)
+    page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
+    measured = page.locator("#pair-tasks thead th .header").evaluate_all("""headers => headers.map(h => {
+        const words = h.textContent.trim().split(/\\s+/).map(word => {
+            const probe = document.createElement('span');
+            probe.textContent = word;
+            probe.style.whiteSpace = 'nowrap';
+            h.appendChild(probe);
+            const width = probe.getBoundingClientRect().width;
+            probe.remove();
+            return width;
+        });
+        const style = getComputedStyle(h);
+        return {text: h.textContent.trim(), width: h.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+                widest: Math.max(...words), lines: Math.round(h.getBoundingClientRect().height / parseFloat(style.lineHeight))};
+    })""")
+    squeezed = [m for m in measured if m["widest"] > m["width"] + 0.5 or m["lines"] > 3]
+    assert len(measured) == 10 and not squeezed, squeezed
+    page.locator("#pair-tasks").scroll_into_view_if_needed()
+    shot(page, "33_head_to_head_headers", full_page=False)
+    close(page)
+
+
+@VIEWPORTS
+def test_a_category_switch_shows_its_score_beside_the_pinned_columns(browser, app_url, viewport):
+    """The table scrolled sideways, then another category picked: its view starts at its
+    score, right of the pinned rank and Model columns, not scrolled under them."""
+    page = open_page(browser, app_url[0], viewport)
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    cells = rows(page).first.locator("[role=gridcell]")
+    start = cells.nth(2).bounding_box()["x"]
+    page.locator("#board .virtual-table-viewport").evaluate("e => e.scrollLeft = 600")
+    page.wait_for_function("([cell, x]) => cell.getBoundingClientRect().x < x - 300",  # the scroll has been painted
+                           arg=[cells.nth(2).element_handle(), start])
+    choose(page, "category", "NLI")
+    assert_rank_header_whole(page, "NLI")
+    expect(page.locator("#board thead th").nth(2)).to_contain_text("NLI win score")
+    model, score = cells.nth(1).bounding_box(), cells.nth(2).bounding_box()
+    assert score["x"] >= model["x"] + model["width"] - 0.5, (model, score)
+    expect(cells.nth(2)).to_be_in_viewport()
+    shot(page, "34_category_switch_scroll", full_page=False)
+    close(page)

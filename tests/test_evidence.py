@@ -201,9 +201,10 @@ def test_head_to_head_delta_is_a_minus_b_in_the_tasks_unit_with_the_better_side_
         assert row["A better by"] == pytest.approx(value_a - value_b if metric.higher_is_better else value_b - value_a)
     assert tasks.loc["t_ppl", "A − B"] < 0 and tasks.loc["t_ppl", "Better"] == "A"
     shown = compare.head_to_head_display(result).data.set_index("Task")
-    assert shown.loc["PPL", "A − B"] == f"{tasks.loc['t_ppl', 'A − B']:+.2f} perplexity"
+    # the screen shows the Details tab's Δ: A better by, so A's lower perplexity is positive
+    assert shown.loc["PPL", compare.DELTA] == f"+{tasks.loc['t_ppl', 'A better by']:.2f} perplexity"
     assert shown.loc["PPL", "Better"] == "A (lower)"
-    assert shown.loc["ACC", "A − B"].endswith(" pp")
+    assert shown.loc["ACC", compare.DELTA].endswith(" pp")
 
 
 def test_head_to_head_chart_puts_one_unit_on_each_axis(small_store):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE, picked
+from leaderboard.app.settings import PRIVATE, download, picked
 from leaderboard.views import details, share, table as board_views
 
 
@@ -32,7 +32,7 @@ class DetailsTab:
             gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
             self.duels = gr.Dataframe(label=DUELS_TITLE, interactive=False,
                                       elem_id="duels", max_height=600, line_breaks=True, wrap=True)
-            self.duels_csv = gr.DownloadButton("Download duels CSV", size="sm", elem_id="duel-csv")
+            self.duels_csv = gr.DownloadButton("Download duels CSV", size="sm", elem_id="duel-csv", interactive=False)
         # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
         self.inputs = [self.model_pick, self.category, p_values, self.find]
         self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv]
@@ -66,7 +66,7 @@ class DetailsTab:
                               value=submission_id, info=details.picker_info(board, search))
         if not submission_id or submission_id not in board.models:
             return {self.model_pick: choices, self.card: "Pick a model.", self.bars: None, self.summary: None,
-                    self.duels: None, self.duels_csv: None}
+                    self.duels: None, self.duels_csv: download(None)}
         duels = self.duels_of(submission_id, category, adjusted)
         shown = details.duel_frame(board, duels, competitors=details.GRID_COMPETITORS)
         return {self.model_pick: choices, self.card: details.model_card(board, submission_id, category, adjusted),
@@ -76,7 +76,7 @@ class DetailsTab:
                                          label=details.grid_label(len(duels.opponents), DUELS_TITLE,
                                                                   " (the CSV holds every duel)"),
                                          column_widths=details.grid_widths(shown, category)),
-                self.duels_csv: None}  # export_duels' next
+                self.duels_csv: download(None)}  # export_duels' next
 
     def duels_of(self, submission_id, category, adjusted: bool) -> details.ModelDuels:
         """The model's duels, the last ones kept: `render` and then `export_duels` ask for
@@ -94,7 +94,7 @@ class DetailsTab:
         """The duels CSV of the model shown (the inputs as `render`'s); none when it is not published."""
         board = self.board
         if not submission_id or submission_id not in board.models:
-            return None
+            return download(None)
         adjusted = p_values == board_views.ADJUSTED_P
         name = board_views.export_name(board.benchmark.name, board.models[submission_id].title, category, "duels",
                                        "bh-adjusted" if adjusted else "")
@@ -102,7 +102,7 @@ class DetailsTab:
             ("duels", board.revision, submission_id, category, adjusted, name), None,
             lambda: {"csv": board_views.export_table(
                 details.duel_frame(board, self.duels_of(submission_id, category, adjusted)), "csv", name)})
-        return made["csv"]
+        return download(made["csv"])
 
     def restore(self, view: dict, model: str | None, named) -> dict:
         """The model (`model`: the link's, else the best) and category a link asks for

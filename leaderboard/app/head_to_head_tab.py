@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE, picked
+from leaderboard.app.settings import PRIVATE, download, picked
 from leaderboard.views import compare, details, share, table as board_views
 from leaderboard.views.markdown import escape_markdown
 
@@ -36,9 +36,11 @@ class HeadToHeadTab:
             self.record = gr.Dataframe(label="Tasks won per category", interactive=False, elem_id="pair-record",
                                        max_height=420)
             self.plot = gr.Plot(show_label=False, elem_id="pair-plot")
-            self.tasks = gr.Dataframe(label="Every task: metric values, A − B, one- and two-sided p", interactive=False,
-                                      elem_id="pair-tasks", max_height=600, wrap=True)
-            self.csv = gr.DownloadButton("Download head-to-head CSV", size="sm", elem_id="pair-csv")
+            gr.Markdown(details.delta_explained("A", "B"), elem_id="pair-explained")
+            self.tasks = gr.Dataframe(label="Every task: metric values, Δ, one- and two-sided p", interactive=False,
+                                      elem_id="pair-tasks", max_height=600, wrap=True,
+                                      column_widths=compare.DISPLAY_WIDTHS)
+            self.csv = gr.DownloadButton("Download head-to-head CSV", size="sm", elem_id="pair-csv", interactive=False)
             self.map_open = gr.State(False)
             with gr.Accordion(f"Duel map: every pair of the best {compare.MAP_MODELS} models on a task or "
                               f"category", open=False, elem_id="map-box") as self.map_box:
@@ -82,12 +84,13 @@ class HeadToHeadTab:
             result = compare.head_to_head(board, a, b, category, adjusted)
         except ValueError as e:  # not two published models, or an unknown category
             return {**pickers, self.summary: f"**{escape_markdown(e)}**", self.record: None, self.plot: None,
-                    self.tasks: None, self.csv: None}
+                    self.tasks: None, self.csv: download(None)}
         name = board_views.export_name(board.benchmark.name, result.title_a, "vs", result.title_b, result.category,
                                        "bh-adjusted" if adjusted else "")
         return {**pickers, self.summary: compare.head_to_head_summary(result), self.record: result.record,
                 self.plot: compare.head_to_head_figure(result), self.tasks: compare.head_to_head_display(result),
-                self.csv: board_views.export_table(compare.head_to_head_export(result), "csv", name)}
+                self.csv: download(board_views.export_table(compare.head_to_head_export(result), "csv",
+                                                                        name))}
 
     def render_map(self, scope, p_values):
         return compare.duel_map_figure(compare.duel_map(self.board, scope, p_values == board_views.ADJUSTED_P,

@@ -18,6 +18,9 @@ VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per t
 VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
 VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own metric, in the header's unit."
 MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
+# Another category's view starts at its score: the last view's sideways scroll would leave
+# that column under the pinned rank and Model columns.
+SCROLL_TO_START_JS = "() => { document.querySelector('#board .virtual-table-viewport')?.scrollTo({left: 0}); }"
 # What a link restores into the controls themselves (the sort too, with its choices).
 RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns", "p", "exclude_flagged"]
 # The pager's buttons: the page each turns to from the page shown (past the last: the last).
@@ -64,7 +67,7 @@ class LeaderboardTab:
                 shown_meta = gr.CheckboxGroup(board_views.SHOWN_META, value=default_view["columns"],
                                               label="Columns", elem_id="columns")
             self.note = gr.Markdown(first["note"], elem_id="board-note")
-            self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label="Ranking", interactive=False,
+            self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label=first["label"], interactive=False,
                                       max_height=700, elem_id="board", wrap=True, column_widths=first["widths"])
             with gr.Row(elem_id="pager"):
                 self.turns = {name: gr.Button(label, size="sm", elem_id=f"page-{name}", min_width=60,
@@ -105,6 +108,7 @@ class LeaderboardTab:
                search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
             None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
+        category.change(None, None, None, js=SCROLL_TO_START_JS, **PRIVATE)
         for name, button in self.turns.items():
             button.click(functools.partial(self.turn, TURNS[name]), [*self.inputs, self.page, self.plot_open],
                          self.outputs, queue=False, trigger_mode="always_last", **PRIVATE).then(
@@ -152,6 +156,7 @@ class LeaderboardTab:
                    {"csv": gr.skip(), "json": gr.skip()})
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
+            label="Ranking (BH-adjusted p-values)" if adjusted else "Ranking",
             widths=[rank_width(display.columns[0]), MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
             note="\n\n".join(filter(None, [board_views.filter_note(shown.matching, shown.total, *filters),
                                             board_views.flag_note(board, view["exclude_flagged"])])),
@@ -168,7 +173,8 @@ class LeaderboardTab:
     def update(self, view: dict, page: int, plot_open: bool, with_exports: bool = True) -> dict:
         """parts() as updates of the tab's outputs."""
         p = self.parts(view, page, plot_open, with_exports)
-        return {self.table: gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"]),
+        return {self.table: gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"],
+                                         label=p["label"]),
                 self.note: p["note"], self.legend: p["legend"], self.csv: p["csv"], self.json: p["json"],
                 self.scatter: p["plot"], self.sort: gr.Dropdown(choices=p["sorts"], value=p["sort"]),
                 self.values: gr.Radio(value=p["values"], interactive=p["values_open"],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import gradio as gr
+
 from leaderboard.app.limits import MB, PresubmissionQuota, TempDiskBudget, UploadWindow
 from leaderboard.config.settings import Settings
 
@@ -33,6 +35,12 @@ def picked(dropdown):
     list; measured: two identical requests, each rendered), and `blur` once for any pick,
     by mouse or keyboard, both of which end by blurring the box."""
     return dropdown.blur
+
+
+def download(path: str | None):
+    """A download button's update holding `path`, disabled while it holds none (a file made
+    by a later event): a click then does nothing, where an enabled button gave no download."""
+    return gr.DownloadButton(value=path, interactive=path is not None)
 
 
 def script(name: str) -> str:

@@ -2,6 +2,7 @@
 the new model), then publication after a confirmation."""
 from __future__ import annotations
 
+import json
 import logging
 
 import gradio as gr
@@ -96,7 +97,7 @@ class SubmitTab:
             self.release_presubmit, None, self.presubmit_button, queue=False, **PRIVATE)
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
                    [self.file_errors, self.compiled], queue=False, **PRIVATE)
-        self.presubmit_button.click(
+        self.cleared(self.presubmit_button, [self.status, self.form_errors, self.file_errors]).then(
             self.presubmit, [self.team, self.model, self.model_type, self.params, self.input_length, self.precision,
                              description, link, file],
             [self.status, self.form_errors, self.file_errors, self.preview_table, self.preview_duels,
@@ -109,10 +110,18 @@ class SubmitTab:
         cancel_button.click(self.cancel, self.preview_state,
                             [self.status, self.preview_table, self.preview_duels, self.preview_state, self.confirm_box],
                             **PRIVATE)
-        leaderboard.show_after(confirm_button.click(
+        leaderboard.show_after(self.cleared(confirm_button, [self.status]).then(
             self.publish, [self.preview_state],
             [self.status, self.preview_state, self.confirm_box, self.model_pick, self.preview_table],
             concurrency_limit=1, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE))
+
+    @staticmethod
+    def cleared(button: gr.Button, messages: list[gr.Markdown]):
+        """`button`'s click, emptying the previous run's `messages` in the browser at once: the
+        run it starts shows its progress in the status line (the first), which Gradio draws
+        over whatever the line says."""
+        return button.click(None, None, messages, js=f"() => {json.dumps([''] * len(messages))}", queue=False,
+                            **PRIVATE)
 
     def show_account(self, oauth_token: gr.OAuthToken | None) -> dict:
         """On page load: who is signed in, the names they may publish under, Pre-submit enabled."""

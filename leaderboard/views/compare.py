@@ -163,10 +163,10 @@ def head_to_head_figure(result: HeadToHead) -> go.Figure:
                 x=part["A better by"], y=labels[rows], orientation="h", name=html.escape(name[:60]),
                 legendgroup=verdict, showlegend=verdict not in shown, marker_color=VERDICT_COLOURS[verdict],
                 customdata=np.stack([part["Category"].astype(str),
-                                     part["A − B"].map("{:+.2f}".format) + " " + part["Δ unit"],
+                                     part["A better by"].map("{:+.2f}".format) + " " + part["Δ unit"],
                                      part["Better"].astype(str)] +
                                     [part[c].map(p_text) for c in ONE_SIDED + ("p two-sided",)], axis=-1),
-                hovertemplate="%{y} · %{customdata[0]}<br>A − B %{customdata[1]} · better: %{customdata[2]}"
+                hovertemplate="%{y} · %{customdata[0]}<br>" + DELTA + " %{customdata[1]} · better: %{customdata[2]}"
                               "<br>p one-sided: A better %{customdata[3]}, B better %{customdata[4]}"
                               " · two-sided %{customdata[5]}<extra></extra>"), row=row, col=1)
             shown.add(verdict)
@@ -181,6 +181,7 @@ def head_to_head_figure(result: HeadToHead) -> go.Figure:
 
 
 ONE_SIDED = ("p one-sided (A better)", "p one-sided (B better)")
+DELTA = "Δ (A better by)"  # the screen's difference column: the Details tab's convention (details.delta_explained)
 
 
 # --- the duel map: every pair of models on a task or a category ---------------------------
@@ -296,8 +297,13 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
     return fig
 
 
+# The screen table's column widths (head_to_head_display's columns): left to Gradio, a
+# column of short values (a p of 1 on every task) squeezed its header to a letter a line.
+DISPLAY_WIDTHS = ["95px", "120px", "135px", "135px", "140px", "110px", "110px", "110px", "100px", "120px"]
+
+
 def head_to_head_display(result: HeadToHead):
-    """The per-task table for the screen (Styler): metric values and A − B with their unit,
+    """The per-task table for the screen (Styler): metric values and Δ (A better by) with their unit,
     which side is better and by which direction, p-values readable and named one- or
     two-sided, the verdict cell coloured (green A, red B, grey not separable)."""
     tasks = result.tasks
@@ -305,7 +311,7 @@ def head_to_head_display(result: HeadToHead):
         "Task": tasks["Task"], "Verdict": tasks["Verdict"],
         "A": tasks["A"].map("{:.2f}".format) + " " + tasks["Unit"],
         "B": tasks["B"].map("{:.2f}".format) + " " + tasks["Unit"],
-        "A − B": tasks["A − B"].map("{:+.2f}".format) + " " + tasks["Δ unit"],
+        DELTA: tasks["A better by"].map("{:+.2f}".format) + " " + tasks["Δ unit"],
         "Better": np.where(tasks["Better"] == "equal", "equal", tasks["Better"] + " (" + tasks["Better when"] + ")"),
         **{c: tasks[c].map(p_text) for c in (*ONE_SIDED, "p two-sided")},
         "Category": tasks["Category"]})

@@ -25,16 +25,22 @@ from leaderboard.views.table import (META_COLUMNS, PUBLISHER, submitted_date, de
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
 
+def delta_explained(this: str, other: str) -> str:
+    """What a duel's Δ is, as the Details and Head-to-head tabs both show it (the duels'
+    stored delta: oriented, so that a win is positive whichever way the metric goes)."""
+    return (f"**Δ** is how much better {this} is than {other}: positive = {this} better, in percentage points "
+            f"(pp) for metrics shown in percent, else in the metric's own unit; where lower is better "
+            f"(perplexity), {other}'s value minus {this}'s.")
+
+
 def duels_explained(benchmark: Benchmark) -> str:
     return f"""
 **Reading the duels.** Each cell is one duel on one task: **won** (green) when a one-sided
 test says this model is better with **p ≤ {benchmark.alpha:g}**, **lost** (red) when the competitor is
 significantly better, **n.s.** (grey) otherwise. **p** is the one-sided test's p-value in the
 direction of the verdict (for a loss: the competitor's); **p = 1: not tested**, because
-this model's score was lower, so "better" was not tested. **Δ** is this model minus the
-competitor, positive = this model better: in percentage points (pp) for metrics shown in
-percent (accuracy, F1, AUROC, ...), else in the metric's own unit (judge score points, pt; for
-perplexity lower is better, so there a positive Δ means a lower perplexity).
+this model's score was lower, so "better" was not tested.
+{delta_explained("this model", "the competitor")}
 Competitors are in rank order. In **Overall** each
 cell counts the duels on one category's tasks, coloured by the side that won more of them;
 pick a category to see each task's verdict, Δ and p.

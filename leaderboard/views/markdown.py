@@ -6,8 +6,9 @@ from urllib.parse import quote
 
 # Markdown's punctuation plus `<` and `&`: a backslash-escaped `<` cannot open a tag and an
 # escaped `&` cannot start an entity, so the text shows exactly as typed (apostrophes and
-# quotes included) while HTML stays inert.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>])")
+# quotes included) while HTML stays inert; an escaped `:` keeps Gradio's autolinking from
+# making a link of an address in the text.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>:])")
 
 
 def escape_markdown(text) -> str:
