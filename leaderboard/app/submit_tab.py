@@ -158,9 +158,12 @@ class SubmitTab:
         record_failure = None
         try:
             with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
-                source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
-                          if submission.is_archive(file) else file)
-                preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+                try:
+                    source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+                              .data if submission.is_archive(file) else file)
+                    preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+                finally:  # read, or refused: the upload no longer holds its client's temporary disk
+                    TEMP_DISK.release_file(file)
                 try:
                     board.publishing.disclose(preview, file_sha256(file), account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
@@ -213,6 +216,8 @@ class SubmitTab:
             return {self.file_errors: submission.problems_markdown(self.board.benchmark, e.problems,
                                                                    "The archive was not accepted:"),
                     **as_filled}
+        finally:  # read, or refused: the upload no longer holds its client's temporary disk
+            TEMP_DISK.release_file(file)
         form = compiled.form
         return {self.file_errors: compiled.summary,
                 self.compiled: gr.DownloadButton(value=submission.compiled_file(self.board, compiled), visible=True),
