@@ -60,10 +60,12 @@ class PageSession:
     session's event stream. Gradio keeps the page's state (the pre-submission's token)
     per session."""
 
-    def __init__(self, url: str, address: str | None = None):
-        """`address`: the client's address as a trusted local proxy reports it (X-Forwarded-For)."""
+    def __init__(self, url: str, address: str | None = None, cookie: str | None = None):
+        """`address`: the client's address as a trusted local proxy reports it (X-Forwarded-For);
+        `cookie`: a Cookie header to send (a browser's saved sign-in)."""
         self.url, self.session_hash = url, uuid.uuid4().hex[:11]
-        self.http = httpx.Client(base_url=url, timeout=300, headers={"X-Forwarded-For": address} if address else {})
+        headers = {**({"X-Forwarded-For": address} if address else {}), **({"Cookie": cookie} if cookie else {})}
+        self.http = httpx.Client(base_url=url, timeout=300, headers=headers)
         config = self.http.get("config").json()
         self.functions = {d["api_name"]: d["id"] for d in config["dependencies"] if d.get("api_name")}
 

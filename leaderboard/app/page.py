@@ -12,7 +12,7 @@ from leaderboard.app.about_tab import AboutTab
 from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
-from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, SETTINGS, STATIC, script
+from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, SETTINGS, SIGNED_OUT, STATIC, script
 from leaderboard.app.signin import SignIn, prepare_gradio
 from leaderboard.app.submit_tab import SubmitTab
 from leaderboard.app.view_state import restore_on_load
@@ -29,7 +29,7 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
     """The page; `signin` (default: from the settings) says who may pre-submit and publish."""
     categories = [board_views.OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
-    signin = signin or SignIn(SETTINGS, hub_backed=isinstance(board.store, HubStore))
+    signin = signin or SignIn(SETTINGS, hub_backed=isinstance(board.store, HubStore), signed_out=SIGNED_OUT)
     prepare_gradio(signin.settings)
     default_view = share.view_from_query({}, board)
     with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from leaderboard.app.limits import MB, PresubmissionQuota, TempDiskBudget, UploadWindow
+from leaderboard.app.signin import SignOuts
 from leaderboard.config.settings import Settings
 
 SETTINGS = Settings.from_environment()
@@ -20,6 +21,8 @@ TEMP_DISK = TempDiskBudget(SETTINGS.temp_disk_mb * MB)
 UPLOADS = UploadWindow(SETTINGS.uploads_per_hour, SETTINGS.upload_mb_per_hour * MB)
 # Pre-submissions per account (per address without sign-in) per hour, and per account per day.
 PRESUBMISSIONS = PresubmissionQuota(SETTINGS.presubmissions_per_hour, SETTINGS.presubmissions_per_day)
+# Sessions signed out (their tokens), refused from then on.
+SIGNED_OUT = SignOuts()
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
 # Handlers return {component: value}; an event's outputs are still a list, in a fixed order,
