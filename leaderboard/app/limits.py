@@ -222,6 +222,33 @@ class UploadWindow:
             recent.append((now, size))
 
 
+class RequestRate:
+    """At most `per_minute` requests per client in any minute."""
+
+    def __init__(self, per_minute: int, clock=time.monotonic):
+        self.per_minute, self.clock = per_minute, clock
+        self._seen: dict[str, deque[float]] = {}  # client -> when its recent requests came
+        self._lock = threading.Lock()
+
+    def admit(self, client: str, what: str, who: str = "your address") -> None:
+        """Count a request of `client`; LimitReached (nothing counted) past the rate. `what`
+        names the requests in the message ("read-API requests")."""
+        with self._lock:
+            now = self.clock()
+            for known in list(self._seen):  # forget what left the minute, and clients gone quiet
+                recent = self._seen[known]
+                while recent and recent[0] <= now - 60:
+                    recent.popleft()
+                if not recent:
+                    del self._seen[known]
+            recent = self._seen.setdefault(client, deque())
+            if len(recent) >= self.per_minute:
+                wait = recent[len(recent) - self.per_minute] + 60 - now
+                raise LimitReached(f"Too many {what} from {who}: {len(recent)} in the last minute (at most "
+                                   f"{self.per_minute}); try again in {math.ceil(wait)} seconds", wait)
+            recent.append(now)
+
+
 class PresubmissionQuota:
     """At most `per_hour` pre-submissions per requester (account, or client address without
     sign-in) in any hour, and `per_day` per signed-in account in any 24 hours: counted from
