@@ -4,7 +4,9 @@ each client's uploads and pre-submissions per hour (per account when signed in).
 `TempDiskBudget` is one process-wide count of temporary bytes: an upload holds its size
 until the app has read it (at most as long as Gradio keeps it, the cache time) within its
 client's share, an archive being unpacked holds its declared unpacked size until its
-folder is removed. Both are reserved before anything is written. `UploadWindow` counts each client's uploads and bytes over the last hour.
+folder is removed. Both are reserved before anything is written. `UploadWindow` counts
+each client's uploads and bytes over the last hour, `RequestRate` its read-API requests
+over the last minute.
 `UploadGate` is the ASGI middleware that applies both to Gradio's upload route, from the
 request's Content-Length, before the body is read: a refused upload stores nothing.
 `PresubmissionQuota` counts each requester's pre-submissions from the store's disclosed
@@ -14,9 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import math
 import threading
-import json
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -101,7 +103,7 @@ class TempDiskBudget:
             used = self._expire()
             if client:
                 self._check_part(size, what, lambda held: held.client == client[0], self.share,
-                                 f"your {client[1].removeprefix('your ')}'s share of it")
+                                 f"{client[1]}'s share of it")
                 if not client[0].startswith(ACCOUNT):
                     self._check_part(size, what, lambda held: held.client and not held.client.startswith(ACCOUNT),
                                      self.share * self.ANONYMOUS_SHARES, "the share of visitors without sign-in")
