@@ -57,7 +57,8 @@ def main():
         board.certainty_in_background(after=serving)
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them.
-    gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)
+    gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS,
+                      signed_out=SIGNED_OUT)
     # A sign-out is recorded before Gradio empties the session, so a saved copy of its cookie is refused.
     sign_outs = Middleware(SignOutGate, signed_out=SIGNED_OUT)
     queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES, app_kwargs={"middleware": [gate, sign_outs]},

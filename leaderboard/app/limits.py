@@ -21,6 +21,7 @@ import math
 import threading
 import time
 from collections import deque
+from collections.abc import Container
 from dataclasses import dataclass
 
 from leaderboard.errors import BadInput
@@ -288,13 +289,14 @@ class PresubmissionQuota:
                     del self._under_way[requester]
 
 
-def upload_requester(scope) -> tuple[str, str]:
+def upload_requester(scope, signed_out: Container[str] = ()) -> tuple[str, str]:
     """(whom the upload bounds count, how messages name it) for an ASGI request: the
-    signed-in account (Gradio's OAuth session, when sign-in is on and not expired), else
-    the client address."""
+    signed-in account (Gradio's OAuth session, when sign-in is on, not expired and its token
+    not `signed_out`), else the client address."""
     info = (scope.get("session") or {}).get("oauth_info") or {}
     account = (info.get("userinfo") or {}).get("preferred_username")
-    if account and (info.get("expires_at") or math.inf) > time.time():
+    if account and (info.get("expires_at") or math.inf) > time.time() and \
+            str(info.get("access_token")) not in signed_out:
         return f"{ACCOUNT}{account}", "your account"
     return (scope.get("client") or ("unknown",))[0], "your address"
 
@@ -303,12 +305,14 @@ class UploadGate:
     """ASGI middleware: a POST to Gradio's upload route is admitted by `uploads` (per client
     address) and `disk` (its size held for `keep_seconds`, as long as Gradio keeps uploads)
     before its body is read; refused with 429 and the reason as text, or 411 without a
-    Content-Length. A signed-in client is counted by its account (`upload_requester`), any
-    other by its address, the connection's (uvicorn puts the X-Forwarded-For address there
+    Content-Length. A signed-in client is counted by its account (`upload_requester`; a
+    session in `signed_out` is not signed in), any other by its address, the connection's (uvicorn puts the X-Forwarded-For address there
     when the proxy is trusted: FORWARDED_ALLOW_IPS)."""
 
-    def __init__(self, app, uploads: UploadWindow, disk: TempDiskBudget, keep_seconds: float):
+    def __init__(self, app, uploads: UploadWindow, disk: TempDiskBudget, keep_seconds: float,
+                 signed_out: Container[str] = ()):
         self.app, self.uploads, self.disk, self.keep_seconds = app, uploads, disk, keep_seconds
+        self.signed_out = signed_out
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].endswith("/gradio_api/upload"):
@@ -317,7 +321,7 @@ class UploadGate:
         if not length.isdigit():
             return await self._refuse(receive, send, 411, "An upload needs a Content-Length header.", None)
         size = int(length)
-        client = upload_requester(scope)
+        client = upload_requester(scope, self.signed_out)
         try:
             token = self.disk.reserve(size, "The upload", self.keep_seconds, client)
         except LimitReached as e:
