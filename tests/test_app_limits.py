@@ -254,7 +254,9 @@ def test_a_bad_archive_is_refused_by_the_upload_handler_without_server_paths(ser
 
 # --- bounds on uploads: per address and the server's temporary disk ---------------------------
 
-UPLOADS_PER_HOUR, UPLOAD_MB_PER_HOUR, TEMP_DISK_MB = 3, 100, 150
+# An address's share of the temporary disk is an eighth of it (18.75 MB): two uploads of
+# 8 MB fit in it, and pass the hourly volume.
+UPLOADS_PER_HOUR, UPLOAD_MB_PER_HOUR, TEMP_DISK_MB = 3, 16, 150
 
 
 @pytest.fixture(scope="module")
@@ -290,12 +292,12 @@ def test_uploads_past_the_hourly_count_are_refused_with_when_to_retry(bounded_se
 def test_uploads_past_the_hourly_volume_are_refused_with_when_to_retry(bounded_server, tmp_path):
     url, _, _, cache = bounded_server
     session = PageSession(url, "10.0.0.2")
-    session.upload(file_of(tmp_path / "volume-1.json", 60))
+    session.upload(file_of(tmp_path / "volume-1.json", 8))
     with pytest.raises(UploadRefused) as refused:
-        session.upload(file_of(tmp_path / "volume-2.json", 60))
+        session.upload(file_of(tmp_path / "volume-2.json", 8))
     assert refused.value.status == 429, refused.value
-    assert re.fullmatch(r"Too much uploaded from your address: 60 MB in the last hour, 60 MB more would pass the "
-                        r"limit of 100 MB; try again in 60 minutes", str(refused.value)), refused.value
+    assert re.fullmatch(r"Too much uploaded from your address: 8 MB in the last hour, 8 MB more would pass the "
+                        r"limit of 16 MB; try again in 60 minutes", str(refused.value)), refused.value
     assert stored(cache, "volume-2.json") == []
 
 
