@@ -22,7 +22,8 @@ import threading
 from starlette.middleware import Middleware
 
 from leaderboard.app.page import build_app, page_style
-from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, SETTINGS, TEMP_DISK, UPLOADS
+from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, SETTINGS, SIGNED_OUT, TEMP_DISK, UPLOADS
+from leaderboard.app.signin import SignOutGate
 from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
 from leaderboard.board.configured import open_configured_board
 from leaderboard.storage.hub import HubStore
@@ -57,9 +58,12 @@ def main():
         board.certainty_in_background(after=serving, then=board.publishing.refresh_stale_snapshot)
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them.
-    gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS)
-    queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES, app_kwargs={"middleware": [gate]}, prevent_thread_lock=True,
-                       **page_style(board))
+    gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS,
+                      signed_out=SIGNED_OUT)
+    # A sign-out is recorded before Gradio empties the session, so a saved copy of its cookie is refused.
+    sign_outs = Middleware(SignOutGate, signed_out=SIGNED_OUT)
+    queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES, app_kwargs={"middleware": [gate, sign_outs]},
+                       prevent_thread_lock=True, **page_style(board))
     # The start's objects (Gradio, pandas, the board, the page) stay until the app stops:
     # frozen, the collections a request sets off skip them (a 3.5 MB upload refused at a bad
     # sample took half the CPU to parse: bench/RESULTS.md, session 7). One collection first,

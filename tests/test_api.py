@@ -191,3 +191,36 @@ def test_every_bad_argument_gets_a_message_naming_the_parameter(served):
         assert str(refused.value).startswith(message), (endpoint, str(arguments)[:80], str(refused.value)[:300])
         assert len(str(refused.value)) < 600  # an over-long argument is not echoed back
     assert tree_digest(store) == before
+
+
+API_PER_MINUTE = 3
+
+
+@pytest.fixture(scope="module")
+def rate_bounded(tmp_path_factory, full_store_template):
+    """The app answering each address at most API_PER_MINUTE read-API requests a minute."""
+    from test_e2e import serve
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_API_PER_MINUTE=str(API_PER_MINUTE)) as (url, *_):
+        yield url
+
+
+def test_the_read_api_answers_a_client_within_its_rate_and_one_request_at_a_time(rate_bounded):
+    """A flood from one address is refused past its rate, saying when to retry; another
+    address is still answered."""
+    flooding = Client(rate_bounded, verbose=False, headers={"X-Forwarded-For": "10.0.5.1"})
+    for _ in range(API_PER_MINUTE):
+        assert flooding.predict(api_name="/leaderboard_table")
+    with pytest.raises(AppError, match=r"^Too many read-API requests from your address: 3 in the last minute "
+                                       r"\(at most 3\); try again in \d+ seconds$"):
+        flooding.predict(api_name="/leaderboard_table")
+    assert Client(rate_bounded, verbose=False, headers={"X-Forwarded-For": "10.0.5.2"}).predict(
+        api_name="/leaderboard_table")
+
+
+def test_the_read_endpoints_share_one_request_at_a_time(small_store):
+    """Apart from the page's events: a flood of API requests waits in its own line
+    (bench/bench_read_flood.py measures a page load during one)."""
+    from leaderboard.app.page import build_app
+    endpoints = [f for f in build_app(small_store).fns.values() if f"/{f.api_name}" in PUBLIC]
+    assert len(endpoints) == len(PUBLIC)
+    assert {(f.concurrency_limit, f.concurrency_id) for f in endpoints} == {(1, "read_api")}

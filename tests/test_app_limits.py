@@ -61,10 +61,12 @@ class PageSession:
     session's event stream. Gradio keeps the page's state (the pre-submission's token)
     per session."""
 
-    def __init__(self, url: str, address: str | None = None):
-        """`address`: the client's address as a trusted local proxy reports it (X-Forwarded-For)."""
+    def __init__(self, url: str, address: str | None = None, cookie: str | None = None):
+        """`address`: the client's address as a trusted local proxy reports it (X-Forwarded-For);
+        `cookie`: a Cookie header to send (a browser's saved sign-in)."""
         self.url, self.session_hash = url, uuid.uuid4().hex[:11]
-        self.http = httpx.Client(base_url=url, timeout=300, headers={"X-Forwarded-For": address} if address else {})
+        headers = {**({"X-Forwarded-For": address} if address else {}), **({"Cookie": cookie} if cookie else {})}
+        self.http = httpx.Client(base_url=url, timeout=300, headers=headers)
         config = self.http.get("config").json()
         self.functions = {d["api_name"]: d["id"] for d in config["dependencies"] if d.get("api_name")}
 
@@ -279,7 +281,9 @@ def test_a_bad_archive_is_refused_by_the_upload_handler_without_server_paths(ser
 
 # --- bounds on uploads: per address and the server's temporary disk ---------------------------
 
-UPLOADS_PER_HOUR, UPLOAD_MB_PER_HOUR, TEMP_DISK_MB = 3, 100, 150
+# An address's share of the temporary disk is an eighth of it (18.75 MB): two uploads of
+# 8 MB fit in it, and pass the hourly volume.
+UPLOADS_PER_HOUR, UPLOAD_MB_PER_HOUR, TEMP_DISK_MB = 3, 16, 150
 
 
 @pytest.fixture(scope="module")
@@ -315,32 +319,33 @@ def test_uploads_past_the_hourly_count_are_refused_with_when_to_retry(bounded_se
 def test_uploads_past_the_hourly_volume_are_refused_with_when_to_retry(bounded_server, tmp_path):
     url, _, _, cache = bounded_server
     session = PageSession(url, "10.0.0.2")
-    session.upload(file_of(tmp_path / "volume-1.json", 60))
+    session.upload(file_of(tmp_path / "volume-1.json", 8))
     with pytest.raises(UploadRefused) as refused:
-        session.upload(file_of(tmp_path / "volume-2.json", 60))
+        session.upload(file_of(tmp_path / "volume-2.json", 8))
     assert refused.value.status == 429, refused.value
-    assert re.fullmatch(r"Too much uploaded from your address: 60 MB in the last hour, 60 MB more would pass the "
-                        r"limit of 100 MB; try again in 60 minutes", str(refused.value)), refused.value
+    assert re.fullmatch(r"Too much uploaded from your address: 8 MB in the last hour, 8 MB more would pass the "
+                        r"limit of 16 MB; try again in 60 minutes", str(refused.value)), refused.value
     assert stored(cache, "volume-2.json") == []
 
 
 def test_uploads_past_the_temporary_disk_are_refused_with_when_to_retry(bounded_server, tmp_path):
-    """Each from its own address: only the server's temporary disk bounds them together."""
+    """Each from its own address, within its share (an eighth of 150 MB): only the part of the
+    temporary disk that visitors without sign-in share (three quarters) bounds them together."""
     url, _, _, cache = bounded_server
     accepted = 0
-    for k in range(TEMP_DISK_MB // 40 + 1):
+    for k in range(TEMP_DISK_MB // 15 + 1):
         try:
-            PageSession(url, f"10.0.1.{k}").upload(file_of(tmp_path / f"disk-{k}.json", 40))
+            PageSession(url, f"10.0.1.{k}").upload(file_of(tmp_path / f"disk-{k}.json", 15))
             accepted += 1
         except UploadRefused as refused:
             assert refused.status == 429, refused
-            assert re.fullmatch(r"The upload needs 40 MB of temporary space and the server's is in use by other "
-                                r"uploads \(\d+ MB of 150 MB\); try again in 1[56] minutes", str(refused)), refused
+            assert re.fullmatch(r"The upload needs 15 MB of temporary space and the share of visitors without sign-in "
+                                r"is in use \(\d+ MB of 112 MB\); try again in 1[56] minutes", str(refused)), refused
             assert stored(cache, f"disk-{k}.json") == []
             break
     else:
         pytest.fail("every upload was taken")
-    assert 1 <= accepted <= TEMP_DISK_MB // 40
+    assert 1 <= accepted <= TEMP_DISK_MB * 3 // 4 // 15
 
 
 BOMB_MB, BOMBS = 100, 6
@@ -439,3 +444,81 @@ def test_the_upload_window_and_the_disk_budget_say_when_to_retry():
     disk.reserve(20 * MB, "The upload", seconds=300)
     now[0] += 200
     assert disk.in_use() == 20 * MB  # the first upload's time is over; the last holds until its own
+
+
+# --- the temporary disk shared fairly: a share per client, the anonymous visitors' part, reads release ---
+
+SHARED_DISK_MB, CHUNK_MB = 80, 4  # an eighth of 80 MB: a client's share is 10 MB, two 4 MB uploads
+
+
+@pytest.fixture(scope="module")
+def shared_disk_server(tmp_path_factory, full_store_template):
+    """Only the temporary disk bounds these uploads: the hourly bounds out of the way."""
+    with serve(tmp_path_factory, full_store_template, LEADERBOARD_TEMP_DISK_MB=str(SHARED_DISK_MB),
+               LEADERBOARD_UPLOADS_PER_HOUR="1000", LEADERBOARD_UPLOAD_MB_PER_HOUR="100000") as running:
+        yield running
+
+
+def take_all_allowed(session: PageSession, folder: Path, name: str) -> tuple[list[dict], UploadRefused]:
+    """Different files of CHUNK_MB uploaded by `session` until one is refused: (the uploads, the refusal)."""
+    uploads = []
+    for k in range(SHARED_DISK_MB // CHUNK_MB + 1):
+        try:
+            uploads.append(session.upload(file_of(folder / f"{name}-{k}.json", CHUNK_MB)))
+        except UploadRefused as refused:
+            return uploads, refused
+    pytest.fail(f"{name}: every upload was taken")
+
+
+def test_five_clients_taking_all_they_may_leave_room_for_a_sixth(shared_disk_server, tmp_path):
+    url, _, _, cache = shared_disk_server
+    for k in range(5):
+        uploads, refused = take_all_allowed(PageSession(url, f"10.0.3.{k}"), tmp_path, f"greedy-{k}")
+        assert len(uploads) == 2 and refused.status == 429, (k, len(uploads), refused)
+        assert re.fullmatch(r"The upload needs 4 MB of temporary space and your address's share of it is in use "
+                            r"\(8 MB of 10 MB\); try again in 1[56] minutes", str(refused)), refused
+        assert stored(cache, f"greedy-{k}-2.json") == []
+    PageSession(url, "10.0.3.99").upload(file_of(tmp_path / "sixth.json", 0.01))
+
+
+def test_an_upload_read_by_a_pre_submission_no_longer_holds_the_share(shared_disk_server, tmp_path):
+    """Refused as bad input or pre-submitted, the file has been read: its space is the client's again."""
+    url, store, _, _ = shared_disk_server
+    before = tree_digest(store)
+    session = PageSession(url, "10.0.4.1")
+    uploads, _ = take_all_allowed(session, tmp_path, "read")
+    status = "\n".join(session.call("presubmit", [*FORM, uploads[0]])[:3])
+    assert "The submission was not accepted" in status, status
+    session.upload(file_of(tmp_path / "after-read.json", CHUNK_MB))
+    assert tree_digest(store) == before
+
+
+def test_the_disk_shares_of_clients_and_of_visitors_without_sign_in():
+    now = [0.0]
+    disk = TempDiskBudget(80 * MB, clock=lambda: now[0])
+    for k in range(6):  # six anonymous addresses take their whole share: 60 MB, the anonymous visitors' part
+        disk.reserve(10 * MB, "The upload", seconds=600, client=(f"10.0.0.{k}", "your address"))
+    with pytest.raises(LimitReached, match=r"^The upload needs 1 MB of temporary space and the share of visitors "
+                                           r"without sign-in is in use \(60 MB of 60 MB\); try again in 10 minutes$"):
+        disk.reserve(MB, "The upload", seconds=600, client=("10.0.0.99", "your address"))
+    disk.reserve(10 * MB, "The upload", seconds=600, client=("account:alice", "your account"))  # not starved
+    with pytest.raises(LimitReached, match=r"^The upload needs 1 MB of temporary space and your account's share of "
+                                           r"it is in use \(10 MB of 10 MB\); try again in 10 minutes$"):
+        disk.reserve(MB, "The upload", seconds=600, client=("account:alice", "your account"))
+    with pytest.raises(LimitReached, match=r"^The upload is 11 MB, more than the 10 MB of temporary space one "
+                                           r"address may hold"):
+        disk.reserve(11 * MB, "The upload", seconds=600, client=("10.0.9.9", "your address"))
+
+
+def test_identical_bytes_are_reserved_once_and_a_read_upload_is_released():
+    disk = TempDiskBudget(80 * MB)
+    first = disk.reserve(8 * MB, "The upload", seconds=600, client=("10.0.0.1", "your address"))
+    disk.stored(first, ["/cache/abc/sample.json"])
+    again = disk.reserve(8 * MB, "The upload", seconds=600, client=("10.0.0.2", "your address"))
+    assert disk.in_use() == 16 * MB  # before its bytes are read, an upload may be anything
+    disk.stored(again, ["/cache/abc/sample.json"])  # Gradio stored the same bytes at the same path
+    assert disk.in_use() == 8 * MB
+    disk.release_file("/cache/abc/sample.json")
+    assert disk.in_use() == 0
+    disk.release_file("/cache/abc/sample.json")  # read twice: nothing more to release
+    assert disk.in_use() == 0

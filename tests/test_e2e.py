@@ -64,11 +64,12 @@ def serve(tmp_path_factory, full_store_template, **env):
     store = tmp_path_factory.mktemp("served") / "store"
     shutil.copytree(full_store_template, store)
     port = free_port()
-    # Every test's pre-submissions come from this machine's address: the pre-submission quotas
-    # out of the way unless a test sets them (test_presubmissions.py tests them).
+    # Every test's pre-submissions and API requests come from this machine's address: their
+    # quotas out of the way unless a test sets them (test_presubmissions.py, test_api.py test them).
     env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
            "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio")),
-           "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "100000", "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "100000", **env}
+           "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "100000", "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "100000",
+           "LEADERBOARD_API_PER_MINUTE": "100000", **env}
     process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
     try:
         yield f"http://127.0.0.1:{port}/", store, process.pid, Path(env["GRADIO_TEMP_DIR"])

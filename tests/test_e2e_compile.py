@@ -3,7 +3,10 @@ phone sizes: compiled on the server, the form filled in from the logs, pre-submi
 published, and its provenance shown in the model details. Screenshots in test-artifacts/."""
 from __future__ import annotations
 
+import os
+import re
 import zipfile
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -149,11 +152,17 @@ def test_a_chat_run_of_a_local_checkpoint_fills_the_type_and_asks_for_the_public
     close(page)
 
 
-@pytest.fixture(scope="module")
-def one_upload_an_hour(tmp_path_factory, full_store_template):
-    """The app taking one upload per address an hour: (url, Gradio's cache folder)."""
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR="1") as (url, _, _, cache):
-        yield url, cache
+def served_with(**env):
+    """A module's fixture: the app with `env` added to its environment: (url, Gradio's cache folder)."""
+    @pytest.fixture(scope="module")
+    def served(tmp_path_factory, full_store_template):
+        with serve(tmp_path_factory, full_store_template, **env) as (url, _, _, cache):
+            yield url, cache
+    return served
+
+
+one_upload_an_hour = served_with(LEADERBOARD_UPLOADS_PER_HOUR="1")  # one upload per address an hour
+small_temporary_disk = served_with(LEADERBOARD_TEMP_DISK_MB="8")  # a client's share of the temporary disk is 1 MB
 
 
 @pytest.mark.parametrize("viewport, address", [(DESKTOP, "10.0.5.1"), (PHONE, "10.0.5.2")], ids=["desktop", "phone"])
@@ -162,18 +171,39 @@ def test_an_upload_past_the_hourly_bound_is_refused_on_the_page_with_when_to_ret
     """Each viewport from an address of its own (through the trusted local proxy's
     X-Forwarded-For), so neither uses the other's upload."""
     url, cache = one_upload_an_hour
-    page = open_page(browser, url, viewport, address)
-    upload(page, new_model_file)
-    # the cell's accessible name: on a phone the visible text breaks the name in two
-    expect(page.locator("#file").get_by_role("cell", name=new_model_file.name)).to_be_visible()
-    page.locator("#file button[aria-label='Clear']").click()
     second = tmp_path / "second_upload.json"
     second.write_bytes(new_model_file.read_bytes())
+    second_upload_refused(open_page(browser, url, viewport, address), new_model_file, second, cache,
+                          "Too many uploads from your address: 1 in the last hour; try again in 60 minutes",
+                          "28_upload_refused")
+
+
+def second_upload_refused(page, first: Path, second: Path, cache: Path, message: str | re.Pattern,
+                          shot_name: str) -> None:
+    """`first` uploaded on the page, then `second` in its place: refused with `message` (a
+    toast, saved in a screenshot), and not stored in Gradio's `cache`. The page is closed."""
+    upload(page, first)
+    # the cell's accessible name: on a phone the visible text breaks the name in two
+    expect(page.locator("#file").get_by_role("cell", name=first.name)).to_be_visible()
+    page.locator("#file button[aria-label='Clear']").click()
     page.locator("#file input[type=file]").set_input_files(str(second))
-    message = page.get_by_text("Too many uploads from your address: 1 in the last hour; try again in 60 minutes")
-    expect(message).to_be_visible(timeout=30000)
+    expect(page.get_by_text(message)).to_be_visible(timeout=30000)
     toast = page.locator(".toast-wrap, .toast-messages").first  # faded in: opaque for the screenshot
     toast.evaluate("e => Promise.all(e.getAnimations({subtree: true}).map((a) => a.finished))")
-    shot(page, "28_upload_refused", full_page=False)
+    shot(page, shot_name, full_page=False)
     assert list(cache.rglob(second.name)) == []
     close(page)
+
+
+@pytest.mark.parametrize("viewport, address", [(DESKTOP, "10.0.7.1"), (PHONE, "10.0.7.2")], ids=["desktop", "phone"])
+def test_an_upload_past_the_clients_share_of_the_temporary_disk_is_refused_on_the_page(
+        browser, small_temporary_disk, viewport, address, tmp_path):
+    """The message says whose share is used up and when to retry; what was refused is not stored."""
+    url, cache = small_temporary_disk
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    for path in (first, second):
+        path.write_bytes(os.urandom(600 * 1024))
+    second_upload_refused(open_page(browser, url, viewport, address), first, second, cache,
+                          re.compile(r"The upload needs 0.6 MB of temporary space and your address's share of it is "
+                                     r"in use \(0.6 MB of 1 MB\); try again in 1[56] minutes"),
+                          "29_upload_past_the_share")

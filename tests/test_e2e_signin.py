@@ -14,13 +14,15 @@ import shutil
 import pytest
 from playwright.sync_api import expect
 
+import content
 from fake_hub import FakeHub
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.demo import demo_model
+from test_app_limits import PageSession
 from test_e2e import DESKTOP, PHONE, ARTIFACTS, browser, free_port, open_page, rows, start_app  # noqa: F401 (fixture)
 
 REPO = "czech/leaderboard"
-ALICE, ALICE_ORG, BOB, BOB_ORG = "alice", "alice-lab", "bob", "bob-org"
+ALICE, ALICE_ORG, BOB, BOB_ORG, CAROL = "alice", "alice-lab", "bob", "bob-org", "carol"
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +33,7 @@ def board(tmp_path_factory, full_store_template):
     hub = FakeHub(root / "hub").start()
     hub.add_account(ALICE, [ALICE_ORG])
     hub.add_account(BOB, [BOB_ORG])
+    hub.add_account(CAROL, [])
     files = {str(p.relative_to(full_store_template)): p.read_bytes()
              for p in full_store_template.rglob("*") if p.is_file() and p.name != ".lock" and ".cache" not in p.parts}
     hub.create_repo(REPO, files)
@@ -161,3 +164,26 @@ def test_two_accounts_and_a_visitor(browser, board, model_files):
         assert not page.dialogs
         page.context.close()
     assert re.fullmatch(r"\d+", str(hub.sign_ins)) and hub.sign_ins == 2
+
+
+def test_a_session_saved_before_signing_out_can_neither_pre_submit_nor_publish(browser, board, model_files):
+    """An account signs in, pre-submits with a copy of its session cookie (as anyone holding
+    the cookie could), then signs out in its browser: the copy is refused for publishing the
+    preview and for another pre-submission, and nothing lands in the repo."""
+    url, hub = board
+    carol = signed_in_page(browser, url, hub, CAROL, DESKTOP)
+    cookie = "; ".join(f"{c['name']}={c['value']}" for c in carol.context.cookies(url))
+    saved = PageSession(url, cookie=cookie)
+    saved.call("show_account", [])  # as the page does on load: the account's names become the team's choices
+    form = [CAROL, "replayed", "chat", 7, 4096, "bfloat16", "", "https://example.com/replayed"]
+    assert "would rank" in saved.call("presubmit", [*form, saved.upload(model_files[0])])[0]  # signed in, it works
+    carol.locator("#login").click()  # "Logout (carol)"
+    expect(carol.locator("#login")).to_contain_text("Sign in with Hugging Face", timeout=60000)
+    save(carol, "signed_out")
+    files = sorted(hub.files(REPO))
+    assert saved.call("publish", [None])[0] == content.SIGN_IN_FIRST
+    status = saved.call("presubmit", [*form, saved.upload(model_files[1])])[0]
+    assert status == content.SIGN_IN_FIRST, status
+    assert sorted(hub.files(REPO)) == files
+    assert not carol.dialogs
+    carol.context.close()

@@ -14,6 +14,7 @@ import pytest
 
 from conftest import tree_digest
 from leaderboard.app.limits import LimitReached, PresubmissionQuota, UploadWindow, upload_requester
+from leaderboard.app.signin import SignOuts
 from leaderboard.board.state import Leaderboard
 from leaderboard.errors import StoreFailure
 from leaderboard.storage.hub import HubStore
@@ -299,3 +300,15 @@ def test_a_served_app_records_refuses_past_the_quota_and_discloses_through_its_a
                                       "best_rank": ranks[0], "worst_rank": ranks[1],
                                       "fewest_models": min(r["of"] for r in records),
                                       "most_models": max(r["of"] for r in records)}
+
+
+def test_a_signed_out_session_is_counted_by_its_address():
+    """A saved copy of a signed-out session's cookie neither counts against the account nor
+    takes the part of the temporary disk kept for signed-in publishers."""
+    signed_out = SignOuts()
+    session = {"oauth_info": {"userinfo": {"preferred_username": "alice"}, "access_token": "hf_oauth_alice",
+                              "expires_at": time.time() + 600}}
+    assert upload_requester({"client": ("192.0.2.1", 5), "session": session}, signed_out)[0] == "account:alice"
+    signed_out.add("hf_oauth_alice", time.time() + 600)
+    assert upload_requester({"client": ("192.0.2.1", 5), "session": session}, signed_out) == ("192.0.2.1",
+                                                                                              "your address")

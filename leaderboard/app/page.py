@@ -3,6 +3,7 @@ restores, and the public read API; and what `launch` needs to style and script i
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 
 import gradio as gr
@@ -12,7 +13,9 @@ from leaderboard.app.about_tab import AboutTab
 from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
-from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, SETTINGS, STATIC, script
+from leaderboard.app.limits import LimitReached
+from leaderboard.app.settings import (API_CONCURRENCY, API_RATE, CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, SETTINGS,
+                                      SIGNED_OUT, STATIC, script)
 from leaderboard.app.signin import SignIn, prepare_gradio
 from leaderboard.app.submit_tab import SubmitTab
 from leaderboard.app.view_state import restore_on_load
@@ -29,7 +32,7 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
     """The page; `signin` (default: from the settings) says who may pre-submit and publish."""
     categories = [board_views.OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
-    signin = signin or SignIn(SETTINGS, hub_backed=isinstance(board.store, HubStore))
+    signin = signin or SignIn(SETTINGS, hub_backed=isinstance(board.store, HubStore), signed_out=SIGNED_OUT)
     prepare_gradio(signin.settings)
     default_view = share.view_from_query({}, board)
     with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:
@@ -62,20 +65,29 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
             head_to_head.duel_map, queue=False, **PRIVATE)
 
         read_api = ReadApi(board)
-        for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab)
-            gr.api(api_endpoint(getattr(read_api, name)), api_name=name)
+        for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab), sharing one limit
+            gr.api(api_endpoint(getattr(read_api, name)), api_name=name, concurrency_limit=API_CONCURRENCY,
+                   concurrency_id="read_api")
     return app
 
 
 def api_endpoint(answer):
-    """A ReadApi method as an endpoint: its ValueError (an unknown category or model) is the
-    caller's error message, not a bare "Error"."""
-    @functools.wraps(answer)  # the signature and type hints, from which gr.api makes the endpoint's schema
-    def endpoint(*args, **kwargs):
+    """A ReadApi method as an endpoint, within its caller's rate (API_RATE, per client address):
+    its ValueError (an unknown category or model) or the rate's refusal is the caller's error
+    message, not a bare "Error"."""
+    @functools.wraps(answer)
+    def endpoint(request: gr.Request, *args, **kwargs):
         try:
+            API_RATE.admit(request.client.host, "read-API requests")
             return answer(*args, **kwargs)
-        except ValueError as e:
+        except (ValueError, LimitReached) as e:
             raise gr.Error(str(e)) from None
+    # gr.api makes the endpoint's schema from the signature and type hints: the method's, after
+    # the request, which Gradio passes first (by position) and leaves out of the schema.
+    signature = inspect.signature(answer)
+    request = inspect.Parameter("request", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=gr.Request)
+    endpoint.__signature__ = signature.replace(parameters=[request, *signature.parameters.values()])
+    endpoint.__annotations__ = {**answer.__annotations__, "request": gr.Request}
     return endpoint
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import gradio as gr
 
-from leaderboard.app.limits import MB, PresubmissionQuota, TempDiskBudget, UploadWindow
+from leaderboard.app.limits import MB, PresubmissionQuota, RequestRate, TempDiskBudget, UploadWindow
+from leaderboard.app.signin import SignOuts
 from leaderboard.config.settings import Settings
 
 SETTINGS = Settings.from_environment()
@@ -22,6 +23,13 @@ TEMP_DISK = TempDiskBudget(SETTINGS.temp_disk_mb * MB)
 UPLOADS = UploadWindow(SETTINGS.uploads_per_hour, SETTINGS.upload_mb_per_hour * MB)
 # Pre-submissions per account (per address without sign-in) per hour, and per account per day.
 PRESUBMISSIONS = PresubmissionQuota(SETTINGS.presubmissions_per_hour, SETTINGS.presubmissions_per_day)
+# The public read API: its requests per client address per minute, and how many it answers at
+# once (one: each holds the interpreter for its milliseconds, so the page's own events, which
+# run beside it, stay quick during a flood of API requests).
+API_RATE = RequestRate(SETTINGS.api_per_minute)
+API_CONCURRENCY = 1
+# Sessions signed out (their tokens), refused from then on.
+SIGNED_OUT = SignOuts()
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
 # Handlers return {component: value}; an event's outputs are still a list, in a fixed order,

@@ -12,6 +12,9 @@ action.
 """
 from __future__ import annotations
 
+import hashlib
+import threading
+import time
 from dataclasses import dataclass
 
 import gradio as gr
@@ -74,13 +77,58 @@ def whoami(token: str) -> Account:
     return Account(str(answer["name"]), tuple(str(org["name"]) for org in answer.get("orgs") or ()))
 
 
-class SignIn:
-    """The board's sign-in: who may publish from the page (`mode`), and each request's account."""
+class SignOuts:
+    """The access tokens of sessions signed out in this process, each until it expires.
+    Gradio keeps a session in a signed cookie, which /logout empties in the browser; a copy
+    of the cookie kept from before would still carry the token, which the Hub still honours."""
 
-    def __init__(self, settings: Settings, hub_backed: bool, lookup=whoami):
+    KEPT_WITHOUT_EXPIRY = 86400.0  # a token whose session says no expiry is refused for a day
+
+    def __init__(self, clock=time.time):
+        self.clock = clock
+        self._until: dict[str, float] = {}  # sha256 of a token -> when it expires
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(token: str) -> str:
+        return hashlib.sha256(token.encode()).hexdigest()  # the tokens themselves are not kept
+
+    def add(self, token: str, expires_at: float | None) -> None:
+        now = self.clock()
+        with self._lock:
+            for key in [k for k, until in self._until.items() if until <= now]:
+                del self._until[key]
+            self._until[self._key(token)] = expires_at or now + self.KEPT_WITHOUT_EXPIRY
+
+    def __contains__(self, token: str) -> bool:
+        with self._lock:
+            return self._until.get(self._key(token), 0) > self.clock()
+
+
+class SignOutGate:
+    """ASGI middleware: a request to Gradio's /logout adds the session's token to `signed_out`
+    before Gradio empties the session (the cookie sent back), so that no copy of it signs in again."""
+
+    def __init__(self, app, signed_out: SignOuts):
+        self.app, self.signed_out = app, signed_out
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"].endswith("/logout"):
+            info = (scope.get("session") or {}).get("oauth_info") or {}
+            if info.get("access_token"):
+                self.signed_out.add(str(info["access_token"]), info.get("expires_at"))
+        await self.app(scope, receive, send)
+
+
+class SignIn:
+    """The board's sign-in: who may publish from the page (`mode`), and each request's account
+    (none for a session signed out: `signed_out`, which SignOutGate fills)."""
+
+    def __init__(self, settings: Settings, hub_backed: bool, lookup=whoami, signed_out: SignOuts | None = None):
         self.settings = settings
         self.mode = ANYONE if not hub_backed else SIGNED_IN if settings.sign_in_configured else MAINTAINERS
         self.lookup = lookup
+        self.signed_out = signed_out if signed_out is not None else SignOuts()
 
     @property
     def required(self) -> bool:
@@ -88,7 +136,7 @@ class SignIn:
 
     def account(self, token: gr.OAuthToken | None) -> Account | None:
         """The signed-in account (None: not signed in); SignInFailed when the Hub does not confirm it."""
-        return None if token is None else self.lookup(token.token)
+        return None if token is None or token.token in self.signed_out else self.lookup(token.token)
 
     @staticmethod
     def team_problem(account: Account, team) -> str | None:

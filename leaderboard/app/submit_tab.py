@@ -181,9 +181,12 @@ class SubmitTab:
         record_failure = None
         try:
             with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
-                source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK).data
-                          if submission.is_archive(file) else file)
-                preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+                try:
+                    source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+                              .data if submission.is_archive(file) else file)
+                    preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+                finally:  # read, or refused: the upload no longer holds its client's temporary disk
+                    TEMP_DISK.release_file(file)
                 # What the page shows is made before the record: a pre-submission that fails records nothing.
                 summary, shown = submission.preview_summary(board, preview), self.preview_views(preview)
                 try:
@@ -248,6 +251,8 @@ class SubmitTab:
             return {self.file_errors: submission.problems_markdown(self.board.benchmark, e.problems,
                                                                    "The archive was not accepted:"),
                     **as_filled}
+        finally:  # read, or refused: the upload no longer holds its client's temporary disk
+            TEMP_DISK.release_file(file)
         form = compiled.form
         return {self.file_errors: compiled.summary,
                 self.compiled: gr.DownloadButton(value=submission.compiled_file(self.board, compiled), visible=True),
