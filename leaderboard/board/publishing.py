@@ -19,7 +19,8 @@ from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
-from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash, day_of, day_path
+from leaderboard.storage.day_files import day_of, day_path
+from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, PresubmissionRecord, client_hash
 from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.storage.strict_json import dump_json
 from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
@@ -182,7 +183,7 @@ class Publishing:
         try:
             moved = board.presubmissions.record(record)
         except OSError as e:
-            raise StoreFailure(f"writing {day_path(day_of(at))} failed ({e.strerror or type(e).__name__})") from None
+            raise StoreFailure(f"writing {day_path(PRESUBMISSIONS_DIR, day_of(at))} failed ({e.strerror or type(e).__name__})") from None
         if moved is not None:
             board.follow(*moved)
         return record
