@@ -65,12 +65,15 @@ def serve(tmp_path_factory, full_store_template, store: Path | None = None, **en
         store = tmp_path_factory.mktemp("served") / "store"
         shutil.copytree(full_store_template, store)
     port = free_port()
-    # Every test's pre-submissions and API requests come from this machine's address: their
-    # quotas out of the way unless a test sets them (test_presubmissions.py, test_api.py test them).
+    # Every test's uploads, pre-submissions and API requests come from this machine's address:
+    # their quotas out of the way unless a test sets them (test_app_limits.py,
+    # test_presubmissions.py and test_api.py test them). The upload count is kept in the store
+    # (issue 32 item 5), so a shared app's many tests would otherwise meet the hourly 20.
     env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
            "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio")),
            "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "100000", "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "100000",
-           "LEADERBOARD_API_PER_MINUTE": "100000", **env}
+           "LEADERBOARD_API_PER_MINUTE": "100000", "LEADERBOARD_UPLOADS_PER_HOUR": "100000",
+           "LEADERBOARD_UPLOAD_MB_PER_HOUR": "1000000", **env}
     process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
     try:
         yield f"http://127.0.0.1:{port}/", store, process.pid, Path(env["GRADIO_TEMP_DIR"])

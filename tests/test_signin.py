@@ -93,7 +93,7 @@ def test_a_tampered_team_is_refused_by_the_handler_with_the_reason(small_store, 
     team = submit.team.preprocess("bob-org")  # what Gradio makes of the value a request sends
     out = submit.presubmit(team, "m", "chat", 7, 4096, "bfloat16", "", "https://x.org", str(new_model_file),
                            gr.Request(session_hash="s"), Token("alice-token"))
-    assert out[submit.status] == ("**Not accepted**: Team: you are signed in as alice, so the team must be your "
+    assert out[submit.status] == ("**Not accepted**: Team\\: you are signed in as alice, so the team must be your "
                                   "account or one of your organizations \\(alice, alice\\-lab\\); got bob\\-org.")
     assert sorted(small_store.models) == before
 
