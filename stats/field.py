@@ -86,6 +86,9 @@ def family_ranks(scores: np.ndarray, family: np.ndarray) -> np.ndarray:
     scores = np.asarray(scores, dtype=float)
     single = scores.ndim == 1
     scores = np.round(np.atleast_2d(scores), 9)  # equal fractions summed in another order tie
+    finite = np.isfinite(scores)
+    lowest = float(scores[finite].min()) - 1.0 if finite.any() else 0.0
+    scores = np.where(finite, scores, lowest)  # a model without a score (NaN, -inf) ranks last
     family = np.asarray(family, dtype=int)
     n_rows, n = scores.shape
     n_families = int(family.max()) + 1 if n else 0
