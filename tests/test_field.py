@@ -99,37 +99,42 @@ def test_difference_share_equals_a_loop_over_pairs_and_tasks(n, n_tasks, n_resam
     if n > 2:
         replicates[0][:, 1] = 0.5  # two constant models: that task counts as identical
     pairs = np.array([(i, j) for i in range(n) for j in range(i + 1, n)])
-    expected = []
-    for i, j in pairs:
-        per_task = []
-        for values in replicates:
-            a, b = values[:, i], values[:, j]
-            spread = np.var(a) + np.var(b)
-            per_task.append(np.var(a - b) / spread if spread > 0 else 0.0)
-        expected.append(np.mean(per_task))
+    expected = [slow_difference_share(replicates, i, j) for i, j in pairs]
     np.testing.assert_allclose(field.difference_share(replicates, pairs), expected, atol=1e-12)
+
+
+def slow_difference_share(replicates: list[np.ndarray], i: int, j: int) -> float:
+    """The mean over tasks of Var(a - b) / (Var a + Var b) across the resamples (0 where
+    both are constant)."""
+    per_task = []
+    for values in replicates:
+        a, b = values[:, i], values[:, j]
+        spread = np.var(a) + np.var(b)
+        per_task.append(np.var(a - b) / spread if spread > 0 else 0.0)
+    return float(np.mean(per_task))
 
 
 def slow_near_copies(shares: np.ndarray, replicates: list[np.ndarray]) -> np.ndarray:
     """Families by the written rule, every pair looked at: candidates whose mean absolute
-    difference of per-task shares is at most the gap, near-copies when their difference
-    share is at most NEAR_COPY_SHARE; families grown by repeated merging until nothing
-    changes, numbered by first member."""
+    difference of per-task shares is at most the gap, or of task scores (the resamples'
+    mean) in units of the task's median resample standard deviation (over the models in
+    the field, tasks without noise left out) at most CANDIDATE_NOISE_GAP; near-copies when
+    their difference share is at most NEAR_COPY_SHARE; families grown by repeated
+    merging, numbered by first member."""
     n = len(shares)
-    gap = field.CANDIDATE_SHARE_GAP + 2 / (n - 1) if n > 1 else 0
+    in_field = [i for i in range(n) if np.isfinite(shares[i]).all()]
+    noise = [np.median([np.std(values[:, i]) for i in in_field]) if in_field else 0.0 for values in replicates]
     label = list(range(n))
-    for i in range(n):
-        for j in range(i + 1, n):
-            if not (np.isfinite(shares[i]).all() and np.isfinite(shares[j]).all()):
+    for i in in_field:
+        for j in in_field:
+            if j <= i:
                 continue
-            if np.mean(np.abs(shares[i] - shares[j])) > gap:
+            close_shares = np.mean(np.abs(shares[i] - shares[j])) <= field.CANDIDATE_SHARE_GAP + 2 / (n - 1)
+            levels = [abs(values[:, i].mean() - values[:, j].mean()) / s for values, s in zip(replicates, noise) if s > 0]
+            close_scores = bool(levels) and np.mean(levels) <= field.CANDIDATE_NOISE_GAP
+            if not (close_shares or close_scores):
                 continue
-            per_task = []
-            for values in replicates:
-                a, b = values[:, i], values[:, j]
-                spread = np.var(a) + np.var(b)
-                per_task.append(np.var(a - b) / spread if spread > 0 else 0.0)
-            if np.mean(per_task) <= field.NEAR_COPY_SHARE:
+            if slow_difference_share(replicates, i, j) <= field.NEAR_COPY_SHARE:
                 old, new = max(label[i], label[j]), min(label[i], label[j])
                 label = [new if x == old else x for x in label]
     first = {}
