@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from field_reference import slow_certainty, slow_difference_share, slow_family_ranks, slow_field_shares, slow_near_copies
 from field_simulation import fine_tune, item_answers, near_copies, replicates_of
-from stats import evidence, field
+from stats import field
 
 SETTINGS = settings(max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
@@ -33,34 +34,6 @@ def scores_and_families(draw):
                                     min_size=r, max_size=r)))
     labels = draw(st.lists(st.integers(0, n - 1), min_size=n, max_size=n))
     return scores, np.unique(labels, return_inverse=True)[1].reshape(-1)  # families numbered 0..
-
-
-def slow_field_shares(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Per row and model: (weights of the others below + half of those equal) / the
-    others' weights, over the others in the field (a value that is not NaN)."""
-    out = np.full(values.shape, np.nan)
-    for r, row in enumerate(values):
-        for i, own in enumerate(row):
-            others = [j for j in range(len(row)) if j != i and not np.isnan(row[j])]
-            total = sum(weights[j] for j in others)
-            if np.isnan(own) or total <= 0:
-                continue
-            below = sum(weights[j] for j in others if row[j] < own)
-            equal = sum(weights[j] for j in others if row[j] == own)
-            out[r, i] = (below + equal / 2) / total
-    return out
-
-
-def slow_family_ranks(scores: np.ndarray, family: np.ndarray) -> np.ndarray:
-    """1 + the other families with a member above + the own family's members above."""
-    scores = np.round(scores, 9)
-    out = np.zeros(scores.shape, dtype=int)
-    for r, row in enumerate(scores):
-        for i, own in enumerate(row):
-            families_above = {family[j] for j in range(len(row)) if family[j] != family[i] and row[j] > own}
-            own_above = [j for j in range(len(row)) if family[j] == family[i] and row[j] > own]
-            out[r, i] = 1 + len(families_above) + len(own_above)
-    return out
 
 
 @SETTINGS
@@ -103,44 +76,6 @@ def test_difference_share_equals_a_loop_over_pairs_and_tasks(n, n_tasks, n_resam
     np.testing.assert_allclose(field.difference_share(replicates, pairs), expected, atol=1e-12)
 
 
-def slow_difference_share(replicates: list[np.ndarray], i: int, j: int) -> float:
-    """The mean over tasks of Var(a - b) / (Var a + Var b) across the resamples (0 where
-    both are constant)."""
-    per_task = []
-    for values in replicates:
-        a, b = values[:, i], values[:, j]
-        spread = np.var(a) + np.var(b)
-        per_task.append(np.var(a - b) / spread if spread > 0 else 0.0)
-    return float(np.mean(per_task))
-
-
-def slow_near_copies(shares: np.ndarray, replicates: list[np.ndarray]) -> np.ndarray:
-    """Families by the written rule, every pair looked at: candidates whose mean absolute
-    difference of per-task shares is at most the gap, or of task scores (the resamples'
-    mean) in units of the task's median resample standard deviation (over the models in
-    the field, tasks without noise left out) at most CANDIDATE_NOISE_GAP; near-copies when
-    their difference share is at most NEAR_COPY_SHARE; families grown by repeated
-    merging, numbered by first member."""
-    n = len(shares)
-    in_field = [i for i in range(n) if np.isfinite(shares[i]).all()]
-    noise = [np.median([np.std(values[:, i]) for i in in_field]) if in_field else 0.0 for values in replicates]
-    label = list(range(n))
-    for i in in_field:
-        for j in in_field:
-            if j <= i:
-                continue
-            close_shares = np.mean(np.abs(shares[i] - shares[j])) <= field.CANDIDATE_SHARE_GAP + 2 / (n - 1)
-            levels = [abs(values[:, i].mean() - values[:, j].mean()) / s for values, s in zip(replicates, noise) if s > 0]
-            close_scores = bool(levels) and np.mean(levels) <= field.CANDIDATE_NOISE_GAP
-            if not (close_shares or close_scores):
-                continue
-            if slow_difference_share(replicates, i, j) <= field.NEAR_COPY_SHARE:
-                old, new = max(label[i], label[j]), min(label[i], label[j])
-                label = [new if x == old else x for x in label]
-    first = {}
-    return np.array([first.setdefault(x, len(first)) for x in label])
-
-
 @SETTINGS
 @given(st.integers(1, 8), st.integers(1, 3), st.integers(0, 2**32 - 1))
 def test_near_copies_equal_a_loop_over_every_pair(n, n_tasks, seed):
@@ -158,25 +93,6 @@ def test_near_copies_equal_a_loop_over_every_pair(n, n_tasks, seed):
     found = field.near_copies(shares, lambda models: [v[:, models] for v in replicates])
     np.testing.assert_array_equal(found.family, slow_near_copies(shares, replicates))
     assert (found.share <= field.NEAR_COPY_SHARE).all() and (found.pairs[:, 0] < found.pairs[:, 1]).all()
-
-
-def slow_certainty(replicates, category, weights, family, displayed):
-    """Per resample: every model's field share per task by the loop, category and overall
-    means, family ranks by the loop; then each column's nearest-tails interval and the tie
-    groups (`evidence`'s, tested in test_coverage.py)."""
-    n_resamples = replicates[0].shape[0]
-    scopes = []
-    for r in range(n_resamples):
-        shares = np.column_stack([slow_field_shares(values[r:r + 1], weights)[0] for values in replicates])
-        per_category = [shares[:, category == c].mean(axis=1) for c in range(category.max() + 1)]
-        scopes.append(np.column_stack([np.mean(per_category, axis=0), *per_category]))
-    draws = np.round(np.array(scopes), 9)  # (R, N, 1 + C)
-    score = [evidence.nearest_tails_interval(draws[:, :, s], 0.95) for s in range(draws.shape[2])]
-    rank = [evidence.nearest_tails_interval(slow_family_ranks(draws[:, :, s], family), 0.95)
-            for s in range(draws.shape[2])]
-    rank_low, rank_high = np.column_stack([r[0] for r in rank]), np.column_stack([r[1] for r in rank])
-    return (np.column_stack([s[0] for s in score]), np.column_stack([s[1] for s in score]), rank_low, rank_high,
-            evidence.tie_groups(displayed, rank_low, rank_high))
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
