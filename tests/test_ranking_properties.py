@@ -76,6 +76,7 @@ def improved(rng, answers: np.ndarray, model: int, task: int, count: int) -> np.
     return out
 
 
+@pytest.mark.integration  # 112 whole boards
 @pytest.mark.parametrize("seed", range(4))
 def test_turning_wrong_answers_right_never_lowers_a_score_or_a_rank(seed):
     """Per board: the first, the models around the panel border (ranks K - 1 to K + 2),
@@ -114,6 +115,7 @@ def copy_attack(attack: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
             np.abs(after.ranks[others] - before.ranks[others]))
 
 
+@pytest.mark.integration  # whole boards with and without the copies
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_near_copies_move_no_other_model_more_than_2_places_or_2_points_overall(attack):
     """Every scope's rank, and the overall score (4 boards per attack)."""
@@ -123,6 +125,7 @@ def test_near_copies_move_no_other_model_more_than_2_places_or_2_points_overall(
         assert score_moves[:, 0].max() <= 0.02, (attack, seed, score_moves[:, 0].max())
 
 
+@pytest.mark.integration
 @pytest.mark.xfail(strict=True, reason="measured 2.69 points in a one-task category (issue 33, see the docstring)")
 def test_near_copies_move_no_other_model_more_than_2_points_in_a_category():
     """The category scores, on the boards above. Fails: a family weighs one model, but its
@@ -135,6 +138,7 @@ def test_near_copies_move_no_other_model_more_than_2_points_in_a_category():
     assert max(moves) <= 0.02, max(moves)
 
 
+@pytest.mark.integration
 @pytest.mark.xfail(strict=True, reason="measured 86-87% of equal pairs in one group (issue 33, see the docstring)")
 def test_exactly_equal_models_share_a_tie_group():
     """Tiers of 5 models of exactly equal abilities (test_coverage.py's `abilities`
@@ -146,6 +150,7 @@ def test_exactly_equal_models_share_a_tie_group():
     assert np.mean(tie_groups_of_tiers(seed=1)[0]) >= 0.9
 
 
+@pytest.mark.integration
 def test_no_tie_group_joins_models_whose_rank_intervals_are_disjoint():
     assert not tie_groups_of_tiers(seed=1)[1]
 
