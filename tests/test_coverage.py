@@ -21,7 +21,11 @@ from stats import evidence
 
 # Designs whose figures miss the target today (strict: a design that comes within it fails
 # the suite until unmarked); bench/RESULTS.md gives every design's figures.
-MISSES = {}
+MISSES = {name: pytest.mark.xfail(strict=True, reason=reason) for name, reason in {
+    "many tasks": "rank coverage 100% (score 94.4%): 50 tasks pin most ranks, the truth's rank taken whole",
+    "three models": "score coverage 87.8%, rank 100% (180 models)",
+    "tiers of 5 equal models": "rank coverage 81.7% of the tie's best rank (it meets the tie's rank range for 99.4%)",
+}.items()}
 
 
 def truth_score(skill: np.ndarray, category: np.ndarray, panel: np.ndarray) -> np.ndarray:
