@@ -1,9 +1,9 @@
 """Coverage study of the 95% score and rank intervals (issue 20), larger than the unit tests.
 
-    python bench/bench_coverage.py [--boards-scale 3] [--demo-boards 1] [--demo-first-seed 0] [--skip-simulated]
+    python bench/bench_coverage.py [--demo-boards 1] [--demo-first-seed 0]
 
-Part 1: the designs of tests/test_coverage.py (simulated Bernoulli and token-F1 items,
-duels through stats.duel) with `--boards-scale` times as many boards. Part 2: the demo
+The simulated designs (the field score's intervals, issue 33) are in bench_ranking.py.
+Here the demo
 designs of both shipped benchmarks: demo models (leaderboard.submission.demo, 40 per board) summarized,
 dueled through the engine (`play`, each new model against the top_opponents best of its
 day) and given intervals by `ranking.certainty_table`; the truth from `demo_skills`;
@@ -53,26 +53,12 @@ def summary(covered, covered_tie_range, width, score_covered, score_width) -> di
             "rank_coverage_tie_range": round(float(covered_tie_range.mean()), 4)}
 
 
-def simulated_designs(scale: int) -> dict:
-    import test_coverage as designs
-    out = {}
-    for name, design in designs.DESIGNS.items():
-        start = time.perf_counter()
-        measured = designs.coverage(name, design[-1] * scale)
-        out[name] = {**summary(*(measured[f] for f in FIELDS)),
-                     "seconds": round(time.perf_counter() - start, 1)}
-        print(name, out[name], flush=True)
-    return out
-
-
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--boards-scale", type=int, default=3)
     parser.add_argument("--demo-boards", type=int, default=1)
     parser.add_argument("--demo-first-seed", type=int, default=0)
-    parser.add_argument("--skip-simulated", action="store_true")
     args = parser.parse_args()
-    out = {} if args.skip_simulated else {"simulated": simulated_designs(args.boards_scale)}
+    out = {}
     for tasks_file in ("czechsuite_tasks.json", "tasks_metadata.json") if args.demo_boards else ():
         start, lists = time.perf_counter(), {field: [] for field in FIELDS}
         for seed in range(args.demo_first_seed, args.demo_first_seed + args.demo_boards):

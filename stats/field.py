@@ -31,6 +31,11 @@ NEAR_COPY_SHARE = 0.2
 # Candidates for the item-level check: pairs whose per-task field shares differ by at
 # most this much on average (plus two models' worth), a cheap first filter on task scores.
 CANDIDATE_SHARE_GAP = 0.03
+# ... or whose task scores differ by at most this many of the task's item-noise standard
+# deviations on average: among many models of nearly one ability, a copy with 2% of its
+# answers flipped moves a third of the field (its shares by 0.3-0.4 at 300 items) while
+# its scores stay within one standard deviation (tests/test_field.py).
+CANDIDATE_NOISE_GAP = 1.5
 
 
 def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -131,27 +136,46 @@ class NearCopies:
     share: np.ndarray
 
 
-def candidate_pairs(shares: np.ndarray) -> np.ndarray:
-    """Pairs of models whose per-task field shares are close: shares (N, T), NaN rows
-    never pair. Returns (P, 2) int, i < j: mean over tasks of |share_i - share_j| at most
-    CANDIDATE_SHARE_GAP + 2 / (N - 1). Models sorted by their mean share, each compared
-    only with those within that gap of it, so the cost is O(N w T) for w such neighbours."""
-    n = len(shares)
-    if n < 2:
-        return np.empty((0, 2), dtype=int)
-    gap = CANDIDATE_SHARE_GAP + 2 / (n - 1)
-    known = np.flatnonzero(np.isfinite(shares).all(axis=1))
-    mean = shares[known].mean(axis=1)
+def _close_pairs(points: np.ndarray, gap: float) -> np.ndarray:
+    """Pairs of rows of points (N, T) whose mean absolute difference is at most `gap`;
+    rows with a NaN never pair. Returns (P, 2) int, i < j. Rows sorted by their mean,
+    each compared only with those within `gap` of it, so the cost is O(N w T) for w such
+    neighbours."""
+    n = len(points)
+    known = np.flatnonzero(np.isfinite(points).all(axis=1))
+    mean = points[known].mean(axis=1)
     order = known[np.argsort(mean, kind="stable")]
     sorted_mean = np.sort(mean, kind="stable")
     pairs = []
-    for k, i in enumerate(order):  # one vectorized comparison per model with its window
+    for k, i in enumerate(order if n > 1 else ()):  # one vectorized comparison per model with its window
         end = np.searchsorted(sorted_mean, sorted_mean[k] + gap, side="right")
         window = order[k + 1:end]
         if len(window):
-            close = np.abs(shares[window] - shares[i]).mean(axis=1) <= gap
+            close = np.abs(points[window] - points[i]).mean(axis=1) <= gap
             pairs += [(min(i, j), max(i, j)) for j in window[close]]
     return np.array(sorted(pairs), dtype=int).reshape(-1, 2)
+
+
+def candidate_pairs(shares: np.ndarray) -> np.ndarray:
+    """Pairs of models whose per-task field shares are close: shares (N, T), NaN rows
+    never pair. Returns (P, 2) int, i < j: mean over tasks of |share_i - share_j| at most
+    CANDIDATE_SHARE_GAP + 2 / (N - 1)."""
+    n = len(shares)
+    return _close_pairs(shares, CANDIDATE_SHARE_GAP + 2 / (n - 1) if n > 1 else 0.0)
+
+
+def noise_levels(replicates: Iterable[np.ndarray]) -> np.ndarray:
+    """Each model's task scores in units of the task's item noise: replicates, per task
+    (R, N) -> (N, T'), the mean of a model's resamples over the median across the models
+    of their standard deviations; a task without noise (T' counts the others) gives no
+    unit and is left out (None when no task has noise)."""
+    levels = []
+    for values in replicates:
+        values = np.asarray(values, dtype=float)
+        noise = np.median(values.std(axis=0))
+        if noise > 0:
+            levels.append(values.mean(axis=0) / noise)
+    return np.column_stack(levels) if levels else None
 
 
 def difference_share(replicates: Iterable[np.ndarray], pairs: np.ndarray) -> np.ndarray:
@@ -189,18 +213,26 @@ def families_of(n_models: int, pairs: np.ndarray) -> np.ndarray:
 
 
 def near_copies(shares: np.ndarray, replicates_of) -> NearCopies:
-    """Families of near-copies: shares (N, T) the models' per-task field shares;
-    replicates_of(model indices) -> per task (R, n) replicates of those models (read only
-    for the candidates of `candidate_pairs`). Two models are near-copies when their
-    `difference_share` is at most NEAR_COPY_SHARE; families are the connected components."""
+    """Families of near-copies: shares (N, T) the models' per-task field shares (NaN rows:
+    models that pair with none); replicates_of(model indices) -> per task (R, n)
+    replicates of those models. Candidates are the pairs close in shares
+    (`candidate_pairs`) or in task scores by the item noise (`noise_levels`, within
+    CANDIDATE_NOISE_GAP); two candidates are near-copies when their `difference_share`
+    is at most NEAR_COPY_SHARE; families are the connected components."""
+    n = len(shares)
+    known = np.flatnonzero(np.isfinite(shares).all(axis=1))
     candidates = candidate_pairs(shares)
+    levels = noise_levels(replicates_of(known)) if len(known) > 1 else None
+    if levels is not None:
+        close_in_noise = known[_close_pairs(levels, CANDIDATE_NOISE_GAP)]
+        candidates = np.unique(np.concatenate([candidates, close_in_noise]), axis=0).reshape(-1, 2)
     if not len(candidates):
-        return NearCopies(np.arange(len(shares)), candidates, np.empty(0))
+        return NearCopies(np.arange(n), candidates, np.empty(0))
     involved = np.unique(candidates)
     local = np.searchsorted(involved, candidates)
     share = difference_share(replicates_of(involved), local)
     close = share <= NEAR_COPY_SHARE
-    return NearCopies(families_of(len(shares), candidates[close]), candidates[close], share[close])
+    return NearCopies(families_of(n, candidates[close]), candidates[close], share[close])
 
 
 def category_means(task_scores: np.ndarray, task_category: np.ndarray) -> np.ndarray:
