@@ -1,8 +1,9 @@
 """The field score: how much of the board a model's results beat, and how sure that is.
 
 A model's field score on a task is the share of the other models (the field) whose task
-score its own beats, an equal one counting half; each model weighs 1 / the size of its
-family of near-copies, so that publishing copies of a model adds no weight to it. A
+score its own beats, an equal one counting half; a family of near-copies counts as one
+model, its medoid (the member whose answers are nearest the others'), so that publishing
+copies of a model changes nobody else's score. A
 category's field score is the mean of its tasks', the overall the mean of the
 categories'. It is defined directly from the models' task scores: one answer per board,
 whatever the order of publication; raising a model's own task score never lowers its
@@ -117,23 +118,47 @@ def family_ranks(scores: np.ndarray, family: np.ndarray) -> np.ndarray:
     return ranks[0] if single else ranks
 
 
-def family_weights(family: np.ndarray) -> np.ndarray:
-    """Each model's weight as an opponent: 1 / the size of its family, (N,)."""
+def family_weights(family: np.ndarray, representative: np.ndarray | None = None) -> np.ndarray:
+    """Each model's weight as an opponent, (N,): 1 for the representative of its family
+    (`NearCopies.representative`; default: every model of a family of one) and 0 for the
+    other members, so that a family counts as one model, at one model's score."""
     family = np.asarray(family)
-    return 1.0 / np.bincount(family)[family]
+    if representative is None:
+        representative = np.bincount(family)[family] == 1
+    return np.asarray(representative, dtype=float)
 
 
 @dataclass(frozen=True)
 class NearCopies:
     """Families of near-copies among N models.
 
-    family: (N,) int, 0.. in order of first member; pairs: (P, 2) int, the pairs found to
-    be near-copies (i < j); share: (P,) their item-level difference share (see
-    `NEAR_COPY_SHARE`)."""
+    family: (N,) int, 0.. in order of first member; representative: (N,) bool, each
+    family's medoid (the member whose summed `difference_share` to the others is
+    smallest; ties to the earlier in the given order), every model of a family of one;
+    pairs: (P, 2) int, the pairs found to be near-copies (i < j); share: (P,) their
+    item-level difference share (see `NEAR_COPY_SHARE`)."""
 
     family: np.ndarray
+    representative: np.ndarray
     pairs: np.ndarray
     share: np.ndarray
+
+
+def medoids(family: np.ndarray, replicates_of, tie_order: np.ndarray) -> np.ndarray:
+    """Each family's medoid (see `NearCopies`): family (N,) int; replicates_of(model
+    indices) -> per task (R, n); tie_order (N,) int, smaller first among equal sums.
+    Returns (N,) bool. Only families of two or more read replicates."""
+    family = np.asarray(family)
+    chosen = np.bincount(family, minlength=int(family.max(initial=-1)) + 1)[family] == 1
+    for f in np.flatnonzero(np.bincount(family) > 1):
+        members = np.flatnonzero(family == f)
+        pairs = np.array([(a, b) for a in range(len(members)) for b in range(len(members)) if a < b])
+        share = difference_share(replicates_of(members), pairs)
+        total = np.zeros(len(members))
+        np.add.at(total, pairs[:, 0], share)
+        np.add.at(total, pairs[:, 1], share)
+        chosen[members[np.lexsort((tie_order[members], np.round(total, 12)))[0]]] = True
+    return chosen
 
 
 def _close_pairs(points: np.ndarray, gap: float) -> np.ndarray:
@@ -212,13 +237,14 @@ def families_of(n_models: int, pairs: np.ndarray) -> np.ndarray:
     return np.unique(roots, return_inverse=True)[1].reshape(-1)
 
 
-def near_copies(shares: np.ndarray, replicates_of) -> NearCopies:
+def near_copies(shares: np.ndarray, replicates_of, tie_order: np.ndarray | None = None) -> NearCopies:
     """Families of near-copies: shares (N, T) the models' per-task field shares (NaN rows:
     models that pair with none); replicates_of(model indices) -> per task (R, n)
     replicates of those models. Candidates are the pairs close in shares
     (`candidate_pairs`) or in task scores by the item noise (`noise_levels`, within
     CANDIDATE_NOISE_GAP); two candidates are near-copies when their `difference_share`
-    is at most NEAR_COPY_SHARE; families are the connected components."""
+    is at most NEAR_COPY_SHARE; families are the connected components, each represented
+    by its `medoids` (tie_order: (N,) int, default the models' order)."""
     n = len(shares)
     known = np.flatnonzero(np.isfinite(shares).all(axis=1))
     candidates = candidate_pairs(shares)
@@ -227,12 +253,14 @@ def near_copies(shares: np.ndarray, replicates_of) -> NearCopies:
         close_in_noise = known[_close_pairs(levels, CANDIDATE_NOISE_GAP)]
         candidates = np.unique(np.concatenate([candidates, close_in_noise]), axis=0).reshape(-1, 2)
     if not len(candidates):
-        return NearCopies(np.arange(n), candidates, np.empty(0))
+        return NearCopies(np.arange(n), np.ones(n, dtype=bool), candidates, np.empty(0))
     involved = np.unique(candidates)
     local = np.searchsorted(involved, candidates)
     share = difference_share(replicates_of(involved), local)
     close = share <= NEAR_COPY_SHARE
-    return NearCopies(families_of(n, candidates[close]), candidates[close], share[close])
+    family = families_of(n, candidates[close])
+    representative = medoids(family, replicates_of, np.arange(n) if tie_order is None else np.asarray(tie_order))
+    return NearCopies(family, representative, candidates[close], share[close])
 
 
 def category_means(task_scores: np.ndarray, task_category: np.ndarray) -> np.ndarray:
@@ -251,7 +279,8 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     replicates: per task (R, N), every model's task score on R resamples of the task's
     items, the same items for every model, larger is better, NaN for a model outside the
     field; task_category (T,) int in [0, C); weights (N,) each model's weight as an
-    opponent (`family_weights`, 0 for a model left out of the field); family (N,) int;
+    opponent (`family_weights`: 1 for a family's representative, 0 for the other members
+    and for a model left out of the field); family (N,) int;
     displayed (N, 1 + C) the field scores the board shows (overall, then each category;
     NaN for a model without results). Memory: (R, N, 1 + C) float.
 
@@ -270,7 +299,7 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     ok = np.isfinite(displayed).all(axis=1)
     sums = None
     for t, values in enumerate(replicates):
-        shares = field_shares(np.where(ok, np.asarray(values, dtype=float), np.nan), weights)
+        shares = field_shares(np.asarray(values, dtype=float), weights)
         if sums is None:
             sums = np.zeros(shares.shape + (n_scopes - 1,))
         sums[:, :, category[t]] += shares

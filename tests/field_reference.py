@@ -74,6 +74,14 @@ def slow_near_copies(shares: np.ndarray, replicates: list[np.ndarray]) -> np.nda
     return np.array([first.setdefault(x, len(first)) for x in label])
 
 
+def slow_medoid(family: np.ndarray, f: int, replicates: list[np.ndarray]) -> int:
+    """The member of family f whose difference shares to the other members sum least
+    (ties: the first), by a loop over every pair."""
+    members = [i for i in range(len(family)) if family[i] == f]
+    totals = [sum(slow_difference_share(replicates, i, j) for j in members if j != i) for i in members]
+    return members[int(np.argmin(np.round(totals, 12)))]
+
+
 def slow_certainty(replicates, category, weights, family, displayed):
     """Per resample: every model's field share per task by the loop, category and overall
     means, family ranks by the loop; then each column's nearest-tails interval and the tie
@@ -96,14 +104,14 @@ def slow_certainty(replicates, category, weights, family, displayed):
 def slow_board(task_scores: np.ndarray, replicates: list[np.ndarray], category: np.ndarray,
                flagged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(family, scores (N, 1 + C), ranks (N, 1 + C)) by the loops: families from the
-    unweighted shares of the unflagged models, shares weighted 1 / family size (flagged:
-    0), the mean per category and of the categories, ranks counting each family once."""
+    unweighted shares of the unflagged models, each family weighing as its medoid alone
+    (flagged: 0), the mean per category and of the categories, ranks counting each family once."""
     n = len(task_scores)
     in_field = ~np.asarray(flagged, dtype=bool)
     plain = slow_field_shares(task_scores.T, in_field.astype(float)).T
     plain[~in_field] = np.nan
     family = slow_near_copies(plain, replicates)
-    weights = np.array([in_field[i] / np.sum(family == family[i]) for i in range(n)])
+    weights = np.array([in_field[i] * (i == slow_medoid(family, family[i], replicates)) for i in range(n)], dtype=float)
     shares = slow_field_shares(task_scores.T, weights).T
     per_category = [shares[:, category == c].mean(axis=1) for c in range(category.max() + 1)]
     scores = np.column_stack([np.mean(per_category, axis=0), *per_category])

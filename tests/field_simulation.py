@@ -76,14 +76,15 @@ def board_of(task_scores: np.ndarray, replicates: list[np.ndarray], category: np
              flagged: np.ndarray | None = None) -> Board:
     """The board of models with task scores (N, T) (larger is better) and per-task
     replicates: families of near-copies found from the unweighted shares of the unflagged
-    models, then shares weighted by family (flagged models weigh 0: scored, not in the
+    models, then shares with each family weighing as its medoid (flagged models weigh 0: scored, not in the
     field), averaged per category and overall, and ranked by family."""
     n = len(task_scores)
     in_field = np.ones(n, dtype=bool) if flagged is None else ~np.asarray(flagged, dtype=bool)
     unweighted = field.field_shares(task_scores.T, in_field.astype(float)).T
     unweighted[~in_field] = np.nan  # a flagged model is nobody's copy: it has no weight to share
-    family = field.near_copies(unweighted, lambda models: [r[:, models] for r in replicates]).family
-    weights = field.family_weights(family) * in_field
+    copies = field.near_copies(unweighted, lambda models: [r[:, models] for r in replicates])
+    family = copies.family
+    weights = field.family_weights(family, copies.representative) * in_field
     shares = field.field_shares(task_scores.T, weights).T
     scores = field.category_means(shares, category)
     return Board(task_scores, family, weights, shares, scores, field.family_ranks(scores.T, family).T)

@@ -1,9 +1,9 @@
 """The board's scores and its reference panel.
 
 - **Scores.** A model's score on a task is its field score (`stats.field`): the share of
-  the other published models whose task score its own beats (equal: half), each
-  weighing 1 / the size of its family of near-copies (`stats.field.near_copies`),
-  flagged models nothing. Category and overall scores are means, as always
+  the other published models whose task score its own beats (equal: half), a family of
+  near-copies (`stats.field.near_copies`) counting as one model (its medoid), flagged
+  models not at all. Category and overall scores are means, as always
   (`ranking.scores_from_win_scores`). It is defined directly from the task scores of the
   set of models: one answer, whatever the order of publication; raising a model's own
   task score never lowers its score or its rank; copies of a model add no weight.
@@ -62,6 +62,7 @@ class Panel:
         table = ranking.scores_from_win_scores(self.field_scores, ids, benchmark)
         table.attrs["panel"] = self.members
         table.attrs["family"] = pd.Series(self.family, index=ids)
+        table.attrs["representative"] = pd.Series(self.copies.representative, index=ids)
         table.attrs["duel_wins"] = ranking.scores_from_win_scores(self.win_scores, ids, benchmark)
         return table
 
@@ -168,12 +169,12 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
 
     def replicates_of(indices):
         return ranking.task_replicates(benchmark, results, [ids[i] for i in indices])
-    copies = field.near_copies(plain, replicates_of)
-    weights = field.family_weights(copies.family) * eligible
+    id_order = np.array(ids, dtype=object).argsort().argsort()  # ties go to the smaller submission id
+    copies = field.near_copies(plain, replicates_of, id_order)
+    weights = field.family_weights(copies.family, copies.representative) * eligible
     shares = field.field_shares(signed.T, weights).T
     overall = shares @ _task_weights(benchmark, task_ids)
-    order = np.lexsort((np.array(ids, dtype=object).argsort().argsort(),
-                        -np.where(np.isnan(overall), -np.inf, np.round(overall, 9))))
+    order = np.lexsort((id_order, -np.where(np.isnan(overall), -np.inf, np.round(overall, 9))))
     members, families_seated, teams_seated = [], set(), set()
     for i in order:
         team = (teams or {}).get(ids[i])

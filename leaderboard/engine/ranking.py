@@ -88,10 +88,11 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
     if not ids:  # an empty board: nothing to resample
         return pd.DataFrame(index=ranked_table.index, columns=pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS]))
     categories = {c: i for i, c in enumerate(benchmark.categories)}
-    family = ranked_table.attrs.get("family")
+    family, representative = ranked_table.attrs.get("family"), ranked_table.attrs.get("representative")
     family = (np.arange(len(ids)) if family is None
               else np.unique(family.reindex(ids).to_numpy(), return_inverse=True)[1].reshape(-1))
-    weights = field.family_weights(family) * np.array([m not in flagged for m in ids])
+    weights = field.family_weights(family, None if representative is None else representative.reindex(ids).to_numpy(
+        dtype=bool)) * np.array([m not in flagged for m in ids])
     result = field.field_certainty(
         task_replicates(benchmark, results, ids), np.array([categories[t.category] for t in benchmark.tasks], dtype=int),
         weights, family, ranked_table[scopes].to_numpy(dtype=float))
