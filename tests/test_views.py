@@ -291,7 +291,7 @@ def test_preview_table_marks_the_new_model_and_rank_changes(small_store, small_d
 def test_legend_and_header_titles_name_every_task(small_store):
     legend = views.category_legend(small_store, "Knowledge")
     assert "Accuracy task" in legend and "(https://example.com/em)" in legend
-    assert "win score" in views.category_legend(small_store, "Overall")
+    assert "% of the other models whose result is lower" in views.category_legend(small_store, "Overall")
     titles = views.header_titles(small_store)
     assert titles["PPL perplexity ↓"] == "Perplexity task (perplexity, lower is better)"
     assert titles["PPL score %"].startswith("Perplexity task")
@@ -315,7 +315,7 @@ def test_every_p_value_shown_says_whether_it_is_one_or_two_sided(small_store):
     pair_hover = " ".join(t.hovertemplate for t in compare.head_to_head_figure(pair).data)
     assert "one-sided" in pair_hover and "two-sided" in pair_hover
     assert "one-sided" in details.duels_explained(small_store.benchmark)
-    assert all("one-sided" in t for k, t in views.header_titles(small_store).items() if "win score" in k)
+    assert all("one-sided" in t for k, t in views.header_titles(small_store).items() if "duel wins" in k)
     about = content.about(small_store.benchmark, "http://x/")
     assert "half the two-sided paired t-test's" in about  # the judge score's and accuracy's t-test
     assert "`p one-sided (A better)`, `p one-sided (B better)`, `p two-sided`" in about

@@ -589,13 +589,13 @@ def header_titles(board: Leaderboard) -> dict[str, str]:
         what = f"% of duels won (one-sided test, p ≤ {board.benchmark.alpha:g})"
     else:
         what = "% of the other models whose score on the task is lower (near-copies counted as one model)"
+    duels = f"% of the reference panel beaten in duels (one-sided test, p ≤ {board.benchmark.alpha:g})"
     titles = {score_header(board, OVERALL): f"Overall: the mean of the categories' scores, each {what}",
-              duel_wins_header(OVERALL): (f"% of the reference panel beaten in duels (one-sided test, p ≤ "
-                                          f"{board.benchmark.alpha:g}), mean of the categories: evidence, not ranked by")}
+              duel_wins_header(OVERALL): f"{duels}, mean of the categories: evidence, not ranked by"}
     for c in board.benchmark.categories:
         titles[score_header(board, c)] = (f"{c}: the mean of its tasks' scores, each {what}; "
                                           f"weighs {1 / len(board.benchmark.categories):.1%} of Overall")
-        titles[duel_wins_header(c)] = f"{c}: % of the reference panel beaten in duels, mean of its tasks"
+        titles[duel_wins_header(c)] = f"{c}: {duels}, mean of its tasks"
     for t in board.benchmark.tasks:
         titles[score_header(board, t.abbreviation)] = f"{t.name}: {what}; weighs {weights[t.id]:.1%} of Overall"
         titles[metric_header(t)] = f"{t.name} ({metric_description(t)})"
