@@ -178,7 +178,7 @@ def test_leaderboard_shows_ranked_rows_and_category_columns(page):
     choose(page, "category", "NER")
     expect(header_cells.filter(has_text="CNEC")).to_have_count(1, timeout=15000)
     expect(header_cells.filter(has_text="CCDNER")).to_have_count(1)
-    expect(header_cells.filter(has_text="Overall win")).to_have_count(0)
+    expect(header_cells.filter(has_text="Overall score")).to_have_count(0)
     expect(page.get_by_text("Czech Court Decisions")).to_be_visible()  # the legend
     expect(header_cells.filter(has_text="CNEC").first).to_have_attribute("title", re.compile("Czech Named Entity"))
     page.get_by_text("Plot: score against model size").click()
@@ -193,19 +193,19 @@ def test_category_view_is_ranked_by_the_category_with_overall_rank_beside(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
     choose(page, "category", "NER")
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
-    assert headers(page)[:7] == ["NER rank", "Model", "NER score %", "NER rank 95%", "NER tie group",
-                                 "NER score % 95%", "Overall rank"]
+    assert headers(page)[:8] == ["NER rank", "Model", "NER score %", "NER rank 95%", "NER tie group",
+                                 "NER score % 95%", "NER duel wins %", "Overall rank"]
     ranks, scores = [int(r) for r in column(page, 0)], [float(v) for v in column(page, 2)]
     assert scores == sorted(scores, reverse=True), scores  # best NER score first
     assert ranks == [1 + sum(other > s for other in scores) for s in scores]  # ties share a rank
-    assert sorted(int(r) for r in column(page, 6)) == [1, 2, 3, 4, 5]
+    assert sorted(int(r) for r in column(page, 7)) == [1, 2, 3, 4, 5]
     shot(page, "08_ner_ranked")
 
 
 def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
-    assert headers(page)[3:6] == ["Rank 95%", "Tie group", "Overall score % 95%"]
-    assert all(h.endswith("win score %") for h in [headers(page)[2], *headers(page)[6:15]]), headers(page)
+    assert headers(page)[3:7] == ["Rank 95%", "Tie group", "Overall score % 95%", "Overall duel wins %"]
+    assert all(h.endswith(" score %") for h in [headers(page)[2], *headers(page)[7:16]]), headers(page)
     expect(page.locator("#values input").first).to_be_disabled()  # no metric values in Overall
     expect(page.locator("#values")).to_contain_text("Overall shows win scores only")
     choose(page, "category", "Language Modeling")
