@@ -189,17 +189,23 @@ def candidate_pairs(shares: np.ndarray) -> np.ndarray:
     return _close_pairs(shares, CANDIDATE_SHARE_GAP + 2 / (n - 1) if n > 1 else 0.0)
 
 
-def noise_levels(replicates: Iterable[np.ndarray]) -> np.ndarray:
-    """Each model's task scores in units of the task's item noise: replicates, per task
-    (R, N) -> (N, T'), the mean of a model's resamples over the median across the models
-    of their standard deviations; a task without noise (T' counts the others) gives no
-    unit and is left out (None when no task has noise)."""
+# The item noise of a task is estimated from at most this many models (the first in the
+# given order), so that finding near-copies reads the replicates of a fixed number of
+# models plus the candidates, not of the whole board.
+NOISE_SAMPLE = 64
+
+
+def noise_levels(scores: np.ndarray, replicates: Iterable[np.ndarray]) -> np.ndarray | None:
+    """Task scores in units of each task's item noise: scores (N, T) larger is better;
+    replicates per task (R, n) of a sample of the models. Returns (N, T'): the scores over
+    the median across the sample of their resamples' standard deviations; a task without
+    noise (T' counts the others) gives no unit and is left out (None when no task has
+    noise)."""
     levels = []
-    for values in replicates:
-        values = np.asarray(values, dtype=float)
-        noise = np.median(values.std(axis=0))
+    for t, values in enumerate(replicates):
+        noise = np.median(np.asarray(values, dtype=float).std(axis=0))
         if noise > 0:
-            levels.append(values.mean(axis=0) / noise)
+            levels.append(scores[:, t] / noise)
     return np.column_stack(levels) if levels else None
 
 
@@ -237,21 +243,26 @@ def families_of(n_models: int, pairs: np.ndarray) -> np.ndarray:
     return np.unique(roots, return_inverse=True)[1].reshape(-1)
 
 
-def near_copies(shares: np.ndarray, replicates_of, tie_order: np.ndarray | None = None) -> NearCopies:
-    """Families of near-copies: shares (N, T) the models' per-task field shares (NaN rows:
-    models that pair with none); replicates_of(model indices) -> per task (R, n)
-    replicates of those models. Candidates are the pairs close in shares
-    (`candidate_pairs`) or in task scores by the item noise (`noise_levels`, within
-    CANDIDATE_NOISE_GAP); two candidates are near-copies when their `difference_share`
-    is at most NEAR_COPY_SHARE; families are the connected components, each represented
-    by its `medoids` (tie_order: (N,) int, default the models' order)."""
+def near_copies(shares: np.ndarray, scores: np.ndarray, replicates_of,
+                tie_order: np.ndarray | None = None) -> NearCopies:
+    """Families of near-copies: shares (N, T) the models' per-task field shares and scores
+    (N, T) their task scores, larger is better (NaN rows: models that pair with none);
+    replicates_of(model indices) -> per task (R, n) replicates of those models;
+    tie_order (N,) int, default the models' order. Candidates are the pairs close in
+    shares (`candidate_pairs`) or in task scores by the item noise (`noise_levels`, the
+    noise of the first NOISE_SAMPLE models in tie_order; within CANDIDATE_NOISE_GAP); two
+    candidates are near-copies when their `difference_share` is at most NEAR_COPY_SHARE;
+    families are the connected components, each represented by its `medoids`."""
     n = len(shares)
+    order = np.arange(n) if tie_order is None else np.asarray(tie_order)
     known = np.flatnonzero(np.isfinite(shares).all(axis=1))
     candidates = candidate_pairs(shares)
-    levels = noise_levels(replicates_of(known)) if len(known) > 1 else None
-    if levels is not None:
-        close_in_noise = known[_close_pairs(levels, CANDIDATE_NOISE_GAP)]
-        candidates = np.unique(np.concatenate([candidates, close_in_noise]), axis=0).reshape(-1, 2)
+    if len(known) > 1:
+        sample = np.sort(known[np.argsort(order[known], kind="stable")[:NOISE_SAMPLE]])
+        levels = noise_levels(np.asarray(scores, dtype=float)[known], replicates_of(sample))
+        if levels is not None:
+            close_in_noise = known[_close_pairs(levels, CANDIDATE_NOISE_GAP)]
+            candidates = np.unique(np.concatenate([candidates, close_in_noise]), axis=0).reshape(-1, 2)
     if not len(candidates):
         return NearCopies(np.arange(n), np.ones(n, dtype=bool), candidates, np.empty(0))
     involved = np.unique(candidates)
@@ -259,7 +270,7 @@ def near_copies(shares: np.ndarray, replicates_of, tie_order: np.ndarray | None 
     share = difference_share(replicates_of(involved), local)
     close = share <= NEAR_COPY_SHARE
     family = families_of(n, candidates[close])
-    representative = medoids(family, replicates_of, np.arange(n) if tie_order is None else np.asarray(tie_order))
+    representative = medoids(family, replicates_of, order)
     return NearCopies(family, representative, candidates[close], share[close])
 
 

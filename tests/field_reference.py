@@ -47,23 +47,24 @@ def slow_difference_share(replicates: list[np.ndarray], i: int, j: int) -> float
     return float(np.mean(per_task))
 
 
-def slow_near_copies(shares: np.ndarray, replicates: list[np.ndarray]) -> np.ndarray:
+def slow_near_copies(shares: np.ndarray, scores: np.ndarray, replicates: list[np.ndarray]) -> np.ndarray:
     """Families by the written rule, every pair looked at: candidates whose mean absolute
-    difference of per-task shares is at most the gap, or of task scores (the resamples'
-    mean) in units of the task's median resample standard deviation (over the models in
-    the field, tasks without noise left out) at most CANDIDATE_NOISE_GAP; near-copies when
+    difference of per-task shares is at most the gap, or of task scores in units of the
+    task's median resample standard deviation (over the first NOISE_SAMPLE models in the
+    field, tasks without noise left out) at most CANDIDATE_NOISE_GAP; near-copies when
     their difference share is at most NEAR_COPY_SHARE; families grown by repeated
     merging, numbered by first member."""
     n = len(shares)
     in_field = [i for i in range(n) if np.isfinite(shares[i]).all()]
-    noise = [np.median([np.std(values[:, i]) for i in in_field]) if in_field else 0.0 for values in replicates]
+    sample = in_field[:field.NOISE_SAMPLE]
+    noise = [np.median([np.std(values[:, i]) for i in sample]) if sample else 0.0 for values in replicates]
     label = list(range(n))
     for i in in_field:
         for j in in_field:
             if j <= i:
                 continue
             close_shares = np.mean(np.abs(shares[i] - shares[j])) <= field.CANDIDATE_SHARE_GAP + 2 / (n - 1)
-            levels = [abs(values[:, i].mean() - values[:, j].mean()) / s for values, s in zip(replicates, noise) if s > 0]
+            levels = [abs(scores[i, t] - scores[j, t]) / s for t, s in enumerate(noise) if s > 0]
             close_scores = bool(levels) and np.mean(levels) <= field.CANDIDATE_NOISE_GAP
             if not (close_shares or close_scores):
                 continue
@@ -110,7 +111,7 @@ def slow_board(task_scores: np.ndarray, replicates: list[np.ndarray], category: 
     in_field = ~np.asarray(flagged, dtype=bool)
     plain = slow_field_shares(task_scores.T, in_field.astype(float)).T
     plain[~in_field] = np.nan
-    family = slow_near_copies(plain, replicates)
+    family = slow_near_copies(plain, task_scores, replicates)
     weights = np.array([in_field[i] * (i == slow_medoid(family, family[i], replicates)) for i in range(n)], dtype=float)
     shares = slow_field_shares(task_scores.T, weights).T
     per_category = [shares[:, category == c].mean(axis=1) for c in range(category.max() + 1)]

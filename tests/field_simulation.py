@@ -82,7 +82,7 @@ def board_of(task_scores: np.ndarray, replicates: list[np.ndarray], category: np
     in_field = np.ones(n, dtype=bool) if flagged is None else ~np.asarray(flagged, dtype=bool)
     unweighted = field.field_shares(task_scores.T, in_field.astype(float)).T
     unweighted[~in_field] = np.nan  # a flagged model is nobody's copy: it has no weight to share
-    copies = field.near_copies(unweighted, lambda models: [r[:, models] for r in replicates])
+    copies = field.near_copies(unweighted, task_scores, lambda models: [r[:, models] for r in replicates])
     family = copies.family
     weights = field.family_weights(family, copies.representative) * in_field
     shares = field.field_shares(task_scores.T, weights).T

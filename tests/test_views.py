@@ -24,14 +24,14 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
     cats = list(small_store.benchmark.categories)
     assert list(table.columns) == ["Rank", "Model", "Overall score %", "Rank 95% low", "Rank 95% high",
                                    "Tie group", "Overall score % 95% low", "Overall score % 95% high",
-                                   *[f"{c} score %" for c in cats],
+                                   "Overall duel wins %", *[f"{c} score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
                                    "Description", "Submitted", "Link", views.PRESUBMISSIONS, *views.FLAG_COLUMNS]
     ranked = small_store.ranked()
     assert list(table.index) == list(ranked.index)
     assert table["Overall score %"].is_monotonic_decreasing
     np.testing.assert_allclose(table["Overall score %"], (ranked["overall"] * 100).round(2))
-    np.testing.assert_allclose(table[f"{cats[0]} win score %"], (ranked[cats[0]] * 100).round(2))
+    np.testing.assert_allclose(table[f"{cats[0]} score %"], (ranked[cats[0]] * 100).round(2))
     assert table["Model"].tolist() == [small_store.models[s].title for s in ranked.index]
     assert table["Submitted"].str.match(r"\d{4}-\d\d-\d\d").all()
 

@@ -170,7 +170,7 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     def replicates_of(indices):
         return ranking.task_replicates(benchmark, results, [ids[i] for i in indices])
     id_order = np.array(ids, dtype=object).argsort().argsort()  # ties go to the smaller submission id
-    copies = field.near_copies(plain, replicates_of, id_order)
+    copies = field.near_copies(plain, signed, replicates_of, id_order)
     weights = field.family_weights(copies.family, copies.representative) * eligible
     shares = field.field_shares(signed.T, weights).T
     overall = shares @ _task_weights(benchmark, task_ids)
