@@ -83,7 +83,8 @@ def preview_summary(board: Leaderboard, preview: Preview) -> str:
              else f"from duels with {len(preview.opponents)} models")
     lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank}** of {len(preview.table)}",
              f"Overall win score **{percent(row['overall'])}** {basis}. "
-             f"The table below is scrolled to your model's row (★).", *_panel_change(board, preview),
+             f"The table below is scrolled to your model's row (★).", *_near_copy_note(board, preview),
+             *_panel_change(board, preview),
              "", "| Category | Win score |", "| --- | --- |"]
     lines += [f"| {escape_markdown(c)} | {percent(row[c])} |" for c in board.benchmark.categories]
     if preview.warnings:
@@ -108,6 +109,21 @@ def disclosure_note(preview: Preview, failure: str | None) -> str:
 def quota_refusal(message: str) -> str:
     """A pre-submission refused by the quota (PresubmissionQuota): nothing was run or stored."""
     return f"**Not pre-submitted.** {escape_markdown(message)}. Nothing was stored."
+
+
+def _near_copy_note(board: Leaderboard, preview: Preview) -> list[str]:
+    """A line naming the published models the new one nearly copies (`stats.field.near_copies`:
+    answers that move together on resampled items), if any."""
+    family = preview.table.attrs.get("family")
+    if family is None:
+        return []
+    copied = [m for m in family.index[family == family[preview.submission_id]] if m != preview.submission_id]
+    if not copied:
+        return []
+    titles = ", ".join(escape_markdown(board.models[m].title) for m in copied)
+    return ["", f"**A near-copy.** Its answers move with those of {titles} on resampled test items: a family of "
+            "near-copies counts as one model in everyone's scores and ranks, and takes at most one seat on the "
+            "reference panel (see About)."]
 
 
 def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:
