@@ -1,8 +1,9 @@
 """The field score: how much of the board a model's results beat, and how sure that is.
 
 A model's field score on a task is the share of the other models (the field) whose task
-score its own beats, an equal one counting half; each model weighs 1 / the size of its
-family of near-copies, so that publishing copies of a model adds no weight to it. A
+score its own beats, an equal one counting half; a family of near-copies counts as one
+model, its medoid (the member whose answers are nearest the others'), so that publishing
+copies of a model changes nobody else's score. A
 category's field score is the mean of its tasks', the overall the mean of the
 categories'. It is defined directly from the models' task scores: one answer per board,
 whatever the order of publication; raising a model's own task score never lowers its
@@ -31,6 +32,11 @@ NEAR_COPY_SHARE = 0.2
 # Candidates for the item-level check: pairs whose per-task field shares differ by at
 # most this much on average (plus two models' worth), a cheap first filter on task scores.
 CANDIDATE_SHARE_GAP = 0.03
+# ... or whose task scores differ by at most this many of the task's item-noise standard
+# deviations on average: among many models of nearly one ability, a copy with 2% of its
+# answers flipped moves a third of the field (its shares by 0.3-0.4 at 300 items) while
+# its scores stay within one standard deviation (tests/test_field.py).
+CANDIDATE_NOISE_GAP = 1.5
 
 
 def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,6 +92,9 @@ def family_ranks(scores: np.ndarray, family: np.ndarray) -> np.ndarray:
     scores = np.asarray(scores, dtype=float)
     single = scores.ndim == 1
     scores = np.round(np.atleast_2d(scores), 9)  # equal fractions summed in another order tie
+    finite = np.isfinite(scores)
+    lowest = float(scores[finite].min()) - 1.0 if finite.any() else 0.0
+    scores = np.where(finite, scores, lowest)  # a model without a score (NaN, -inf) ranks last
     family = np.asarray(family, dtype=int)
     n_rows, n = scores.shape
     n_families = int(family.max()) + 1 if n else 0
@@ -109,46 +118,95 @@ def family_ranks(scores: np.ndarray, family: np.ndarray) -> np.ndarray:
     return ranks[0] if single else ranks
 
 
-def family_weights(family: np.ndarray) -> np.ndarray:
-    """Each model's weight as an opponent: 1 / the size of its family, (N,)."""
+def family_weights(family: np.ndarray, representative: np.ndarray | None = None) -> np.ndarray:
+    """Each model's weight as an opponent, (N,): 1 for the representative of its family
+    (`NearCopies.representative`; default: every model of a family of one) and 0 for the
+    other members, so that a family counts as one model, at one model's score."""
     family = np.asarray(family)
-    return 1.0 / np.bincount(family)[family]
+    if representative is None:
+        representative = np.bincount(family)[family] == 1
+    return np.asarray(representative, dtype=float)
 
 
 @dataclass(frozen=True)
 class NearCopies:
     """Families of near-copies among N models.
 
-    family: (N,) int, 0.. in order of first member; pairs: (P, 2) int, the pairs found to
-    be near-copies (i < j); share: (P,) their item-level difference share (see
-    `NEAR_COPY_SHARE`)."""
+    family: (N,) int, 0.. in order of first member; representative: (N,) bool, each
+    family's medoid (the member whose summed `difference_share` to the others is
+    smallest; ties to the earlier in the given order), every model of a family of one;
+    pairs: (P, 2) int, the pairs found to be near-copies (i < j); share: (P,) their
+    item-level difference share (see `NEAR_COPY_SHARE`)."""
 
     family: np.ndarray
+    representative: np.ndarray
     pairs: np.ndarray
     share: np.ndarray
+
+
+def medoids(family: np.ndarray, replicates_of, tie_order: np.ndarray) -> np.ndarray:
+    """Each family's medoid (see `NearCopies`): family (N,) int; replicates_of(model
+    indices) -> per task (R, n); tie_order (N,) int, smaller first among equal sums.
+    Returns (N,) bool. Only families of two or more read replicates."""
+    family = np.asarray(family)
+    chosen = np.bincount(family, minlength=int(family.max(initial=-1)) + 1)[family] == 1
+    for f in np.flatnonzero(np.bincount(family) > 1):
+        members = np.flatnonzero(family == f)
+        pairs = np.array([(a, b) for a in range(len(members)) for b in range(len(members)) if a < b])
+        share = difference_share(replicates_of(members), pairs)
+        total = np.zeros(len(members))
+        np.add.at(total, pairs[:, 0], share)
+        np.add.at(total, pairs[:, 1], share)
+        chosen[members[np.lexsort((tie_order[members], np.round(total, 12)))[0]]] = True
+    return chosen
+
+
+def _close_pairs(points: np.ndarray, gap: float) -> np.ndarray:
+    """Pairs of rows of points (N, T) whose mean absolute difference is at most `gap`;
+    rows with a NaN never pair. Returns (P, 2) int, i < j. Rows sorted by their mean,
+    each compared only with those within `gap` of it, so the cost is O(N w T) for w such
+    neighbours."""
+    n = len(points)
+    known = np.flatnonzero(np.isfinite(points).all(axis=1))
+    mean = points[known].mean(axis=1)
+    order = known[np.argsort(mean, kind="stable")]
+    sorted_mean = np.sort(mean, kind="stable")
+    pairs = []
+    for k, i in enumerate(order if n > 1 else ()):  # one vectorized comparison per model with its window
+        end = np.searchsorted(sorted_mean, sorted_mean[k] + gap, side="right")
+        window = order[k + 1:end]
+        if len(window):
+            close = np.abs(points[window] - points[i]).mean(axis=1) <= gap
+            pairs += [(min(i, j), max(i, j)) for j in window[close]]
+    return np.array(sorted(pairs), dtype=int).reshape(-1, 2)
 
 
 def candidate_pairs(shares: np.ndarray) -> np.ndarray:
     """Pairs of models whose per-task field shares are close: shares (N, T), NaN rows
     never pair. Returns (P, 2) int, i < j: mean over tasks of |share_i - share_j| at most
-    CANDIDATE_SHARE_GAP + 2 / (N - 1). Models sorted by their mean share, each compared
-    only with those within that gap of it, so the cost is O(N w T) for w such neighbours."""
+    CANDIDATE_SHARE_GAP + 2 / (N - 1)."""
     n = len(shares)
-    if n < 2:
-        return np.empty((0, 2), dtype=int)
-    gap = CANDIDATE_SHARE_GAP + 2 / (n - 1)
-    known = np.flatnonzero(np.isfinite(shares).all(axis=1))
-    mean = shares[known].mean(axis=1)
-    order = known[np.argsort(mean, kind="stable")]
-    sorted_mean = np.sort(mean, kind="stable")
-    pairs = []
-    for k, i in enumerate(order):  # one vectorized comparison per model with its window
-        end = np.searchsorted(sorted_mean, sorted_mean[k] + gap, side="right")
-        window = order[k + 1:end]
-        if len(window):
-            close = np.abs(shares[window] - shares[i]).mean(axis=1) <= gap
-            pairs += [(min(i, j), max(i, j)) for j in window[close]]
-    return np.array(sorted(pairs), dtype=int).reshape(-1, 2)
+    return _close_pairs(shares, CANDIDATE_SHARE_GAP + 2 / (n - 1) if n > 1 else 0.0)
+
+
+# The item noise of a task is estimated from at most this many models (the first in the
+# given order), so that finding near-copies reads the replicates of a fixed number of
+# models plus the candidates, not of the whole board.
+NOISE_SAMPLE = 64
+
+
+def noise_levels(scores: np.ndarray, replicates: Iterable[np.ndarray]) -> np.ndarray | None:
+    """Task scores in units of each task's item noise: scores (N, T) larger is better;
+    replicates per task (R, n) of a sample of the models. Returns (N, T'): the scores over
+    the median across the sample of their resamples' standard deviations; a task without
+    noise (T' counts the others) gives no unit and is left out (None when no task has
+    noise)."""
+    levels = []
+    for t, values in enumerate(replicates):
+        noise = np.median(np.asarray(values, dtype=float).std(axis=0))
+        if noise > 0:
+            levels.append(scores[:, t] / noise)
+    return np.column_stack(levels) if levels else None
 
 
 def difference_share(replicates: Iterable[np.ndarray], pairs: np.ndarray) -> np.ndarray:
@@ -185,19 +243,35 @@ def families_of(n_models: int, pairs: np.ndarray) -> np.ndarray:
     return np.unique(roots, return_inverse=True)[1].reshape(-1)
 
 
-def near_copies(shares: np.ndarray, replicates_of) -> NearCopies:
-    """Families of near-copies: shares (N, T) the models' per-task field shares;
-    replicates_of(model indices) -> per task (R, n) replicates of those models (read only
-    for the candidates of `candidate_pairs`). Two models are near-copies when their
-    `difference_share` is at most NEAR_COPY_SHARE; families are the connected components."""
+def near_copies(shares: np.ndarray, scores: np.ndarray, replicates_of,
+                tie_order: np.ndarray | None = None) -> NearCopies:
+    """Families of near-copies: shares (N, T) the models' per-task field shares and scores
+    (N, T) their task scores, larger is better (NaN rows: models that pair with none);
+    replicates_of(model indices) -> per task (R, n) replicates of those models;
+    tie_order (N,) int, default the models' order. Candidates are the pairs close in
+    shares (`candidate_pairs`) or in task scores by the item noise (`noise_levels`, the
+    noise of the first NOISE_SAMPLE models in tie_order; within CANDIDATE_NOISE_GAP); two
+    candidates are near-copies when their `difference_share` is at most NEAR_COPY_SHARE;
+    families are the connected components, each represented by its `medoids`."""
+    n = len(shares)
+    order = np.arange(n) if tie_order is None else np.asarray(tie_order)
+    known = np.flatnonzero(np.isfinite(shares).all(axis=1))
     candidates = candidate_pairs(shares)
+    if len(known) > 1:
+        sample = np.sort(known[np.argsort(order[known], kind="stable")[:NOISE_SAMPLE]])
+        levels = noise_levels(np.asarray(scores, dtype=float)[known], replicates_of(sample))
+        if levels is not None:
+            close_in_noise = known[_close_pairs(levels, CANDIDATE_NOISE_GAP)]
+            candidates = np.unique(np.concatenate([candidates, close_in_noise]), axis=0).reshape(-1, 2)
     if not len(candidates):
-        return NearCopies(np.arange(len(shares)), candidates, np.empty(0))
+        return NearCopies(np.arange(n), np.ones(n, dtype=bool), candidates, np.empty(0))
     involved = np.unique(candidates)
     local = np.searchsorted(involved, candidates)
     share = difference_share(replicates_of(involved), local)
     close = share <= NEAR_COPY_SHARE
-    return NearCopies(families_of(len(shares), candidates[close]), candidates[close], share[close])
+    family = families_of(n, candidates[close])
+    representative = medoids(family, replicates_of, order)
+    return NearCopies(family, representative, candidates[close], share[close])
 
 
 def category_means(task_scores: np.ndarray, task_category: np.ndarray) -> np.ndarray:
@@ -216,7 +290,8 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     replicates: per task (R, N), every model's task score on R resamples of the task's
     items, the same items for every model, larger is better, NaN for a model outside the
     field; task_category (T,) int in [0, C); weights (N,) each model's weight as an
-    opponent (`family_weights`, 0 for a model left out of the field); family (N,) int;
+    opponent (`family_weights`: 1 for a family's representative, 0 for the other members
+    and for a model left out of the field); family (N,) int;
     displayed (N, 1 + C) the field scores the board shows (overall, then each category;
     NaN for a model without results). Memory: (R, N, 1 + C) float.
 
@@ -235,7 +310,7 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     ok = np.isfinite(displayed).all(axis=1)
     sums = None
     for t, values in enumerate(replicates):
-        shares = field_shares(np.where(ok, np.asarray(values, dtype=float), np.nan), weights)
+        shares = field_shares(np.asarray(values, dtype=float), weights)
         if sums is None:
             sums = np.zeros(shares.shape + (n_scopes - 1,))
         sums[:, :, category[t]] += shares

@@ -32,8 +32,8 @@ def open_pair_tab(page):
 
 def test_table_shows_rank_interval_and_tie_group_beside_the_rank(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
-    assert headers(page)[:6] == ["Rank", "Model", "Overall win score %", "Rank 95%", "Tie group",
-                                 "Overall panel score % 95%"]
+    assert headers(page)[:6] == ["Rank", "Model", "Overall score %", "Rank 95%", "Tie group",
+                                 "Overall score % 95%"]
     ranks = [int(r) for r in column(page, 0)]
     for rank, interval in zip(ranks, column(page, 3)):
         low, high = (int(x) for x in (interval.split("–") * 2)[:2])
@@ -44,7 +44,7 @@ def test_table_shows_rank_interval_and_tie_group_beside_the_rank(page):
     with page.expect_download() as download:
         page.locator("#csv").click()
     header = open(download.value.path(), encoding="utf-8").readline()
-    assert "Rank 95% low,Rank 95% high,Tie group,Overall panel score % 95% low" in header
+    assert "Rank 95% low,Rank 95% high,Tie group,Overall score % 95% low" in header
 
 
 def test_p_value_switch_applies_to_the_page_the_link_and_the_exports(page):

@@ -90,7 +90,8 @@ def preview_summary(board: Leaderboard, preview: Preview) -> str:
         lines += [FIRST_MODEL]
     else:
         lines += [f"Overall win score **{percent(row['overall'])}** {basis}. "
-                  f"The table below is scrolled to your model's row (★).", *_panel_change(board, preview),
+                  f"The table below is scrolled to your model's row (★).", *_near_copy_note(board, preview),
+                  *_panel_change(board, preview),
                   "", "| Category | Win score |", "| --- | --- |"]
         lines += [f"| {escape_markdown(c)} | {percent(row[c])} |" for c in board.benchmark.categories]
     if preview.warnings:
@@ -121,6 +122,21 @@ def presubmission_failed(reason: str) -> str:
     """A pre-submission that failed after it was admitted: why, and that nothing was recorded."""
     return (f"**Your model could not be pre-submitted**: {escape_markdown(reason)}. Nothing was recorded and "
             f"it does not count against your pre-submissions; try again later.")
+
+
+def _near_copy_note(board: Leaderboard, preview: Preview) -> list[str]:
+    """A line naming the published models the new one nearly copies (`stats.field.near_copies`:
+    answers that move together on resampled items), if any."""
+    family = preview.table.attrs.get("family")
+    if family is None:
+        return []
+    copied = [m for m in family.index[family == family[preview.submission_id]] if m != preview.submission_id]
+    if not copied:
+        return []
+    titles = ", ".join(escape_markdown(board.models[m].title) for m in copied)
+    return ["", f"**A near-copy.** Its answers move with those of {titles} on resampled test items: a family of "
+            "near-copies counts as one model in everyone's scores and ranks, and takes at most one seat on the "
+            "reference panel (see About)."]
 
 
 def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:

@@ -1,0 +1,119 @@
+"""The field rule written a second, slow way: plain loops over models, pairs and
+resamples, from the definitions in `stats.field`'s text (for test_field.py and
+test_ranking_properties.py; never calling the code under test)."""
+from __future__ import annotations
+
+import numpy as np
+
+from stats import evidence, field
+
+
+def slow_field_shares(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row and model: (weights of the others below + half of those equal) / the
+    others' weights, over the others in the field (a value that is not NaN)."""
+    out = np.full(values.shape, np.nan)
+    for r, row in enumerate(values):
+        for i, own in enumerate(row):
+            others = [j for j in range(len(row)) if j != i and not np.isnan(row[j])]
+            total = sum(weights[j] for j in others)
+            if np.isnan(own) or total <= 0:
+                continue
+            below = sum(weights[j] for j in others if row[j] < own)
+            equal = sum(weights[j] for j in others if row[j] == own)
+            out[r, i] = (below + equal / 2) / total
+    return out
+
+
+def slow_family_ranks(scores: np.ndarray, family: np.ndarray) -> np.ndarray:
+    """1 + the other families with a member above + the own family's members above."""
+    scores = np.round(scores, 9)
+    out = np.zeros(scores.shape, dtype=int)
+    for r, row in enumerate(scores):
+        for i, own in enumerate(row):
+            families_above = {family[j] for j in range(len(row)) if family[j] != family[i] and row[j] > own}
+            own_above = [j for j in range(len(row)) if family[j] == family[i] and row[j] > own]
+            out[r, i] = 1 + len(families_above) + len(own_above)
+    return out
+
+
+def slow_difference_share(replicates: list[np.ndarray], i: int, j: int) -> float:
+    """The mean over tasks of Var(a - b) / (Var a + Var b) across the resamples (0 where
+    both are constant)."""
+    per_task = []
+    for values in replicates:
+        a, b = values[:, i], values[:, j]
+        spread = np.var(a) + np.var(b)
+        per_task.append(np.var(a - b) / spread if spread > 0 else 0.0)
+    return float(np.mean(per_task))
+
+
+def slow_near_copies(shares: np.ndarray, scores: np.ndarray, replicates: list[np.ndarray]) -> np.ndarray:
+    """Families by the written rule, every pair looked at: candidates whose mean absolute
+    difference of per-task shares is at most the gap, or of task scores in units of the
+    task's median resample standard deviation (over the first NOISE_SAMPLE models in the
+    field, tasks without noise left out) at most CANDIDATE_NOISE_GAP; near-copies when
+    their difference share is at most NEAR_COPY_SHARE; families grown by repeated
+    merging, numbered by first member."""
+    n = len(shares)
+    in_field = [i for i in range(n) if np.isfinite(shares[i]).all()]
+    sample = in_field[:field.NOISE_SAMPLE]
+    noise = [np.median([np.std(values[:, i]) for i in sample]) if sample else 0.0 for values in replicates]
+    label = list(range(n))
+    for i in in_field:
+        for j in in_field:
+            if j <= i:
+                continue
+            close_shares = np.mean(np.abs(shares[i] - shares[j])) <= field.CANDIDATE_SHARE_GAP + 2 / (n - 1)
+            levels = [abs(scores[i, t] - scores[j, t]) / s for t, s in enumerate(noise) if s > 0]
+            close_scores = bool(levels) and np.mean(levels) <= field.CANDIDATE_NOISE_GAP
+            if not (close_shares or close_scores):
+                continue
+            if slow_difference_share(replicates, i, j) <= field.NEAR_COPY_SHARE:
+                old, new = max(label[i], label[j]), min(label[i], label[j])
+                label = [new if x == old else x for x in label]
+    first = {}
+    return np.array([first.setdefault(x, len(first)) for x in label])
+
+
+def slow_medoid(family: np.ndarray, f: int, replicates: list[np.ndarray]) -> int:
+    """The member of family f whose difference shares to the other members sum least
+    (ties: the first), by a loop over every pair."""
+    members = [i for i in range(len(family)) if family[i] == f]
+    totals = [sum(slow_difference_share(replicates, i, j) for j in members if j != i) for i in members]
+    return members[int(np.argmin(np.round(totals, 12)))]
+
+
+def slow_certainty(replicates, category, weights, family, displayed):
+    """Per resample: every model's field share per task by the loop, category and overall
+    means, family ranks by the loop; then each column's nearest-tails interval and the tie
+    groups (`evidence`'s, tested in test_coverage.py)."""
+    n_resamples = replicates[0].shape[0]
+    scopes = []
+    for r in range(n_resamples):
+        shares = np.column_stack([slow_field_shares(values[r:r + 1], weights)[0] for values in replicates])
+        per_category = [shares[:, category == c].mean(axis=1) for c in range(category.max() + 1)]
+        scopes.append(np.column_stack([np.mean(per_category, axis=0), *per_category]))
+    draws = np.round(np.array(scopes), 9)  # (R, N, 1 + C)
+    score = [evidence.nearest_tails_interval(draws[:, :, s], 0.95) for s in range(draws.shape[2])]
+    rank = [evidence.nearest_tails_interval(slow_family_ranks(draws[:, :, s], family), 0.95)
+            for s in range(draws.shape[2])]
+    rank_low, rank_high = np.column_stack([r[0] for r in rank]), np.column_stack([r[1] for r in rank])
+    return (np.column_stack([s[0] for s in score]), np.column_stack([s[1] for s in score]), rank_low, rank_high,
+            evidence.tie_groups(displayed, rank_low, rank_high))
+
+
+def slow_board(task_scores: np.ndarray, replicates: list[np.ndarray], category: np.ndarray,
+               flagged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(family, scores (N, 1 + C), ranks (N, 1 + C)) by the loops: families from the
+    unweighted shares of the unflagged models, each family weighing as its medoid alone
+    (flagged: 0), the mean per category and of the categories, ranks counting each family once."""
+    n = len(task_scores)
+    in_field = ~np.asarray(flagged, dtype=bool)
+    plain = slow_field_shares(task_scores.T, in_field.astype(float)).T
+    plain[~in_field] = np.nan
+    family = slow_near_copies(plain, task_scores, replicates)
+    weights = np.array([in_field[i] * (i == slow_medoid(family, family[i], replicates)) for i in range(n)], dtype=float)
+    shares = slow_field_shares(task_scores.T, weights).T
+    per_category = [shares[:, category == c].mean(axis=1) for c in range(category.max() + 1)]
+    scores = np.column_stack([np.mean(per_category, axis=0), *per_category])
+    return family, scores, slow_family_ranks(scores.T, family).T
