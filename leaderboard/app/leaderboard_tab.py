@@ -16,8 +16,7 @@ from leaderboard.views import share, table as board_views
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows scores only; choose a category to see each task's metric."
-VALUES_IN_CATEGORY = ("Score: what each header's tooltip says (the legend below tells how it is made). Metric value: "
-                      "the task's own metric, in the header's unit.")
+VALUES_IN_CATEGORY = "Score: hover a header for what it counts. Metric value: the task's own metric, in the header's unit."
 MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
 # What a link restores into the controls themselves (the sort too, with its choices).
 RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns", "p", "exclude_flagged"]
