@@ -208,7 +208,7 @@ def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
     assert headers(page)[3:7] == ["Rank 95%", "Tie group", "Overall score % 95%", "Overall duel wins %"]
     assert all(h.endswith(" score %") for h in [headers(page)[2], *headers(page)[7:16]]), headers(page)
     expect(page.locator("#values input").first).to_be_disabled()  # no metric values in Overall
-    expect(page.locator("#values")).to_contain_text("Overall shows win scores only")
+    expect(page.locator("#values")).to_contain_text("Overall shows scores only")
     choose(page, "category", "Language Modeling")
     page.locator("#values").get_by_text("Metric value (per task)").click()
     expect(page.locator("#board thead th").filter(has_text="perplexity ↓").first).to_be_visible(timeout=15000)
@@ -362,7 +362,7 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     shot(page, "03_model_details")
     choose(page, "details-category", "Language Modeling")  # drives card, chart, summary and grid
     expect(page.locator("#card")).to_contain_text("Language Modeling: rank", timeout=30000)
-    expect(page.locator("#bars")).to_contain_text("win score per task")
+    expect(page.locator("#bars")).to_contain_text("Language Modeling: score per task")
     expect(page.locator("#duels thead th")).to_have_count(9)  # competitor + 8 tasks
     text = " ".join(rows(page, "duels").all_inner_texts())
     assert "perplexity" in text and "p = " in text and "Δ " in text

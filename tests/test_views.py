@@ -1,6 +1,7 @@
 """The table and plot builders of the web app: pandas and plotly objects, escaping, exports."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,9 @@ import pandas as pd
 import pytest
 import plotly.graph_objects as go
 
+from leaderboard.board.state import Leaderboard
+from leaderboard.config.tasks import TOP_OF_ITS_DAY
+from leaderboard.storage.local import LocalStore
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine.ranking import competition_rank
 from leaderboard.storage.strict_json import dump_json
@@ -184,13 +188,30 @@ def test_score_bars_show_each_category_or_each_task_of_the_category(small_store)
         widths = [float(w) for w in re.findall(r'style="width:([0-9.]+)%"', chart)]
         return chart, labels, widths
     chart, labels, widths = bars()
-    assert labels == list(small_store.benchmark.categories) and "Win score per category (%)" in chart
+    assert labels == list(small_store.benchmark.categories) and "Score per category (%)" in chart
     np.testing.assert_allclose(widths, [small_store.ranked().loc[sid, c] * 100 for c in labels], atol=0.05)
     chart, labels, widths = bars("Language")
-    assert labels == ["AUC", "PPL"] and "Language: win score per task" in chart
+    assert labels == ["AUC", "PPL"] and "Language: score per task" in chart
     np.testing.assert_allclose(widths, [small_store.ranked().loc[sid, t] * 100 for t in ("t_auc", "t_ppl")], atol=0.05)
     card = details.model_card(small_store, sid, "Language")
     assert "Language: rank **" in card and "Rank **1** of 5" in card
+    assert "overall score **" in card and "win score" not in card.lower()  # the field score, not duels won
+
+
+def under_original_rule(board: Leaderboard) -> Leaderboard:
+    """The same store opened under `"opponents": "top-of-its-day"` (BenCzechMark's Win Score)."""
+    return Leaderboard(LocalStore(board.store.root), dataclasses.replace(board.benchmark, opponents=TOP_OF_ITS_DAY))
+
+
+def test_card_and_bars_name_the_win_score_under_the_original_rule(small_store):
+    """Under `"opponents": "top-of-its-day"` the board ranks by BenCzechMark's Win Score,
+    and the details say so, as the table's headers do."""
+    original = under_original_rule(small_store)
+    sid = original.ranked().index[0]
+    assert "Win score per category (%)" in details.score_bars(original, sid)
+    assert "Language: win score per task" in details.score_bars(original, sid, "Language")
+    card = details.model_card(original, sid, "Language")
+    assert "overall win score **" in card and "· win score **" in card
 
 
 def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_task_unit(small_store):
@@ -288,6 +309,18 @@ def test_preview_table_marks_the_new_model_and_rank_changes(small_store, small_d
     assert not shown.loc[preview.submission_id, "Model"].startswith("[")  # not published: no details link
 
 
+def test_preview_summary_names_the_rules_score(small_store, small_documents):
+    """Under the panel the preview gives the field score (whom it counts: every other
+    published model); under top-of-its-day the Win Score of its duels."""
+    form, document, _ = small_documents[6]
+    said = submission.preview_summary(small_store, small_store.publishing.presubmit(dump_json(document), form))
+    assert "Overall score **" in said and "| Category | Score |" in said and "win score" not in said.lower()
+    assert "of the other published models" in said and "duels" not in said.split("\n")[1]
+    original = under_original_rule(small_store)
+    said = submission.preview_summary(original, original.publishing.presubmit(dump_json(document), form))
+    assert "Overall win score **" in said and "| Category | Win score |" in said and "from duels with" in said
+
+
 def test_legend_and_header_titles_name_every_task(small_store):
     legend = views.category_legend(small_store, "Knowledge")
     assert "Accuracy task" in legend and "(https://example.com/em)" in legend
@@ -349,8 +382,23 @@ def test_the_legend_and_about_show_each_tasks_weight_in_overall(small_store):
     assert views.header_titles(small_store)["RG score %"].endswith("weighs 33.3% of Overall")
 
 
+def test_about_states_the_field_rule_its_panel_and_what_the_intervals_are_about(small_store):
+    """The About tab under the default rule says what the score, the panel, the duel wins
+    and the intervals are, and nothing of the dropped fixed point or its posterior draws;
+    under top-of-its-day it gives the Win Score and says no intervals are shown."""
+    import content
+    about = content.about(small_store.benchmark, "http://x/")
+    for dropped in ("fixed point", "Borda", "empirical-Bayes", "common scale", "panel score", "cycle"):
+        assert dropped not in about, dropped
+    for said in ("near-copies", "one seat per family", "**duel wins**", "never the ranking",
+                 "score's expected value", "87.8%"):
+        assert said in about, said
+    original = content.about(dataclasses.replace(small_store.benchmark, opponents=TOP_OF_ITS_DAY), "http://x/")
+    assert "duels won ÷ duels fought" in original and "no intervals" in original
+    assert "duel wins" in content.P_VALUES_INFO and "every score, rank" not in content.P_VALUES_INFO
+
+
 def test_about_says_equal_models_get_a_winner_about_twice_alpha_of_the_time(small_store):
-    import dataclasses
     import content
     for alpha, rate in ((0.05, "10%"), (0.01, "2%")):
         about = content.about(dataclasses.replace(small_store.benchmark, alpha=alpha), "http://x/")
@@ -461,7 +509,6 @@ def test_search_is_literal_text_and_an_over_long_one_is_refused_with_a_message(s
 def test_p_values_and_parameters_read_the_same_in_every_view(small_store):
     """One format everywhere: "p = 0.012", "p < 0.0001" (never "p=<0.0001" or "8.88e-16");
     parameters as "7", not "7.0"."""
-    import dataclasses
 
     from leaderboard.views import compare
     tiny, some = 8.88e-16, 0.01234
