@@ -17,7 +17,7 @@ from leaderboard.storage.flags import MARKER
 from leaderboard.storage.presubmissions import WINDOW_DAYS, Disclosure
 from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
-from leaderboard.config.tasks import Benchmark
+from leaderboard.config.tasks import TOP_OF_ITS_DAY, Benchmark
 from leaderboard.storage.strict_json import is_finite_number
 from leaderboard.views.table import (META_COLUMNS, PUBLISHER, submitted_date, delta_scale, is_overall, p_phrase,
                                      parameters_text, percent, score_header)
@@ -96,7 +96,10 @@ def category_rank(board: Leaderboard, category: str, adjusted: bool = False) -> 
 
 
 def _certain(board: Leaderboard, submission_id: str, scope: str, adjusted: bool) -> str:
-    """"95% interval 2–5, tie group B" of a model in a scope (overall or a category)."""
+    """"95% interval 2–5, tie group B" of a model in a scope (overall or a category); nothing
+    under top-of-its-day, whose Win Score has no interval (the intervals are the field score's)."""
+    if board.benchmark.opponents == TOP_OF_ITS_DAY:
+        return ""
     row = board.certainty(adjusted).loc[submission_id, scope]
     rank = f"{row['rank_low']}" if row["rank_low"] == row["rank_high"] else f"{row['rank_low']}–{row['rank_high']}"
     return f"(95% interval {rank}, tie group **{row['group']}**)" if row["group"] else ""
