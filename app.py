@@ -22,12 +22,14 @@ import threading
 from starlette.middleware import Middleware
 
 from leaderboard.app.page import build_app, page_style
-from leaderboard.app.settings import CACHE_SECONDS, CACHE_SWEEP_SECONDS, SETTINGS, SIGNED_OUT, TEMP_DISK, UPLOADS
+from leaderboard.app.settings import (CACHE_SECONDS, CACHE_SWEEP_SECONDS, HUB_UPLOAD_RECORD_SECONDS, SETTINGS,
+                                      SIGNED_OUT, TEMP_DISK)
 from leaderboard.app.signin import SignOutGate
 from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
 from leaderboard.board.configured import open_configured_board
 from leaderboard.storage.hub import HubStore
-from leaderboard.app.limits import UploadGate
+from leaderboard.app.limits import MB, UploadGate, UploadWindow
+from leaderboard.storage.upload_records import UploadLog
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import TasksFileError
 
@@ -57,8 +59,13 @@ def main():
     if not board.certainty_from_snapshot():
         board.certainty_in_background(after=serving, then=board.publishing.refresh_stale_snapshot)
     app = build_app(board)
-    # Uploads are admitted by address and by temporary disk before Gradio stores them.
-    gate = Middleware(UploadGate, uploads=UPLOADS, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS,
+    # Uploads are admitted by address and by temporary disk before Gradio stores them,
+    # counted from the store's upload records: written at once locally, batched on the Hub.
+    upload_log = UploadLog(board.store, HUB_UPLOAD_RECORD_SECONDS if isinstance(board.store, HubStore) else 0,
+                           on_commit=board.follow)
+    upload_log.write_in_background()
+    uploads = UploadWindow(SETTINGS.uploads_per_hour, SETTINGS.upload_mb_per_hour * MB, upload_log)
+    gate = Middleware(UploadGate, uploads=uploads, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS,
                       signed_out=SIGNED_OUT)
     # A sign-out is recorded before Gradio empties the session, so a saved copy of its cookie is refused.
     sign_outs = Middleware(SignOutGate, signed_out=SIGNED_OUT)

@@ -31,6 +31,7 @@ from leaderboard.submission.demo import build_demo_store, demo_model, task_desig
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.upload_records import UPLOADS_DIR
 from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files
 from fake_hub import FakeHub
@@ -303,11 +304,14 @@ def bad_file_corpus(tmp_path_factory, new_model_file) -> dict[str, tuple[Path, s
 
 
 def tree_digest(root: Path, exclude: str | None = None) -> str:
-    """A hash of every file's path and bytes under root (the lock file, and the folder
-    `exclude` when given, excepted)."""
+    """A hash of every file's path and bytes under root (the lock file, the upload quota's
+    records and the folder `exclude` when given, excepted). The upload records (uploads/)
+    are the quota's operational metadata, not the board's data: the web app writes one for
+    every upload it admits, a file refused afterwards included; the checks are that a
+    refused file changes none of the board's data."""
     h = hashlib.sha256()
     for p in sorted(Path(root).rglob("*")):
-        if p.is_file() and p.name != ".lock" and (exclude is None or p.relative_to(root).parts[0] != exclude):
+        if p.is_file() and p.name != ".lock" and p.relative_to(root).parts[0] not in (UPLOADS_DIR, exclude):
             h.update(str(p.relative_to(root)).encode())
             h.update(p.read_bytes())
     return h.hexdigest()

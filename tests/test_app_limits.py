@@ -10,6 +10,7 @@ import html
 import json
 import os
 import re
+import shutil
 import time
 import threading
 import uuid
@@ -26,7 +27,9 @@ from conftest import tree_digest
 from leaderboard.submission.demo import demo_model
 from leaderboard.app.limits import MB, LimitReached, TempDiskBudget, UploadWindow
 from leaderboard.app.previews import PreviewShelf, lifetime_text
+from leaderboard.storage.local import LocalStore
 from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.upload_records import UploadLog
 from leaderboard.views.submission import with_abbreviations
 from test_e2e import ROOT, serve
 
@@ -418,9 +421,10 @@ def test_zip_bombs_unpacked_at_once_stay_within_the_temporary_disk(tmp_path_fact
     assert unpacked_bytes(unpacking) == 0
 
 
-def test_the_upload_window_and_the_disk_budget_say_when_to_retry():
+def test_the_upload_window_and_the_disk_budget_say_when_to_retry(tmp_path):
     now = [0.0]
-    window = UploadWindow(max_uploads=2, max_bytes=100 * MB, clock=lambda: now[0])
+    window = UploadWindow(max_uploads=2, max_bytes=100 * MB, uploads=UploadLog(LocalStore(tmp_path), 0),
+                          clock=lambda: now[0])
     window.admit("a", 10 * MB)
     now[0] = 600
     window.admit("a", 10 * MB)
@@ -522,3 +526,26 @@ def test_identical_bytes_are_reserved_once_and_a_read_upload_is_released():
     assert disk.in_use() == 0
     disk.release_file("/cache/abc/sample.json")  # read twice: nothing more to release
     assert disk.in_use() == 0
+
+
+def test_the_upload_count_is_shared_by_replicas_and_survives_a_restart(tmp_path_factory, full_store_template,
+                                                                      tmp_path):
+    """Two apps on one store (replicas of one board) count one address's uploads together;
+    an app started again on the store still counts them. The store keeps only hashes of
+    addresses."""
+    store = tmp_path_factory.mktemp("replicas") / "store"
+    shutil.copytree(full_store_template, store)
+    bounds = dict(LEADERBOARD_UPLOADS_PER_HOUR="2", store=store)
+    with serve(tmp_path_factory, full_store_template, **bounds) as (first, *_), \
+            serve(tmp_path_factory, full_store_template, **bounds) as (second, *_):
+        PageSession(first, "10.0.6.1").upload(file_of(tmp_path / "replica-1.json", 0.01))
+        PageSession(second, "10.0.6.1").upload(file_of(tmp_path / "replica-2.json", 0.01))
+        for url in (first, second):
+            with pytest.raises(UploadRefused, match="^Too many uploads from your address: 2 in the last hour; "
+                                                    "try again in 60 minutes$"):
+                PageSession(url, "10.0.6.1").upload(file_of(tmp_path / "replica-3.json", 0.01))
+    with serve(tmp_path_factory, full_store_template, **bounds) as (restarted, *_):
+        with pytest.raises(UploadRefused, match="^Too many uploads from your address: 2 in the last hour"):
+            PageSession(restarted, "10.0.6.1").upload(file_of(tmp_path / "restarted.json", 0.01))
+        PageSession(restarted, "10.0.6.2").upload(file_of(tmp_path / "another.json", 0.01))
+    assert "10.0.6.1" not in "".join(p.read_text() for p in store.rglob("*.jsonl"))

@@ -58,11 +58,12 @@ def start_app(env: dict, log_path: Path, seconds: float = 180.0) -> subprocess.P
 
 
 @contextlib.contextmanager
-def serve(tmp_path_factory, full_store_template, **env):
-    """The app on a copy of the template store, with `env` added to its environment:
-    (url, store folder, process id, Gradio's cache folder)."""
-    store = tmp_path_factory.mktemp("served") / "store"
-    shutil.copytree(full_store_template, store)
+def serve(tmp_path_factory, full_store_template, store: Path | None = None, **env):
+    """The app on a copy of the template store (or on `store`, as it is), with `env` added to
+    its environment: (url, store folder, process id, Gradio's cache folder)."""
+    if store is None:
+        store = tmp_path_factory.mktemp("served") / "store"
+        shutil.copytree(full_store_template, store)
     port = free_port()
     # Every test's pre-submissions and API requests come from this machine's address: their
     # quotas out of the way unless a test sets them (test_presubmissions.py, test_api.py test them).

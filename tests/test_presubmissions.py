@@ -22,6 +22,7 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.storage.presubmissions import (DAY, PRESUBMISSIONS_DIR, PUBLISHER_KEY, PresubmissionRecord,
                                                  client_hash, day_of, disclosure, requester_key)
 from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.upload_records import UPLOADS_DIR, UploadLog
 from leaderboard.submission.demo import demo_model
 from leaderboard.views import details, submission, table as views
 from test_app_limits import FORM, PageSession, shown, presubmit as page_presubmit, publish as page_publish
@@ -200,13 +201,14 @@ def test_the_quota_refuses_with_when_to_retry_and_stores_nothing(small_store):
                 pass
 
 
-def test_uploads_are_counted_per_account_when_signed_in():
+def test_uploads_are_counted_per_account_when_signed_in(tmp_path):
     session = {"oauth_info": {"userinfo": {"preferred_username": "alice"}, "expires_at": time.time() + 600}}
     assert upload_requester({"client": ("192.0.2.1", 5), "session": session}) == ("account:alice", "your account")
     expired = {"oauth_info": {"userinfo": {"preferred_username": "alice"}, "expires_at": time.time() - 1}}
-    assert upload_requester({"client": ("192.0.2.1", 5), "session": expired}) == ("192.0.2.1", "your address")
-    assert upload_requester({"client": ("192.0.2.1", 5)}) == ("192.0.2.1", "your address")
-    window = UploadWindow(max_uploads=1, max_bytes=10**9)
+    address = (requester_key(None, "192.0.2.1"), "your address")
+    assert upload_requester({"client": ("192.0.2.1", 5), "session": expired}) == address
+    assert upload_requester({"client": ("192.0.2.1", 5)}) == address
+    window = UploadWindow(max_uploads=1, max_bytes=10**9, uploads=UploadLog(LocalStore(tmp_path), 0))
     window.admit("account:alice", 10, "your account")
     with pytest.raises(LimitReached, match="^Too many uploads from your account: 1 in the last hour"):
         window.admit("account:alice", 10, "your account")
@@ -260,6 +262,40 @@ def test_hub_records_are_one_commit_each_on_their_parent(hub, tmp_path, small_be
     assert fresh.refresh(fresh=True) and fresh.disclosure(sid).count == 3  # by team: none signed in published it
 
 
+def test_hub_upload_records_are_batched_and_shared_by_replicas(hub, tmp_path, small_benchmark):
+    """A Hub replica's upload records wait in memory (counted) and go in one commit at most
+    every flush interval; another replica, or a restart, counts them once committed; the
+    replica's board follows its own commits without a reload."""
+    hub.create_repo(REPO)
+    board = hub_board(hub, tmp_path, small_benchmark, "a")
+    a = UploadLog(board.store, flush_seconds=3600, on_commit=board.follow)
+    first = UploadWindow(max_uploads=3, max_bytes=10**9, uploads=a, clock=lambda: NOW)
+    client = requester_key(None, "192.0.2.30")
+    commits = hub.commits
+    first.admit(client, 100)
+    first.admit(client, 200)
+    assert hub.commits == commits  # not written on the request's path
+    a.write_in_background()
+    deadline = time.monotonic() + 30
+    while (hub.commits == commits or board.revision != hub.head(REPO)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert hub.commits == commits + 1 and board.revision == hub.head(REPO)  # both in one commit, followed
+    lines = hub.read(REPO, f"{UPLOADS_DIR}/{day_of(NOW)}.jsonl").decode().splitlines()
+    assert [json.loads(line)["bytes"] for line in lines] == [100, 200] and "192.0.2.30" not in "".join(lines)
+    first.admit(client, 300)  # within the interval: counted in memory, not committed
+    time.sleep(1)
+    assert hub.commits == commits + 1
+    with pytest.raises(LimitReached, match="^Too many uploads from your address: 3 in the last hour"):
+        first.admit(client, 1)
+    # Another replica (or this one restarted) counts the committed two: one more is admitted.
+    b = UploadLog(hub_board(hub, tmp_path, small_benchmark, "b").store, flush_seconds=3600)
+    second = UploadWindow(max_uploads=3, max_bytes=10**9, uploads=b, clock=lambda: NOW + 1)
+    second.admit(client, 400)
+    with pytest.raises(LimitReached, match="^Too many uploads from your address: 3 in the last hour"):
+        second.admit(client, 1)
+    second.admit(requester_key(None, "192.0.2.31"), 1)  # another address
+
+
 # --- a served app ----------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -310,5 +346,6 @@ def test_a_signed_out_session_is_counted_by_its_address():
                               "expires_at": time.time() + 600}}
     assert upload_requester({"client": ("192.0.2.1", 5), "session": session}, signed_out)[0] == "account:alice"
     signed_out.add("hf_oauth_alice", time.time() + 600)
-    assert upload_requester({"client": ("192.0.2.1", 5), "session": session}, signed_out) == ("192.0.2.1",
+    assert upload_requester({"client": ("192.0.2.1", 5), "session": session}, signed_out) == (
+        requester_key(None, "192.0.2.1"),
                                                                                               "your address")

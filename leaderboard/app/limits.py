@@ -5,8 +5,9 @@ each client's uploads and pre-submissions per hour (per account when signed in).
 until the app has read it (at most as long as Gradio keeps it, the cache time) within its
 client's share, an archive being unpacked holds its declared unpacked size until its
 folder is removed. Both are reserved before anything is written. `UploadWindow` counts
-each client's uploads and bytes over the last hour, `RequestRate` its read-API requests
-over the last minute.
+each client's uploads and bytes over the last hour, from the store's upload records (so a
+restart or another replica does not reset it), `RequestRate` its read-API requests over
+the last minute.
 `UploadGate` is the ASGI middleware that applies both to Gradio's upload route, from the
 request's Content-Length, before the body is read: a refused upload stores nothing.
 `PresubmissionQuota` counts each requester's pre-submissions from the store's disclosed
@@ -24,8 +25,11 @@ from collections import deque
 from collections.abc import Container
 from dataclasses import dataclass
 
+from starlette.concurrency import run_in_threadpool
+
 from leaderboard.errors import BadInput
-from leaderboard.storage.presubmissions import DAY, PresubmissionLog
+from leaderboard.storage.presubmissions import DAY, PresubmissionLog, requester_key
+from leaderboard.storage.upload_records import UploadLog, UploadRecord
 
 MB = 2**20
 ACCOUNT = "account:"  # how a signed-in requester's key begins (an address's never does)
@@ -184,25 +188,23 @@ class TempDiskBudget:
 
 
 class UploadWindow:
-    """At most `max_uploads` uploads and `max_bytes` bytes per client in any `window` seconds."""
+    """At most `max_uploads` uploads and `max_bytes` bytes per client in any `window` seconds,
+    counted from `uploads` (storage/upload_records.py: the store's records, so a restart or
+    another replica does not reset them, and those not yet written)."""
 
-    def __init__(self, max_uploads: int, max_bytes: int, window: float = 3600, clock=time.monotonic):
+    def __init__(self, max_uploads: int, max_bytes: int, uploads: UploadLog, window: float = 3600,
+                 clock=time.time):
         self.max_uploads, self.max_bytes, self.window, self.clock = max_uploads, max_bytes, window, clock
-        self._seen: dict[str, deque[tuple[float, int]]] = {}  # client -> (time, bytes) of its recent uploads
-        self._lock = threading.Lock()
+        self.uploads = uploads
+        self._lock = threading.Lock()  # one admission at a time: counted and recorded together
 
     def admit(self, client: str, size: int, who: str = "your address") -> None:
-        """Count an upload of `size` bytes by `client` (`who` names it in messages: "your
-        address", "your account"); LimitReached (nothing counted) past a bound."""
+        """Count an upload of `size` bytes by `client` (requester_key; `who` names it in
+        messages: "your address", "your account"); LimitReached (nothing counted) past a bound.
+        Reads the store: not on the event loop."""
         with self._lock:
             now = self.clock()
-            for known in list(self._seen):  # forget what left the window, and clients gone quiet
-                recent = self._seen[known]
-                while recent and recent[0][0] <= now - self.window:
-                    recent.popleft()
-                if not recent:
-                    del self._seen[known]
-            recent = self._seen.get(client, deque())
+            recent = [(r.at, r.size) for r in self.uploads.recent(client, self.window, now)]
             if len(recent) + 1 > self.max_uploads:
                 wait = recent[len(recent) - self.max_uploads][0] + self.window - now
                 raise LimitReached(f"Too many uploads from {who}: {len(recent)} in the last hour; "
@@ -221,8 +223,7 @@ class UploadWindow:
                 raise LimitReached(f"Too much uploaded from {who}: {megabytes(total)} in the last hour, "
                                    f"{megabytes(size)} more would pass the limit of {megabytes(self.max_bytes)}; "
                                    f"try again in {minutes(wait)}", wait)
-            self._seen[client] = recent
-            recent.append((now, size))
+            self.uploads.add(UploadRecord.made(now, client, size))
 
 
 class RequestRate:
@@ -292,13 +293,13 @@ class PresubmissionQuota:
 def upload_requester(scope, signed_out: Container[str] = ()) -> tuple[str, str]:
     """(whom the upload bounds count, how messages name it) for an ASGI request: the
     signed-in account (Gradio's OAuth session, when sign-in is on, not expired and its token
-    not `signed_out`), else the client address."""
+    not `signed_out`), else the client address (hashed, as requester_key keys both)."""
     info = (scope.get("session") or {}).get("oauth_info") or {}
     account = (info.get("userinfo") or {}).get("preferred_username")
     if account and (info.get("expires_at") or math.inf) > time.time() and \
             str(info.get("access_token")) not in signed_out:
-        return f"{ACCOUNT}{account}", "your account"
-    return (scope.get("client") or ("unknown",))[0], "your address"
+        return requester_key(account, ""), "your account"
+    return requester_key(None, (scope.get("client") or ("unknown",))[0]), "your address"
 
 
 class UploadGate:
@@ -320,16 +321,9 @@ class UploadGate:
         length = dict(scope["headers"]).get(b"content-length", b"")
         if not length.isdigit():
             return await self._refuse(receive, send, 411, "An upload needs a Content-Length header.", None)
-        size = int(length)
-        client = upload_requester(scope, self.signed_out)
-        try:
-            token = self.disk.reserve(size, "The upload", self.keep_seconds, client)
+        try:  # in a worker thread: the upload count reads the store's records
+            token = await run_in_threadpool(self._admit, int(length), upload_requester(scope, self.signed_out))
         except LimitReached as e:
-            return await self._refuse(receive, send, 429, str(e), e.retry_after)
-        try:
-            self.uploads.admit(client[0], size, client[1])
-        except LimitReached as e:
-            self.disk.release(token)
             return await self._refuse(receive, send, 429, str(e), e.retry_after)
         status, answer = None, b""
 
@@ -348,6 +342,17 @@ class UploadGate:
                 self.disk.stored(token, json.loads(answer))
             else:  # refused by Gradio (too large, not a form): nothing stays on disk
                 self.disk.release(token)
+
+    def _admit(self, size: int, client: tuple[str, str]) -> int:
+        """The disk budget's token for an upload of `size` bytes by `client` (upload_requester),
+        counted by the upload window; LimitReached (nothing held or counted) past a bound."""
+        token = self.disk.reserve(size, "The upload", self.keep_seconds, client)
+        try:
+            self.uploads.admit(client[0], size, client[1])
+        except LimitReached:
+            self.disk.release(token)
+            raise
+        return token
 
     @staticmethod
     async def _refuse(receive, send, status: int, message: str, retry_after: float | None) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from leaderboard.app.limits import MB, PresubmissionQuota, RequestRate, TempDiskBudget, UploadWindow
+from leaderboard.app.limits import MB, PresubmissionQuota, RequestRate, TempDiskBudget
 from leaderboard.app.signin import SignOuts
 from leaderboard.config.settings import Settings
 
@@ -17,10 +17,12 @@ PAGE_ROWS = SETTINGS.page_rows  # rows per page of the leaderboard table
 # a pre-submission waits at most as long for its confirmation.
 CACHE_SECONDS = SETTINGS.cache_seconds
 CACHE_SWEEP_SECONDS = min(60, CACHE_SECONDS)  # how often Gradio looks for old files
-# Temporary disk in all (uploads while Gradio keeps them, archives while they are unpacked),
-# and what one account (or address, without sign-in) may upload per hour.
+# Temporary disk in all (uploads while Gradio keeps them, archives while they are unpacked).
 TEMP_DISK = TempDiskBudget(SETTINGS.temp_disk_mb * MB)
-UPLOADS = UploadWindow(SETTINGS.uploads_per_hour, SETTINGS.upload_mb_per_hour * MB)
+# What one account (or address, without sign-in) may upload per hour is counted from the
+# store's upload records (app.py's UploadWindow); a Hub replica commits its records at most
+# this often (seconds), so replicas see each other's uploads within it (and the poll).
+HUB_UPLOAD_RECORD_SECONDS = 60
 # Pre-submissions per account (per address without sign-in) per hour, and per account per day.
 PRESUBMISSIONS = PresubmissionQuota(SETTINGS.presubmissions_per_hour, SETTINGS.presubmissions_per_day)
 # The public read API: its requests per client address per minute, and how many it answers at

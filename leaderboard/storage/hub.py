@@ -33,7 +33,7 @@ from huggingface_hub.hf_api import RepoFile
 
 from leaderboard.config.settings import Settings
 from leaderboard.storage.flags import FLAGS_FILE
-from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
+from leaderboard.storage.day_files import day_path
 from leaderboard.storage.dataset_card import CARD_FILE, card_update
 from leaderboard.storage import duel_files, hub_index, model_index
 from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
@@ -44,7 +44,7 @@ from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 log = logging.getLogger(__name__)
 ARRAYS_DIR = "arrays"  # the Hub refuses paths under .cache/, the local folder's name
 DOWNLOAD_THREADS = 8
-APPEND_ATTEMPTS = 5  # a pre-submission record's commit, retried when another commit came first
+APPEND_ATTEMPTS = 5  # a commit of records (day_files.py), retried when another commit came first
 
 
 def git_blob_id(data: bytes) -> str:
@@ -212,14 +212,14 @@ class HubStore:
             self._indexed = (sha, self._current_index(with_rows=False).models)
         return self._indexed[1]
 
-    def presubmission_days(self) -> dict[str, str]:
-        """The days with recorded pre-submissions, each with its file's blob id."""
+    def record_days(self, folder: str) -> dict[str, str]:
+        """The days with records in `folder` (day_files.py), each with its file's blob id."""
         self.revision()
-        return {p[len(PRESUBMISSIONS_DIR) + 1:-len(".jsonl")]: blob for p, blob in self._files.items()
-                if p.startswith(f"{PRESUBMISSIONS_DIR}/") and p.endswith(".jsonl") and p.count("/") == 1}
+        return {p[len(folder) + 1:-len(".jsonl")]: blob for p, blob in self._files.items()
+                if p.startswith(f"{folder}/") and p.endswith(".jsonl") and p.count("/") == 1}
 
-    def read_presubmissions(self, day: str) -> bytes:
-        return self._read(day_path(day))
+    def read_records(self, folder: str, day: str) -> bytes:
+        return self._read(day_path(folder, day))
 
     # --- the per-model cache ---------------------------------------------------------------
 
@@ -350,20 +350,20 @@ class HubStore:
     def write_snapshot(self, snapshot: bytes, parent: str) -> str:
         return self._commit([CommitOperationAdd(SNAPSHOT_FILE, snapshot)], "Ranking intervals", parent)
 
-    def append_presubmission(self, day: str, line: bytes) -> tuple[str, str]:
-        """Append a record to the day's file in one commit on top of the newest revision
-        (another replica's record committed first: read the file again and retry).
-        Returns (the revision it was made on, the new one)."""
-        path = day_path(day)
+    def append_records(self, folder: str, day: str, lines: bytes, what: str) -> tuple[str, str]:
+        """Append `lines` to the day's file in `folder` in one commit ("Record <what>") on top
+        of the newest revision (another replica committed first: read the file again and
+        retry). Returns (the revision it was made on, the new one)."""
+        path = day_path(folder, day)
         with self._write_lock:
             for _ in range(APPEND_ATTEMPTS):
                 parent = self.revision(fresh=True)
-                data = (self._read(path) if path in self._files else b"") + line
+                data = (self._read(path) if path in self._files else b"") + lines
                 try:
-                    return parent, self._commit([CommitOperationAdd(path, data)], "Record a pre-submission", parent)
+                    return parent, self._commit([CommitOperationAdd(path, data)], f"Record {what}", parent)
                 except StoreConflict:
                     continue
-        raise StoreFailure(f"recording the pre-submission: {self.repo_id} changed {APPEND_ATTEMPTS} times meanwhile")
+        raise StoreFailure(f"recording {what}: {self.repo_id} changed {APPEND_ATTEMPTS} times meanwhile")
 
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         self.revision()

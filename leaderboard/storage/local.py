@@ -16,6 +16,7 @@
                                          after a publication's commit, once its intervals are computed
     flags.json                           flagged models: reason, link, when (flags.py)
     presubmissions/<YYYY-MM-DD>.jsonl    the day's disclosed pre-submissions (presubmissions.py)
+    uploads/<YYYY-MM-DD>.jsonl           the day's uploads, for the upload quota (upload_records.py)
     tournament.json                      the reference layout's duels, {A_id: {B_id: {task: {...}}}}:
                                          read as is when present; `migrate` converts it to duels/
 
@@ -58,7 +59,9 @@ from leaderboard.storage.strict_json import dump_json
 from leaderboard.storage import duel_files, model_index
 from leaderboard.storage.dataset_card import CARD_FILE, card_update
 from leaderboard.storage.flags import FLAGS_FILE
-from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, day_path
+from leaderboard.storage.day_files import day_path
+from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR
+from leaderboard.storage.upload_records import UPLOADS_DIR
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.engine.tournament import ModelResults
 
@@ -675,16 +678,15 @@ class LocalStore:
         path = self.root / SNAPSHOT_FILE
         return path.read_bytes() if path.exists() else None
 
-    def presubmission_days(self) -> dict[str, tuple[int, int]]:
-        """The days with recorded pre-submissions, each with its file's version (size, time)."""
-        folder = self.root / PRESUBMISSIONS_DIR
-        if not folder.is_dir():
+    def record_days(self, folder: str) -> dict[str, tuple[int, int]]:
+        """The days with records in `folder` (day_files.py), each with its file's version (size, time)."""
+        if not (self.root / folder).is_dir():
             return {}
-        return {e.name.removesuffix(".jsonl"): (e.stat().st_size, e.stat().st_mtime_ns) for e in os.scandir(folder)
-                if e.name.endswith(".jsonl") and not e.name.startswith(".")}
+        return {e.name.removesuffix(".jsonl"): (e.stat().st_size, e.stat().st_mtime_ns)
+                for e in os.scandir(self.root / folder) if e.name.endswith(".jsonl") and not e.name.startswith(".")}
 
-    def read_presubmissions(self, day: str) -> bytes:
-        return (self.root / day_path(day)).read_bytes()
+    def read_records(self, folder: str, day: str) -> bytes:
+        return (self.root / day_path(folder, day)).read_bytes()
 
     def read_titles(self) -> dict:
         """{submission_id: title} as stored (`stored_titles`)."""
@@ -766,7 +768,7 @@ class LocalStore:
 
     def _leftovers(self):
         for folder in (self.root, self.data_dir, self.cache_dir, self.cache_dir / INDEX_DIR, self.root / DUELS_DIR,
-                       self.root / TITLES_DIR, self.root / PRESUBMISSIONS_DIR):
+                       self.root / TITLES_DIR, self.root / PRESUBMISSIONS_DIR, self.root / UPLOADS_DIR):
             if folder.is_dir():
                 yield from folder.glob(".*.tmp")
 
@@ -864,12 +866,12 @@ class LocalStore:
         card = card_update(path.read_bytes() if path.exists() else None, self.benchmark_name)
         return {} if card is None else {CARD_FILE: card}
 
-    def append_presubmission(self, day: str, line: bytes) -> None:
-        """Append a record to the day's file, in one journaled commit (the board's files and
-        its revision do not change)."""
+    def append_records(self, folder: str, day: str, lines: bytes, what: str) -> None:
+        """Append `lines` to the day's file in `folder`, in one journaled commit (the board's
+        files and its revision do not change)."""
         with self.lock(), refused_writes(self.root):
-            path = self.root / day_path(day)
-            self._commit({day_path(day): (path.read_bytes() if path.exists() else b"") + line})
+            path = self.root / day_path(folder, day)
+            self._commit({day_path(folder, day): (path.read_bytes() if path.exists() else b"") + lines})
 
     # --- the per-model cache -------------------------------------------------------------
 

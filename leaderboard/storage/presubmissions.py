@@ -8,18 +8,17 @@ disclosure, The Leaderboard Illusion, arXiv 2504.20879).
 A record holds who (the signed-in account, or "anonymous" with a hash of the client
 address), when (UTC), the team the form named, the sha256 of the uploaded file and the
 rank it would have had of how many models; no predictions and no scores. A record is
-appended in one commit of the store (`append_presubmission`: the local store's journal,
-one Hub commit on top of the revision it read), so a write only rewrites its day's file.
+appended in one commit of the store (`append_records`, day_files.py: the local store's
+journal, one Hub commit on top of the revision it read), so a write only rewrites its day's file.
 """
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
-import threading
 from dataclasses import dataclass
 from typing import Iterable
 
+from leaderboard.storage.day_files import DayLog, day_of, utc_text
 from leaderboard.storage.strict_json import dump_json
 
 PRESUBMISSIONS_DIR = "presubmissions"
@@ -27,22 +26,6 @@ WINDOW_DAYS = 30  # a card discloses the pre-submissions of this many days befor
 DAY = 86400.0
 ANONYMOUS = "anonymous"
 PUBLISHER_KEY = "publisher"  # the signed-in account that published a model, in its stored metadata
-
-
-def day_of(at: float) -> str:
-    """The UTC day of epoch seconds `at`, as the records' file names it."""
-    return dt.datetime.fromtimestamp(at, dt.timezone.utc).strftime("%Y-%m-%d")
-
-
-def day_path(day: str) -> str:
-    return f"{PRESUBMISSIONS_DIR}/{day}.jsonl"
-
-
-def days_between(start: float, end: float) -> list[str]:
-    """The UTC days from the one of `start` to the one of `end`, both included."""
-    first = dt.datetime.fromtimestamp(start, dt.timezone.utc).date()
-    last = dt.datetime.fromtimestamp(end, dt.timezone.utc).date()
-    return [(first + dt.timedelta(days=k)).isoformat() for k in range((last - first).days + 1)]
 
 
 def client_hash(address: str) -> str:
@@ -84,8 +67,7 @@ class PresubmissionRecord:
         return f"account:{self.account}" if self.account else f"{ANONYMOUS}:{self.client}"
 
     def line(self) -> bytes:
-        at = dt.datetime.fromtimestamp(self.at, dt.timezone.utc).isoformat(timespec="milliseconds")
-        return dump_json({"at": at.replace("+00:00", "Z"), "requester": self.account or ANONYMOUS,
+        return dump_json({"at": utc_text(self.at), "requester": self.account or ANONYMOUS,
                           **({"client": self.client} if not self.account else {}), "team": self.team,
                           "file_sha256": self.file_sha256, "rank": self.rank, "of": self.of}) + b"\n"
 
@@ -96,19 +78,6 @@ class PresubmissionRecord:
         account = None if item["requester"] == ANONYMOUS else str(item["requester"])
         return cls(at, account, None if account else str(item["client"]), str(item["team"]),
                    str(item["file_sha256"]), int(item["rank"]), int(item["of"]))
-
-
-def parse_day(data: bytes, name: str) -> tuple[list[PresubmissionRecord], list[str]]:
-    """A day file's records, and a problem line per line that is not one (skipped)."""
-    records, problems = [], []
-    for number, line in enumerate(data.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            records.append(PresubmissionRecord.from_json(json.loads(line)))
-        except (KeyError, TypeError, ValueError, AttributeError):
-            problems.append(f"{name} line {number} is not a pre-submission record (skipped)")
-    return records, problems
 
 
 @dataclass(frozen=True)
@@ -154,38 +123,16 @@ def disclosure(records: Iterable[PresubmissionRecord], metadata: dict) -> Disclo
                       max(r.rank for r in mine), min(r.of for r in mine), max(r.of for r in mine))
 
 
-class PresubmissionLog:
-    """The records of one store, read by day and kept until the day's file changes (its
-    version: size and time of a local file, the blob id in a Hub repo)."""
+class PresubmissionLog(DayLog):
+    """The pre-submission records of one store (presubmissions/)."""
 
     def __init__(self, store):
-        self.store = store
-        self.problems: list[str] = []  # lines skipped, from the last read
-        self._days: dict[str, tuple[object, list[PresubmissionRecord]]] = {}
-        self._lock = threading.Lock()
-
-    def records(self, start: float, end: float) -> list[PresubmissionRecord]:
-        """The records made from `start` to `end` (epoch seconds)."""
-        versions = self.store.presubmission_days()
-        wanted = [d for d in days_between(start, end) if d in versions]
-        found, problems = [], []
-        for day in wanted:
-            with self._lock:
-                cached = self._days.get(day)
-            if cached is None or cached[0] != versions[day]:
-                records, day_problems = parse_day(self.store.read_presubmissions(day), day_path(day))
-                problems += day_problems
-                cached = (versions[day], records)
-                with self._lock:
-                    self._days[day] = cached
-            found += [r for r in cached[1] if start <= r.at <= end]
-        self.problems = problems
-        return found
+        super().__init__(store, PRESUBMISSIONS_DIR, PresubmissionRecord, "a pre-submission record")
 
     def record(self, record: PresubmissionRecord):
         """Append `record` to its day's file, in one commit; what the store's
-        `append_presubmission` returns (a StoreFailure when it could not)."""
-        return self.store.append_presubmission(day_of(record.at), record.line())
+        `append_records` returns (a StoreFailure when it could not)."""
+        return self.store.append_records(PRESUBMISSIONS_DIR, day_of(record.at), record.line(), "a pre-submission")
 
     def disclosures(self, models: dict) -> dict[str, Disclosure]:
         """Each published model's Disclosure (submission id -> Disclosure)."""

@@ -32,14 +32,15 @@ class Store(Protocol):
 
     def duel_file_ids(self) -> list[str]: ...
 
-    def presubmission_days(self) -> dict[str, object]:
-        """The UTC days with pre-submission records, each with a version of its file."""
+    def record_days(self, folder: str) -> dict[str, object]:
+        """The UTC days with records in `folder` (day_files.py), each with a version of its file."""
 
-    def read_presubmissions(self, day: str) -> bytes: ...
+    def read_records(self, folder: str, day: str) -> bytes: ...
 
-    def append_presubmission(self, day: str, line: bytes) -> tuple[str, str] | None:
-        """A record appended to the day's file in one commit; (the revision it was made on,
-        the new one) when the store's revision moves with it (a Hub repo), else None."""
+    def append_records(self, folder: str, day: str, lines: bytes, what: str) -> tuple[str, str] | None:
+        """Records appended to the day's file in one commit (`what` they are names it);
+        (the revision it was made on, the new one) when the store's revision moves with it
+        (a Hub repo), else None."""
 
     def read_duel_tables(self) -> tuple[list, list[str]]: ...
 
