@@ -150,9 +150,8 @@ tasks; the overall score is the mean over categories, {_weights(benchmark)}
   points (each a test in the suite, see the README).
 
 **The reference panel and duel wins.** Every model duels the same opponents, the **reference
-panel**: the {k} best models by overall score, at most **one seat per family** of near-copies and
-one per team (the signed-in account that published the model, else its team name), flagged
-models never. It is read off the scores, which count no duel, so it is found in one pass. A
+panel**: the {k} best models by overall score, at most **one seat per family** of near-copies,
+flagged models never. It is read off the scores, which count no duel, so it is found in one pass. A
 model's **duel wins** on a task are the share of the panel's members (other than itself) that it
 beats in a significant one-sided duel, averaged like the score: the table shows them beside the
 score ("Overall duel wins %") as evidence; the board does not rank by them. When a model enters

@@ -167,10 +167,10 @@ def test_ties_go_to_the_smaller_id():
         assert settle(benchmark, tournament, results, backfill=False).members == ("q", "p")
 
 
-def test_one_seat_per_team_and_per_family_of_near_copies():
+def test_one_seat_per_family_of_near_copies():
     """k = 3. "a2" answers as "a" does but for one item (a near-copy): it is the second
-    best yet takes no seat; "b" and "b2" are distinct models of one team: one seat. The
-    copy weighs half as an opponent, so the others' scores are those of a board without it."""
+    best yet takes no seat. The copy weighs nothing as an opponent (its family counts as
+    "a"), so the others' scores are those of a board without it."""
     ids = ["a", "a2", "b", "b2", "c", "d"]
     aggregates = dict(zip(ids, [0.9, 0.875, 0.8, 0.75, 0.7, 0.6]))
     benchmark, tournament, results = hand_board(ids, set(), aggregates, top=3)
@@ -178,13 +178,13 @@ def test_one_seat_per_team_and_per_family_of_near_copies():
     copied = results["a"].summaries[task].copy()
     copied[np.flatnonzero(copied)[0]] = 0.0
     results["a2"] = ModelResults({task: copied.mean()}, {task: copied})
-    panel = settle(benchmark, tournament, results, backfill=False, teams={"b": "team-b", "b2": "team-b"})
-    assert panel.members == ("a", "b", "c")
+    panel = settle(benchmark, tournament, results, backfill=False)
+    assert panel.members == ("a", "b", "b2")
     assert panel.near_copy_of("a") == ["a2"]
     without = slow_field_scores(benchmark, results, ["a", "b", "b2", "c", "d"])
     scores = panel.scores(benchmark)["overall"]
     for m in ["b", "b2", "c", "d"]:
-        assert scores[m] == pytest.approx(without[m] * 4 / 4)
+        assert scores[m] == pytest.approx(without[m])
 
 
 def test_a_flagged_model_is_never_in_the_panel_and_weighs_nothing_but_is_scored():

@@ -9,7 +9,8 @@
   task score never lowers its score or its rank; copies of a model add no weight.
 - **The reference panel** holds the opponents every model duels: the K best models by
   overall score (K: the benchmark's `top_opponents`), at most one seat per family of
-  near-copies and per team, flagged models never, ties to the smaller submission id. It
+  near-copies, flagged models never, ties to the smaller submission id. (Not one per
+  team: distinct models of one team are distinct opponents, and a team name is typed.) It
   depends on no duel, so it is settled in one pass. Every model duels every member, both
   directions: when a model enters the panel, the models that have not dueled it do so
   then (one vectorized pass per task, `tournament.duel_rows`). A model's **duel wins**
@@ -151,11 +152,9 @@ def missing_duels(tournament: Tournament, members: list[str]) -> dict[str, list[
 
 
 def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
-           flagged=frozenset(), rules: str | None = None, backfill: bool = True,
-           teams: Mapping[str, str] | None = None) -> Panel:
+           flagged=frozenset(), rules: str | None = None, backfill: bool = True) -> Panel:
     """The scores and the panel of the models of `tournament` (every one needs its
-    `results`; see the module's text for the definitions). teams: submission id -> the
-    team (account or organization) that published it, at most one seat each.
+    `results`; see the module's text for the definitions).
 
     backfill: run, into `tournament`, the duels the panel lacks (under `rules`, default
     the benchmark's); without it the stored duels alone give the duel wins."""
@@ -175,17 +174,14 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     shares = field.field_shares(signed.T, weights).T
     overall = shares @ _task_weights(benchmark, task_ids)
     order = np.lexsort((id_order, -np.where(np.isnan(overall), -np.inf, np.round(overall, 9))))
-    members, families_seated, teams_seated = [], set(), set()
+    members, families_seated = [], set()
     for i in order:
-        team = (teams or {}).get(ids[i])
         if len(members) == benchmark.top_opponents:
             break
-        if not eligible[i] or np.isnan(overall[i]) or copies.family[i] in families_seated or team in teams_seated:
+        if not eligible[i] or np.isnan(overall[i]) or copies.family[i] in families_seated:
             continue
         members.append(int(i))
         families_seated.add(copies.family[i])
-        if team is not None:
-            teams_seated.add(team)
     backfilled: dict[str, list[str]] = {}
     columns = _Columns(n, len(task_ids))
     columns.read(tournament.parts(), members)

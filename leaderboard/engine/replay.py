@@ -69,14 +69,7 @@ def board_panel(tournament: Tournament, models: dict, flags, benchmark: Benchmar
     """The reference panel of the models of `tournament` (all in `models`), never one in
     `flags`; `backfill`: run the duels it lacks into `tournament` (see `panel.settle`)."""
     results = {sid: models[sid].results for sid in tournament.model_ids}
-    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill,
-                                  {sid: team_of(models[sid].metadata) for sid in tournament.model_ids})
-
-
-def team_of(metadata: dict) -> str | None:
-    """Who published a model, for the panel's one seat per team: the signed-in account
-    that published it, else the form's team name (case-insensitive); None if neither."""
-    return str(metadata.get("publisher") or metadata.get("team_name") or "").casefold() or None
+    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill)
 
 
 def scores(tournament: Tournament, models: dict, flags, benchmark: Benchmark) -> pd.DataFrame:
