@@ -29,14 +29,14 @@ from stats.evidence import CERTAINTY_LEVEL, RankCertainty, nearest_tails_interva
 # 2% of binary answers changed at accuracy 0.6-0.9 gives 0.04-0.11; independent models
 # on items of shared difficulty 0.6-0.9; fine-tunes of one base 0.3-0.6.
 NEAR_COPY_SHARE = 0.2
-# Candidates for the item-level check: pairs whose per-task field shares differ by at
-# most this much on average (plus two models' worth), a cheap first filter on task scores.
-CANDIDATE_SHARE_GAP = 0.03
-# ... or whose task scores differ by at most this many of the task's item-noise standard
-# deviations on average: among many models of nearly one ability, a copy with 2% of its
-# answers flipped moves a third of the field (its shares by 0.3-0.4 at 300 items) while
-# its scores stay within one standard deviation (tests/test_field.py).
-CANDIDATE_NOISE_GAP = 1.5
+# Candidates for the item-level check: pairs whose task scores differ by at most this many
+# of the task's spread over the models (its standard deviation) on every task. Task scores
+# alone pick them, so a load reads no model's per-sample arrays unless two models are that
+# close everywhere. Where abilities differ, a copy with 2% of its answers flipped stays
+# within a tenth of the spread; two distinct models are within a quarter on one task 14% of
+# the time, on five tasks 0.005%. The cost: where every model has one ability (the spread
+# is the item noise) a copy differs by 0.3-0.6 and is not looked at (tests/test_field.py).
+CANDIDATE_SPREAD_GAP = 0.25
 
 
 def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -162,10 +162,10 @@ def medoids(family: np.ndarray, replicates_of, tie_order: np.ndarray) -> np.ndar
 
 
 def _close_pairs(points: np.ndarray, gap: float) -> np.ndarray:
-    """Pairs of rows of points (N, T) whose mean absolute difference is at most `gap`;
-    rows with a NaN never pair. Returns (P, 2) int, i < j. Rows sorted by their mean,
-    each compared only with those within `gap` of it, so the cost is O(N w T) for w such
-    neighbours."""
+    """Pairs of rows of points (N, T) whose every absolute difference is at most `gap`;
+    rows with a NaN never pair. Returns (P, 2) int, i < j. Rows sorted by their mean
+    (two rows within `gap` on every column are within it on the mean), each compared only
+    with those within `gap` of it, so the cost is O(N w T) for w such neighbours."""
     n = len(points)
     known = np.flatnonzero(np.isfinite(points).all(axis=1))
     mean = points[known].mean(axis=1)
@@ -176,37 +176,26 @@ def _close_pairs(points: np.ndarray, gap: float) -> np.ndarray:
         end = np.searchsorted(sorted_mean, sorted_mean[k] + gap, side="right")
         window = order[k + 1:end]
         if len(window):
-            close = np.abs(points[window] - points[i]).mean(axis=1) <= gap
+            close = np.abs(points[window] - points[i]).max(axis=1) <= gap
             pairs += [(min(i, j), max(i, j)) for j in window[close]]
     return np.array(sorted(pairs), dtype=int).reshape(-1, 2)
 
 
-def candidate_pairs(shares: np.ndarray) -> np.ndarray:
-    """Pairs of models whose per-task field shares are close: shares (N, T), NaN rows
-    never pair. Returns (P, 2) int, i < j: mean over tasks of |share_i - share_j| at most
-    CANDIDATE_SHARE_GAP + 2 / (N - 1)."""
-    n = len(shares)
-    return _close_pairs(shares, CANDIDATE_SHARE_GAP + 2 / (n - 1) if n > 1 else 0.0)
-
-
-# The item noise of a task is estimated from at most this many models (the first in the
-# given order), so that finding near-copies reads the replicates of a fixed number of
-# models plus the candidates, not of the whole board.
-NOISE_SAMPLE = 64
-
-
-def noise_levels(scores: np.ndarray, replicates: Iterable[np.ndarray]) -> np.ndarray | None:
-    """Task scores in units of each task's item noise: scores (N, T) larger is better;
-    replicates per task (R, n) of a sample of the models. Returns (N, T'): the scores over
-    the median across the sample of their resamples' standard deviations; a task without
-    noise (T' counts the others) gives no unit and is left out (None when no task has
-    noise)."""
-    levels = []
-    for t, values in enumerate(replicates):
-        noise = np.median(np.asarray(values, dtype=float).std(axis=0))
-        if noise > 0:
-            levels.append(scores[:, t] / noise)
-    return np.column_stack(levels) if levels else None
+def candidate_pairs(scores: np.ndarray) -> np.ndarray:
+    """Pairs of models whose task scores are close: scores (N, T), NaN rows never pair.
+    Returns (P, 2) int, i < j: on every task |score_i - score_j| / the task's standard
+    deviation over the models at most CANDIDATE_SPREAD_GAP (tasks where every model scores
+    alike left out)."""
+    scores = np.asarray(scores, dtype=float)
+    known = np.isfinite(scores).all(axis=1)
+    if known.sum() < 2:
+        return np.empty((0, 2), dtype=int)
+    spread = scores[known].std(axis=0)
+    varied = spread > 0
+    if not varied.any():  # every model scores alike on every task: every pair is a candidate
+        ids = np.flatnonzero(known)
+        return np.array([(i, j) for a, i in enumerate(ids) for j in ids[a + 1:]], dtype=int).reshape(-1, 2)
+    return _close_pairs(scores[:, varied] / spread[varied], CANDIDATE_SPREAD_GAP)
 
 
 def difference_share(replicates: Iterable[np.ndarray], pairs: np.ndarray) -> np.ndarray:
@@ -243,26 +232,16 @@ def families_of(n_models: int, pairs: np.ndarray) -> np.ndarray:
     return np.unique(roots, return_inverse=True)[1].reshape(-1)
 
 
-def near_copies(shares: np.ndarray, scores: np.ndarray, replicates_of,
-                tie_order: np.ndarray | None = None) -> NearCopies:
-    """Families of near-copies: shares (N, T) the models' per-task field shares and scores
-    (N, T) their task scores, larger is better (NaN rows: models that pair with none);
-    replicates_of(model indices) -> per task (R, n) replicates of those models;
-    tie_order (N,) int, default the models' order. Candidates are the pairs close in
-    shares (`candidate_pairs`) or in task scores by the item noise (`noise_levels`, the
-    noise of the first NOISE_SAMPLE models in tie_order; within CANDIDATE_NOISE_GAP); two
-    candidates are near-copies when their `difference_share` is at most NEAR_COPY_SHARE;
-    families are the connected components, each represented by its `medoids`."""
-    n = len(shares)
+def near_copies(scores: np.ndarray, replicates_of, tie_order: np.ndarray | None = None) -> NearCopies:
+    """Families of near-copies: scores (N, T) the models' task scores, larger is better
+    (NaN rows: models that pair with none, such as flagged ones); replicates_of(model
+    indices) -> per task (R, n) replicates of those models, read only for the candidates
+    (`candidate_pairs`); tie_order (N,) int, default the models' order. Two candidates
+    are near-copies when their `difference_share` is at most NEAR_COPY_SHARE; families are
+    the connected components, each represented by its `medoids`."""
+    n = len(scores)
     order = np.arange(n) if tie_order is None else np.asarray(tie_order)
-    known = np.flatnonzero(np.isfinite(shares).all(axis=1))
-    candidates = candidate_pairs(shares)
-    if len(known) > 1:
-        sample = np.sort(known[np.argsort(order[known], kind="stable")[:NOISE_SAMPLE]])
-        levels = noise_levels(np.asarray(scores, dtype=float)[known], replicates_of(sample))
-        if levels is not None:
-            close_in_noise = known[_close_pairs(levels, CANDIDATE_NOISE_GAP)]
-            candidates = np.unique(np.concatenate([candidates, close_in_noise]), axis=0).reshape(-1, 2)
+    candidates = candidate_pairs(scores)
     if not len(candidates):
         return NearCopies(np.arange(n), np.ones(n, dtype=bool), candidates, np.empty(0))
     involved = np.unique(candidates)

@@ -47,26 +47,22 @@ def slow_difference_share(replicates: list[np.ndarray], i: int, j: int) -> float
     return float(np.mean(per_task))
 
 
-def slow_near_copies(shares: np.ndarray, scores: np.ndarray, replicates: list[np.ndarray]) -> np.ndarray:
-    """Families by the written rule, every pair looked at: candidates whose mean absolute
-    difference of per-task shares is at most the gap, or of task scores in units of the
-    task's median resample standard deviation (over the first NOISE_SAMPLE models in the
-    field, tasks without noise left out) at most CANDIDATE_NOISE_GAP; near-copies when
-    their difference share is at most NEAR_COPY_SHARE; families grown by repeated
-    merging, numbered by first member."""
-    n = len(shares)
-    in_field = [i for i in range(n) if np.isfinite(shares[i]).all()]
-    sample = in_field[:field.NOISE_SAMPLE]
-    noise = [np.median([np.std(values[:, i]) for i in sample]) if sample else 0.0 for values in replicates]
+def slow_near_copies(scores: np.ndarray, replicates: list[np.ndarray]) -> np.ndarray:
+    """Families by the written rule, every pair looked at: candidates whose task scores
+    differ on every task by at most CANDIDATE_SPREAD_GAP of the task's standard deviation
+    over the models with scores (tasks where they all score alike left out; if
+    every task is such, every pair); near-copies when their difference share is at most
+    NEAR_COPY_SHARE; families grown by repeated merging, numbered by first member."""
+    n = len(scores)
+    in_field = [i for i in range(n) if np.isfinite(scores[i]).all()]
+    spread = [np.std([scores[i, t] for i in in_field]) if in_field else 0.0 for t in range(scores.shape[1])]
     label = list(range(n))
     for i in in_field:
         for j in in_field:
             if j <= i:
                 continue
-            close_shares = np.mean(np.abs(shares[i] - shares[j])) <= field.CANDIDATE_SHARE_GAP + 2 / (n - 1)
-            levels = [abs(scores[i, t] - scores[j, t]) / s for t, s in enumerate(noise) if s > 0]
-            close_scores = bool(levels) and np.mean(levels) <= field.CANDIDATE_NOISE_GAP
-            if not (close_shares or close_scores):
+            levels = [abs(scores[i, t] - scores[j, t]) / s for t, s in enumerate(spread) if s > 0]
+            if levels and max(levels) > field.CANDIDATE_SPREAD_GAP:
                 continue
             if slow_difference_share(replicates, i, j) <= field.NEAR_COPY_SHARE:
                 old, new = max(label[i], label[j]), min(label[i], label[j])
@@ -105,13 +101,11 @@ def slow_certainty(replicates, category, weights, family, displayed):
 def slow_board(task_scores: np.ndarray, replicates: list[np.ndarray], category: np.ndarray,
                flagged: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(family, scores (N, 1 + C), ranks (N, 1 + C)) by the loops: families from the
-    unweighted shares of the unflagged models, each family weighing as its medoid alone
+    task scores of the unflagged models, each family weighing as its medoid alone
     (flagged: 0), the mean per category and of the categories, ranks counting each family once."""
     n = len(task_scores)
     in_field = ~np.asarray(flagged, dtype=bool)
-    plain = slow_field_shares(task_scores.T, in_field.astype(float)).T
-    plain[~in_field] = np.nan
-    family = slow_near_copies(plain, task_scores, replicates)
+    family = slow_near_copies(np.where(in_field[:, None], task_scores, np.nan), replicates)
     weights = np.array([in_field[i] * (i == slow_medoid(family, family[i], replicates)) for i in range(n)], dtype=float)
     shares = slow_field_shares(task_scores.T, weights).T
     per_category = [shares[:, category == c].mean(axis=1) for c in range(category.max() + 1)]

@@ -87,12 +87,11 @@ def test_near_copies_equal_a_loop_over_every_pair(n, n_tasks, seed):
     for values in replicates:
         copied = rng.random(n) < 0.5
         values[:, copied] = values[:, source[copied]] + rng.normal(0, 0.1, (20, copied.sum())) * rng.random(copied.sum())
-    shares = np.column_stack([field.field_shares(v.mean(axis=0), np.ones(n))[0] for v in replicates])
-    if n > 2:
-        shares[rng.integers(0, n)] = np.nan  # a model outside the field is nobody's copy
     scores = np.column_stack([v.mean(axis=0) for v in replicates])
-    found = field.near_copies(shares, scores, lambda models: [v[:, models] for v in replicates])
-    np.testing.assert_array_equal(found.family, slow_near_copies(shares, scores, replicates))
+    if n > 2:
+        scores[rng.integers(0, n)] = np.nan  # a model outside the field is nobody's copy
+    found = field.near_copies(scores, lambda models: [v[:, models] for v in replicates])
+    np.testing.assert_array_equal(found.family, slow_near_copies(scores, replicates))
     assert (found.share <= field.NEAR_COPY_SHARE).all() and (found.pairs[:, 0] < found.pairs[:, 1]).all()
 
 
@@ -146,7 +145,7 @@ def simulated():
 
 def test_exact_and_98_percent_copies_are_found_independent_models_and_fine_tunes_are_not(simulated):
     answers, replicates, shares = simulated
-    found = field.near_copies(shares, answers.mean(axis=2), lambda models: [r[:, models] for r in replicates])
+    found = field.near_copies(answers.mean(axis=2), lambda models: [r[:, models] for r in replicates])
     families = {tuple(np.flatnonzero(found.family == f)) for f in np.unique(found.family)}
     assert families == {(0, 6), (1, 7, 8, 9), (2,), (3,), (4,), (5,), (10,), (11,)}, families
     everyone = np.array([(i, j) for i in range(len(answers)) for j in range(i + 1, len(answers))])

@@ -164,12 +164,12 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     signed = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in ids],
                       dtype=float).reshape(n, len(task_ids)) * signs
     eligible = np.array([m not in flagged for m in ids], dtype=bool)
-    plain = field.field_shares(signed.T, eligible.astype(float)).T  # (n, T), before families are known
 
     def replicates_of(indices):
         return ranking.task_replicates(benchmark, results, [ids[i] for i in indices])
     id_order = np.array(ids, dtype=object).argsort().argsort()  # ties go to the smaller submission id
-    copies = field.near_copies(plain, signed, replicates_of, id_order)
+    # a flagged model is nobody's near-copy: it weighs nothing to share
+    copies = field.near_copies(np.where(eligible[:, None], signed, np.nan), replicates_of, id_order)
     weights = field.family_weights(copies.family, copies.representative) * eligible
     shares = field.field_shares(signed.T, weights).T
     overall = shares @ _task_weights(benchmark, task_ids)
