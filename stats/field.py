@@ -29,14 +29,14 @@ from stats.evidence import CERTAINTY_LEVEL, RankCertainty, nearest_tails_interva
 # 2% of binary answers changed at accuracy 0.6-0.9 gives 0.04-0.11; independent models
 # on items of shared difficulty 0.6-0.9; fine-tunes of one base 0.3-0.6.
 NEAR_COPY_SHARE = 0.2
-# Candidates for the item-level check: pairs whose task scores differ by at most this many
-# of the task's spread over the models (its standard deviation) on every task. Task scores
-# alone pick them, so a load reads no model's per-sample arrays unless two models are that
-# close everywhere. Where abilities differ, a copy with 2% of its answers flipped stays
-# within a tenth of the spread; two distinct models are within a quarter on one task 14% of
-# the time, on five tasks 0.005%. The cost: where every model has one ability (the spread
-# is the item noise) a copy differs by 0.3-0.6 and is not looked at (tests/test_field.py).
-CANDIDATE_SPREAD_GAP = 0.25
+# Candidates for the item-level check: pairs whose task scores differ on every task by at
+# most this many standard errors of their difference (sqrt(noise_a^2 + noise_b^2), each
+# model's bootstrap standard error on the task). The rule looks at the pair alone, so
+# whether two models are linked depends on neither the order of publication nor the rest
+# of the board. A copy with 2% of its answers flipped differs by at most 0.02 in accuracy:
+# 0.3 standard errors at 100 items, 2.5 at 10,000; two independent models of equal ability
+# pass it too (the item-level check tells them apart), models of distinct abilities rarely.
+CANDIDATE_NOISE_GAP = 4.0
 
 
 def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,10 +133,9 @@ class NearCopies:
     """Families of near-copies among N models.
 
     family: (N,) int, 0.. in order of first member; representative: (N,) bool, each
-    family's medoid (the member whose summed `difference_share` to the others is
-    smallest; ties to the earlier in the given order), every model of a family of one;
-    pairs: (P, 2) int, the pairs found to be near-copies (i < j); share: (P,) their
-    item-level difference share (see `NEAR_COPY_SHARE`)."""
+    family's medoid (`linked`), every model of a family of one; pairs: (P, 2) int, the
+    near-copy links (i < j); share: (P,) their item-level difference share (see
+    `NEAR_COPY_SHARE`)."""
 
     family: np.ndarray
     representative: np.ndarray
@@ -144,58 +143,30 @@ class NearCopies:
     share: np.ndarray
 
 
-def medoids(family: np.ndarray, replicates_of, tie_order: np.ndarray) -> np.ndarray:
-    """Each family's medoid (see `NearCopies`): family (N,) int; replicates_of(model
-    indices) -> per task (R, n); tie_order (N,) int, smaller first among equal sums.
-    Returns (N,) bool. Only families of two or more read replicates."""
-    family = np.asarray(family)
-    chosen = np.bincount(family, minlength=int(family.max(initial=-1)) + 1)[family] == 1
-    for f in np.flatnonzero(np.bincount(family) > 1):
-        members = np.flatnonzero(family == f)
-        pairs = np.array([(a, b) for a in range(len(members)) for b in range(len(members)) if a < b])
-        share = difference_share(replicates_of(members), pairs)
-        total = np.zeros(len(members))
-        np.add.at(total, pairs[:, 0], share)
-        np.add.at(total, pairs[:, 1], share)
-        chosen[members[np.lexsort((tie_order[members], np.round(total, 12)))[0]]] = True
-    return chosen
+def task_noise(replicates: Iterable[np.ndarray]) -> np.ndarray:
+    """Each model's bootstrap standard error per task: replicates, per task (R, N) ->
+    (N, T), the standard deviation over the resamples."""
+    return np.column_stack([np.asarray(values, dtype=float).std(axis=0) for values in replicates])
 
 
-def _close_pairs(points: np.ndarray, gap: float) -> np.ndarray:
-    """Pairs of rows of points (N, T) whose every absolute difference is at most `gap`;
-    rows with a NaN never pair. Returns (P, 2) int, i < j. Rows sorted by their mean
-    (two rows within `gap` on every column are within it on the mean), each compared only
-    with those within `gap` of it, so the cost is O(N w T) for w such neighbours."""
-    n = len(points)
-    known = np.flatnonzero(np.isfinite(points).all(axis=1))
-    mean = points[known].mean(axis=1)
-    order = known[np.argsort(mean, kind="stable")]
-    sorted_mean = np.sort(mean, kind="stable")
-    pairs = []
-    for k, i in enumerate(order if n > 1 else ()):  # one vectorized comparison per model with its window
-        end = np.searchsorted(sorted_mean, sorted_mean[k] + gap, side="right")
-        window = order[k + 1:end]
-        if len(window):
-            close = np.abs(points[window] - points[i]).max(axis=1) <= gap
-            pairs += [(min(i, j), max(i, j)) for j in window[close]]
-    return np.array(sorted(pairs), dtype=int).reshape(-1, 2)
+def candidates_of(score: np.ndarray, noise: np.ndarray, scores: np.ndarray, noises: np.ndarray) -> np.ndarray:
+    """Which models may be near-copies of one model: score, noise (T,) its task scores
+    and standard errors (`task_noise`); scores, noises (N, T) the others'. Returns (N,)
+    bool: on every task |score - scores| <= CANDIDATE_NOISE_GAP * sqrt(noise^2 +
+    noises^2); a row with a NaN is nobody's candidate."""
+    gap = CANDIDATE_NOISE_GAP * np.sqrt(np.square(noise) + np.square(noises))
+    with np.errstate(invalid="ignore"):
+        close = np.abs(scores - score) <= gap + 1e-12  # equal scores of two constant models pass
+    return close.all(axis=1) & np.isfinite(scores).all(axis=1) & np.isfinite(score).all()
 
 
-def candidate_pairs(scores: np.ndarray) -> np.ndarray:
-    """Pairs of models whose task scores are close: scores (N, T), NaN rows never pair.
-    Returns (P, 2) int, i < j: on every task |score_i - score_j| / the task's standard
-    deviation over the models at most CANDIDATE_SPREAD_GAP (tasks where every model scores
-    alike left out)."""
-    scores = np.asarray(scores, dtype=float)
-    known = np.isfinite(scores).all(axis=1)
-    if known.sum() < 2:
-        return np.empty((0, 2), dtype=int)
-    spread = scores[known].std(axis=0)
-    varied = spread > 0
-    if not varied.any():  # every model scores alike on every task: every pair is a candidate
-        ids = np.flatnonzero(known)
-        return np.array([(i, j) for a, i in enumerate(ids) for j in ids[a + 1:]], dtype=int).reshape(-1, 2)
-    return _close_pairs(scores[:, varied] / spread[varied], CANDIDATE_SPREAD_GAP)
+def candidate_pairs(scores: np.ndarray, noise: np.ndarray) -> np.ndarray:
+    """Every pair of `candidates_of` each other: scores, noise (N, T). Returns (P, 2) int,
+    i < j. One vectorized comparison per model with those after it."""
+    pairs = [np.column_stack([np.full(k.size, i), i + 1 + k])
+             for i in range(len(scores))
+             for k in [np.flatnonzero(candidates_of(scores[i], noise[i], scores[i + 1:], noise[i + 1:]))]]
+    return np.concatenate(pairs).astype(int) if pairs else np.empty((0, 2), dtype=int)
 
 
 def difference_share(replicates: Iterable[np.ndarray], pairs: np.ndarray) -> np.ndarray:
@@ -228,29 +199,51 @@ def families_of(n_models: int, pairs: np.ndarray) -> np.ndarray:
     for i, j in np.asarray(pairs, dtype=int).reshape(-1, 2):
         a, b = root(i), root(j)
         parent[max(a, b)] = min(a, b)
-    roots = np.array([root(i) for i in range(n_models)])
+    roots = np.array([root(i) for i in range(n_models)], dtype=int)
     return np.unique(roots, return_inverse=True)[1].reshape(-1)
 
 
-def near_copies(scores: np.ndarray, replicates_of, tie_order: np.ndarray | None = None) -> NearCopies:
-    """Families of near-copies: scores (N, T) the models' task scores, larger is better
-    (NaN rows: models that pair with none, such as flagged ones); replicates_of(model
-    indices) -> per task (R, n) replicates of those models, read only for the candidates
-    (`candidate_pairs`); tie_order (N,) int, default the models' order. Two candidates
-    are near-copies when their `difference_share` is at most NEAR_COPY_SHARE; families are
-    the connected components, each represented by its `medoids`."""
+def linked(n_models: int, pairs: np.ndarray, share: np.ndarray, tie_order: np.ndarray | None = None) -> NearCopies:
+    """The families of N models from their near-copy links: pairs (P, 2) int, share (P,)
+    their `difference_share` (each at most NEAR_COPY_SHARE); tie_order (N,) int, default
+    the models' order. Each family is represented by its medoid: the member whose shares
+    to the other members sum least, a pair of members without a link counting 1 (ties: the
+    smaller tie_order). Depends only on the links, so a board can keep them (found at
+    publication) and never read arrays to rebuild its families."""
+    pairs = np.asarray(pairs, dtype=int).reshape(-1, 2)
+    share = np.asarray(share, dtype=float).reshape(-1)
+    order = np.arange(n_models) if tie_order is None else np.asarray(tie_order)
+    family = families_of(n_models, pairs)
+    sizes = np.bincount(family, minlength=int(family.max(initial=-1)) + 1)
+    # the sum over the other members: (size - 1) unlinked pairs at 1, less (1 - share) per link
+    total = (sizes[family] - 1).astype(float)
+    np.add.at(total, pairs[:, 0], share - 1)
+    np.add.at(total, pairs[:, 1], share - 1)
+    best = np.lexsort((order, np.round(total, 12), family))  # by family, then total, then tie order
+    first = np.ones(n_models, dtype=bool)
+    first[1:] = family[best][1:] != family[best][:-1]
+    representative = np.zeros(n_models, dtype=bool)
+    representative[best[first]] = True
+    return NearCopies(family, representative, pairs, share)
+
+
+def near_copies(scores: np.ndarray, noise: np.ndarray, replicates_of, tie_order: np.ndarray | None = None
+                ) -> NearCopies:
+    """Families of near-copies among N models, every pair looked at: scores, noise (N, T)
+    the models' task scores (larger is better) and standard errors (`task_noise`; NaN
+    rows: models that pair with none, such as flagged ones); replicates_of(model indices)
+    -> per task (R, n) replicates of those models, read only for the `candidate_pairs`.
+    Two candidates are near-copies when their `difference_share` is at most
+    NEAR_COPY_SHARE; families as `linked` makes them. (A publication finds the new model's
+    links alone, with `candidates_of`, and the board keeps them.)"""
     n = len(scores)
-    order = np.arange(n) if tie_order is None else np.asarray(tie_order)
-    candidates = candidate_pairs(scores)
+    candidates = candidate_pairs(np.asarray(scores, dtype=float), np.asarray(noise, dtype=float))
     if not len(candidates):
-        return NearCopies(np.arange(n), np.ones(n, dtype=bool), candidates, np.empty(0))
+        return linked(n, candidates, np.empty(0), tie_order)
     involved = np.unique(candidates)
-    local = np.searchsorted(involved, candidates)
-    share = difference_share(replicates_of(involved), local)
+    share = difference_share(replicates_of(involved), np.searchsorted(involved, candidates))
     close = share <= NEAR_COPY_SHARE
-    family = families_of(n, candidates[close])
-    representative = medoids(family, replicates_of, order)
-    return NearCopies(family, representative, candidates[close], share[close])
+    return linked(n, candidates[close], share[close], tie_order)
 
 
 def category_means(task_scores: np.ndarray, task_category: np.ndarray) -> np.ndarray:

@@ -47,36 +47,37 @@ def slow_difference_share(replicates: list[np.ndarray], i: int, j: int) -> float
     return float(np.mean(per_task))
 
 
-def slow_near_copies(scores: np.ndarray, replicates: list[np.ndarray]) -> np.ndarray:
-    """Families by the written rule, every pair looked at: candidates whose task scores
-    differ on every task by at most CANDIDATE_SPREAD_GAP of the task's standard deviation
-    over the models with scores (tasks where they all score alike left out; if
-    every task is such, every pair); near-copies when their difference share is at most
-    NEAR_COPY_SHARE; families grown by repeated merging, numbered by first member."""
+def slow_near_copies(scores: np.ndarray, replicates: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(family, medoid) by the written rule, every pair looked at: candidates whose task
+    scores differ on every task by at most CANDIDATE_NOISE_GAP standard errors of their
+    difference (each model's from the standard deviation of its replicates); near-copies
+    when their difference share is at most NEAR_COPY_SHARE; families grown by repeated
+    merging, numbered by first member; each family's medoid the member whose shares to
+    the other members sum least, an unlinked pair counting 1 (ties: the first)."""
     n = len(scores)
     in_field = [i for i in range(n) if np.isfinite(scores[i]).all()]
-    spread = [np.std([scores[i, t] for i in in_field]) if in_field else 0.0 for t in range(scores.shape[1])]
-    label = list(range(n))
+    noise = [[float(np.std(values[:, i])) for values in replicates] for i in range(n)]
+    label, link = list(range(n)), {}
     for i in in_field:
         for j in in_field:
             if j <= i:
                 continue
-            levels = [abs(scores[i, t] - scores[j, t]) / s for t, s in enumerate(spread) if s > 0]
-            if levels and max(levels) > field.CANDIDATE_SPREAD_GAP:
+            if any(abs(scores[i, t] - scores[j, t]) > field.CANDIDATE_NOISE_GAP * np.hypot(noise[i][t], noise[j][t])
+                   + 1e-12 for t in range(scores.shape[1])):
                 continue
-            if slow_difference_share(replicates, i, j) <= field.NEAR_COPY_SHARE:
+            share = slow_difference_share(replicates, i, j)
+            if share <= field.NEAR_COPY_SHARE:
+                link[i, j] = link[j, i] = share
                 old, new = max(label[i], label[j]), min(label[i], label[j])
                 label = [new if x == old else x for x in label]
     first = {}
-    return np.array([first.setdefault(x, len(first)) for x in label])
-
-
-def slow_medoid(family: np.ndarray, f: int, replicates: list[np.ndarray]) -> int:
-    """The member of family f whose difference shares to the other members sum least
-    (ties: the first), by a loop over every pair."""
-    members = [i for i in range(len(family)) if family[i] == f]
-    totals = [sum(slow_difference_share(replicates, i, j) for j in members if j != i) for i in members]
-    return members[int(np.argmin(np.round(totals, 12)))]
+    family = np.array([first.setdefault(x, len(first)) for x in label])
+    medoid = np.zeros(n, dtype=bool)
+    for f in range(family.max() + 1):
+        members = [i for i in range(n) if family[i] == f]
+        totals = [sum(link.get((i, j), 1.0) for j in members if j != i) for i in members]
+        medoid[members[int(np.argmin(np.round(totals, 12)))]] = True
+    return family, medoid
 
 
 def slow_certainty(replicates, category, weights, family, displayed):
@@ -105,8 +106,8 @@ def slow_board(task_scores: np.ndarray, replicates: list[np.ndarray], category: 
     (flagged: 0), the mean per category and of the categories, ranks counting each family once."""
     n = len(task_scores)
     in_field = ~np.asarray(flagged, dtype=bool)
-    family = slow_near_copies(np.where(in_field[:, None], task_scores, np.nan), replicates)
-    weights = np.array([in_field[i] * (i == slow_medoid(family, family[i], replicates)) for i in range(n)], dtype=float)
+    family, medoid = slow_near_copies(np.where(in_field[:, None], task_scores, np.nan), replicates)
+    weights = (medoid & in_field).astype(float)
     shares = slow_field_shares(task_scores.T, weights).T
     per_category = [shares[:, category == c].mean(axis=1) for c in range(category.max() + 1)]
     scores = np.column_stack([np.mean(per_category, axis=0), *per_category])

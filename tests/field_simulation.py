@@ -75,13 +75,12 @@ class Board:
 def board_of(task_scores: np.ndarray, replicates: list[np.ndarray], category: np.ndarray,
              flagged: np.ndarray | None = None) -> Board:
     """The board of models with task scores (N, T) (larger is better) and per-task
-    replicates: families of near-copies found from the task scores of the unflagged
-    models, then shares with each family weighing as its medoid (flagged models weigh 0: scored, not in the
+    replicates: families of near-copies among the unflagged models, then shares with each family weighing as its medoid (flagged models weigh 0: scored, not in the
     field), averaged per category and overall, and ranked by family."""
     n = len(task_scores)
     in_field = np.ones(n, dtype=bool) if flagged is None else ~np.asarray(flagged, dtype=bool)
     candidates = np.where(in_field[:, None], task_scores, np.nan)  # a flagged model is nobody's copy
-    copies = field.near_copies(candidates, lambda models: [r[:, models] for r in replicates])
+    copies = field.near_copies(candidates, field.task_noise(replicates), lambda models: [r[:, models] for r in replicates])
     family = copies.family
     weights = field.family_weights(family, copies.representative) * in_field
     shares = field.field_shares(task_scores.T, weights).T

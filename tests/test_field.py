@@ -90,9 +90,40 @@ def test_near_copies_equal_a_loop_over_every_pair(n, n_tasks, seed):
     scores = np.column_stack([v.mean(axis=0) for v in replicates])
     if n > 2:
         scores[rng.integers(0, n)] = np.nan  # a model outside the field is nobody's copy
-    found = field.near_copies(scores, lambda models: [v[:, models] for v in replicates])
-    np.testing.assert_array_equal(found.family, slow_near_copies(scores, replicates))
+    found = field.near_copies(scores, field.task_noise(replicates), lambda models: [v[:, models] for v in replicates])
+    family, medoid = slow_near_copies(scores, replicates)
+    np.testing.assert_array_equal(found.family, family)
+    np.testing.assert_array_equal(found.representative, medoid)
     assert (found.share <= field.NEAR_COPY_SHARE).all() and (found.pairs[:, 0] < found.pairs[:, 1]).all()
+
+
+@SETTINGS
+@given(st.integers(2, 8), st.integers(1, 3), st.integers(0, 2**32 - 1))
+def test_links_found_one_publication_at_a_time_in_any_order_give_the_same_families(n, n_tasks, seed):
+    """As a publication finds them: each new model against those published before it
+    (`candidates_of`, then `difference_share`), the links kept and the families made from
+    them (`linked`), in a random order of publication: the same families and medoids as
+    every pair looked at at once."""
+    rng = np.random.default_rng(seed)
+    replicates = [rng.random((20, n)) for _ in range(n_tasks)]
+    source = rng.integers(0, n, n)
+    for values in replicates:
+        values[:, 1:] = np.where(rng.random(n - 1) < 0.6, values[:, source[1:]] + rng.normal(0, 0.05, (20, n - 1)),
+                                 values[:, 1:])
+    scores = np.column_stack([v.mean(axis=0) for v in replicates])
+    noise = field.task_noise(replicates)
+    order = rng.permutation(n)
+    pairs, shares = [], []
+    for k, new in enumerate(order):
+        earlier = order[:k]
+        found = earlier[field.candidates_of(scores[new], noise[new], scores[earlier], noise[earlier])]
+        share = field.difference_share(replicates, np.column_stack([np.full(len(found), new), found]))
+        pairs += [sorted((new, j)) for j, x in zip(found, share) if x <= field.NEAR_COPY_SHARE]
+        shares += [x for x in share if x <= field.NEAR_COPY_SHARE]
+    one_by_one = field.linked(n, np.array(pairs, dtype=int).reshape(-1, 2), np.array(shares))
+    at_once = field.near_copies(scores, noise, lambda models: [v[:, models] for v in replicates])
+    np.testing.assert_array_equal(one_by_one.family, at_once.family)
+    np.testing.assert_array_equal(one_by_one.representative, at_once.representative)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -145,7 +176,8 @@ def simulated():
 
 def test_exact_and_98_percent_copies_are_found_independent_models_and_fine_tunes_are_not(simulated):
     answers, replicates, shares = simulated
-    found = field.near_copies(answers.mean(axis=2), lambda models: [r[:, models] for r in replicates])
+    found = field.near_copies(answers.mean(axis=2), field.task_noise(replicates),
+                              lambda models: [r[:, models] for r in replicates])
     families = {tuple(np.flatnonzero(found.family == f)) for f in np.unique(found.family)}
     assert families == {(0, 6), (1, 7, 8, 9), (2,), (3,), (4,), (5,), (10,), (11,)}, families
     everyone = np.array([(i, j) for i in range(len(answers)) for j in range(i + 1, len(answers))])

@@ -22,6 +22,7 @@ from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament
 from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.strict_json import dump_json
+from leaderboard.views.markdown import escape_markdown
 from leaderboard.views.submission import preview_summary
 from panel_simulation import (accuracy_benchmark, accuracy_tasks_file, publish_top_of_its_day, publish_under_panel,
                               ranks, share_within, simulated_results, simulated_submissions, two_orders)
@@ -435,3 +436,32 @@ def test_the_original_rule_reproduces_a_reference_stores_old_ranking_and_rebuild
     for model in moved:
         assert f"({model}): rank {old[model]} -> {new[model]}" in said
     assert cli(files["panel"], "check", "--store", ref).returncode == 0
+
+
+def test_a_near_copy_is_named_at_pre_submission_and_its_link_is_kept_with_its_publication(
+        tmp_path, small_benchmark, small_documents):
+    """A copy of a published demo model with one answer changed: the preview names the
+    model it copies; the publication keeps the link (and its standard errors) in the
+    stored metadata, so a board loaded afresh has the family without reading any arrays;
+    the independent demo models are linked to nobody."""
+    root = tmp_path / "store"
+    board = Leaderboard(LocalStore(root), small_benchmark)
+    publish_all(board, small_documents[:4])
+    form, document, _ = small_documents[1]
+    original = next(sid for sid, m in board.models.items() if m.metadata["model_name"] == form["model_name"])
+    copy = json.loads(dump_json(document))
+    sample = copy["predictions"]["t_acc"][0]
+    sample["acc"] = 1 - sample["acc"]
+    copy["results"].pop("t_acc")  # its score is computed from the samples
+    preview = board.publishing.presubmit(dump_json(copy), {**form, "model_name": "Copied-9B"})
+    assert list(preview.model.metadata["near_copies"]) == [original]
+    summary = preview_summary(board, preview)
+    assert "A near-copy" in summary and escape_markdown(board.models[original].title) in summary
+    sid = board.publishing.publish(preview)
+    stored = json.loads((root / "data" / f"{sid}.json").read_text())["submission_metadata"]
+    assert list(stored["near_copies"]) == [original] and 0 <= stored["near_copies"][original] <= 0.2
+    assert set(stored["task_noise"]) == set(small_benchmark.task_ids)
+    shutil.rmtree(root / ".cache")  # no per-model arrays to read
+    family = Leaderboard(LocalStore(root), small_benchmark).ranked().attrs["family"]
+    assert family[sid] == family[original]
+    assert family.drop([sid, original]).is_unique and family[original] not in family.drop([sid, original]).values

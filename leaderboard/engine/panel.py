@@ -152,10 +152,14 @@ def missing_duels(tournament: Tournament, members: list[str]) -> dict[str, list[
 
 
 def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
-           flagged=frozenset(), rules: str | None = None, backfill: bool = True) -> Panel:
+           flagged=frozenset(), rules: str | None = None, backfill: bool = True,
+           links: Mapping[str, Mapping[str, float]] | None = None) -> Panel:
     """The scores and the panel of the models of `tournament` (every one needs its
     `results`; see the module's text for the definitions).
 
+    links: per model, its near-copy links kept with its publication (`NEAR_COPIES` in its
+    metadata, `near_copy_metadata`), so that no array is read; None: found here from the
+    results, every pair looked at (simulations, tests).
     backfill: run, into `tournament`, the duels the panel lacks (under `rules`, default
     the benchmark's); without it the stored duels alone give the duel wins."""
     ids, task_ids = tournament.model_ids, tournament.task_ids
@@ -164,12 +168,15 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     signed = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in ids],
                       dtype=float).reshape(n, len(task_ids)) * signs
     eligible = np.array([m not in flagged for m in ids], dtype=bool)
-
-    def replicates_of(indices):
-        return ranking.task_replicates(benchmark, results, [ids[i] for i in indices])
     id_order = np.array(ids, dtype=object).argsort().argsort()  # ties go to the smaller submission id
-    # a flagged model is nobody's near-copy: it weighs nothing to share
-    copies = field.near_copies(np.where(eligible[:, None], signed, np.nan), replicates_of, id_order)
+    if links is None and n:  # every pair looked at: reads the candidates' arrays
+        def replicates_of(indices):
+            return ranking.task_replicates(benchmark, results, [ids[i] for i in indices])
+        noise = field.task_noise(replicates_of(range(n)))
+        # a flagged model is nobody's near-copy: it weighs nothing to share
+        copies = field.near_copies(np.where(eligible[:, None], signed, np.nan), noise, replicates_of, id_order)
+    else:
+        copies = linked_copies(ids, links or {}, eligible, id_order)
     weights = field.family_weights(copies.family, copies.representative) * eligible
     shares = field.field_shares(signed.T, weights).T
     overall = shares @ _task_weights(benchmark, task_ids)
@@ -190,6 +197,47 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
             rules_description(benchmark)), backfilled))
     return Panel(tuple(ids[i] for i in members), tuple(ids), shares, columns.win_scores(members), copies.family,
                  copies, {m: tuple(v) for m, v in backfilled.items()})
+
+
+# What a publication keeps in its model's metadata about near-copies (`near_copy_metadata`).
+TASK_NOISE, NEAR_COPIES = "task_noise", "near_copies"
+
+
+def near_copy_metadata(benchmark: Benchmark, models: Mapping, sid: str) -> dict:
+    """What the publication of model `sid` keeps about near-copies, found against the
+    published `models` (id -> a model with `results` and `metadata`) with its own arrays
+    and its candidates' alone: TASK_NOISE its bootstrap standard error per task (task id
+    -> float), NEAR_COPIES the published models it nearly copies (id -> difference share,
+    `stats.field`). A model published before these were kept is nobody's candidate."""
+    task_ids = benchmark.task_ids
+    signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
+    results = {m: models[m].results for m in models}
+    own_noise = field.task_noise(ranking.task_replicates(benchmark, results, [sid]))[0]
+    others = [m for m in models if m != sid and TASK_NOISE in models[m].metadata]
+    scores = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in others],
+                      dtype=float).reshape(len(others), len(task_ids)) * signs
+    noise = np.array([[models[m].metadata[TASK_NOISE].get(t, np.nan) for t in task_ids] for m in others],
+                     dtype=float).reshape(len(others), len(task_ids))
+    own = np.array([results[sid].aggregates[t] for t in task_ids], dtype=float) * signs
+    candidates = [others[k] for k in np.flatnonzero(field.candidates_of(own, own_noise, scores, noise))]
+    share = field.difference_share(ranking.task_replicates(benchmark, results, [sid, *candidates]),
+                                   np.column_stack([np.zeros(len(candidates), dtype=int), 1 + np.arange(len(candidates))]))
+    return {TASK_NOISE: dict(zip(task_ids, own_noise.tolist())),
+            NEAR_COPIES: {m: float(x) for m, x in zip(candidates, share) if x <= field.NEAR_COPY_SHARE}}
+
+
+def linked_copies(ids: list[str], links: Mapping[str, Mapping[str, float]], eligible: np.ndarray,
+                  tie_order: np.ndarray) -> field.NearCopies:
+    """The families of the models `ids` from their kept links (model -> {other: share});
+    links to a model not on the board or not `eligible` (flagged) are left out."""
+    position = {m: i for i, m in enumerate(ids)}
+    found: dict[tuple[int, int], float] = {}
+    for m, theirs in links.items():
+        for other, share in (theirs or {}).items():
+            if m in position and other in position and eligible[position[m]] and eligible[position[other]]:
+                found[tuple(sorted((position[m], position[other])))] = float(share)
+    pairs = np.array(sorted(found), dtype=int).reshape(-1, 2)
+    return field.linked(len(ids), pairs, np.array([found[tuple(p)] for p in pairs]), tie_order)
 
 
 def _task_weights(benchmark: Benchmark, task_ids: list[str]) -> np.ndarray:

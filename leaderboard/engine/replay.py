@@ -69,7 +69,8 @@ def board_panel(tournament: Tournament, models: dict, flags, benchmark: Benchmar
     """The reference panel of the models of `tournament` (all in `models`), never one in
     `flags`; `backfill`: run the duels it lacks into `tournament` (see `panel.settle`)."""
     results = {sid: models[sid].results for sid in tournament.model_ids}
-    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill)
+    links = {sid: models[sid].metadata.get(reference_panel.NEAR_COPIES, {}) for sid in tournament.model_ids}
+    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill, links)
 
 
 def scores(tournament: Tournament, models: dict, flags, benchmark: Benchmark) -> pd.DataFrame:
