@@ -139,7 +139,10 @@ tasks; the overall score is the mean over categories, {_weights(benchmark)}
   difference at most 0.2 of the sum of their variances, averaged over the tasks; 2% of answers
   changed gives 0.04-0.11, independent models 0.6-0.9, fine-tunes of one base 0.3-0.6). A family of
   near-copies counts in everyone else's score as one model, the member whose answers are nearest
-  the others'. Flagged models count for no one; they are still scored themselves.
+  the others'. Flagged models count for no one; they are still scored themselves. The check
+  compares a new model, at pre-submission and at publication, with the published models whose task
+  scores are within 4 standard errors of its own on every task; the links found are kept with the
+  publication.
 - *Rank* = 1 + the families with a member above the model + the members of its own family above
   it: publishing copies of a model that is above yours moves you at most one place. Equal scores
   share a rank.
