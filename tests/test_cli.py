@@ -88,8 +88,8 @@ def test_table_formats_and_category(full_store):
     csv = cli("table", "--store", full_store, "--category", "NER", "--format", "csv")
     assert csv.returncode == 0
     header = csv.stdout.splitlines()[0].split(",")
-    assert header[:12] == ["NER rank", "Model", "NER score %", "NER rank 95% low", "NER rank 95% high",
-                           "NER tie group", "NER score % 95% low", "NER score % 95% high", "NER duel wins %",
+    assert header[:12] == ["NER rank", "Model", "NER score %", "NER score % 95% low", "NER score % 95% high",
+                           "NER rank 95% low", "NER rank 95% high", "NER tie group", "NER duel wins %",
                            "Overall rank", "CNEC score %", "CCDNER score %"]  # the web app's: ranked by the category
     assert len(csv.stdout.splitlines()) == 6
     raw = pd.read_csv(io.StringIO(csv.stdout), index_col="Model")

@@ -26,8 +26,8 @@ HOSTILE = "<img src=x onerror=alert(1)> [x](javascript:alert(2)) =cmd|' /C calc'
 def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store):
     table = views.leaderboard_table(small_store)
     cats = list(small_store.benchmark.categories)
-    assert list(table.columns) == ["Rank", "Model", "Overall score %", "Rank 95% low", "Rank 95% high",
-                                   "Tie group", "Overall score % 95% low", "Overall score % 95% high",
+    assert list(table.columns) == ["Rank", "Model", "Overall score %", "Overall score % 95% low",
+                                   "Overall score % 95% high", "Rank 95% low", "Rank 95% high", "Tie group",
                                    "Overall duel wins %", *[f"{c} score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
                                    "Description", "Submitted", "Link", views.PRESUBMISSIONS, *views.FLAG_COLUMNS]
@@ -42,9 +42,9 @@ def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store)
 
 def test_category_table_has_its_tasks_and_metric_values_in_their_units(small_store):
     table = views.leaderboard_table(small_store, "Language", views.METRIC_VALUE)
-    assert list(table.columns[:11]) == ["Language rank", "Model", "Language score %", "Language rank 95% low",
+    assert list(table.columns[:11]) == ["Language rank", "Model", "Language score %", "Language score % 95% low",
+                                        "Language score % 95% high", "Language rank 95% low",
                                         "Language rank 95% high", "Language tie group",
-                                        "Language score % 95% low", "Language score % 95% high",
                                         "Overall rank", "AUC AUROC % ↑", "PPL perplexity ↓"]
     sid = table.index[0]
     aggregates = small_store.models[sid].results.aggregates

@@ -191,12 +191,13 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
         else:
             certainty = certainty[scope].loc[ranked.index]
         rank, score = rank_header(category), columns[0].header
-        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype("Int64"),
+        # the score's interval beside the score, then the rank's and the tie group
+        parts.append(pd.DataFrame({f"{score} {INTERVAL} low": (certainty["score_low"] * 100).round(2),
+                                   f"{score} {INTERVAL} high": (certainty["score_high"] * 100).round(2),
+                                   f"{rank} {INTERVAL} low": certainty["rank_low"].astype("Int64"),
                                    f"{rank} {INTERVAL} high": certainty["rank_high"].astype("Int64"),
                                    f"{'Tie group' if is_overall(category) else f'{category} tie group'}":
-                                       certainty["group"],
-                                   f"{score} {INTERVAL} low": (certainty["score_low"] * 100).round(2),
-                                   f"{score} {INTERVAL} high": (certainty["score_high"] * 100).round(2)}))
+                                       certainty["group"]}))
     duel_wins = ranked.attrs.get("duel_wins")
     if duel_wins is not None and values != METRIC_VALUE:
         name = OVERALL if is_overall(category) else category
