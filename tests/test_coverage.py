@@ -24,7 +24,8 @@ from stats import evidence
 MISSES = {name: pytest.mark.xfail(strict=True, reason=reason) for name, reason in {
     "many tasks": "rank coverage 100% (score 94.4%): 50 tasks pin most ranks, the truth's rank taken whole",
     "three models": "score coverage 87.8%, rank 100% (180 models)",
-    "tiers of 5 equal models": "rank coverage 81.7% of the tie's best rank (it meets the tie's rank range for 99.4%)",
+    "tiers of 5 equal models": "rank coverage 88.9%, a tie's ranks each equally likely (81.7% holding its best rank, "
+                               "99.4% meeting its range)",
 }.items()}
 
 
@@ -42,9 +43,20 @@ def assert_groups_never_join_disjoint_intervals(result):
 def test_field_intervals_cover_the_expected_field_score_as_stated(name):
     """Per design (`field_coverage.DESIGNS`; the truth the field score's expected value at
     these sample sizes, by 40 re-simulations): 90-99% of the true overall field scores
-    and of their true ranks (a tie's best rank) lie in their 95% intervals; the displayed
-    score and rank lie inside their own intervals for >= 95% of models; no tie group joins
-    disjoint rank intervals."""
+    and of their true ranks lie in their 95% intervals; the displayed score and rank lie
+    inside their own intervals for >= 95% of models; no tie group joins disjoint rank
+    intervals.
+
+    The true rank of a model in a tie of exactly equal models (equal expected scores) is
+    each of the tie's ranks with equal chance (`field_coverage.tie_share_held`): nothing
+    but the draw of items and answers orders them, so the board's ranks among them are
+    dealt at random. Taking the tie's best rank as every member's truth asked the
+    interval of a member displayed last of five to reach four ranks above it even were
+    the tie known exactly (81.7% on the tiers design); taking "meets the tie's range"
+    counted an interval holding one of five ranks as holding the truth (99.4%).
+
+    The panel's size K plays no part here (it chooses the duel panel, not the field score
+    or its intervals), so close abilities with K = 20 is the close abilities design."""
     outcomes = field_coverage.simulate(field_coverage.DESIGNS[name], 1, 40)
     measured = field_coverage.coverage(outcomes)
     for outcome in outcomes:
