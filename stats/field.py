@@ -289,8 +289,13 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     then averaged as the board averages, and every model ranked by `family_ranks`; the
     intervals are the resamples' central intervals (`nearest_tails_interval`: each tail
     the share of the resamples nearest to (1 - level) / 2, so that a score or rank taking
-    few values is not covered far more often than stated), each score interval then
-    widened by half the smallest step of the score (`_half_step`, within [0, 1]). The truth they are about is
+    few values is not covered far more often than stated). A score's interval is that of
+    the resamples joined with the same interval moved by the displayed score less the
+    resamples' mean, then widened by half the smallest step of the score (`_half_step`),
+    within [0, 1]: a resample's share compares differences that carry the items' noise
+    twice, so the resamples' mean lies nearer one half than the displayed score and its
+    expected value (with 50 tasks, narrow intervals held 88% of the truths; joined, 96%).
+    The truth they are about is
     the field score's expected value at these sample sizes (and its rank among the
     others'): a close pair's expected share is near one half, where the displayed share
     is 0 or 1. Ties (`evidence.tie_groups`): down the displayed order, a model joins the
@@ -319,7 +324,9 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     half = _half_step(np.column_stack(others)[ok], category, n_scopes - 1)
     for scope in range(n_scopes):
         low, high = nearest_tails_interval(draws[:, :, scope], level)
-        score_low[ok, scope], score_high[ok, scope] = np.clip(low - half[:, scope], 0, 1), np.clip(high + half[:, scope], 0, 1)
+        shift = displayed[ok, scope] - draws[:, :, scope].mean(axis=0)  # re-centred on the displayed score
+        low, high = np.minimum(low, low + shift) - half[:, scope], np.maximum(high, high + shift) + half[:, scope]
+        score_low[ok, scope], score_high[ok, scope] = np.clip(low, 0, 1), np.clip(high, 0, 1)
         rank_low[ok, scope], rank_high[ok, scope] = nearest_tails_interval(
             family_ranks(draws[:, :, scope], family), level)
     group[ok] = tie_groups(displayed[ok], rank_low[ok], rank_high[ok])

@@ -103,7 +103,8 @@ def slow_half_step(replicates, category, weights) -> np.ndarray:
 def slow_certainty(replicates, category, weights, family, displayed):
     """Per resample: every model's field share per task by the loop, category and overall
     means, family ranks by the loop; then each column's nearest-tails interval (a score's
-    widened by `slow_half_step`, within [0, 1]) and the tie
+    joined with itself moved by the displayed score less the draws' mean, then widened
+    by `slow_half_step`, within [0, 1]) and the tie
     groups (`evidence`'s, tested in test_coverage.py)."""
     n_resamples = replicates[0].shape[0]
     scopes = []
@@ -114,11 +115,16 @@ def slow_certainty(replicates, category, weights, family, displayed):
     draws = np.round(np.array(scopes), 9)  # (R, N, 1 + C)
     score = [evidence.nearest_tails_interval(draws[:, :, s], 0.95) for s in range(draws.shape[2])]
     half = slow_half_step(replicates, category, weights)
-    score = [(np.clip(low - half[:, s], 0, 1), np.clip(high + half[:, s], 0, 1)) for s, (low, high) in enumerate(score)]
+    score_low, score_high = np.zeros(displayed.shape), np.zeros(displayed.shape)
+    for i in range(len(displayed)):
+        for s, (low, high) in enumerate(score):
+            moved = displayed[i, s] - np.mean(draws[:, i, s])
+            score_low[i, s] = min(max(min(low[i], low[i] + moved) - half[i, s], 0), 1)
+            score_high[i, s] = min(max(max(high[i], high[i] + moved) + half[i, s], 0), 1)
     rank = [evidence.nearest_tails_interval(slow_family_ranks(draws[:, :, s], family), 0.95)
             for s in range(draws.shape[2])]
     rank_low, rank_high = np.column_stack([r[0] for r in rank]), np.column_stack([r[1] for r in rank])
-    return (np.column_stack([s[0] for s in score]), np.column_stack([s[1] for s in score]), rank_low, rank_high,
+    return (score_low, score_high, rank_low, rank_high,
             evidence.tie_groups(displayed, rank_low, rank_high))
 
 
