@@ -111,7 +111,8 @@ def competition_ranks(values: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class BoardOutcome:
     """One board: the truth (expected score, its best and worst rank), the displayed
-    score and rank, the intervals (overall), the tie groups and the true abilities."""
+    score and rank, the intervals (overall), the tie groups, the true abilities, the task
+    scores and their replicates (per task (R, N))."""
 
     truth: np.ndarray
     truth_best: np.ndarray
@@ -122,6 +123,7 @@ class BoardOutcome:
     skill: np.ndarray
     task_scores: np.ndarray
     category: np.ndarray
+    replicates: list
 
 
 def simulate(design: Design, seed: int, truth_draws: int) -> list[BoardOutcome]:
@@ -141,7 +143,7 @@ def simulate(design: Design, seed: int, truth_draws: int) -> list[BoardOutcome]:
         best = competition_ranks(expected)
         worst = np.array([(np.round(expected, 9) >= np.round(e, 9)).sum() for e in expected])
         out.append(BoardOutcome(expected, best, worst, displayed[:, 0], competition_ranks(displayed[:, 0]),
-                                certainty, skill, scores, category))
+                                certainty, skill, scores, category, replicates))
     return out
 
 
