@@ -28,12 +28,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import kendalltau
+from scipy.stats import kendalltau, norm
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from field_coverage import DESIGNS, BoardOutcome, coverage, simulate  # noqa: E402 (the path just above)
+from stats.field import field_shares, task_noise  # noqa: E402
 
 
 def category_weights(category: np.ndarray) -> np.ndarray:
@@ -73,12 +74,38 @@ def bradley_terry(scores: np.ndarray, category: np.ndarray, iterations: int = 50
     return np.log(strength)
 
 
+def soft_share(scores: np.ndarray, scale: np.ndarray, category: np.ndarray) -> np.ndarray:
+    """A candidate magnitude-aware field score (not the board's rule): per task the mean
+    over the others of Phi((x_i - x_j) / scale_ij), scale (N, N, T) or (T,), averaged as the
+    board averages."""
+    beats = norm.cdf((scores[:, None, :] - scores[None, :, :]) / np.maximum(scale, 1e-12))
+    return ((beats.sum(axis=1) - 0.5) / (len(scores) - 1)) @ category_weights(category)
+
+
 def accuracy(outcomes: list[BoardOutcome]) -> dict[str, float]:
-    """Mean Kendall tau of each ranking with the true order over the boards."""
+    """Mean Kendall tau of each ranking with the true order over the boards; the soft
+    shares are candidates for issue 33's accuracy target: the scale k x the pair's noise
+    (sqrt of the two models' squared bootstrap standard errors: depends on the pair
+    alone) and k x the task's standard deviation over the models (moves with any model's
+    answers: a better score can lose a rank, see bench/RESULTS.md), and the resamples' mean
+    share."""
+    def pair_noise(o):
+        noise = task_noise(o.replicates)
+        return np.sqrt(noise[:, None, :] ** 2 + noise[None, :, :] ** 2)
+
+    def resampled_share(o):
+        """The mean over the resamples of the field share: monotone by construction (a
+        better answer raises the model's score on every resample)."""
+        shares = np.column_stack([field_shares(r, np.ones(r.shape[1])).mean(axis=0) for r in o.replicates])
+        return shares @ category_weights(o.category)
     rankings = {"field score (displayed)": lambda o: o.displayed,
                 "z-score mean": lambda o: z_score_mean(o.task_scores, o.category),
                 "Bradley-Terry": lambda o: bradley_terry(o.task_scores, o.category),
-                "EuroEval rank score": lambda o: euroeval_rank_score(o.task_scores, o.category)}
+                "EuroEval rank score": lambda o: euroeval_rank_score(o.task_scores, o.category),
+                "soft, 3 x pair noise": lambda o: soft_share(o.task_scores, 3 * pair_noise(o), o.category),
+                "soft, 6 x pair noise": lambda o: soft_share(o.task_scores, 6 * pair_noise(o), o.category),
+                "resampled share": resampled_share,
+                "soft, 2 x task sd": lambda o: soft_share(o.task_scores, 2 * o.task_scores.std(axis=0), o.category)}
     out = {}
     for name, rank_by in rankings.items():
         taus = [kendalltau(o.skill @ category_weights(o.category), rank_by(o)).statistic for o in outcomes]

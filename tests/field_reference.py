@@ -80,9 +80,31 @@ def slow_near_copies(scores: np.ndarray, replicates: list[np.ndarray]) -> tuple[
     return family, medoid
 
 
+def slow_half_step(replicates, category, weights) -> np.ndarray:
+    """Per model and scope, half the smallest change of its score: per task of the scope,
+    1 / (2 x the weight of its opponents in the field) x the task's weight in the scope
+    (overall: 1 / (categories x its category's tasks)); 0 where no task has an opponent."""
+    n_categories = category.max() + 1
+    out = np.zeros((replicates[0].shape[1], 1 + n_categories))
+    for i in range(len(out)):
+        steps = {}  # scope -> the steps of its tasks
+        for t, values in enumerate(replicates):
+            opponents = sum(weights[j] for j in range(len(out)) if j != i and not np.isnan(values[0, j]))
+            if opponents <= 0:
+                continue
+            in_category = int(np.sum(category == category[t]))
+            steps.setdefault(0, []).append(0.5 / opponents / in_category / n_categories)
+            steps.setdefault(1 + category[t], []).append(0.5 / opponents / in_category)
+        for scope, values in steps.items():
+            out[i, scope] = min(values) / 2
+    return out
+
+
 def slow_certainty(replicates, category, weights, family, displayed):
     """Per resample: every model's field share per task by the loop, category and overall
-    means, family ranks by the loop; then each column's nearest-tails interval and the tie
+    means, family ranks by the loop; then each column's nearest-tails interval (a score's
+    joined with itself moved by the displayed score less the draws' mean, then widened
+    by `slow_half_step`, within [0, 1]) and the tie
     groups (`evidence`'s, tested in test_coverage.py)."""
     n_resamples = replicates[0].shape[0]
     scopes = []
@@ -92,10 +114,17 @@ def slow_certainty(replicates, category, weights, family, displayed):
         scopes.append(np.column_stack([np.mean(per_category, axis=0), *per_category]))
     draws = np.round(np.array(scopes), 9)  # (R, N, 1 + C)
     score = [evidence.nearest_tails_interval(draws[:, :, s], 0.95) for s in range(draws.shape[2])]
+    half = slow_half_step(replicates, category, weights)
+    score_low, score_high = np.zeros(displayed.shape), np.zeros(displayed.shape)
+    for i in range(len(displayed)):
+        for s, (low, high) in enumerate(score):
+            moved = displayed[i, s] - np.mean(draws[:, i, s])
+            score_low[i, s] = min(max(min(low[i], low[i] + moved) - half[i, s], 0), 1)
+            score_high[i, s] = min(max(max(high[i], high[i] + moved) + half[i, s], 0), 1)
     rank = [evidence.nearest_tails_interval(slow_family_ranks(draws[:, :, s], family), 0.95)
             for s in range(draws.shape[2])]
     rank_low, rank_high = np.column_stack([r[0] for r in rank]), np.column_stack([r[1] for r in rank])
-    return (np.column_stack([s[0] for s in score]), np.column_stack([s[1] for s in score]), rank_low, rank_high,
+    return (score_low, score_high, rank_low, rank_high,
             evidence.tie_groups(displayed, rank_low, rank_high))
 
 

@@ -22,9 +22,12 @@ from stats import evidence
 # Designs whose figures miss the target today (strict: a design that comes within it fails
 # the suite until unmarked); bench/RESULTS.md gives every design's figures.
 MISSES = {name: pytest.mark.xfail(strict=True, reason=reason) for name, reason in {
-    "many tasks": "rank coverage 100% (score 94.4%): 50 tasks pin most ranks, the truth's rank taken whole",
-    "three models": "score coverage 87.8%, rank 100% (180 models)",
-    "tiers of 5 equal models": "rank coverage 81.7% of the tie's best rank (it meets the tie's rank range for 99.4%)",
+    "many tasks": "rank coverage 100% of 90 models at 3 boards (a small sample: 98.1% at 12 boards, score 96.1%)",
+    "three models": "rank coverage 99.7% (99.65% at 24 boards: the data pin a rank among 3, and an interval of "
+                    "whole numbers then holds it nearly always); score 96.1% (87.8% before the half step and the "
+                    "re-centring)",
+    "tiers of 5 equal models": "rank coverage 88.9%, a tie's ranks each equally likely (81.7% holding its best rank, "
+                               "99.4% meeting its range)",
 }.items()}
 
 
@@ -42,15 +45,42 @@ def assert_groups_never_join_disjoint_intervals(result):
 def test_field_intervals_cover_the_expected_field_score_as_stated(name):
     """Per design (`field_coverage.DESIGNS`; the truth the field score's expected value at
     these sample sizes, by 40 re-simulations): 90-99% of the true overall field scores
-    and of their true ranks (a tie's best rank) lie in their 95% intervals; the displayed
-    score and rank lie inside their own intervals for >= 95% of models; no tie group joins
-    disjoint rank intervals."""
+    and of their true ranks lie in their 95% intervals; the displayed score and rank lie
+    inside their own intervals for >= 95% of models; no tie group joins disjoint rank
+    intervals.
+
+    The true rank of a model in a tie of exactly equal models (equal expected scores) is
+    each of the tie's ranks with equal chance (`field_coverage.tie_share_held`): nothing
+    but the draw of items and answers orders them, so the board's ranks among them are
+    dealt at random. Taking the tie's best rank as every member's truth asked the
+    interval of a member displayed last of five to reach four ranks above it even were
+    the tie known exactly (81.7% on the tiers design); taking "meets the tie's range"
+    counted an interval holding one of five ranks as holding the truth (99.4%).
+
+    The panel's size K plays no part here (it chooses the duel panel, not the field score
+    or its intervals), so close abilities with K = 20 is the close abilities design."""
     outcomes = field_coverage.simulate(field_coverage.DESIGNS[name], 1, 40)
     measured = field_coverage.coverage(outcomes)
     for outcome in outcomes:
         assert_groups_never_join_disjoint_intervals(outcome.certainty)
     assert measured["displayed_score_inside"] >= 0.95 and measured["displayed_rank_inside"] >= 0.95, measured
     assert 0.90 <= measured["score"] <= 0.99 and 0.90 <= measured["rank"] <= 0.99, measured
+
+
+@pytest.mark.integration  # whole simulated boards, the truth by re-simulation
+def test_few_models_on_many_tasks_hold_their_displayed_score_and_its_truth():
+    """6 close models (ability sd 0.1) on BenCzechMark's 50 tasks of 100 items, 12 boards:
+    the displayed score lies inside its own 95% interval for >= 95% of models and the
+    interval holds the truth for 90-99%. A resample's share compares differences that
+    carry the items' noise twice, so the resamples' mean lies nearer one half than the
+    displayed score and its expected value; over many tasks the interval is narrow
+    enough for that to show: before the interval also took the resamples' interval moved
+    onto the displayed score, 94.4% of displayed scores and 93.1% of truths were inside
+    (30 models on the same tasks, 12 boards: 88.1% of truths, bench/RESULTS.md). Its rank
+    interval, a rank among 6, holds the truth nearly always (not asserted here)."""
+    design = field_coverage.Design(6, tuple(field_coverage.BENCZECHMARK_SIZES), 0.1, 100, 12)
+    measured = field_coverage.coverage(field_coverage.simulate(design, 1, 40))
+    assert measured["displayed_score_inside"] >= 0.95 and 0.90 <= measured["score"] <= 0.99, measured
 
 
 def test_tie_groups_follow_the_rank_intervals():

@@ -151,7 +151,8 @@ def test_a_model_without_results_gets_no_interval_and_no_group():
     displayed = np.array([[0.0, 0.0], [1.0, 1.0], [np.nan, np.nan]])
     result = field.field_certainty(replicates, np.array([0]), np.array([1.0, 1.0, 0.0]), np.arange(3), displayed)
     assert np.isnan(result.score_low[2]).all() and (result.group[2] == -1).all()
-    assert result.score_low[:2, 0].tolist() == [0.0, 1.0]  # the third model is out of the field
+    # the third model is out of the field: one opponent, a share 0 or 1 in steps of 1/2, widened by 1/4
+    assert result.score_low[:2, 0].tolist() == [0.0, 0.75] and result.score_high[:2, 0].tolist() == [0.25, 1.0]
 
 
 # Near-copy detection on simulated answers: 12 models of one ability on 4 tasks of 300
