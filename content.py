@@ -23,28 +23,25 @@ TEST_EXPLANATIONS = {
                                    "DeLong's test extended to the average over classes"),
 }
 
-# Measured as in bench/bench_coverage.py (bench/RESULTS.md, "Coverage of every design after the fix").
-COVERAGE_TEXT = """What the intervals are worth, measured in simulations where the truth is known (models
-with set abilities answering simulated items, dueled by the engine; 900-2,400 models per
-design): the 95% **score interval** held the true panel score for 90.6-96.1% of the models in
-every simulated design, with mean widths of 5.3 points (50 tasks, 30 models), 18.8 (3 one-task
-categories), 21.4 (close abilities), 4.3 (far abilities), 9.9 (60 models, 20 in the panel)
-and 32.2 (a single task); the 95% **rank interval** held the true panel rank (for a tie, its
-best rank, as the board shows it) for 93.1-98.2%, with mean widths of 1.9, 6.1, 6.9, 1.6, 8.7
-and 9.4 ranks. On the demo boards of the shipped benchmarks (30 boards of 40 models each,
-truth from their set skills) the score interval held for 95.9% on CzechSuite (width 2.8
-points) and 94.0% on BenCzechMark (50 tasks, width 1.7 points), the rank interval for 98.6%
-and 99.0% (widths 1.4 and 0.8 ranks; 99.4% each with the percentile intervals used before):
-their models are far apart, most ranks are pinned or take two or three values over the
-draws, and an interval of whole ranks then covers more than 95%.
-Two equally able models shared a tie group in 95% of 200 boards of 9 tasks, two
-models 0.5 logit apart in none. Limits: only the sampling of test items is resampled:
-which tasks make up the benchmark is not (the truth is defined on these tasks), nor which
-models make up the panel; items of different tasks are taken as independent; AUROC is
-resampled to first order (its influence values); the model of true values is normal, so a
-board whose models differ in ways it does not describe can be covered less well (the
-coverage above is the share over all models; the extremes of a board are covered somewhat
-less, its middle more)."""
+# Measured by bench/bench_ranking.py on tests/test_coverage.py's designs (bench/RESULTS.md,
+# "The field ranking on simulated designs").
+COVERAGE_TEXT = """What the intervals are worth, measured on simulated boards where the truth is known
+(models of set abilities answering simulated test items of shared difficulty; the truth is the
+score's expected value at these sample sizes, from 40 re-simulations, and its rank; eleven
+designs of 90-240 models each, accuracy, token F1 and perplexity tasks): the 95% **score
+interval** held the true score for 95.0-98.9% of the models in every design (a board of three
+models: 96.1%, 87.8% before each interval was widened by half the smallest step its score can
+take), with mean widths from 5.0 points (far-apart abilities) to 38.2 (a single task); the 95%
+**rank interval** held the true rank for 94.5-98.9% in eight designs (mean widths 2.8-17.5 ranks),
+and more than stated in two: 100% with 50 tasks on three boards (98.1% on twelve) and 99.7% on the
+three-model board. Tiers of five exactly equal models are the third miss: each of a tie's ranks is
+equally likely to be a member's (nothing but the draw orders equal models), and the rank interval
+held it for 88.9%; two equal models shared a tie group in 86-90% of equal pairs (the target is
+90%). The shown score and rank lay inside their own intervals for every model in every design.
+Not measured yet under this rule: the shipped benchmarks' demo boards against a truth. Limits:
+only the sampling of test items is resampled: which tasks make up the benchmark is not (the truth
+is defined on these tasks); items of different tasks are taken as independent; AUROC is resampled
+to first order (its influence values)."""
 
 READ_ONLY = "This leaderboard is read-only: pre-submissions work, publishing is switched off."
 PUBLISHED_BY_MAINTAINERS = ("Publishing from this page needs signing in with Hugging Face, which this server does not "
@@ -66,8 +63,9 @@ def confirm(kept_seconds: float) -> str:
             "submissions. This cannot be undone from the app. The pre-submission is kept for "
             f"{lifetime_text(kept_seconds)}: publish before then or pre-submit again.")
 
-P_VALUES_INFO = ("BH-adjusted: each model's p-values over all its duels are corrected for testing many at once "
-                 "(Benjamini-Hochberg); every score, rank, view and download follows. See About.")
+P_VALUES_INFO = ("BH-adjusted: each model's duel p-values are corrected for testing many at once "
+                 "(Benjamini-Hochberg); duel verdicts and duel wins follow (under the original Win Score rule, "
+                 "the ranking too). See About.")
 
 
 def title(benchmark: Benchmark) -> str:
@@ -83,18 +81,23 @@ def intro(benchmark: Benchmark) -> str:
 # {escape_markdown(title(benchmark))}
 {benchmark.description}
 
-Models are ranked by **duels**: on each of the {_plural(len(benchmark.tasks), "task")} a model is tested
-against {_opponents(benchmark)}, and its **Win Score** is
-the share of duels it won with a statistically significant result (one-sided, α = {benchmark.alpha:g}). Scores are in percent.
+{_ranked_by(benchmark)} Scores are in percent.
 """
 
 
-def _opponents(benchmark: Benchmark) -> str:
-    """Whom a model's Win Score counts, by the benchmark's `opponents` rule."""
+def _ranked_by(benchmark: Benchmark) -> str:
+    """The intro's sentence on what the board ranks by, by the benchmark's `opponents` rule."""
+    tasks = _plural(len(benchmark.tasks), "task")
     if benchmark.opponents == PANEL:
-        return (f"the same **reference panel** as every other model, the {benchmark.top_opponents} best "
-                f"published models that are not flagged (see About)")
-    return f"the top {benchmark.top_opponents} published models that are not flagged at the time it is published"
+        return (f"Models are ranked by their **score**: on each of the {tasks}, the share of the other published "
+                f"models whose result a model beats (near-copies of one model count as one), averaged over each "
+                f"category's tasks and then the categories. Every model also **duels** the same reference panel, "
+                f"the {benchmark.top_opponents} best models, with a one-sided test (α = {benchmark.alpha:g}): its "
+                f"**duel wins**, the share of the panel it beats significantly, stand beside the score as evidence.")
+    return (f"Models are ranked by **duels**: on each of the {tasks} a model is tested against the top "
+            f"{benchmark.top_opponents} published models that are not flagged at the time it is published, and its "
+            f"**Win Score** is the share of duels it won with a statistically significant result (one-sided, "
+            f"α = {benchmark.alpha:g}).")
 
 
 def _weights(benchmark: Benchmark) -> str:
@@ -110,14 +113,18 @@ def _never_dueled(benchmark: Benchmark) -> str:
 
 def _flagged(benchmark: Benchmark) -> str:
     if benchmark.opponents == PANEL:
-        return ("A flagged model never sits on the reference panel, so duels against it count for no one; "
-                "flagging a panel member brings the next model in (its missing duels run in the same commit).")
-    return (f"Its duels still count as usual, but new submissions never duel a flagged model: they take the "
-            f"{benchmark.top_opponents} best models that are not flagged.")
+        return ("**Exclude flagged models** ranks without them. A flagged model counts for no one either way: it "
+                "weighs nothing in the other models' scores and never sits on the reference panel (flagging a "
+                "member brings the next model in, its missing duels run in the same commit); it is still scored "
+                "itself.")
+    return (f"**Exclude flagged models** ranks without them: every score is recomputed from the stored duels with "
+            f"the duels against flagged models left out (no duel is run again). Otherwise its duels still count as "
+            f"usual, but new submissions never duel a flagged model: they take the {benchmark.top_opponents} best "
+            f"models that are not flagged.")
 
 
 def _scores(benchmark: Benchmark) -> str:
-    """About's paragraphs on whom the duels count against, by the `opponents` rule."""
+    """About's paragraphs on what a score counts, by the `opponents` rule."""
     k = benchmark.top_opponents
     if benchmark.opponents != PANEL:
         return f"""**Scores.** Win Score on a task = duels won ÷ duels fought. A category's score is the mean
@@ -126,40 +133,99 @@ rank. A new model duels the {k} best models at the time it is
 submitted, passing over flagged ones; every duel is stored in both directions. (This is
 BenCzechMark's original rule, kept by the tasks file's `"opponents": "top-of-its-day"`:
 a rank depends on when a model was published, see the README.)"""
-    return f"""**Scores.** Every model is measured against the same opponents, the **reference panel**:
-the {k} best models of the board that are not flagged. Win Score on a task = the share of
-the panel's members (other than the model itself) that it beats there. A category's score
-is the mean over its tasks; the overall score is the mean over categories, {_weights(benchmark)}
-Ties share a rank.
+    return f"""**Scores.** A model's **score** on a task is the share of the other published models whose result
+on the task its own beats (an equal result counts half). A category's score is the mean over its
+tasks; the overall score is the mean over categories, {_weights(benchmark)}
+- *Near-copies count as one model.* Two models are near-copies when their answers move together
+  on resampled test items far beyond what shared item difficulty gives (the variance of their
+  difference at most 0.2 of the sum of their variances, averaged over the tasks; 2% of answers
+  changed gives 0.04-0.11, independent models 0.6-0.9, fine-tunes of one base 0.3-0.6). A family of
+  near-copies counts in everyone else's score as one model, the member whose answers are nearest
+  the others'. Flagged models count for no one; they are still scored themselves. The check
+  compares a new model, at pre-submission and at publication, with the published models whose task
+  scores are within 4 standard errors of its own on every task; the links found are kept with the
+  publication.
+- *Rank* = 1 + the families with a member above the model + the members of its own family above
+  it: publishing copies of a model that is above yours moves you at most one place. Equal scores
+  share a rank.
+- *What follows:* the board is defined directly by the set of published models and their
+  results, so there is one answer whatever the order of publication; turning wrong answers right
+  never lowers a model's score or rank; and in simulations, one or two teams publishing 20
+  near-copies of a strong, median or weak model moved no other model more than 2 places or 2
+  points (each a test in the suite, see the README).
 
-**The reference panel, and why.**
-- *Why:* under the original rule each new model dueled the top models *of the day it was
-  published*, and those duels were kept: a model published early met a weak board and
-  kept its easy wins, one published late met only the strongest, so a rank depended on
-  the order of publication. In simulations with known abilities (45 models, 12 tasks, 20
-  opponents, each board published in two random orders) that rule left 40-58% of the
-  models more than 2 places apart between the two orders, one by 20 places; with the
-  panel every model gets the same rank in both.
-- *What it is:* a **fixed point**, the {k} best models by the scores measured against the
-  panel itself.
-- *How it is found:* start from the {k} best by a Borda count of the models' own metric
-  values (per task, the share of models a model's value beats; then means per category
-  and overall, like Win Scores), score every model against that panel, take the {k}
-  best, and repeat until a panel comes back. Ties go to the higher Borda count, then the
-  smaller submission id.
-- *Cycles:* the panels may come back in a cycle instead of settling (models at the border
-  beating each other in a circle; the iteration ended so on 3 of 4 simulated boards, the
-  panels differing by a few border members). Then the cycle's panel nearest to a fixed
-  point is kept: most of its members among the {k} best by its own scores, then the one
-  highest in the Borda order.
-- *Why the order of publication changes nothing:* every step depends only on which models
-  are published and on their duels, and a duel's verdict only on the pair.
-- *Its duels:* when a model enters the panel, every published model that has not dueled it
-  does so, in the same commit as the publication (or removal or flag) that brought it in;
-  duels with models that have left the panel stay stored but do not count. A
-  pre-submission shows the board as it would be after publication, panel changes
-  included. Flagged models are never on the panel; their own scores are measured against it."""
+**The reference panel and duel wins.** Every model duels the same opponents, the **reference
+panel**: the {k} best models by overall score, at most **one seat per family** of near-copies,
+flagged models never. It is read off the scores, which count no duel, so it is found in one pass. A
+model's **duel wins** on a task are the share of the panel's members (other than itself) that it
+beats in a significant one-sided duel, averaged like the score: the table shows them beside the
+score ("Overall duel wins %") as evidence; the board does not rank by them. When a model enters
+the panel, every published model that has not dueled it does so, in the same commit as the
+publication (or removal or flag) that brought it in; duels with models that have left the panel
+stay stored but do not count. A pre-submission shows the board as it would be after publication.
+- *Why not the original rule:* each new model dueled the top models *of the day it was published*
+  and kept those duels, so a rank depended on the order of publication: in simulations (45
+  models, 12 tasks, 20 opponents, each board published in two random orders) 40-58% of the
+  models ended more than 2 places apart between the two orders.
+- *Why not ranking by duels against the panel:* an earlier version ranked by Win Scores against
+  a panel chosen as the best by those same Win Scores. Such a panel could be chosen in several
+  ways, and 20 near-copies of one strong model took 15-17 of 20 seats and moved other models'
+  scores by up to 45 points; ranking by the score above, with the panel read off it, has neither
+  problem."""
 
+
+def _certainty(benchmark: Benchmark) -> str:
+    """About's section on the intervals and tie groups, by the `opponents` rule."""
+    if benchmark.opponents != PANEL:
+        return """**How certain is a rank?** Under this rule the table shows no intervals and no tie groups,
+as the original leaderboard showed none: the board's intervals are computed for the score of
+the default rule (the tasks file's `"opponents": "panel"`), not for the Win Score, and an
+interval is only worth showing beside the number it is about."""
+    return f"""**How certain is a rank?** Beside every score the table shows a **95% interval for the score**,
+beside every rank a **95% interval for the rank**, and a **tie group** (A = the top group), for the
+overall score and for each category, computed on the whole board (so search and filters never
+move a model between groups):
+- each task's test items are resampled {CERTAINTY_RESAMPLES} times, the same resamples for every model
+  (models answer the same items, so their results move together); on each resample every
+  model's score and rank are computed again, exactly as the board computes them;
+- each interval is about the number beside it: the **score's expected value** at these sample
+  sizes (what the board would show on average over fresh draws of test items like these) and its
+  rank. The shown score and rank lie inside their own intervals for almost every model;
+- each interval holds the resamples' middle, each end leaving out the share of them nearest to
+  2.5%. A rank is a whole number and a model far from its neighbours takes one to three ranks
+  over all resamples: an interval holding at least 95% of them would keep a rank that 3% take
+  and cover far more than stated. An interval of one rank ("3") or one score means fewer than
+  5% of the resamples put the model elsewhere on each side: the data pin it;
+- tie groups go down the ranking: a model joins the current group when its rank interval
+  meets the interval of every model already in it, else it starts the next group. Two models
+  whose rank intervals are disjoint are never in one group;
+- the duel wins have no interval: they are evidence about the panel, not what the board ranks by.
+
+{COVERAGE_TEXT}"""
+
+
+def _adjusted(benchmark: Benchmark) -> str:
+    """About's paragraph on the p-value switch, by the `opponents` rule."""
+    if benchmark.opponents != PANEL:
+        return f"""**Raw or adjusted p-values.** A model's win scores count hundreds of duels at p ≤ {benchmark.alpha:g}, so
+some wins are chance. The switch at the top applies the **Benjamini-Hochberg** correction
+(`scipy.stats.false_discovery_control`) to each model's p-values, with **one family per
+model: all its duels on all tasks** ("this model is better than that one on this task").
+Significance, win scores, ranks, the duel views and every download are then recomputed from
+the adjusted p-values, which keeps the expected share of false wins among each model's wins at
+{benchmark.alpha:.0%}. Duels whose p-value was not stored (imported from the original leaderboard with
+only a verdict) keep their verdict. The Parquet snapshot holds the raw ranking."""
+    return f"""**Raw or adjusted p-values.** A model's duel wins count many duels at p ≤ {benchmark.alpha:g}, so some
+wins are chance. The switch at the top applies the **Benjamini-Hochberg** correction
+(`scipy.stats.false_discovery_control`) to each model's p-values in two families: its duels
+against the reference panel on all tasks, and its other stored duels (which other duels are
+stored depends on the order of publication, so they never share a family with the panel's).
+Verdicts, duel wins, the duel views and every download's duel columns are then recomputed,
+which keeps the expected share of false wins among a model's wins against the panel at
+{benchmark.alpha:.0%}. The scores, ranks, intervals and tie groups count no duel: the switch changes duel
+wins and verdicts, never the ranking. Duels whose p-value was not stored (imported from the
+original leaderboard with only a verdict) keep their verdict. The Parquet snapshot holds the
+raw duel wins."""
 
 
 def submission_help(benchmark: Benchmark) -> str:
@@ -230,9 +296,8 @@ the bootstrap metrics it is the usual doubling of the one-sided bootstrap p.
 **Flags (⚑).** The maintainers can flag a published model, for instance when its test data
 leaked into its training data, with a reason and a link to the evidence. A flagged model
 stays on the board, marked ⚑ with its reason (in the note above the table, on hover and in
-its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`). **Exclude
-flagged models** ranks without them: every score is recomputed from the stored duels with the
-duels against flagged models left out (no duel is run again). {_flagged(benchmark)}
+its details, in the CSV/JSON downloads and in the dataset's `leaderboard.parquet`).
+{_flagged(benchmark)}
 
 **Disclosed pre-submissions.** A pre-submission shows where a model would rank before
 anything is published, which makes it easy to try many variants in private and publish
@@ -253,60 +318,9 @@ may owe part of its rank to the pick. Pre-submissions are limited per hour (per 
 or per address without sign-in) and per account per day; the page says when to retry.
 Pre-submissions from the command line are the maintainers' and are not recorded.
 
-**How certain is a rank?** Beside every rank the table shows a **95% interval for the rank**,
-one for the **panel score**, and a **tie group** (A = the top group), for the overall score and
-for each category, computed on the whole board (so search and filters never move a model
-between groups):
-- the **panel** is the set of reference opponents: the {benchmark.top_opponents} best models that are not
-  flagged. A model's **panel score** on a task is the share of the panel it is ahead of (its
-  metric is better; an equal one counts half; itself left out), averaged over tasks and
-  categories like the win score. It is what the win score would be with infinitely many test
-  items like these, when every real difference is significant. The win score counts only
-  significant wins, so it is lower, for close models much lower: the score interval is the
-  panel score's, and the win score can lie below it;
-- the intervals come from seeded **draws of each model's true metric values** given the
-  samples (an empirical-Bayes model): each task's items are resampled {CERTAINTY_RESAMPLES} times, the
-  same resamples for every model, which measures how far each model's metric can move with
-  other items like these while keeping a model's duels correlated (they share the items);
-  a model's true value on a task is drawn as its general level plus its level on the
-  category plus its own effect on the task, each estimated from the board with the noise
-  taken out (how much tasks differ, per category), so a task where the model looks unusual
-  is pulled toward what its other tasks say. Metrics that measure one skill through
-  different curves (perplexity, AUROC, exact match) are first put on their category's common
-  scale by a rising curve (only where the bend is clear), which keeps each task's order of
-  the models and stops a curve's bend from counting as task effects. Each draw gives every model its panel score and rank
-  (equal scores share the best rank, as on the board); each interval holds the draws' middle,
-  each end leaving out the share of the draws nearest to 2.5%. A rank is a whole number and
-  a model far from its neighbours takes one to three ranks over all draws: the percentile
-  interval holding at least 95% of the draws then keeps a rank that 3% of them take (holding
-  100%), and on the shipped benchmarks' demo boards it held the true rank for 99.4% of
-  the models, more than the stated 95%; leaving out the end ranks that hold less than 5% of
-  the draws beyond the interval brings each tail nearest to 2.5% (on draws of distinct values
-  5 of the 200 are left out at each end). The plain bootstrap of the scores (each
-  resample deciding every close pair by its own coin flip) put close models' scores near
-  the middle and its score intervals missed the truth for up to half the models. The rank
-  interval is for the rank by panel score; the rank shown is by win score and can fall
-  outside it, for a model whose differences are rarely significant;
-- an interval of one rank ("3") or one score means the draws put the model elsewhere fewer
-  than 5% of the time on each side (on the demo boards every one-rank interval held at least
-  92.5% of its draws, 99% of them 95% or more): the data pin it, as happens when its
-  neighbours are far apart on every task;
-- tie groups go down the ranking: a model joins the current group when its rank interval
-  meets the interval of every model already in it, else it starts the next group. Two models
-  whose rank intervals are disjoint are never in one group. The intervals do not depend on
-  the p-values; each p-value setting orders its own groups.
+{_certainty(benchmark)}
 
-{COVERAGE_TEXT}
-
-**Raw or adjusted p-values.** A model's win scores count hundreds of duels at p ≤ {benchmark.alpha:g}, so
-some wins are chance. The switch at the top applies the **Benjamini-Hochberg** correction
-(`scipy.stats.false_discovery_control`) to each model's p-values, with **one family per
-model: all its duels on all tasks** ("this model is better than that one on this task").
-Significance, win scores, ranks, tie groups, the duel views and every download are then
-recomputed from the adjusted p-values, which keeps the expected share of false wins
-among each model's wins at {benchmark.alpha:.0%}. Duels whose p-value was not stored (imported from the
-original leaderboard with only a verdict) keep their verdict. The Parquet snapshot holds
-the raw ranking.
+{_adjusted(benchmark)}
 
 **Head-to-head and the duel map.** Pick two models: per task, each side's metric value,
 **Δ**, how much better A is than B, as in the Details tab (positive = A better, in the task's
@@ -331,8 +345,8 @@ Benjamini-Hochberg adjusted p-values, as the page's *BH-adjusted* setting.
 
 | endpoint | parameters | returns |
 | --- | --- | --- |
-| `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"`, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false), `adjusted` | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank and its 95% interval, the tie group, `Model`, scores in percent, metadata, `Pre-submissions (30 days)`, `Flagged`, `Flag reason`, `Flag link` |
-| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` win scores in percent, `metric_values`, `flag` (reason, link, flagged_at, or null), `presubmissions` (disclosed from the 30 days before publication: `by` account or team, `count`, `best_rank`, `worst_rank`, `fewest_models`, `most_models`), `duels` in the category (per competitor and task: `Result`, `p one-sided (this model better)`, `p one-sided (competitor better)`, `Δ` = this model better by, in the task's unit) |
+| `/leaderboard_table` | `category` (`"Overall"` or a category name, default Overall), `values` (`"win_score"` for the scores, as the Leaderboard tab's *Score*, or `"metric"` for each task's own metric in a category), `exclude_flagged` (bool, default false), `adjusted` | the ranked table as on the Leaderboard tab: a list of records, best first, with `submission_id`, the rank and its 95% interval, the tie group, `Model`, scores in percent, metadata, `Pre-submissions (30 days)`, `Flagged`, `Flag reason`, `Flag link` |
+| `/model_details` | `submission_id`, `category` (default Overall), `adjusted` | one model: `title`, `metadata`, `rank` of `models`, `overall`, `categories` and `tasks` scores in percent (Win Scores under top-of-its-day), `metric_values`, `flag` (reason, link, flagged_at, or null), `presubmissions` (disclosed from the 30 days before publication: `by` account or team, `count`, `best_rank`, `worst_rank`, `fewest_models`, `most_models`), `duels` in the category (per competitor and task: `Result`, `p one-sided (this model better)`, `p one-sided (competitor better)`, `Δ` = this model better by, in the task's unit) |
 | `/head_to_head` | `model_a`, `model_b` (submission ids), `category` (default Overall), `adjusted` | as the Head-to-head tab: `tasks` (per task both metric values, `Better when` (higher or lower), `A − B` and its `Δ unit`, `Better` (A, B or equal), `A better by`, `p one-sided (A better)`, `p one-sided (B better)`, `p two-sided`, `Verdict`), `record` per category and Total, the sign test (`ahead`, `behind`, `sign_p_two_sided`, `sign_p_a_ahead` and `sign_p_b_ahead` one-sided, `sign_leader`: A, B or empty), `on_demand` (true: the two never dueled; the duels were run for this answer) |
 | `/duel_map` | `scope` (Overall, a category or a task id), `top` (the best models on the scope, 1-200, default 50), `adjusted` | the heatmap's data: `model_ids` in the scope's rank order and `cells`, one per ordered pair: `Verdict` (won, lost, not separable, not dueled), tasks won / lost / not separable, and on a task `p one-sided (model better)`, `p one-sided (opponent better)`, `Δ` |
 

@@ -1,19 +1,14 @@
 """Coverage study of the 95% score and rank intervals (issue 20), larger than the unit tests.
 
-    python bench/bench_coverage.py [--boards-scale 3] [--demo-boards 1] [--demo-first-seed 0] [--skip-simulated]
+    python bench/bench_coverage.py [--demo-boards 1] [--demo-first-seed 0]
 
-Part 1: the designs of tests/test_coverage.py (simulated Bernoulli and token-F1 items,
-duels through stats.duel) with `--boards-scale` times as many boards. Part 2: the demo
-designs of both shipped benchmarks: demo models (leaderboard.submission.demo, 40 per board) summarized,
-dueled through the engine (`play`, each new model against the top_opponents best of its
-day) and given intervals by `ranking.certainty_table`; the truth from `demo_skills`;
-boards of seeds `--demo-first-seed` on (a long study can be split into runs).
-Prints per design the coverage of the overall 95% score and rank intervals with the
-binomial standard error of each share (sqrt(p (1 - p) / models): models of one board are
-not independent, so it is a lower bound), their mean widths, the count of one-point
-intervals (one rank, one score), the coverage of the rank intervals wider than one rank
-(those the data does not pin), and the rank coverage counted as before issue 20's fix
-(a tied truth covered when the interval meets any rank of the tie).
+The simulated designs (the field score's intervals, issue 33) are in bench_ranking.py.
+Here the demo
+boards of both shipped benchmarks: demo models (leaderboard.submission.demo, 40 per board)
+scored, paneled and dueled by the engine and given intervals by `ranking.certainty_table`
+(`test_coverage.demo_board`); boards of seeds `--demo-first-seed` on. Prints per
+benchmark, over every scope, the share of displayed scores inside their own 95% interval
+and of displayed ranks inside their own rank interval, and the mean widths.
 """
 from __future__ import annotations
 
@@ -32,47 +27,23 @@ sys.path.insert(0, str(ROOT / "tests"))
 from test_coverage import demo_board  # noqa: E402 (the tests folder is on the path just above)
 
 
-FIELDS = ("covered", "covered_tie_range", "width", "score_covered", "score_width")  # test_coverage.covered_by's
+FIELDS = ("score_inside", "rank_inside", "score_width", "rank_width")  # test_coverage.demo_board's
 
 
-def summary(covered, covered_tie_range, width, score_covered, score_width) -> dict:
-    """Coverage and widths of one design from per-model lists (`FIELDS`)."""
-    covered, covered_tie_range = np.asarray(covered, dtype=bool), np.asarray(covered_tie_range, dtype=bool)
-    score_covered, score_width, width = np.asarray(score_covered, dtype=bool), np.asarray(score_width), np.asarray(width)
-    wide = width > 0
-
-    def share(values) -> dict:
-        p = float(values.mean())
-        return {"share": round(p, 4), "se": round(float(np.sqrt(p * (1 - p) / len(values))), 4)}
-    return {"models": len(covered), "score_coverage": share(score_covered),
-            "score_mean_width_pp": round(100 * float(score_width.mean()), 2),
-            "one_score": int((score_width == 0).sum()),
-            "rank_coverage": share(covered), "rank_mean_width": round(float(width.mean()), 2),
-            "one_rank": int((~wide).sum()),
-            "rank_coverage_wider_than_one": round(float(covered[wide].mean()), 4) if wide.any() else None,
-            "rank_coverage_tie_range": round(float(covered_tie_range.mean()), 4)}
-
-
-def simulated_designs(scale: int) -> dict:
-    import test_coverage as designs
-    out = {}
-    for name, design in designs.DESIGNS.items():
-        start = time.perf_counter()
-        measured = designs.coverage(name, design[-1] * scale)
-        out[name] = {**summary(*(measured[f] for f in FIELDS)),
-                     "seconds": round(time.perf_counter() - start, 1)}
-        print(name, out[name], flush=True)
-    return out
+def summary(score_inside, rank_inside, score_width, rank_width) -> dict:
+    """Shares inside and mean widths of one benchmark's boards from per-model lists (`FIELDS`)."""
+    return {"values": len(score_inside), "score_inside": round(float(np.mean(score_inside)), 4),
+            "rank_inside": round(float(np.mean(rank_inside)), 4),
+            "score_mean_width_pp": round(100 * float(np.nanmean(score_width)), 2),
+            "rank_mean_width": round(float(np.nanmean(rank_width)), 2)}
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--boards-scale", type=int, default=3)
     parser.add_argument("--demo-boards", type=int, default=1)
     parser.add_argument("--demo-first-seed", type=int, default=0)
-    parser.add_argument("--skip-simulated", action="store_true")
     args = parser.parse_args()
-    out = {} if args.skip_simulated else {"simulated": simulated_designs(args.boards_scale)}
+    out = {}
     for tasks_file in ("czechsuite_tasks.json", "tasks_metadata.json") if args.demo_boards else ():
         start, lists = time.perf_counter(), {field: [] for field in FIELDS}
         for seed in range(args.demo_first_seed, args.demo_first_seed + args.demo_boards):

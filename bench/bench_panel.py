@@ -80,8 +80,8 @@ def cost(n: int, repeats: int, cache: Path | None) -> dict:
     else:
         base = Tournament(benchmark.task_ids, ids)
         t = time.perf_counter()
-        settled = settle(benchmark, base, results)
-        out.update(settle_from_no_duels_seconds=time.perf_counter() - t, rounds_from_no_duels=settled.rounds)
+        settle(benchmark, base, results, links={})
+        out.update(settle_from_no_duels_seconds=time.perf_counter() - t)
         if stored:
             stored.write_bytes(pickle.dumps(base.rows()))
     out["stored_rows"] = len(base)
@@ -92,12 +92,11 @@ def cost(n: int, repeats: int, cache: Path | None) -> dict:
             tournament = base.copy()
             t, c = time.perf_counter(), time.process_time()
             tournament.add_models([new])
-            panel = settle(benchmark, tournament, results)
+            panel = settle(benchmark, tournament, results, links={})  # as a board settles: links kept, no arrays read
             times.append(time.perf_counter() - t)
             cpu.append(time.process_time() - c)
         out[name] = {"median_seconds": statistics.median(times), "median_cpu_seconds": statistics.median(cpu),
-                     "runs": times, "in_panel": new in panel.members, "new_rows": len(tournament) - len(base),
-                     "rounds": panel.rounds, "cycle": panel.cycle}
+                     "runs": times, "in_panel": new in panel.members, "new_rows": len(tournament) - len(base)}
     out["load_average"] = os.getloadavg()
     print(json.dumps(out), flush=True)
     return out

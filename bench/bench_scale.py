@@ -258,7 +258,7 @@ def write_settled_duels(board, ids: list[str], demo_of: list[int], results: dict
     expected = {ids[i] for i, demo in enumerate(demo_of) if demo in contents.members}
     with board.write_lock, board.store.lock():
         rewrite(board, tournament, board.models, "Scale benchmark store: the settled panel's duels")
-    return {"duel_rows": len(rows), "settle_seconds": settle, "panel_rounds": panel.rounds,
+    return {"duel_rows": len(rows), "settle_seconds": settle,
             "panel_is_the_members": set(panel.members) == expected,
             "backfilled_pairs": sum(len(v) for v in panel.backfilled.values())}
 

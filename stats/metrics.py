@@ -15,7 +15,7 @@ A metric names
 - `replicates`: (summaries (N, d), aggregates (N,), task seed, R) -> (R, N), every model's
   score on the first R bootstrap resamples of the task's items (`resample_counts`, the
   same resamples for every model), oriented so that larger is better: what the rank
-  intervals resample (`stats.evidence.panel_certainty`).
+  intervals resample (`stats.field.field_certainty`).
 
 Adding a metric is one `register(Metric(name=..., ...))`, plus a parser in
 `leaderboard.submission.samples` when its per-sample shape is new. A name or alias already taken is

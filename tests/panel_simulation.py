@@ -57,13 +57,14 @@ def simulated_submissions(benchmark: Benchmark, n_models: int, seed: int, **desi
     answers = simulated_answers(benchmark, n_models, seed, **design)
     out = []
     for i in range(n_models):
-        form = {"team_name": "Simulated", "model_name": f"model-{i:03d}", "model_type": "chat", "parameters": 7,
+        # a team each: the panel seats one model per team
+        form = {"team_name": f"Team-{i:03d}", "model_name": f"model-{i:03d}", "model_type": "chat", "parameters": 7,
                 "input_length": 4096, "precision": "bfloat16", "link_to_model": f"https://example.com/{i}"}
         document = {"predictions": {t.id: [{"acc": float(v), "doc_id": j} for j, v in enumerate(answers[i, k])]
                                     for k, t in enumerate(benchmark.tasks)},
                     "results": {t.id: {"acc": float(answers[i, k].mean()), "alias": t.short_name}
                                 for k, t in enumerate(benchmark.tasks)},
-                    "metadata": {"model_name": f"Simulated/model-{i:03d}", "max_length": 4096, "n-shot": 0}}
+                    "metadata": {"model_name": f"Team-{i:03d}/model-{i:03d}", "max_length": 4096, "n-shot": 0}}
         out.append((form, document))
     return out
 

@@ -86,7 +86,7 @@ def test_the_table_endpoint_follows_the_p_value_setting(served):
     board = Leaderboard(LocalStore(store))
     assert [r["submission_id"] for r in adjusted] == list(board.ranked(adjusted=True).index)
     for row in adjusted:  # adjusted p-values are never below the raw ones: never more wins
-        assert row["Overall win score %"] <= raw[row["submission_id"]]["Overall win score %"] + 1e-9
+        assert row["Overall score %"] <= raw[row["submission_id"]]["Overall score %"] + 1e-9
         assert row["Rank 95% low"] <= row["Rank 95% high"] and row["Tie group"]  # the rank interval is by panel score
 
 

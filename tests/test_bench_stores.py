@@ -20,7 +20,7 @@ def pairs(board: Leaderboard) -> dict[tuple[str, str], int]:
 def test_settled_store_holds_the_duels_rebuild_runs(tmp_path):
     settled = phase_build(str(tmp_path / "settled"), N_MODELS, 40, "settled", 20)
     rebuilt = phase_build(str(tmp_path / "rebuilt"), N_MODELS, 40, "rebuild", 20)
-    assert settled["panel_rounds"] == 1 and settled["panel_is_the_members"]
+    assert settled["panel_is_the_members"]
     assert settled["backfilled_pairs"] == 0 and settled["missing_duels_after_load"] == 0
     assert rebuilt["dueled"] == settled["duel_rows"] // 2  # rebuild counts each pair once
     mine, theirs = (Leaderboard(LocalStore(tmp_path / name)) for name in ("settled", "rebuilt"))

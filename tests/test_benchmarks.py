@@ -113,7 +113,7 @@ def test_app_runs_the_benchmark(built, chromium, tmp_path):
             page.get_by_role("tab", name="About").click()
             about = page.locator("#about")
             expect(about).to_contain_text(f"{benchmark.name} has {len(benchmark.tasks)} tasks")
-            expect(about).to_contain_text(f"the {benchmark.top_opponents} best models of the board")
+            expect(about).to_contain_text(f"the {benchmark.top_opponents} best models by overall score")
             for metric in {t.metric for t in benchmark.tasks}:
                 expect(about).to_contain_text(f"({metric.name},")
             page.screenshot(path=str(ARTIFACTS / f"bench_{name}_about_{viewport['width']}.png"), full_page=True)

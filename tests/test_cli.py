@@ -88,15 +88,16 @@ def test_table_formats_and_category(full_store):
     csv = cli("table", "--store", full_store, "--category", "NER", "--format", "csv")
     assert csv.returncode == 0
     header = csv.stdout.splitlines()[0].split(",")
-    assert header[:11] == ["NER rank", "Model", "NER win score %", "NER rank 95% low", "NER rank 95% high",
-                           "NER tie group", "NER panel score % 95% low", "NER panel score % 95% high", "Overall rank",
-                           "CNEC win score %", "CCDNER win score %"]  # the web app's columns: ranked by the category
+    assert header[:12] == ["NER rank", "Model", "NER score %", "NER score % 95% low", "NER score % 95% high",
+                           "NER rank 95% low", "NER rank 95% high", "NER tie group", "NER duel wins %",
+                           "Overall rank", "CNEC score %", "CCDNER score %"]  # the web app's: ranked by the category
     assert len(csv.stdout.splitlines()) == 6
     raw = pd.read_csv(io.StringIO(csv.stdout), index_col="Model")
     adjusted = cli("table", "--store", full_store, "--category", "NER", "--format", "csv", "--bh-adjusted")
     bh = pd.read_csv(io.StringIO(adjusted.stdout), index_col="Model")
     assert adjusted.returncode == 0 and set(bh.index) == set(raw.index)
-    assert (bh["NER win score %"] <= raw.loc[bh.index, "NER win score %"]).all()  # adjusted p >= raw: fewer wins
+    assert (bh["NER score %"] == raw.loc[bh.index, "NER score %"]).all()  # the scores are not the duels'
+    assert (bh["NER duel wins %"] <= raw.loc[bh.index, "NER duel wins %"]).all()  # adjusted p >= raw: fewer wins
     bad = cli("table", "--store", full_store, "--category", "Poetry")
     assert bad.returncode == 2 and "unknown category 'Poetry'" in bad.stderr
 

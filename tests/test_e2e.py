@@ -177,17 +177,17 @@ def test_leaderboard_shows_ranked_rows_and_category_columns(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
     first = rows(page).first
     expect(first.locator("[role=gridcell]").first).to_have_text("1")
-    assert headers(page).count("Overall win score %") == 1
+    assert headers(page).count("Overall score %") == 1
     shot(page, "01_leaderboard_overall")
     header_cells = page.locator("#board thead th")
     choose(page, "category", "NER")
     expect(header_cells.filter(has_text="CNEC")).to_have_count(1, timeout=15000)
     expect(header_cells.filter(has_text="CCDNER")).to_have_count(1)
-    expect(header_cells.filter(has_text="Overall win")).to_have_count(0)
+    expect(header_cells.filter(has_text="Overall score")).to_have_count(0)
     expect(page.get_by_text("Czech Court Decisions")).to_be_visible()  # the legend
     expect(header_cells.filter(has_text="CNEC").first).to_have_attribute("title", re.compile("Czech Named Entity"))
     page.get_by_text("Plot: score against model size").click()
-    expect(page.locator("#scatter .ytitle")).to_have_text("NER win score %", timeout=30000)
+    expect(page.locator("#scatter .ytitle")).to_have_text("NER score %", timeout=30000)
     expect(page.locator("#scatter .point")).to_have_count(5)
     ticks = page.locator("#scatter .xtick text").all_text_contents()
     assert ticks and all(t in ("0.5", "1", "2", "5", "10", "20", "50", "100", "200") for t in ticks), ticks
@@ -198,21 +198,21 @@ def test_category_view_is_ranked_by_the_category_with_overall_rank_beside(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
     choose(page, "category", "NER")
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
-    assert headers(page)[:7] == ["NER rank", "Model", "NER win score %", "NER rank 95%", "NER tie group",
-                                 "NER panel score % 95%", "Overall rank"]
+    assert headers(page)[:8] == ["NER rank", "Model", "NER score %", "NER score % 95%", "NER rank 95%",
+                                 "NER tie group", "NER duel wins %", "Overall rank"]
     ranks, scores = [int(r) for r in column(page, 0)], [float(v) for v in column(page, 2)]
     assert scores == sorted(scores, reverse=True), scores  # best NER score first
     assert ranks == [1 + sum(other > s for other in scores) for s in scores]  # ties share a rank
-    assert sorted(int(r) for r in column(page, 6)) == [1, 2, 3, 4, 5]
+    assert sorted(int(r) for r in column(page, 7)) == [1, 2, 3, 4, 5]
     shot(page, "08_ner_ranked")
 
 
 def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
-    assert headers(page)[3:6] == ["Rank 95%", "Tie group", "Overall panel score % 95%"]
-    assert all(h.endswith("win score %") for h in [headers(page)[2], *headers(page)[6:15]]), headers(page)
+    assert headers(page)[3:7] == ["Overall score % 95%", "Rank 95%", "Tie group", "Overall duel wins %"]
+    assert all(h.endswith(" score %") for h in [headers(page)[2], *headers(page)[7:16]]), headers(page)
     expect(page.locator("#values input").first).to_be_disabled()  # no metric values in Overall
-    expect(page.locator("#values")).to_contain_text("Overall shows win scores only")
+    expect(page.locator("#values")).to_contain_text("Overall shows scores only")
     choose(page, "category", "Language Modeling")
     page.locator("#values").get_by_text("Metric value (per task)").click()
     expect(page.locator("#board thead th").filter(has_text="perplexity ↓").first).to_be_visible(timeout=15000)
@@ -225,7 +225,7 @@ def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
         page.locator("#csv").click()
     assert re.fullmatch(r"benczechmark_ner_metric-value_\d{4}-\d\d-\d\d\.csv", download.value.suggested_filename)
     csv_header = open(download.value.path(), encoding="utf-8").readline()
-    assert "CNEC exact match % ↑" in csv_header and "NER win score %" in csv_header
+    assert "CNEC exact match % ↑" in csv_header and "NER score %" in csv_header
 
 
 def test_rank_and_model_stay_pinned_and_headers_wrap_at_words(page):
@@ -366,7 +366,7 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     shot(page, "03_model_details")
     choose(page, "details-category", "Language Modeling")  # drives card, chart, summary and grid
     expect(page.locator("#card")).to_contain_text("Language Modeling: rank", timeout=30000)
-    expect(page.locator("#bars")).to_contain_text("win score per task")
+    expect(page.locator("#bars")).to_contain_text("Language Modeling: score per task")
     expect(page.locator("#duels thead th")).to_have_count(9)  # competitor + 8 tasks
     text = " ".join(rows(page, "duels").all_inner_texts())
     assert "perplexity" in text and "p = " in text and "Δ " in text

@@ -30,21 +30,26 @@ def open_pair_tab(page):
     expect(page.locator("#pair-summary")).to_contain_text("A wins", timeout=30000)
 
 
-def test_table_shows_rank_interval_and_tie_group_beside_the_rank(page):
+def test_table_shows_each_interval_beside_the_score_and_the_rank_it_is_about(page):
+    """The score's interval right of the score, the rank's and the tie group next; the
+    shown score and rank lie inside their own intervals."""
     expect(rows(page)).to_have_count(5, timeout=30000)
-    assert headers(page)[:6] == ["Rank", "Model", "Overall win score %", "Rank 95%", "Tie group",
-                                 "Overall panel score % 95%"]
-    ranks = [int(r) for r in column(page, 0)]
-    for rank, interval in zip(ranks, column(page, 3)):
+    assert headers(page)[:6] == ["Rank", "Model", "Overall score %", "Overall score % 95%", "Rank 95%",
+                                 "Tie group"]
+    ranks, scores = [int(r) for r in column(page, 0)], [float(v) for v in column(page, 2)]
+    for rank, interval in zip(ranks, column(page, 4)):
         low, high = (int(x) for x in (interval.split("–") * 2)[:2])
         assert low <= rank <= high, (rank, interval)
-    groups = column(page, 4)
+    assert all(re.fullmatch(r"\d+\.\d\d(–\d+\.\d\d)?", v) for v in column(page, 3)), column(page, 3)
+    for score, interval in zip(scores, column(page, 3)):
+        low, high = (float(x) for x in (interval.split("–") * 2)[:2])
+        assert low <= score <= high, (score, interval)
+    groups = column(page, 5)
     assert groups[0] == "A" and groups == sorted(groups, key=lambda g: (len(g), g))
-    assert all(re.fullmatch(r"\d+\.\d\d(–\d+\.\d\d)?", v) for v in column(page, 5)), column(page, 5)
     with page.expect_download() as download:
         page.locator("#csv").click()
     header = open(download.value.path(), encoding="utf-8").readline()
-    assert "Rank 95% low,Rank 95% high,Tie group,Overall panel score % 95% low" in header
+    assert "Overall score % 95% low,Overall score % 95% high,Rank 95% low,Rank 95% high,Tie group" in header
 
 
 def test_p_value_switch_applies_to_the_page_the_link_and_the_exports(page):

@@ -135,7 +135,7 @@ def test_a_category_switch_shows_its_score_beside_the_pinned_columns(browser, ap
                            arg=[cells.nth(2).element_handle(), start])
     choose(page, "category", "NLI")
     assert_rank_header_whole(page, "NLI")
-    expect(page.locator("#board thead th").nth(2)).to_contain_text("NLI win score")
+    expect(page.locator("#board thead th").nth(2)).to_contain_text("NLI score")
     model, score = cells.nth(1).bounding_box(), cells.nth(2).bounding_box()
     assert score["x"] >= model["x"] + model["width"] - 0.5, (model, score)
     expect(cells.nth(2)).to_be_in_viewport()

@@ -368,4 +368,4 @@ def test_a_board_of_one_model_shows_no_nan(tmp_path, new_model_file):
     assert table.returncode == 0 and "nan" not in table.stdout.lower() and "–" in table.stdout
     as_json = cli("table", "--store", store, "--format", "json")
     row = json.loads(as_json.stdout)[0]
-    assert row["Overall win score %"] is None
+    assert row["Overall score %"] is None

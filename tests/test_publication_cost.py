@@ -132,7 +132,7 @@ def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_st
         assert "Intervals are being computed" in views.as_of_note(board)
         table = views.leaderboard_table(board)
         assert set(table["Tie group"]) == {views.INTERVALS_PENDING}
-        assert table["Rank 95% low"].isna().all() and table["Overall panel score % 95% high"].isna().all()
+        assert table["Rank 95% low"].isna().all() and table["Overall score % 95% high"].isna().all()
         assert set(views.current_table(board)["Tie group"]) == {views.INTERVALS_PENDING}  # the page's, kept per state
         records = ReadApi(board).leaderboard_table()
         assert {r["Tie group"] for r in records} == {views.INTERVALS_PENDING}

@@ -1,6 +1,7 @@
 """The table and plot builders of the web app: pandas and plotly objects, escaping, exports."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,9 @@ import pandas as pd
 import pytest
 import plotly.graph_objects as go
 
+from leaderboard.board.state import Leaderboard
+from leaderboard.config.tasks import TOP_OF_ITS_DAY
+from leaderboard.storage.local import LocalStore
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine.ranking import competition_rank
 from leaderboard.storage.strict_json import dump_json
@@ -22,45 +26,45 @@ HOSTILE = "<img src=x onerror=alert(1)> [x](javascript:alert(2)) =cmd|' /C calc'
 def test_overall_table_is_ranked_with_metadata_and_category_columns(small_store):
     table = views.leaderboard_table(small_store)
     cats = list(small_store.benchmark.categories)
-    assert list(table.columns) == ["Rank", "Model", "Overall win score %", "Rank 95% low", "Rank 95% high",
-                                   "Tie group", "Overall panel score % 95% low", "Overall panel score % 95% high",
-                                   *[f"{c} win score %" for c in cats],
+    assert list(table.columns) == ["Rank", "Model", "Overall score %", "Overall score % 95% low",
+                                   "Overall score % 95% high", "Rank 95% low", "Rank 95% high", "Tie group",
+                                   "Overall duel wins %", *[f"{c} score %" for c in cats],
                                    "Type", "Parameters (B)", "Precision", "Input length (tokens)",
                                    "Description", "Submitted", "Link", views.PRESUBMISSIONS, *views.FLAG_COLUMNS]
     ranked = small_store.ranked()
     assert list(table.index) == list(ranked.index)
-    assert table["Overall win score %"].is_monotonic_decreasing
-    np.testing.assert_allclose(table["Overall win score %"], (ranked["overall"] * 100).round(2))
-    np.testing.assert_allclose(table[f"{cats[0]} win score %"], (ranked[cats[0]] * 100).round(2))
+    assert table["Overall score %"].is_monotonic_decreasing
+    np.testing.assert_allclose(table["Overall score %"], (ranked["overall"] * 100).round(2))
+    np.testing.assert_allclose(table[f"{cats[0]} score %"], (ranked[cats[0]] * 100).round(2))
     assert table["Model"].tolist() == [small_store.models[s].title for s in ranked.index]
     assert table["Submitted"].str.match(r"\d{4}-\d\d-\d\d").all()
 
 
 def test_category_table_has_its_tasks_and_metric_values_in_their_units(small_store):
     table = views.leaderboard_table(small_store, "Language", views.METRIC_VALUE)
-    assert list(table.columns[:11]) == ["Language rank", "Model", "Language win score %", "Language rank 95% low",
+    assert list(table.columns[:11]) == ["Language rank", "Model", "Language score %", "Language score % 95% low",
+                                        "Language score % 95% high", "Language rank 95% low",
                                         "Language rank 95% high", "Language tie group",
-                                        "Language panel score % 95% low", "Language panel score % 95% high",
                                         "Overall rank", "AUC AUROC % ↑", "PPL perplexity ↓"]
     sid = table.index[0]
     aggregates = small_store.models[sid].results.aggregates
     assert table.loc[sid, "AUC AUROC % ↑"] == round(aggregates["t_auc"] * 100, 2)  # AUROC in percent
     assert table.loc[sid, "PPL perplexity ↓"] == round(aggregates["t_ppl"], 2)  # perplexity as is
-    assert table.loc[sid, "Language win score %"] == round(small_store.ranked().loc[sid, "Language"] * 100, 2)
+    assert table.loc[sid, "Language score %"] == round(small_store.ranked().loc[sid, "Language"] * 100, 2)
     win = views.leaderboard_table(small_store, "Language")
-    assert win.loc[sid, "PPL win score %"] == round(small_store.ranked().loc[sid, "t_ppl"] * 100, 2)
+    assert win.loc[sid, "PPL score %"] == round(small_store.ranked().loc[sid, "t_ppl"] * 100, 2)
 
 
 def test_category_view_is_ranked_by_the_category_with_shared_ranks(small_store):
     ranked = small_store.ranked()
     table = views.leaderboard_table(small_store, "Knowledge")
-    assert table["Knowledge win score %"].is_monotonic_decreasing
+    assert table["Knowledge score %"].is_monotonic_decreasing
     assert table["Knowledge rank"].tolist() == competition_rank(ranked.loc[table.index, "Knowledge"]).tolist()
     assert table["Overall rank"].tolist() == ranked.loc[table.index, "rank"].tolist()
     assert table["Knowledge rank"].iloc[0] == 1
     # equal category scores share a rank and keep the overall order
-    ties = table[table.duplicated("Knowledge win score %", keep=False)]
-    for _, group in ties.groupby("Knowledge win score %"):
+    ties = table[table.duplicated("Knowledge score %", keep=False)]
+    for _, group in ties.groupby("Knowledge score %"):
         assert group["Knowledge rank"].nunique() == 1 and group["Overall rank"].is_monotonic_increasing
 
 
@@ -113,7 +117,7 @@ def test_user_strings_are_escaped_in_cells_links_plots_and_csv(small_store, tmp_
     from leaderboard.views.markdown import markdown_link
     assert markdown_link("a", "https://x.org/a) [b](c") == "[a](https://x.org/a%29%20%5Bb%5D%28c)"
     assert escape_markdown("Team's \"best\"") == "Team's \"best\""  # no &#x27; entities
-    fig = views.score_scatter(table, "Overall win score %")
+    fig = views.score_scatter(table, "Overall score %")
     assert "<img" not in fig.data[0].text[0]
     path = views.export_table(table, "csv")
     exported = pd.read_csv(path)
@@ -142,7 +146,7 @@ def test_json_export_round_trips_the_view(small_store):
     table = views.filter_table(views.leaderboard_table(small_store, "Knowledge"), min_params=1)
     records = json.loads(open(views.export_table(table, "json"), encoding="utf-8").read())
     assert [r["Model"] for r in records] == table["Model"].tolist()
-    assert [r["Knowledge win score %"] for r in records] == table["Knowledge win score %"].tolist()
+    assert [r["Knowledge score %"] for r in records] == table["Knowledge score %"].tolist()
     name = views.board_export_name(small_store, "Knowledge", views.METRIC_VALUE)
     assert re.fullmatch(r"mini_knowledge_metric-value_\d{4}-\d\d-\d\d", name)
     assert views.export_table(table, "csv", name).endswith(f"/{name}.csv")
@@ -167,10 +171,10 @@ def test_view_exports_are_made_once_per_table_and_view_and_again_when_a_file_is_
 
 def test_scatter_plots_score_against_log_parameters(small_store):
     table = views.leaderboard_table(small_store, "Knowledge")
-    fig = views.score_scatter(table, "Knowledge win score %")
+    fig = views.score_scatter(table, "Knowledge score %")
     assert isinstance(fig, go.Figure) and fig.layout.xaxis.type == "log"
     assert list(fig.data[0].x) == table["Parameters (B)"].tolist()
-    assert list(fig.data[0].y) == table["Knowledge win score %"].tolist()
+    assert list(fig.data[0].y) == table["Knowledge score %"].tolist()
     assert list(fig.data[0].text) == table["Model"].tolist()
     assert views.log_ticks([0.5, 3, 70]) == [0.5, 1, 2, 5, 10, 20, 50, 100]  # 1-2-5, not 4 5 6 7 8 9 1 2 3
     assert list(fig.layout.xaxis.ticktext) == [f"{t:g}" for t in views.log_ticks(table["Parameters (B)"])]
@@ -184,13 +188,30 @@ def test_score_bars_show_each_category_or_each_task_of_the_category(small_store)
         widths = [float(w) for w in re.findall(r'style="width:([0-9.]+)%"', chart)]
         return chart, labels, widths
     chart, labels, widths = bars()
-    assert labels == list(small_store.benchmark.categories) and "Win score per category (%)" in chart
+    assert labels == list(small_store.benchmark.categories) and "Score per category (%)" in chart
     np.testing.assert_allclose(widths, [small_store.ranked().loc[sid, c] * 100 for c in labels], atol=0.05)
     chart, labels, widths = bars("Language")
-    assert labels == ["AUC", "PPL"] and "Language: win score per task" in chart
+    assert labels == ["AUC", "PPL"] and "Language: score per task" in chart
     np.testing.assert_allclose(widths, [small_store.ranked().loc[sid, t] * 100 for t in ("t_auc", "t_ppl")], atol=0.05)
     card = details.model_card(small_store, sid, "Language")
     assert "Language: rank **" in card and "Rank **1** of 5" in card
+    assert "overall score **" in card and "win score" not in card.lower()  # the field score, not duels won
+
+
+def under_original_rule(board: Leaderboard) -> Leaderboard:
+    """The same store opened under `"opponents": "top-of-its-day"` (BenCzechMark's Win Score)."""
+    return Leaderboard(LocalStore(board.store.root), dataclasses.replace(board.benchmark, opponents=TOP_OF_ITS_DAY))
+
+
+def test_card_and_bars_name_the_win_score_under_the_original_rule(small_store):
+    """Under `"opponents": "top-of-its-day"` the board ranks by BenCzechMark's Win Score,
+    and the details say so, as the table's headers do."""
+    original = under_original_rule(small_store)
+    sid = original.ranked().index[0]
+    assert "Win score per category (%)" in details.score_bars(original, sid)
+    assert "Language: win score per task" in details.score_bars(original, sid, "Language")
+    card = details.model_card(original, sid, "Language")
+    assert "overall win score **" in card and "· win score **" in card
 
 
 def test_duel_table_has_every_duel_with_its_verdict_p_value_and_delta_in_the_task_unit(small_store):
@@ -281,20 +302,32 @@ def test_preview_table_marks_the_new_model_and_rank_changes(small_store, small_d
     for sid in small_store.models:
         change = int(preview.table.loc[sid, "rank_change"])
         assert table.loc[sid, "Change"] == ("" if change == 0 else f"▲{change}" if change > 0 else f"▼{-change}")
-    style = views.emphasised(table, "Overall win score %", preview.submission_id)._compute().ctx
+    style = views.emphasised(table, "Overall score %", preview.submission_id)._compute().ctx
     shaded = {row for (row, _), props in style.items() if ("background-color", "#fff3c4") in props}
     assert shaded == {list(table.index).index(preview.submission_id)}
     shown = views.with_model_links(table, small_store.models)
     assert not shown.loc[preview.submission_id, "Model"].startswith("[")  # not published: no details link
 
 
+def test_preview_summary_names_the_rules_score(small_store, small_documents):
+    """Under the panel the preview gives the field score (whom it counts: every other
+    published model); under top-of-its-day the Win Score of its duels."""
+    form, document, _ = small_documents[6]
+    said = submission.preview_summary(small_store, small_store.publishing.presubmit(dump_json(document), form))
+    assert "Overall score **" in said and "| Category | Score |" in said and "win score" not in said.lower()
+    assert "of the other published models" in said and "duels" not in said.split("\n")[1]
+    original = under_original_rule(small_store)
+    said = submission.preview_summary(original, original.publishing.presubmit(dump_json(document), form))
+    assert "Overall win score **" in said and "| Category | Win score |" in said and "from duels with" in said
+
+
 def test_legend_and_header_titles_name_every_task(small_store):
     legend = views.category_legend(small_store, "Knowledge")
     assert "Accuracy task" in legend and "(https://example.com/em)" in legend
-    assert "win score" in views.category_legend(small_store, "Overall")
+    assert "% of the other models whose result is lower" in views.category_legend(small_store, "Overall")
     titles = views.header_titles(small_store)
     assert titles["PPL perplexity ↓"] == "Perplexity task (perplexity, lower is better)"
-    assert titles["PPL win score %"].startswith("Perplexity task")
+    assert titles["PPL score %"].startswith("Perplexity task")
 
 
 def test_every_p_value_shown_says_whether_it_is_one_or_two_sided(small_store):
@@ -315,7 +348,7 @@ def test_every_p_value_shown_says_whether_it_is_one_or_two_sided(small_store):
     pair_hover = " ".join(t.hovertemplate for t in compare.head_to_head_figure(pair).data)
     assert "one-sided" in pair_hover and "two-sided" in pair_hover
     assert "one-sided" in details.duels_explained(small_store.benchmark)
-    assert all("one-sided" in t for k, t in views.header_titles(small_store).items() if "win score" in k)
+    assert all("one-sided" in t for k, t in views.header_titles(small_store).items() if "duel wins" in k)
     about = content.about(small_store.benchmark, "http://x/")
     assert "half the two-sided paired t-test's" in about  # the judge score's and accuracy's t-test
     assert "`p one-sided (A better)`, `p one-sided (B better)`, `p two-sided`" in about
@@ -346,11 +379,26 @@ def test_the_legend_and_about_show_each_tasks_weight_in_overall(small_store):
     assert "| Weight in Overall |" in knowledge and "| 16.7% |" in knowledge
     about = content.about(small_store.benchmark, "http://x/")
     assert "4.5 effective tasks of 5" in about and "1/(C × k)" in about
-    assert views.header_titles(small_store)["RG win score %"].endswith("weighs 33.3% of Overall")
+    assert views.header_titles(small_store)["RG score %"].endswith("weighs 33.3% of Overall")
+
+
+def test_about_states_the_field_rule_its_panel_and_what_the_intervals_are_about(small_store):
+    """The About tab under the default rule says what the score, the panel, the duel wins
+    and the intervals are, and nothing of the dropped fixed point or its posterior draws;
+    under top-of-its-day it gives the Win Score and says no intervals are shown."""
+    import content
+    about = content.about(small_store.benchmark, "http://x/")
+    for dropped in ("fixed point", "Borda", "empirical-Bayes", "common scale", "panel score", "cycle"):
+        assert dropped not in about, dropped
+    for said in ("near-copies", "one seat per family", "**duel wins**", "never the ranking",
+                 "score's expected value", "87.8%"):
+        assert said in about, said
+    original = content.about(dataclasses.replace(small_store.benchmark, opponents=TOP_OF_ITS_DAY), "http://x/")
+    assert "duels won ÷ duels fought" in original and "no intervals" in original
+    assert "duel wins" in content.P_VALUES_INFO and "every score, rank" not in content.P_VALUES_INFO
 
 
 def test_about_says_equal_models_get_a_winner_about_twice_alpha_of_the_time(small_store):
-    import dataclasses
     import content
     for alpha, rate in ((0.05, "10%"), (0.01, "2%")):
         about = content.about(dataclasses.replace(small_store.benchmark, alpha=alpha), "http://x/")
@@ -461,7 +509,6 @@ def test_search_is_literal_text_and_an_over_long_one_is_refused_with_a_message(s
 def test_p_values_and_parameters_read_the_same_in_every_view(small_store):
     """One format everywhere: "p = 0.012", "p < 0.0001" (never "p=<0.0001" or "8.88e-16");
     parameters as "7", not "7.0"."""
-    import dataclasses
 
     from leaderboard.views import compare
     tiny, some = 8.88e-16, 0.01234
@@ -490,7 +537,7 @@ def test_p_values_and_parameters_read_the_same_in_every_view(small_store):
         assert shown == f"{model.metadata['parameters']:g}" and not shown.endswith(".0")
         assert f"| Parameters (B) | {shown} |" in details.model_card(small_store, sid)
     table = views.with_model_links(views.leaderboard_table(small_store), small_store.models)
-    styled = views.emphasised(table, "Overall win score %")
+    styled = views.emphasised(table, "Overall score %")
     rendered = styled._translate(False, False)["body"]  # the strings the page shows
     column = list(table.columns).index("Parameters (B)")
     assert [row[column + 1]["display_value"] for row in rendered] == [
@@ -529,12 +576,12 @@ def test_a_page_is_the_slice_of_the_whole_board_filtered_and_sorted_as_a_loop_do
     table = pd.DataFrame({
         "Rank": np.arange(1, n + 1),
         "Model": [f"{teams[i % 4]}/m{i}-{'chat' if i % 3 else 'base'}" for i in range(n)],
-        "Overall win score %": np.round(rng.uniform(0, 100, n), 0),  # many ties: the stable order counts
+        "Overall score %": np.round(rng.uniform(0, 100, n), 0),  # many ties: the stable order counts
         "PPL perplexity ↓": np.where(rng.random(n) < 0.1, np.nan, rng.uniform(2, 30, n)),
         "Type": rng.choice(["base", "chat", "merged"], n),
         "Parameters (B)": np.where(rng.random(n) < 0.1, np.nan, rng.choice([0.5, 1, 7, 13, 70], n)),
     }, index=[f"sid{i}" for i in range(n)])
-    columns = [views.ScoreColumn("overall", "Overall win score %"),
+    columns = [views.ScoreColumn("overall", "Overall score %"),
                views.ScoreColumn("t_ppl", "PPL perplexity ↓", "t_ppl", lower_is_better=True)]
     cases = [dict(), dict(search="ALPHA"), dict(search=" chat "), dict(search="nothing"), dict(model_types=["chat"]),
              dict(min_params=7), dict(max_params=7, min_params=1), dict(search="m1", sort="t_ppl"),
@@ -552,8 +599,8 @@ def test_a_page_is_the_slice_of_the_whole_board_filtered_and_sorted_as_a_loop_do
 
 def test_the_pager_says_which_rows_of_how_many_match():
     table = pd.DataFrame({"Model": [f"t/m{i}" for i in range(120)], "Type": "chat", "Parameters (B)": 7.0,
-                          "Overall win score %": 50.0}, index=[f"s{i}" for i in range(120)])
-    columns = [views.ScoreColumn("overall", "Overall win score %")]
+                          "Overall score %": 50.0}, index=[f"s{i}" for i in range(120)])
+    columns = [views.ScoreColumn("overall", "Overall score %")]
     assert views.pager_note(views.table_page(table, columns, 2, 50)) == "Page 2 of 3 · rows 51–100 of 120"
     assert views.pager_note(views.table_page(table, columns, 9, 50)) == "Page 3 of 3 · rows 101–120 of 120"
     assert (views.pager_note(views.table_page(table, columns, 1, 50, search="m1")) ==
@@ -590,11 +637,11 @@ def test_model_pickers_list_the_best_and_what_the_search_finds_never_the_whole_b
 def test_the_plot_shows_at_most_its_limit_of_models_and_says_so():
     n = views.PLOT_POINTS + 5
     table = pd.DataFrame({"Model": [f"t/m{i}" for i in range(n)], "Parameters (B)": 7.0,
-                          "Overall win score %": np.linspace(90, 10, n)})
-    fig = views.score_scatter(table, "Overall win score %")
+                          "Overall score %": np.linspace(90, 10, n)})
+    fig = views.score_scatter(table, "Overall score %")
     assert len(fig.data[0].x) == views.PLOT_POINTS and list(fig.data[0].text[:2]) == ["t/m0", "t/m1"]
     assert f"{views.PLOT_POINTS:,} of {n:,}" in fig.layout.title.text
-    assert views.score_scatter(table.iloc[:10], "Overall win score %").layout.title.text is None
+    assert views.score_scatter(table.iloc[:10], "Overall score %").layout.title.text is None
 
 
 def test_an_empty_board_has_a_table_with_its_headers_and_no_rows(tmp_path, small_benchmark):

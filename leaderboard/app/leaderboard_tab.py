@@ -14,9 +14,9 @@ from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
 
 OVERALL = board_views.OVERALL
-VALUE_CHOICES = [("Win score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
-VALUES_IN_OVERALL = "Overall shows win scores only; choose a category to see each task's metric."
-VALUES_IN_CATEGORY = "Win score: % of duels won. Metric value: the task's own metric, in the header's unit."
+VALUE_CHOICES = [("Score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
+VALUES_IN_OVERALL = "Overall shows scores only; choose a category to see each task's metric."
+VALUES_IN_CATEGORY = "Score: hover a header for what it counts. Metric value: the task's own metric, in the header's unit."
 MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
 # Another category's view starts at its score: the last view's sideways scroll would leave
 # that column under the pinned rank and Model columns.

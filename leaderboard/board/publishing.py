@@ -14,6 +14,7 @@ import pandas as pd
 from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, titles_of
 from leaderboard.config.tasks import PANEL
 from leaderboard.engine import ranking
+from leaderboard.engine.panel import near_copy_metadata
 from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
 from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, UnfinishedWrite
@@ -108,6 +109,8 @@ def duel_new_model(board: Leaderboard, tournament: Tournament, models: dict, fla
         results = {sid: models[sid].results, **{o: models[o].results for o in opponents}}
         play(benchmark, tournament, sid, results, opponents, reuse=reuse, rules=board.rules)
         return opponents, (), {sid}, board.rank(models, tournament, flags)
+    # what the publication keeps about near-copies, found against the models published before it
+    models[sid].metadata.update(near_copy_metadata(benchmark, {m: models[m] for m in tournament.model_ids}, sid))
     if reuse is not None and sid in reuse:
         mapping = np.array([tournament.index(m) if m in tournament else -1 for m in reuse.model_ids], dtype=np.int64)
         tournament.add_rows(reuse.rows_involving(sid).renumbered(mapping))

@@ -338,7 +338,7 @@ class Leaderboard:
                 models = {sid: model for sid, model in models.items() if sid not in flags}
                 duels = duels.subset(list(models))
             if adjusted:
-                duels = duels.bh_adjusted(self.benchmark.alpha)
+                duels = duels.bh_adjusted(self.benchmark.alpha, ranked.attrs.get("panel"))
             if adjusted or exclude_flagged:
                 ranked = self.rank(models, duels, flags)
             entry = {"of": tournament, "flags": flags, "duels": duels, "ranked": ranked, "certainty": None,

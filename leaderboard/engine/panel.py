@@ -1,30 +1,25 @@
-"""The reference panel: the same opponents for every model's Win Score.
+"""The board's scores and its reference panel.
 
-Under the original rule a model's Win Score counts the duels against the top models of
-the day it was published, so its rank depends on when it came. Here every model is
-measured against one panel, the K best models of the board (K: the benchmark's
-`top_opponents`; flagged models never), whatever the order of publication:
-
-- A model's Win Score on a task is the share of the panel's members (other than itself)
-  that it beats there (a significant duel); category and overall scores are means, as
-  always (`ranking.scores_from_win_scores`).
-- The panel is a fixed point: the K best models by the scores measured against it.
-  It is found by iterating "panel -> scores -> the K best" from a start that depends
-  only on the set of models (the K best by a Borda count of the models' own task
-  scores, `canonical_scores`) until a panel repeats. Ties, wherever they decide who is
-  in, go to the higher Borda count, then the smaller submission id, so the panel is a
-  function of the set of models and their duels alone. If the iteration ends in a
-  cycle instead of a fixed point (models at the border that beat each other in a
-  circle), the cycle's panel nearest to a fixed point is taken: the one with most
-  members among the K best by its own scores, then the one whose members sit highest
-  in the Borda order (`_pick_in_cycle`).
-- Every model duels every member, both directions: when a model enters a panel the
-  iteration visits, the models that have not dueled it do so then (one vectorized pass
-  per task, `tournament.duel_rows`). Duels with models outside the panel stay stored
-  but do not count.
+- **Scores.** A model's score on a task is its field score (`stats.field`): the share of
+  the other published models whose task score its own beats (equal: half), a family of
+  near-copies (`stats.field.near_copies`) counting as one model (its medoid), flagged
+  models not at all. Category and overall scores are means, as always
+  (`ranking.scores_from_win_scores`). It is defined directly from the task scores of the
+  set of models: one answer, whatever the order of publication; raising a model's own
+  task score never lowers its score or its rank; copies of a model add no weight.
+- **The reference panel** holds the opponents every model duels: the K best models by
+  overall score (K: the benchmark's `top_opponents`), at most one seat per family of
+  near-copies, flagged models never, ties to the smaller submission id. (Not one per
+  team: distinct models of one team are distinct opponents, and a team name is typed.) It
+  depends on no duel, so it is settled in one pass. Every model duels every member, both
+  directions: when a model enters the panel, the models that have not dueled it do so
+  then (one vectorized pass per task, `tournament.duel_rows`). A model's **duel wins**
+  on a task are the share of the members (other than itself) it beats there (a
+  significant duel): evidence shown beside the score, not what the board ranks by.
 
 A duel's verdict depends only on the pair (the tests are seeded per task), so the panel,
-every score and every rank are the same whatever order the models were published in.
+every score, every duel win and every rank are the same whatever order the models were
+published in.
 """
 from __future__ import annotations
 
@@ -37,53 +32,46 @@ import pandas as pd
 from leaderboard.config.tasks import Benchmark
 from leaderboard.engine import ranking
 from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament, duel_rows, rules_description, rules_id
+from stats import field
 
 
 @dataclass(frozen=True)
 class Panel:
-    """A settled panel and the scores against it.
+    """The board's scores and its settled panel.
 
     members: the panel's submission ids, best first; model_ids: every model, in the
-    tournament's order; win_scores: (n_models, n_tasks), rows in `model_ids` order, NaN
-    for a model without panel duels;
-    rounds: panels the iteration visited; cycle: 1 for a fixed point, else the length of
-    the cycle the iteration ended in; backfilled: per member that got new duels while
-    settling, the models that dueled it then."""
+    tournament's order; field_scores: (n_models, n_tasks) each model's field share per
+    task (NaN for a model without results); win_scores: (n_models, n_tasks) the share of
+    the panel beaten in significant duels, NaN for a model without panel duels; family:
+    (n_models,) int, the families of near-copies; copies: the near-copy pairs found;
+    backfilled: per member that got new duels, the models that dueled it then."""
 
     members: tuple[str, ...]
     model_ids: tuple[str, ...]
+    field_scores: np.ndarray
     win_scores: np.ndarray
-    rounds: int
-    cycle: int
+    family: np.ndarray
+    copies: field.NearCopies
     backfilled: Mapping[str, tuple[str, ...]]
 
     def scores(self, benchmark: Benchmark) -> pd.DataFrame:
-        """Task, category and overall scores against the panel (`ranking.scores_table`'s
-        shape); `attrs["panel"]` names the members (a `ranked` table keeps it, so its
-        intervals are computed against this panel: `ranking.certainty_of`)."""
-        table = ranking.scores_from_win_scores(self.win_scores, list(self.model_ids), benchmark)
+        """Task, category and overall field scores (`ranking.scores_table`'s shape);
+        `attrs`: "panel" the members, "family" each model's family (a Series by id: the
+        ranks count a family once, `ranking.ranked`), "duel_wins" the duel wins in the same
+        shape."""
+        ids = list(self.model_ids)
+        table = ranking.scores_from_win_scores(self.field_scores, ids, benchmark)
         table.attrs["panel"] = self.members
+        table.attrs["family"] = pd.Series(self.family, index=ids)
+        table.attrs["representative"] = pd.Series(self.copies.representative, index=ids)
+        table.attrs["duel_wins"] = ranking.scores_from_win_scores(self.win_scores, ids, benchmark)
         return table
 
-
-def canonical_scores(benchmark: Benchmark, aggregates: np.ndarray) -> np.ndarray:
-    """A Borda count of the models' own task scores: per task the share of the other
-    models whose score this one's beats in the metric's direction (a tie counts half),
-    then the mean per category and over categories, as Win Scores are combined.
-
-    aggregates: (n_models, n_tasks), tasks in benchmark order, NaN where not known.
-    Returns (n_models,)."""
-    n = len(aggregates)
-    if n < 2:
-        return np.full(n, 0.5)
-    signed = aggregates * np.array([t.metric.sign for t in benchmark.tasks])
-    signed = np.where(np.isnan(signed), -np.inf, signed)  # a score not known (a model of another benchmark): last
-    ordered = np.sort(signed, axis=0)
-    below = np.stack([np.searchsorted(ordered[:, k], signed[:, k], side="left") for k in range(signed.shape[1])], 1)
-    not_above = np.stack([np.searchsorted(ordered[:, k], signed[:, k], side="right")
-                          for k in range(signed.shape[1])], 1)
-    beaten = (below + (not_above - below - 1) / 2) / (n - 1)
-    return beaten @ _task_weights(benchmark, benchmark.task_ids)
+    def near_copy_of(self, model_id: str) -> list[str]:
+        """The other members of a model's family of near-copies."""
+        ids = list(self.model_ids)
+        own = self.family[ids.index(model_id)]
+        return [m for m, f in zip(ids, self.family) if f == own and m != model_id]
 
 
 def win_scores_against(parts: Iterable[DuelRows], n_models: int, n_tasks: int, members: np.ndarray) -> np.ndarray:
@@ -164,74 +152,98 @@ def missing_duels(tournament: Tournament, members: list[str]) -> dict[str, list[
 
 
 def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
-           flagged=frozenset(), rules: str | None = None, backfill: bool = True) -> Panel:
-    """The panel of the models of `tournament` (every one needs its `results`) and the
-    scores against it (see the module's text for the definition).
+           flagged=frozenset(), rules: str | None = None, backfill: bool = True,
+           links: Mapping[str, Mapping[str, float]] | None = None) -> Panel:
+    """The scores and the panel of the models of `tournament` (every one needs its
+    `results`; see the module's text for the definitions).
 
-    backfill: run, into `tournament`, the duels each panel the iteration visits lacks
-    (under `rules`, default the benchmark's); without it the stored duels alone decide (a
-    store whose duels are complete gives the same panel either way)."""
+    links: per model, its near-copy links kept with its publication (`NEAR_COPIES` in its
+    metadata, `near_copy_metadata`), so that no array is read; None: found here from the
+    results, every pair looked at (simulations, tests).
+    backfill: run, into `tournament`, the duels the panel lacks (under `rules`, default
+    the benchmark's); without it the stored duels alone give the duel wins."""
     ids, task_ids = tournament.model_ids, tournament.task_ids
     n = len(ids)
-    aggregates = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in ids], dtype=float)
-    borda = canonical_scores(benchmark, aggregates.reshape(n, len(task_ids)))
-    id_rank = np.empty(n, dtype=np.int64)
-    id_rank[np.argsort(np.array(ids, dtype=object), kind="stable")] = np.arange(n)
-    borda_position = np.empty(n, dtype=np.int64)
-    borda_position[np.lexsort((id_rank, -borda))] = np.arange(n)
+    signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
+    signed = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in ids],
+                      dtype=float).reshape(n, len(task_ids)) * signs
     eligible = np.array([m not in flagged for m in ids], dtype=bool)
-
-    def best_first(score: np.ndarray) -> np.ndarray:
-        """Model indices by `score` (NaN last; rounded, so equal fractions summed in
-        another order tie), then Borda, then id."""
-        return np.lexsort((id_rank, -borda, -np.where(np.isnan(score), -np.inf, np.round(score, 9))))
-
-    weights = _task_weights(benchmark, task_ids)
-    rules = rules or rules_id(rules_description(benchmark))
-
-    def overall(win_scores: np.ndarray) -> np.ndarray:
-        return win_scores @ weights
-
+    id_order = np.array(ids, dtype=object).argsort().argsort()  # ties go to the smaller submission id
+    if links is None and n:  # every pair looked at: reads the candidates' arrays
+        def replicates_of(indices):
+            return ranking.task_replicates(benchmark, results, [ids[i] for i in indices])
+        noise = field.task_noise(replicates_of(range(n)))
+        # a flagged model is nobody's near-copy: it weighs nothing to share
+        copies = field.near_copies(np.where(eligible[:, None], signed, np.nan), noise, replicates_of, id_order)
+    else:
+        copies = linked_copies(ids, links or {}, eligible, id_order)
+    weights = field.family_weights(copies.family, copies.representative) * eligible
+    shares = field.field_shares(signed.T, weights).T
+    overall = shares @ _task_weights(benchmark, task_ids)
+    order = np.lexsort((id_order, -np.where(np.isnan(overall), -np.inf, np.round(overall, 9))))
+    members, families_seated = [], set()
+    for i in order:
+        if len(members) == benchmark.top_opponents:
+            break
+        if not eligible[i] or np.isnan(overall[i]) or copies.family[i] in families_seated:
+            continue
+        members.append(int(i))
+        families_seated.add(copies.family[i])
     backfilled: dict[str, list[str]] = {}
     columns = _Columns(n, len(task_ids))
-    order = best_first(borda)
-    panel = tuple(int(i) for i in order[eligible[order]][:benchmark.top_opponents])
-    history, seen = [], {}  # (panel, its win scores, the k best by them); panel -> its step
-    while True:
-        columns.read(tournament.parts(), panel)
-        if backfill:
-            columns.add(_backfill(benchmark, tournament, results, panel, rules, backfilled))
-        win_scores = columns.win_scores(panel)
-        order = best_first(overall(win_scores))
-        following = tuple(int(i) for i in order[eligible[order]][:benchmark.top_opponents])
-        seen[frozenset(panel)] = len(history)
-        history.append((panel, win_scores, following))
-        if frozenset(following) in seen:
-            cycle = history[seen[frozenset(following)]:]
-            panel, win_scores, _ = _pick_in_cycle(cycle, borda_position)
-            break
-        panel = following
-    order = best_first(overall(win_scores))
-    return Panel(tuple(ids[i] for i in order[np.isin(order, panel)]), tuple(ids), win_scores, len(history), len(cycle),
-                 {m: tuple(v) for m, v in backfilled.items()})
+    columns.read(tournament.parts(), members)
+    if backfill:
+        columns.add(_backfill(benchmark, tournament, results, tuple(members), rules or rules_id(
+            rules_description(benchmark)), backfilled))
+    return Panel(tuple(ids[i] for i in members), tuple(ids), shares, columns.win_scores(members), copies.family,
+                 copies, {m: tuple(v) for m, v in backfilled.items()})
+
+
+# What a publication keeps in its model's metadata about near-copies (`near_copy_metadata`).
+TASK_NOISE, NEAR_COPIES = "task_noise", "near_copies"
+
+
+def near_copy_metadata(benchmark: Benchmark, models: Mapping, sid: str) -> dict:
+    """What the publication of model `sid` keeps about near-copies, found against the
+    published `models` (id -> a model with `results` and `metadata`) with its own arrays
+    and its candidates' alone: TASK_NOISE its bootstrap standard error per task (task id
+    -> float), NEAR_COPIES the published models it nearly copies (id -> difference share,
+    `stats.field`). A model published before these were kept is nobody's candidate."""
+    task_ids = benchmark.task_ids
+    signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
+    results = {m: models[m].results for m in models}
+    own_noise = field.task_noise(ranking.task_replicates(benchmark, results, [sid]))[0]
+    others = [m for m in models if m != sid and TASK_NOISE in models[m].metadata]
+    scores = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in others],
+                      dtype=float).reshape(len(others), len(task_ids)) * signs
+    noise = np.array([[models[m].metadata[TASK_NOISE].get(t, np.nan) for t in task_ids] for m in others],
+                     dtype=float).reshape(len(others), len(task_ids))
+    own = np.array([results[sid].aggregates[t] for t in task_ids], dtype=float) * signs
+    candidates = [others[k] for k in np.flatnonzero(field.candidates_of(own, own_noise, scores, noise))]
+    share = field.difference_share(ranking.task_replicates(benchmark, results, [sid, *candidates]),
+                                   np.column_stack([np.zeros(len(candidates), dtype=int), 1 + np.arange(len(candidates))]))
+    return {TASK_NOISE: dict(zip(task_ids, own_noise.tolist())),
+            NEAR_COPIES: {m: float(x) for m, x in zip(candidates, share) if x <= field.NEAR_COPY_SHARE}}
+
+
+def linked_copies(ids: list[str], links: Mapping[str, Mapping[str, float]], eligible: np.ndarray,
+                  tie_order: np.ndarray) -> field.NearCopies:
+    """The families of the models `ids` from their kept links (model -> {other: share});
+    links to a model not on the board or not `eligible` (flagged) are left out."""
+    position = {m: i for i, m in enumerate(ids)}
+    found: dict[tuple[int, int], float] = {}
+    for m, theirs in links.items():
+        for other, share in (theirs or {}).items():
+            if m in position and other in position and eligible[position[m]] and eligible[position[other]]:
+                found[tuple(sorted((position[m], position[other])))] = float(share)
+    pairs = np.array(sorted(found), dtype=int).reshape(-1, 2)
+    return field.linked(len(ids), pairs, np.array([found[tuple(p)] for p in pairs]), tie_order)
 
 
 def _task_weights(benchmark: Benchmark, task_ids: list[str]) -> np.ndarray:
     """`Benchmark.task_weights` as an array in the order of `task_ids`: (n_tasks,)."""
     weights = benchmark.task_weights
     return np.array([weights[t] for t in task_ids])
-
-
-def _pick_in_cycle(states: list[tuple[tuple[int, ...], np.ndarray, tuple[int, ...]]], borda_position: np.ndarray):
-    """The (panel, win scores, k best by them) of a cycle nearest to a fixed point: most
-    members among the k best by its own scores; then the one whose members sit highest
-    in the Borda order (the smallest sum of positions, then the smallest positions). A
-    fixed point is a cycle of one."""
-    def key(state):
-        panel, _, following = state
-        positions = sorted(borda_position[list(panel)])
-        return -len(set(panel) & set(following)), int(sum(positions)), positions
-    return min(states, key=key)
 
 
 def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],

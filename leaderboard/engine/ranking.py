@@ -1,8 +1,9 @@
-"""Win scores, category and overall scores, and ranks.
+"""Category and overall scores, ranks, and their intervals.
 
-WS(model, task) = duels won / duels fought on that task; a category score is the mean
-of its tasks' WS; the overall score is the mean of the category scores, so every
-category weighs the same whatever its number of tasks.
+A task score per model (the field score under the default rule, `engine/panel.py`; under
+"top-of-its-day" the Win Score, duels won / duels fought on that task); a category score
+is the mean of its tasks' scores; the overall score is the mean of the category scores,
+so every category weighs the same whatever its number of tasks.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
-from stats import evidence
+from stats import evidence, field
 from leaderboard.engine.tournament import ModelResults, SummaryRows, Tournament, task_seed
 
 OVERALL = "overall"
@@ -33,19 +34,28 @@ def scores_from_win_scores(win_scores: np.ndarray, model_ids: list[str], benchma
     return table
 
 
-def competition_rank(scores: pd.Series) -> pd.Series:
-    """1 + the number of strictly better scores ("1224" ranking: ties share a rank).
+def competition_rank(scores: pd.Series, family: pd.Series | None = None) -> pd.Series:
+    """1 + the number of strictly better scores ("1224" ranking: ties share a rank); with
+    `family` (each model's family of near-copies, by id) a family above counts once
+    (`stats.field.family_ranks`).
 
     Scores are rounded first so that equal fractions summed in another order tie."""
-    return scores.round(9).rank(method="min", ascending=False, na_option="bottom").astype(int)
+    values = scores.round(9).fillna(-np.inf).to_numpy(dtype=float)
+    if family is None:
+        family_codes = np.arange(len(values))
+    else:
+        family_codes = np.unique(family.reindex(scores.index).to_numpy(), return_inverse=True)[1].reshape(-1)
+    return pd.Series(field.family_ranks(values, family_codes).astype(int), index=scores.index)
 
 
 def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
-    """`table` sorted best first with a `rank` column; ties are ordered by submission time."""
+    """`table` sorted best first with a `rank` column (a family of near-copies above a
+    model counts once: `table.attrs["family"]`, when given); ties are ordered by
+    submission time."""
     order = pd.DataFrame({"score": table[OVERALL].round(9), "submitted": submitted.reindex(table.index)})
     order = order.sort_values(["score", "submitted"], ascending=[False, True], na_position="last", kind="stable")
     out = table.loc[order.index].copy()
-    out.insert(0, "rank", competition_rank(out[OVERALL]))
+    out.insert(0, "rank", competition_rank(out[OVERALL], table.attrs.get("family")))
     return out
 
 
@@ -56,53 +66,49 @@ _last_certainty: tuple = (None, None, None, None)
 
 
 def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: Mapping[str, ModelResults],
-                    panel: list[str] | None = None) -> pd.DataFrame:
-    """How certain each score and rank of `ranked_table` (a `ranked` table) is: one row per
-    model in its order, columns (scope, field) for scope `overall` and each category and
-    field in CERTAINTY_FIELDS: the 95% interval of the panel score (fractions in [0, 1])
-    and of the rank, and the tie group ("A" = the top group; "" without duels).
+                    flagged=()) -> pd.DataFrame:
+    """How certain each score and rank of `ranked_table` (a `ranked` table of field
+    scores, `engine/panel.py`) is: one row per model in its order, columns (scope, field)
+    for scope `overall` and each category and field in CERTAINTY_FIELDS: the 95% interval
+    of the score (fractions in [0, 1]) and of the rank, and the tie group ("A" = the top
+    group; "" without results).
 
-    results: every model's ModelResults (its summaries are resampled); panel: the reference
-    opponents (default: the top_opponents best of the table). The panel score is what the
-    win score would be with infinitely many test items like these, against the panel
-    (`stats.evidence.panel_certainty`); each task's items are resampled with the same
-    resamples for every model (`Metric.replicates`). Computed on the whole board, so a
-    filtered view keeps every model's group. Ranked tables are never modified, so the
-    last one's certainty is reused."""
+    results: every model's ModelResults (its summaries are resampled); flagged: models
+    left out of the field (they weigh nothing as opponents). Each task's items are
+    resampled with the same resamples for every model (`Metric.replicates`) and every
+    field score and rank recomputed on each resample (`stats.field.field_certainty`).
+    Computed on the whole board, so a filtered view keeps every model's group. Ranked
+    tables are never modified, so the last one's certainty is reused."""
     global _last_certainty
-    panel = list(ranked_table.index[:benchmark.top_opponents]) if panel is None else list(panel)
-    table, benchmark_of, panel_of, certainty = _last_certainty
-    if table is ranked_table and benchmark_of is benchmark and panel_of == panel:
+    flagged = frozenset(flagged)
+    table, benchmark_of, flagged_of, certainty = _last_certainty
+    if table is ranked_table and benchmark_of is benchmark and flagged_of == flagged:
         return certainty
     ids, scopes = list(ranked_table.index), [OVERALL, *benchmark.categories]
     if not ids:  # an empty board: nothing to resample
         return pd.DataFrame(index=ranked_table.index, columns=pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS]))
     categories = {c: i for i, c in enumerate(benchmark.categories)}
-    without_duels = ranked_table[OVERALL].isna().to_numpy()
-    observed = np.array([[t.metric.sign * results[m].aggregates[t.id] for t in benchmark.tasks] for m in ids])
-    observed[without_duels] = np.nan
-    position = {m: i for i, m in enumerate(ids)}
-    result = evidence.panel_certainty(
-        observed, task_replicates(benchmark, results, ids),
-        np.array([categories[t.category] for t in benchmark.tasks], dtype=int),
-        np.array([position[m] for m in panel], dtype=int), ranked_table[scopes].to_numpy(dtype=float))
+    family, representative = ranked_table.attrs.get("family"), ranked_table.attrs.get("representative")
+    family = (np.arange(len(ids)) if family is None
+              else np.unique(family.reindex(ids).to_numpy(), return_inverse=True)[1].reshape(-1))
+    weights = field.family_weights(family, None if representative is None else representative.reindex(ids).to_numpy(
+        dtype=bool)) * np.array([m not in flagged for m in ids])
+    result = field.field_certainty(
+        task_replicates(benchmark, results, ids), np.array([categories[t.category] for t in benchmark.tasks], dtype=int),
+        weights, family, ranked_table[scopes].to_numpy(dtype=float))
     fields = {"score_low": result.score_low, "score_high": result.score_high,
               "rank_low": result.rank_low, "rank_high": result.rank_high,
               "group": np.vectorize(group_label, otypes=[object])(result.group)}
-    columns = {(scope, field): values[:, s] for field, values in fields.items() for s, scope in enumerate(scopes)}
+    columns = {(scope, field_name): values[:, s] for field_name, values in fields.items()
+               for s, scope in enumerate(scopes)}
     certainty = pd.DataFrame(columns, index=ranked_table.index)[pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS])]
-    _last_certainty = (ranked_table, benchmark, panel, certainty)
+    _last_certainty = (ranked_table, benchmark, flagged, certainty)
     return certainty
 
 
 def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mapping, flagged=()) -> pd.DataFrame:
-    """`certainty_table` of a board: models (submission id -> a model with `results`), the
-    panel the reference panel the table was scored against (`attrs["panel"]`, under the
-    "panel" rule), else its `top_opponents` best models that are not `flagged` (the
-    opponents a new model meets under "top-of-its-day")."""
-    from leaderboard.engine.replay import opponents_of_the_day  # replay ranks with this module
-    panel = ranked_table.attrs.get("panel") or opponents_of_the_day(ranked_table, benchmark, flagged)
-    return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index}, panel)
+    """`certainty_table` of a board: models (submission id -> a model with `results`)."""
+    return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index}, flagged)
 
 
 # Summaries held at once to compute missing replicates (float32: ~660 full-size models,

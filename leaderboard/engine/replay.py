@@ -1,8 +1,8 @@
 """The opponent rule, in one place: whose duels count, by the tasks file's `opponents`.
 
-Under "panel" (the default) every model's Win Score counts its duels with the board's
-reference panel (`leaderboard/engine/panel.py`): `board_panel` settles it, running the
-duels it lacks when asked. Under "top-of-its-day" (BenCzechMark's original rule) each new
+Under "panel" (the default) every model is scored by its field score and duels the board's
+reference panel (`leaderboard/engine/panel.py`): `board_panel` settles both, running the
+duels the panel lacks when asked. Under "top-of-its-day" (BenCzechMark's original rule) each new
 model duels the top models of its day: `opponents_of_the_day` is who a model published
 now duels; `expected_opponents` replays the published models in time order under that
 rule. For either rule, `scores` gives the board's scores, `missing_duels` what `check`
@@ -69,7 +69,8 @@ def board_panel(tournament: Tournament, models: dict, flags, benchmark: Benchmar
     """The reference panel of the models of `tournament` (all in `models`), never one in
     `flags`; `backfill`: run the duels it lacks into `tournament` (see `panel.settle`)."""
     results = {sid: models[sid].results for sid in tournament.model_ids}
-    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill)
+    links = {sid: models[sid].metadata.get(reference_panel.NEAR_COPIES, {}) for sid in tournament.model_ids}
+    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill, links)
 
 
 def scores(tournament: Tournament, models: dict, flags, benchmark: Benchmark) -> pd.DataFrame:

@@ -288,13 +288,22 @@ class Tournament:
         mapping[[self._index[m] for m in model_ids]] = np.arange(len(model_ids))
         return Tournament(self.task_ids, model_ids, self.rows().renumbered(mapping))
 
-    def bh_adjusted(self, alpha: float = stats.ALPHA) -> "Tournament":
+    def bh_adjusted(self, alpha: float = stats.ALPHA, panel: Iterable[str] | None = None) -> "Tournament":
         """The same duels with Benjamini-Hochberg adjusted p-values, one family per model:
         every task of every duel the model claims to win (its rows as the first model),
-        and significance recomputed from them. Cells whose p-value was not stored (some
-        reference-layout entries) keep their verdict. A duel is won at adjusted p <= `alpha`."""
+        and significance recomputed from them. With `panel` (the reference panel's
+        members), a model's duels against the panel are one family and its other stored
+        duels another, so that which other duels happen to be stored (they depend on the
+        order of publication) never changes a verdict against the panel. Cells whose
+        p-value was not stored (some reference-layout entries) keep their verdict. A duel
+        is won at adjusted p <= `alpha`."""
         rows = self.rows()
-        adjusted = evidence.bh_adjusted(rows.p_value, rows.first, rows.fought)
+        family = rows.first.astype(np.int64) * 2
+        if panel is not None:
+            in_panel = np.zeros(len(self.model_ids), dtype=bool)
+            in_panel[[self._index[m] for m in panel if m in self._index]] = True
+            family += in_panel[rows.second]
+        adjusted = evidence.bh_adjusted(rows.p_value, family, rows.fought)
         known = ~np.isnan(adjusted)
         return Tournament(self.task_ids, self.model_ids, DuelRows(
             rows.first, rows.second, rows.fought, np.where(known, adjusted <= alpha, rows.significant),

@@ -51,10 +51,13 @@ configs:
 `leaderboard.parquet` is the current ranking, one row per published model: ids, metadata
 (`publisher`: the Hugging Face account that published it from the app, signed in; empty when
 the maintainers published it), whether the maintainers flagged it (`flagged`, `flag_reason`, `flag_link`; flagged models
-are ranked like the others and are not opponents of new submissions), rank, overall win
-score, one column per category and per task (win scores as fractions), and per scope
+are ranked like the others and weigh nothing in the others' scores), rank, overall score,
+one column per category and per task (scores as fractions: under the default rule the
+share of the other models a model's result beats, near-copies counted once; under
+`top-of-its-day` the Win Score), `duel_wins_<scope>` (default rule: the share of the
+reference panel beaten in significant duels), and per scope
 (`overall` and each category) how certain the score and rank are:
-`<scope>_score_low`/`_score_high` (95% interval of the win score), `<scope>_rank_low`/`_rank_high`
+`<scope>_score_low`/`_score_high` (95% interval of the score), `<scope>_rank_low`/`_rank_high`
 (95% interval of the rank) and `<scope>_group` (tie group, "A" = the top group; see the app's
 About tab for the method).
 It is written again after every publication, once the new ranking's intervals are computed

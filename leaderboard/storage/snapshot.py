@@ -21,11 +21,13 @@ from leaderboard.storage.presubmissions import PresubmissionLog
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
                    "link_to_model", "description", "submission_timestamp", "publisher"]
 FLAG_FIELDS = ["flagged", "flag_reason", "flag_link"]  # a flagged model stays in the ranking, marked
+DUEL_WINS_PREFIX = "duel_wins_"  # `duel_wins_<scope>`: the share of the reference panel beaten in duels
 
 
 def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> pd.DataFrame:
     """One row per model, best first: ids, metadata, whether it is flagged (and why), rank,
-    overall, category and task win scores (fractions in [0, 1]), then per scope
+    overall, category and task scores (fractions in [0, 1]), under the default rule the
+    duel wins per scope (`duel_wins_<scope>`), then per scope
     (`overall` and each category) the 95% intervals of score and rank and the tie group:
     `<scope>_score_low`, ..., `<scope>_group`."""
     meta = pd.DataFrame([{**{field: models[sid].metadata.get(field) for field in METADATA_FIELDS},
@@ -33,6 +35,11 @@ def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, fla
                           "flag_link": flags[sid].link if sid in flags else None}
                          for sid in ranked.index], columns=[*METADATA_FIELDS, *FLAG_FIELDS])
     scores = ranked.reset_index(drop=True)
+    duel_wins = ranked.attrs.get("duel_wins")
+    if duel_wins is not None:  # under the default rule: the share of the panel beaten in duels, per scope
+        scopes = [ranking.OVERALL, *benchmark.categories]
+        scores = pd.concat([scores, duel_wins.loc[ranked.index, scopes].reset_index(drop=True).add_prefix(
+            DUEL_WINS_PREFIX)], axis=1)
     certainty = ranking.certainty_of(ranked, benchmark, models, flags).reset_index(drop=True)
     certainty.columns = [f"{scope}_{field}" for scope, field in certainty.columns]
     table = pd.concat([pd.DataFrame({"submission_id": list(ranked.index),
@@ -139,6 +146,9 @@ class SnapshotBoard:
         self.flags = {sid: Flag(row["flag_reason"], row["flag_link"], 0.0) for sid, row in rows.items() if row["flagged"]}
         scores = ["rank", *benchmark.task_ids, *benchmark.categories, ranking.OVERALL]
         self._ranked = table[scores]
+        scopes = [ranking.OVERALL, *benchmark.categories]
+        if all(DUEL_WINS_PREFIX + scope in table for scope in scopes):
+            self._ranked.attrs["duel_wins"] = table[[DUEL_WINS_PREFIX + s for s in scopes]].set_axis(scopes, axis=1)
         self._certainty = certainty_columns(table, benchmark)
 
     @classmethod

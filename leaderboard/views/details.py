@@ -17,10 +17,10 @@ from leaderboard.storage.flags import MARKER
 from leaderboard.storage.presubmissions import WINDOW_DAYS, Disclosure
 from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
-from leaderboard.config.tasks import Benchmark
+from leaderboard.config.tasks import TOP_OF_ITS_DAY, Benchmark
 from leaderboard.storage.strict_json import is_finite_number
 from leaderboard.views.table import (META_COLUMNS, PUBLISHER, submitted_date, delta_scale, is_overall, p_phrase,
-                                     parameters_text, percent)
+                                     parameters_text, percent, score_header)
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
 
@@ -96,15 +96,25 @@ def category_rank(board: Leaderboard, category: str, adjusted: bool = False) -> 
 
 
 def _certain(board: Leaderboard, submission_id: str, scope: str, adjusted: bool) -> str:
-    """"95% interval 2–5, tie group B" of a model in a scope (overall or a category)."""
+    """"95% interval 2–5, tie group B" of a model in a scope (overall or a category); nothing
+    under top-of-its-day, whose Win Score has no interval (the intervals are the field score's)."""
+    if board.benchmark.opponents == TOP_OF_ITS_DAY:
+        return ""
     row = board.certainty(adjusted).loc[submission_id, scope]
     rank = f"{row['rank_low']}" if row["rank_low"] == row["rank_high"] else f"{row['rank_low']}–{row['rank_high']}"
     return f"(95% interval {rank}, tie group **{row['group']}**)" if row["group"] else ""
 
 
+def score_name(board: Leaderboard) -> str:
+    """The board's score as the table's headers name it (`score_header` without its unit):
+    "score" (the field score) or, under `"opponents": "top-of-its-day"`, "win score"."""
+    return score_header(board, "").strip(" %")
+
+
 def model_card(board: Leaderboard, submission_id: str, category: str | None = None, adjusted: bool = False) -> str:
-    """Title, ranks with their intervals and tie groups, scores, metadata. `adjusted`:
-    ranks and scores from Benjamini-Hochberg adjusted duels."""
+    """Title, ranks with their intervals and tie groups, scores, metadata. `adjusted`: the
+    ranking with Benjamini-Hochberg adjusted duels (the same under the panel, whose scores
+    count no duel; under top-of-its-day the Win Scores of the adjusted verdicts)."""
     model = board.models[submission_id]
     m = model.metadata
     row = board.ranked(adjusted).loc[submission_id]
@@ -112,11 +122,11 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
     lines = [f"### {f'{MARKER} ' * flagged}{escape_markdown(model.title)}",
              *([f"> {flag_line(board, submission_id)}", ""] if flagged else []),
              f"Rank **{int(row['rank'])}** of {len(board.models)} {_certain(board, submission_id, ranking.OVERALL, adjusted)}"
-             f" · overall win score **{percent(row['overall'])}**"]
+             f" · overall {score_name(board)} **{percent(row['overall'])}**"]
     if not is_overall(category):
         lines.append(f"{escape_markdown(category)}: rank "
                      f"**{int(category_rank(board, category, adjusted)[submission_id])}** of {len(board.models)} "
-                     f"{_certain(board, submission_id, category, adjusted)} · win score **{percent(row[category])}**")
+                     f"{_certain(board, submission_id, category, adjusted)} · {score_name(board)} **{percent(row[category])}**")
     lines += ["", "| Field | Value |", "| --- | --- |",
               f"| Model page | {markdown_link(m.get('link_to_model', ''), m.get('link_to_model'))} |"]
     for key, label in {**META_COLUMNS, "submission_id": "Submission id"}.items():
@@ -241,16 +251,16 @@ def provenance(meta: dict) -> list[tuple[str, str]]:
 
 
 def score_bars(board: Leaderboard, submission_id: str, category: str | None = None, adjusted: bool = False) -> str:
-    """Win score per category, or per task of `category`, as an HTML bar chart: plain
+    """The score per category, or per task of `category`, as an HTML bar chart: plain
     elements draw at once, where a plotly figure costs the page a second or more."""
     row = board.ranked(adjusted).loc[submission_id]
     if is_overall(category):
         keys = labels = list(board.benchmark.categories)
-        title = "Win score per category"
+        title = f"{score_name(board).capitalize()} per category"
     else:
         tasks = board.benchmark.tasks_in(category)
         keys, labels = [t.id for t in tasks], [t.abbreviation for t in tasks]
-        title = f"{category}: win score per task"
+        title = f"{category}: {score_name(board)} per task"
     values = row[keys].to_numpy(dtype=float) * 100
     bars = "".join(
         f'<div class="bar-row"><span class="bar-label">{html.escape(label)}</span>'

@@ -21,6 +21,7 @@ from leaderboard.engine.progress import no_progress
 from leaderboard.engine.progress import Progress
 from leaderboard.config.tasks import Benchmark
 from leaderboard.storage.presubmissions import WINDOW_DAYS
+from leaderboard.views.details import score_name
 from leaderboard.views.markdown import app_link, code_span, escape_markdown
 from leaderboard.views.table import export_file, export_name, leaderboard_table, percent
 
@@ -77,21 +78,23 @@ def published_summary(board: Leaderboard, submission_id: str) -> str:
             + app_link("See its details", {"tab": "details", "model": submission_id}) + ".")
 
 
-FIRST_MODEL = ("It would be the board's first model: with no other model to duel, it has no win score yet; its "
-               "duels and scores come with the next model published.")
+FIRST_MODEL = ("It would be the board's first model: with no other model to compare with or duel, it has no "
+               "score yet; its scores and duels come with the next model published.")
 
 
 def preview_summary(board: Leaderboard, preview: Preview) -> str:
     row = preview.table.loc[preview.submission_id]
-    basis = (f"against the {len(preview.opponents)} other members of the reference panel" if preview.panel
-             else f"from duels with {len(preview.opponents)} models")
+    basis = ("(per task, the share of the other published models whose result it beats, near-copies of one "
+             "model counted once and flagged models not at all; averaged over each category's tasks, then over "
+             "the categories)" if preview.panel else f"from duels with {len(preview.opponents)} models")
     lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank}** of {len(preview.table)}"]
-    if len(preview.table) == 1:  # nothing to duel: no scores, and no panel but its own
+    if len(preview.table) == 1:  # nothing to compare with: no scores, and no panel but its own
         lines += [FIRST_MODEL]
     else:
-        lines += [f"Overall win score **{percent(row['overall'])}** {basis}. "
-                  f"The table below is scrolled to your model's row (★).", *_panel_change(board, preview),
-                  "", "| Category | Win score |", "| --- | --- |"]
+        lines += [f"Overall {score_name(board)} **{percent(row['overall'])}** {basis}. "
+                  f"The table below is scrolled to your model's row (★).", *_near_copy_note(board, preview),
+                  *_panel_change(board, preview),
+                  "", f"| Category | {score_name(board).capitalize()} |", "| --- | --- |"]
         lines += [f"| {escape_markdown(c)} | {percent(row[c])} |" for c in board.benchmark.categories]
     if preview.warnings:
         lines += ["", "**Warnings:**", *[f"- {escape_markdown(with_abbreviations(board.benchmark, w))}"
@@ -123,6 +126,21 @@ def presubmission_failed(reason: str) -> str:
             f"it does not count against your pre-submissions; try again later.")
 
 
+def _near_copy_note(board: Leaderboard, preview: Preview) -> list[str]:
+    """A line naming the published models the new one nearly copies (`stats.field.near_copies`:
+    answers that move together on resampled items), if any."""
+    family = preview.table.attrs.get("family")
+    if family is None:
+        return []
+    copied = [m for m in family.index[family == family[preview.submission_id]] if m != preview.submission_id]
+    if not copied:
+        return []
+    titles = ", ".join(escape_markdown(board.models[m].title) for m in copied)
+    return ["", f"**A near-copy.** Its answers move with those of {titles} on resampled test items: a family of "
+            "near-copies counts as one model in everyone's scores and ranks, and takes at most one seat on the "
+            "reference panel (see About)."]
+
+
 def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:
     """A line on how publication would change the reference panel, if it would."""
     joining, leaving = preview.panel_change
@@ -132,8 +150,8 @@ def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:
         return ", ".join(escape_markdown(preview.model.title if m == preview.submission_id else board.models[m].title)
                          for m in ids)
     parts = ([f"joining: {titles(joining)}"] if joining else []) + ([f"leaving: {titles(leaving)}"] if leaving else [])
-    return ["", f"**The reference panel would change** ({'; '.join(parts)}); every model's score is measured "
-                f"against the new panel, so other ranks may move too."]
+    return ["", f"**The reference panel would change** ({'; '.join(parts)}); every model's duel wins are then "
+                f"counted against the new panel (the scores and ranks do not depend on the panel)."]
 
 
 def sample_file(board: Leaderboard) -> str:

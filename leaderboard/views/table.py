@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 import pandas as pd
 
+from leaderboard.config.tasks import TOP_OF_ITS_DAY
 from leaderboard.engine import ranking
 from leaderboard.board.publishing import Preview
 from leaderboard.board.state import Leaderboard
@@ -59,12 +60,14 @@ def is_overall(category: str | None) -> bool:
     return category in (None, "", OVERALL)
 
 
-def _win_header(name: str) -> str:
-    return f"{name} win score %"
+def score_header(board: Leaderboard, name: str) -> str:
+    """A score column's header: the field score under the default rule, the Win Score
+    under the original one (`"opponents": "top-of-its-day"`)."""
+    return f"{name} {'win score' if board.benchmark.opponents == TOP_OF_ITS_DAY else 'score'} %"
 
 
-def panel_header(name: str) -> str:
-    return f"{name} panel score %"
+def duel_wins_header(name: str) -> str:
+    return f"{name} duel wins %"
 
 
 def metric_header(task) -> str:
@@ -84,17 +87,17 @@ def score_columns(board: Leaderboard, category: str | None, values: str = WIN_SC
     """The view's score columns, its ranking score first: Overall and the categories, or a
     category and its tasks (win scores, or with METRIC_VALUE each task's own metric)."""
     if is_overall(category):
-        return [ScoreColumn(ranking.OVERALL, _win_header(OVERALL)),
-                *[ScoreColumn(c, _win_header(c)) for c in board.benchmark.categories]]
+        return [ScoreColumn(ranking.OVERALL, score_header(board, OVERALL)),
+                *[ScoreColumn(c, score_header(board, c)) for c in board.benchmark.categories]]
     check_category(board, category)
     tasks = board.benchmark.tasks_in(category)
     if values == METRIC_VALUE:
         task_columns = [ScoreColumn(t.id, metric_header(t), t.id, not t.metric.higher_is_better) for t in tasks]
     else:
         # A task named like its category (BBH in BBH) would repeat the category's header.
-        task_columns = [ScoreColumn(t.id, _win_header(t.abbreviation + (" task" if t.abbreviation == category else "")),
-                                    t.id) for t in tasks]
-    return [ScoreColumn(category, _win_header(category)), *task_columns]
+        task_columns = [ScoreColumn(t.id, score_header(board, t.abbreviation + (
+            " task" if t.abbreviation == category else "")), t.id) for t in tasks]
+    return [ScoreColumn(category, score_header(board, category)), *task_columns]
 
 
 def delta_scale(board: Leaderboard, task_ids) -> tuple[np.ndarray, list[str]]:
@@ -170,12 +173,16 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
             index=ranked.index, columns=tasks)
         scores[tasks] = raw[tasks] * delta_scale(board, tasks)[0]
     scores.columns = [c.header for c in columns]
-    ranks = pd.DataFrame({rank_header(category): ranking.competition_rank(ranked[first])}, index=ranked.index)
+    ranks = pd.DataFrame({rank_header(category): ranking.competition_rank(ranked[first], ranked.attrs.get("family"))},
+                         index=ranked.index)
     extra = ranked[[c for c in ("previous_rank", "rank_change") if c in ranked.columns]].rename(
         columns={"previous_rank": "Previous rank", "rank_change": "Rank change"})
     info = model_info(models, ranked.index)
     parts = [ranks, extra, info[["Model"]], scores.iloc[:, :1].round(2)]
-    if preview is None:
+    certainty = None
+    if preview is None and board.benchmark.opponents != TOP_OF_ITS_DAY:
+        # Intervals of the field score and its rank, beside them; the original rule's Win
+        # Score has none (the reference leaderboard showed none).
         scope = ranking.OVERALL if is_overall(category) else category
         certainty = board.certainty(adjusted, exclude_flagged, wait=False)
         if certainty is None:  # being computed after a publication: empty until then, the group cell says so
@@ -183,14 +190,18 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
                                       "score_low": np.nan, "score_high": np.nan}, index=ranked.index)
         else:
             certainty = certainty[scope].loc[ranked.index]
-        # The score interval is the panel score's (stats.evidence.panel_certainty), not the win score's.
-        rank, score = rank_header(category), panel_header("Overall" if is_overall(category) else category)
-        parts.append(pd.DataFrame({f"{rank} {INTERVAL} low": certainty["rank_low"].astype("Int64"),
+        rank, score = rank_header(category), columns[0].header
+        # the score's interval beside the score, then the rank's and the tie group
+        parts.append(pd.DataFrame({f"{score} {INTERVAL} low": (certainty["score_low"] * 100).round(2),
+                                   f"{score} {INTERVAL} high": (certainty["score_high"] * 100).round(2),
+                                   f"{rank} {INTERVAL} low": certainty["rank_low"].astype("Int64"),
                                    f"{rank} {INTERVAL} high": certainty["rank_high"].astype("Int64"),
                                    f"{'Tie group' if is_overall(category) else f'{category} tie group'}":
-                                       certainty["group"],
-                                   f"{score} {INTERVAL} low": (certainty["score_low"] * 100).round(2),
-                                   f"{score} {INTERVAL} high": (certainty["score_high"] * 100).round(2)}))
+                                       certainty["group"]}))
+    duel_wins = ranked.attrs.get("duel_wins")
+    if duel_wins is not None and values != METRIC_VALUE:
+        name = OVERALL if is_overall(category) else category
+        parts.append(pd.DataFrame({duel_wins_header(name): (duel_wins[first].reindex(ranked.index) * 100).round(2)}))
     if not is_overall(category):
         parts.append(ranked[["rank"]].rename(columns={"rank": "Overall rank"}))
     disclosed = []
@@ -200,7 +211,7 @@ def leaderboard_table(board: Leaderboard, category: str | None = None, values: s
                                       index=ranked.index))
     table = pd.concat([*parts, scores.iloc[:, 1:].round(2), info.drop(columns="Model"), *disclosed,
                        flag_columns(board.flags, ranked.index)], axis=1)
-    table.attrs[PENDING] = preview is None and certainty["group"].eq(INTERVALS_PENDING).any()
+    table.attrs[PENDING] = certainty is not None and certainty["group"].eq(INTERVALS_PENDING).any()
     return table
 
 
@@ -573,15 +584,21 @@ def column_types(table: pd.DataFrame) -> list[str]:
 
 def header_titles(board: Leaderboard) -> dict[str, str]:
     """Hover text for score columns: every header a category or task can have -> what it
-    is (full task name and metric), how a duel is won, its weight in Overall."""
-    won = f"% of duels won (one-sided test, p ≤ {board.benchmark.alpha:g})"
+    is (full task name and metric), how it is computed, its weight in Overall."""
     weights = board.benchmark.task_weights
-    titles = {_win_header(OVERALL): f"Overall win score: the mean of the categories' win scores, {won}"}
+    if board.benchmark.opponents == TOP_OF_ITS_DAY:
+        what = f"% of duels won (one-sided test, p ≤ {board.benchmark.alpha:g})"
+    else:
+        what = "% of the other models whose score on the task is lower (near-copies counted as one model)"
+    duels = f"% of the reference panel beaten in duels (one-sided test, p ≤ {board.benchmark.alpha:g})"
+    titles = {score_header(board, OVERALL): f"Overall: the mean of the categories' scores, each {what}",
+              duel_wins_header(OVERALL): f"{duels}, mean of the categories: evidence, not ranked by"}
     for c in board.benchmark.categories:
-        titles[_win_header(c)] = (f"{c}: the mean of its tasks' win scores, {won}; "
-                                  f"weighs {1 / len(board.benchmark.categories):.1%} of Overall")
+        titles[score_header(board, c)] = (f"{c}: the mean of its tasks' scores, each {what}; "
+                                          f"weighs {1 / len(board.benchmark.categories):.1%} of Overall")
+        titles[duel_wins_header(c)] = f"{c}: {duels}, mean of its tasks"
     for t in board.benchmark.tasks:
-        titles[_win_header(t.abbreviation)] = f"{t.name}: win score, {won}; weighs {weights[t.id]:.1%} of Overall"
+        titles[score_header(board, t.abbreviation)] = f"{t.name}: {what}; weighs {weights[t.id]:.1%} of Overall"
         titles[metric_header(t)] = f"{t.name} ({metric_description(t)})"
     return titles
 
@@ -613,8 +630,16 @@ def metric_description(task) -> str:
 
 def category_legend(board: Leaderboard, category: str | None) -> str:
     if is_overall(category):
-        return ("Every column is a **win score**: the percentage of duels won, averaged over a category's "
-                "tasks; Overall averages the categories. Metric values are per task: choose a category.\n\n"
+        if board.benchmark.opponents == TOP_OF_ITS_DAY:
+            what = ("Every score column is a **win score**: the percentage of duels won, averaged over a "
+                    "category's tasks; Overall averages the categories.")
+        else:
+            what = ("**Score**: per task, the % of the other models whose result is lower (near-copies of one "
+                    "model count as one), averaged over a category's tasks; Overall averages the categories. "
+                    "**95% low/high**: where the score and the rank would lie on other draws of test items "
+                    "of these sizes. **Tie group**: models whose rank intervals all overlap. **Duel wins**: "
+                    "% of the reference panel beaten in significant duels (evidence; not ranked by).")
+        return (what + " Metric values are per task: choose a category.\n\n"
                 f"So a task of a category with k tasks weighs 1/({len(board.benchmark.categories)} × k) of Overall: "
                 + weights_note(board.benchmark))
     tasks = board.benchmark.tasks_in(category)
