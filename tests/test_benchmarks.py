@@ -25,7 +25,9 @@ from test_e2e import ARTIFACTS, DESKTOP, PHONE, ROOT, choose, close, fill_form, 
 
 SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"
 OPEN_LLM_FILE = ROOT / "data" / "open_llm_leaderboard_v2_tasks.json"
-BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE, "OpenLLMv2": OPEN_LLM_FILE}
+EUROEVAL_FILE = ROOT / "data" / "euroeval_czech_tasks.json"
+BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE, "OpenLLMv2": OPEN_LLM_FILE,
+              "EuroEval": EUROEVAL_FILE}
 N_MODELS = 6
 
 
@@ -239,6 +241,25 @@ def test_bad_samples_are_refused_naming_task_sample_and_problem(built, tmp_path,
     assert f"error: task {task}, sample {index} (doc_id " in out.stderr and message in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
     assert tree_digest(store) == before
+
+
+@pytest.mark.parametrize("task, index, value, message", [
+    ("poner", 0, [1, 0], "micro_f1 must be an object {class: [tp, fp, fn]} of the task's entity classes "
+                         "(PER, LOC, ORG, MISC), got [1, 0]"),
+    ("poner", 3, {"PER": [1, 0, 0], "DATE": [0, 1, 0]}, "micro_f1 has an unknown entity class 'DATE' "
+                                                        "(the task's classes: PER, LOC, ORG, MISC)"),
+    ("poner", 2, {"LOC": [1, -1, 0]}, "micro_f1 class LOC: counts [tp, fp, fn] must be whole numbers from 0 to "
+                                      "1,000,000,000, got [1, -1, 0]"),
+    ("poner", 1, {"MISC": [0.5, 0, 0]}, "micro_f1 class MISC: counts [tp, fp, fn] must be whole numbers"),
+    ("poner", 4, {"ORG": [1, 2]}, "micro_f1 class ORG: must be a triple [true_positives, false_positives, "
+                                  "false_negatives], got [1, 2]"),
+    ("sqad", 5, [3, True, 0], "char_f1 must be a triple [true_positives, false_positives, false_negatives], "
+                              "got [3, true, 0] (true/false are not numbers)"),
+    ("sqad", 6, "Praha", "char_f1 must be a triple [true_positives, false_positives, false_negatives], got \"Praha\""),
+])
+@pytest.mark.parametrize("built", ["EuroEval"], indirect=True)  # its tasks have the count metrics
+def test_bad_counts_are_refused_naming_task_sample_and_problem(built, tmp_path, task, index, value, message):
+    test_bad_samples_are_refused_naming_task_sample_and_problem(built, tmp_path, task, index, value, message)
 
 
 @pytest.mark.parametrize("built", ["CzechSuite"], indirect=True)
