@@ -14,6 +14,7 @@ import pytest
 from seqeval.metrics import f1_score as seqeval_f1
 from sklearn.metrics import f1_score
 
+from bench.bench_false_positives import character_counts, entity_counts
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.submission.samples import parse_task_samples
 from stats import METRICS, duel
@@ -229,30 +230,7 @@ def test_char_f1_bootstrap_matches_a_slow_loop_over_resamples():
 
 # --- false winners between equal models -------------------------------------------------------
 
-def equal_taggers(rng, n=200):
-    """Counts of two equal taggers on n sentences: Poisson(1.5) gold entities each found with
-    probability 0.6, Poisson(0.5) spurious ones."""
-    gold = rng.poisson(1.5, n)
-
-    def tagger_counts():
-        tp = rng.binomial(gold, 0.6)
-        return np.column_stack([tp, rng.poisson(0.5, n), gold - tp]).astype(float)
-    return tagger_counts(), tagger_counts()
-
-
-def equal_readers(rng, n=200):
-    """Character counts of two equal readers: answers of 5-20 characters, gold of 3-15, a
-    share Beta(2, 2) of the gold's characters in common, none at all for 30% of the answers."""
-    gold = rng.integers(3, 16, n)
-
-    def reader_counts():
-        common = np.where(rng.random(n) < 0.3, 0, np.round(rng.beta(2, 2, n) * gold))
-        predicted = np.maximum(common, rng.integers(5, 21, n))
-        return np.column_stack([common, predicted - common, gold - common]).astype(float)
-    return reader_counts(), reader_counts()
-
-
-@pytest.mark.parametrize("metric, draw_pair", [("micro_f1", equal_taggers), ("char_f1", equal_readers)])
+@pytest.mark.parametrize("metric, draw_pair", [("micro_f1", entity_counts), ("char_f1", character_counts)])
 def test_false_positive_rate_between_equal_models_is_near_alpha(metric, draw_pair):
     metric, rng, wins, pairs = METRICS[metric], np.random.default_rng(35), 0, 400
     for k in range(pairs):
