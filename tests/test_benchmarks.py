@@ -149,7 +149,7 @@ def test_app_runs_the_benchmark(built, chromium, tmp_path):
 
 # --- the tasks file ---------------------------------------------------------------------
 
-CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge task with criteria
+CSFD, SQAD, HELPS = 0, 4, 7  # positions in CzechSuite's tasks: a macro-F1, a token-F1, a judge task with criteria
 
 
 @pytest.mark.parametrize("top, task, fields, message", [
@@ -176,6 +176,13 @@ CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge 
     ({}, CSFD, {"harness_versions": "2.0"}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
     ({}, CSFD, {"harness_versions": [True]}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
     ({}, CSFD, {"samples": 12.5}, "task csfd_sentiment: 'samples' must be a whole number of at least 1"),
+    ({}, SQAD, {"metric": "micro_f1", "entity_classes": ["PER", "PER"]},
+     "task sqad_f1: 'entity_classes' must be a list of distinct class names"),
+    ({}, SQAD, {"metric": "micro_f1", "left_out_classes": ["MISC"]},
+     "task sqad_f1: 'left_out_classes' must list some of the task's 'entity_classes', not all"),
+    ({}, SQAD, {"metric": "micro_f1", "entity_classes": ["MISC"], "left_out_classes": ["MISC"]},
+     "task sqad_f1: 'left_out_classes' must list some of the task's 'entity_classes', not all"),
+    ({}, SQAD, {"entity_classes": ["PER"]}, "task sqad_f1: 'entity_classes' does not apply to metric token_f1"),
 ])
 def test_tasks_file_errors_name_the_field_and_task(tmp_path, top, task, fields, message):
     raw = {**json.loads(SUITE_FILE.read_text()), **top}
