@@ -10,7 +10,8 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # tests' workers wait on Chromium and the served apps (2 cores, 2026-11-24: 2 workers kept the
 # cores 90% busy, 6 min 24 s; 3 workers 5 min 48 s; bench/RESULTS.md)
 WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
-# Both locks list the full set of packages at exact versions; requirements*.in hold the bounds.
+# Both locks list the full set of packages at exact versions; pyproject.toml holds the bounds
+# (requirements.txt: the package and its `app` extra, what the Space installs; requirements-test.txt: and `test`).
 UV_COMPILE := $(VENV)/bin/uv pip compile --quiet --universal --python-version 3.11 --custom-compile-command "make lock"
 
 .PHONY: run test check install install-test lock bench icu
@@ -46,8 +47,8 @@ check: $(VENV)/.installed-test
 
 lock: | $(PY)
 	$(PIP) uv
-	$(UV_COMPILE) requirements.in -o requirements.txt $(LOCK_ARGS)
-	$(UV_COMPILE) requirements-test.in --constraint requirements.txt -o requirements-test.txt $(LOCK_ARGS)
+	$(UV_COMPILE) pyproject.toml --extra app -o requirements.txt $(LOCK_ARGS)
+	$(UV_COMPILE) pyproject.toml --extra app --extra test --constraint requirements.txt -o requirements-test.txt $(LOCK_ARGS)
 
 bench: install
 	$(PY) bench/run_benchmarks.py
