@@ -16,7 +16,6 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
