@@ -18,7 +18,10 @@ from leaderboard.config.settings import Settings
 from leaderboard.errors import BadInput
 from leaderboard.storage.strict_json import exact_text, is_finite_number
 
-DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
+# The shipped tasks files are package data (the repository's data/ links here), so an
+# installed command finds them from any folder.
+SHIPPED_TASKS = Path(__file__).resolve().parents[1] / "data"
+DEFAULT_TASKS_FILE = SHIPPED_TASKS / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
 # Whom a model's Win Score counts duels against: "panel", the same top `top_opponents`
 # models for everyone (leaderboard/engine/panel.py); "top-of-its-day", BenCzechMark's
