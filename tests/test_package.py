@@ -30,7 +30,8 @@ from leaderboard.submission.metadata import LOOKALIKES_UNCHECKED
 
 # What only the web app (and publication's look-alike title check) imports.
 APP_PACKAGES = ("gradio", "gradio_client", "playwright", "icu", "plotly", "starlette", "authlib")
-SHIPPED_TASKS_FILES = ("tasks_metadata.json", "czechsuite_tasks.json", "open_llm_leaderboard_v2_tasks.json")
+SHIPPED_TASKS_FILES = ("tasks_metadata.json", "czechsuite_tasks.json", "open_llm_leaderboard_v2_tasks.json",
+                       "euroeval_czech_tasks.json")
 REFUSE_APP_PACKAGES = f"""
 import importlib.abc, sys
 class RefuseAppPackages(importlib.abc.MetaPathFinder):
