@@ -1,6 +1,6 @@
 """False winners between equal models, measured with the real duel engine (issue 20).
 
-    python bench/bench_false_positives.py [--pairs 2000] [--seed 20]
+    python bench/bench_false_positives.py [--pairs 2000] [--seed 20] [--only NAME ...]
 
 For each metric, pairs of models drawn from one distribution (equal models) are dueled
 with `stats.duel` in both directions at alpha = 0.05, as the leaderboard does. Per metric
@@ -56,6 +56,29 @@ def perplexity(rng, n=200, nll=3.0):
     return model(), model()
 
 
+def entity_counts(rng, n=200, found=0.6):
+    """Counts [tp, fp, fn] of two equal taggers on n sentences: Poisson(1.5) gold entities,
+    each found with probability `found`, Poisson(0.5) spurious ones."""
+    gold = rng.poisson(1.5, n)
+
+    def tagger():
+        tp = rng.binomial(gold, found)
+        return np.column_stack([tp, rng.poisson(0.5, n), gold - tp]).astype(float)
+    return tagger(), tagger()
+
+
+def character_counts(rng, n=200):
+    """Character counts [common, predicted - common, gold - common] of two equal readers:
+    gold answers of 3-15 characters, a Beta(2, 2) share of them in common, none for 30%."""
+    gold = rng.integers(3, 16, n)
+
+    def reader():
+        common = np.where(rng.random(n) < 0.3, 0, np.round(rng.beta(2, 2, n) * gold))
+        predicted = np.maximum(common, rng.integers(5, 21, n))
+        return np.column_stack([common, predicted - common, gold - common]).astype(float)
+    return reader(), reader()
+
+
 # (name, metric, a pair of equal models' samples, what the samples are)
 DESIGNS = [
     ("acc", "acc", lambda rng: tuple(rng.random((2, 300)) < 0.6), "300 items, both right with probability 0.6"),
@@ -70,6 +93,11 @@ DESIGNS = [
     ("mcc (n=200)", "mcc", lambda rng: labels(rng, 200), "200 items, 3 classes, accuracy 0.6"),
     ("macro_f1 (n=1000)", "macro_f1", lambda rng: labels(rng, 1000), "1000 items, 3 classes, accuracy 0.6"),
     ("mcc (n=1000)", "mcc", lambda rng: labels(rng, 1000), "1000 items, 3 classes, accuracy 0.6"),
+    ("micro_f1 (n=200)", "micro_f1", entity_counts,
+     "200 sentences, Poisson(1.5) entities each found with probability 0.6, Poisson(0.5) spurious"),
+    ("micro_f1 (n=2048)", "micro_f1", lambda rng: entity_counts(rng, 2048), "the same, 2048 sentences (PoNER's test)"),
+    ("char_f1", "char_f1", character_counts,
+     "200 answers, gold 3-15 characters, a Beta(2, 2) share in common, none for 30%"),
 ]
 
 
@@ -96,9 +124,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=20)
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="only the designs of these metrics")
     args = parser.parse_args()
     results = {}
     for k, (name, metric, draw, design) in enumerate(DESIGNS):
+        if args.only and metric not in args.only:
+            continue
         results[name] = {"design": design, **measure(metric, draw, args.pairs, args.seed + k)}
         print(name, json.dumps(results[name]), file=sys.stderr, flush=True)
     print(json.dumps({"alpha": ALPHA, "results": results}, indent=1))

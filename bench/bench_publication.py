@@ -81,7 +81,8 @@ def phase_publication(store: str, new_file: str, repeats: str) -> dict:
     t = time.perf_counter()
     board.publishing.publish(preview)
     publish = time.perf_counter() - t
-    out = {"load_s": load, "intervals_cold_s": intervals, "intervals_cold_cpu_s": intervals_cpu, "presubmit_s": statistics.median(presubmits), "publish_s": publish,
+    out = {"load_s": load, "intervals_cold_s": intervals, "intervals_cold_cpu_s": intervals_cpu,
+           "presubmit_s": statistics.median(presubmits), "publish_s": publish,
            "entered_panel": entered, "panel_change": [len(part) for part in preview.panel_change],
            "models": len(board.models)}
     if hasattr(board.publishing, "refresh_intervals"):

@@ -59,6 +59,8 @@ SAMPLE_KINDS = {
     "gold_probs": "a pair [gold_class_index, [p_class0, p_class1, ...]]",
     "label_pair": "a pair [gold_label, predicted_label] of class indices (predicted -1: no valid answer)",
     "judge": "a number in the task's score range, or {criterion: number} when the task declares criteria",
+    "tp_fp_fn": "a triple [true_positives, false_positives, false_negatives] of whole counts, or {class: triple} "
+                "when the task declares entity classes",
 }
 
 
@@ -189,6 +191,24 @@ def _on_labels(score: Callable[[np.ndarray], np.ndarray]) -> dict:
             "summarize": lambda s, seed: score(_confusions(s, dt.resample_counts(len(s.gold), seed)))}
 
 
+def _f1_of_counts(counts: np.ndarray, nothing_to_find: float) -> np.ndarray:
+    """F1 = 2 tp / (2 tp + fp + fn) over the last axis of (..., 3) counts [tp, fp, fn];
+    `nothing_to_find` where there is nothing on either side (tp = fp = fn = 0)."""
+    tp, wrong = counts[..., 0], counts[..., 1] + counts[..., 2]
+    positives = 2 * tp + wrong
+    return np.where(positives > 0, 2 * tp / np.where(positives > 0, positives, 1.0), nothing_to_find)
+
+
+def _micro_f1(counts: np.ndarray) -> np.ndarray:
+    """Entity micro-F1 from summed counts (..., 3): seqeval's overall F1, 0 with no entity."""
+    return _f1_of_counts(counts, 0.0)
+
+
+def _answer_f1(samples: np.ndarray) -> np.ndarray:
+    """Each answer's F1 from its counts (n, 3): SQuAD's rule, 1 when answer and gold are both empty."""
+    return _f1_of_counts(samples, 1.0)
+
+
 _T_TEST = {"test": dt.paired_ttest, "test_both_ways": dt.paired_ttest_both_ways, "test_name": "paired t-test",
            "replicates": resampled_means}
 # 0/1 samples: the same test from counts (`binary_paired_ttest_both_ways`), a product per task
@@ -215,6 +235,16 @@ register(Metric(name="avg_mcauroc", sample_kind="gold_probs", higher_is_better=T
 for _name, _score, _label in (("macro_f1", _macro_f1, "macro-F1"), ("mcc", _mcc, "MCC")):
     register(Metric(name=_name, sample_kind="label_pair", higher_is_better=True, **_on_labels(_score),
                     **_BOOTSTRAP, label=_label, percent=True))
+# Entity micro-F1 is a ratio of the corpus's summed counts, not a mean: each resample sums
+# its items' counts (counts (R, n) @ (n, 3)) and takes the ratio, as macro-F1 and MCC do.
+register(Metric(name="micro_f1", sample_kind="tp_fp_fn", higher_is_better=True,
+                aggregate=lambda s: float(_micro_f1(s.sum(axis=0))),
+                summarize=lambda s, seed: _micro_f1(dt.resample_counts(len(s), seed) @ s), **_BOOTSTRAP,
+                label="micro-F1", percent=True))
+# Character F1 of extractive QA is SQuAD's mean of per-answer F1, with characters for tokens.
+register(Metric(name="char_f1", sample_kind="tp_fp_fn", higher_is_better=True,
+                aggregate=lambda s: _mean(_answer_f1(s)), summarize=lambda s, seed: _bootstrap_mean(_answer_f1(s), seed),
+                **_BOOTSTRAP, label="character F1", percent=True))
 register(Metric(name="judge_score", sample_kind="judge", higher_is_better=True, aggregate=_mean, summarize=_same,
                 **_T_TEST, label="judge score", unit="pt"))
 

@@ -343,7 +343,7 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
     repo as versions before the index wrote it."""
     from leaderboard.storage import hub_index
     from leaderboard.storage.dataset_card import CARD_FILE, dataset_card
-    from leaderboard.storage.hub import ARRAYS_DIR, git_blob_id
+    from leaderboard.storage.hub import ARRAYS_DIR
     from leaderboard.storage.local import DUELS_DIR, SNAPSHOT_FILE, encoded_with_info, titles_files
     from leaderboard.storage.snapshot import snapshot_parquet
     board = Leaderboard(LocalStore(store), benchmark)
@@ -352,7 +352,7 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
     history = []  # per publication: the files it wrote and its model's info
     for sid in board.submitted.sort_values(kind="stable").index:
         document = (store / "data" / f"{sid}.json").read_bytes()
-        info, arrays = encoded_with_info(board.models[sid], git_blob_id(document))
+        info, arrays = encoded_with_info(board.models[sid], hub_index.file_stamp(document))
         written = {f"data/{sid}.json": document, f"{ARRAYS_DIR}/{sid}.npz": arrays}
         duels = store / DUELS_DIR / f"{sid}.parquet"
         if duels.exists():
@@ -360,7 +360,7 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
         files.update(written)
         history.append((written, {sid: info}))
     if index:
-        files.update(hub_index.index_of_history(history, git_blob_id))
+        files.update(hub_index.index_of_history(history, hub_index.file_stamp))
     return files
 
 

@@ -5,6 +5,20 @@ client (and `datasets`) call for dataset repos, served over real git repositorie
     hub.create_repo("owner/name")                  # one commit holding .gitattributes
     os.environ["HF_ENDPOINT"] = hub.url
 
+Files follow the Hub's storage rules: a new repo's `.gitattributes` is the Hub's default for
+datasets (Parquet, NumPy, zip, ... stored with LFS); `preupload` answers "lfs" for a path
+those patterns match, for a binary sample (a NUL byte in its first 512 bytes) and for a file
+over 10 MB, and a commit that sends such a file as a regular one is refused with HTTP 400, as
+the Hub refuses binary files outside LFS. LFS files go through the LFS batch API (basic
+transfer: one PUT, then verify); git keeps the pointer file, the tree lists the `lfs` oid
+and size, and downloads answer the content with `X-Linked-Etag`/`X-Linked-Size`. It does not
+speak Xet (the Hub's newer storage, which huggingface_hub uses when hf_xet is installed): the
+tests set HF_HUB_DISABLE_XET=1 (conftest.py), so the client takes the LFS batch path it takes
+without hf_xet. Also answered as the Hub does: the commit listing, refs, create_repo,
+create_branch (commits go to any branch) and whoami, for an OAuth token or the API token
+(the account `token_account`). Not done: pull requests, tags, multipart LFS uploads, private
+repos, gated repos, rate limits, the dataset viewer.
+
 Commits follow the Hub's rules: `parentCommit` must be the branch head (else HTTP 412),
 and the branch moves by compare-and-swap (`git update-ref NEW OLD`), so a commit lands
 whole or not at all. `fail_next_commits` makes the next commits fail with HTTP 500 before
@@ -31,6 +45,8 @@ and its organizations):
 from __future__ import annotations
 
 import base64
+import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -44,14 +60,39 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlencode, urlparse
 
+import huggingface_hub.constants
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
+
+# No Xet here: huggingface_hub uploads LFS files through the LFS batch API, as without hf_xet
+# (the environment for the processes the tests start, the constant for this one).
+os.environ["HF_HUB_DISABLE_XET"] = "1"
+huggingface_hub.constants.HF_HUB_DISABLE_XET = True
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "hub", "GIT_AUTHOR_EMAIL": "hub@localhost", "GIT_COMMITTER_NAME": "hub",
            "GIT_COMMITTER_EMAIL": "hub@localhost"}
 REPO = r"(?P<repo>[^/]+/[^/]+)"
 REV = r"(?P<rev>[^/]+)"
 COMMIT_PATH = rf"/api/datasets/{REPO}/commit/{REV}"
+LFS_LIMIT = 10 * 1000 * 1000  # bytes: larger files must be LFS on the Hub
+POINTER_SIZES = (120, 140)  # bytes an LFS pointer file can have (only such blobs are read to look)
+# The .gitattributes the Hub writes into a new dataset repo (its LFS patterns).
+HUB_GITATTRIBUTES = "".join(f"{pattern} filter=lfs diff=lfs merge=lfs -text\n" for pattern in (
+    "*.7z", "*.arrow", "*.bin", "*.bz2", "*.ckpt", "*.ftz", "*.gz", "*.h5", "*.joblib", "*.lfs.*", "*.lz4",
+    "*.mds", "*.mlmodel", "*.model", "*.msgpack", "*.npy", "*.npz", "*.onnx", "*.ot", "*.parquet", "*.pb",
+    "*.pickle", "*.pkl", "*.pt", "*.pth", "*.rar", "*.safetensors", "saved_model/**/*", "*.tar.*", "*.tar",
+    "*.tflite", "*.tgz", "*.wasm", "*.xz", "*.zip", "*.zst", "*tfevents*", "*.mp3", "*.ogg", "*.wav", "*.jpg",
+    "*.jpeg", "*.png", "*.webp"))
+
+
+def lfs_pointer(sha256: str, size: int) -> bytes:
+    return f"version https://git-lfs.github.com/spec/v1\noid sha256:{sha256}\nsize {size}\n".encode()
+
+
+def parsed_pointer(data: bytes) -> tuple[str, int] | None:
+    """(sha256, size) of an LFS pointer file's bytes, else None."""
+    found = re.fullmatch(rb"version https://git-lfs.github.com/spec/v1\noid sha256:([0-9a-f]{64})\nsize (\d+)\n", data)
+    return (found[1].decode(), int(found[2])) if found else None
 
 
 class HubError(Exception):
@@ -90,9 +131,27 @@ class GitRepo:
             meta, name = line.split("\t", 1)
             _, kind, oid, size = meta.split()
             full = f"{path}/{name}" if path else name
-            out.append({"type": "directory", "oid": oid, "size": 0, "path": full} if kind == "tree" else
-                       {"type": "file", "oid": oid, "size": int(size), "path": full})
+            if kind == "tree":
+                out.append({"type": "directory", "oid": oid, "size": 0, "path": full})
+                continue
+            entry = {"type": "file", "oid": oid, "size": int(size), "path": full}
+            pointer = parsed_pointer(self.git("cat-file", "blob", oid)) if POINTER_SIZES[0] <= int(size) <= POINTER_SIZES[1] else None
+            if pointer:
+                entry.update(size=pointer[1], lfs={"oid": pointer[0], "size": pointer[1], "pointerSize": int(size)})
+            out.append(entry)
         return out
+
+    def must_be_lfs(self, sha: str, path: str, size: int, sample: bytes) -> bool:
+        """Whether the Hub stores this file with LFS: a pattern of the repo's .gitattributes
+        matches it, its sample is binary or it is over the size limit."""
+        try:
+            attributes = self.blob(sha, ".gitattributes")[1].decode()
+        except HubError:
+            attributes = ""
+        patterns = [line.split()[0] for line in attributes.splitlines() if "filter=lfs" in line]
+        name = path.rsplit("/", 1)[-1]
+        return (size > LFS_LIMIT or b"\0" in sample[:512]
+                or any(fnmatch.fnmatch(path if "/" in p else name, p) for p in patterns))
 
     def blob(self, sha: str, path: str) -> tuple[str, bytes]:
         try:
@@ -101,8 +160,9 @@ class GitRepo:
         except subprocess.CalledProcessError:
             raise HubError(404, f"Entry not found: {path}", "EntryNotFound")
 
-    def commit(self, parent: str, adds: dict[str, bytes], deletes: list[str], message: str) -> str:
-        """A commit on top of `parent`; raises HubError(412) if main moved meanwhile."""
+    def commit(self, parent: str, adds: dict[str, bytes], deletes: list[str], message: str,
+               branch: str = "main") -> str:
+        """A commit on top of `parent`; raises HubError(412) if the branch moved meanwhile."""
         index = self.path / f"index-{threading.get_ident()}"
         env = {"GIT_INDEX_FILE": str(index)}
         try:
@@ -121,7 +181,7 @@ class GitRepo:
             tree = self.git("write-tree", env=env).decode().strip()
             new = self.git("commit-tree", tree, "-p", parent, "-m", message).decode().strip()
             try:
-                self.git("update-ref", "refs/heads/main", new, parent)
+                self.git("update-ref", f"refs/heads/{branch}", new, parent)
             except subprocess.CalledProcessError:
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
             return new
@@ -137,9 +197,11 @@ class QuietServer(ThreadingHTTPServer):
 
 
 class FakeHub:
-    def __init__(self, root: Path, token: str = "hf_test_token"):
-        self.root, self.token = Path(root), token
+    def __init__(self, root: Path, token: str = "hf_test_token", token_account: str = "leaderboard-admin"):
+        self.root, self.token, self.token_account = Path(root), token, token_account
         self.root.mkdir(parents=True, exist_ok=True)
+        self.lfs_objects = self.root / "lfs-objects"  # uploaded LFS contents, by sha256
+        self.lfs_objects.mkdir(exist_ok=True)
         self.fail_next_commits = 0
         self.fail_after_next_commits = 0
         self.fail_next_tree_listings = 0
@@ -173,16 +235,35 @@ class FakeHub:
         return GitRepo(path)
 
     def create_repo(self, repo_id: str, files: dict[str, bytes] | None = None) -> str:
-        """A new dataset repo whose first commit holds .gitattributes (as on the Hub) and `files`."""
+        """A new dataset repo whose first commit holds the Hub's .gitattributes and `files`
+        (stored as the Hub would: LFS where its rules say so)."""
         path = self.root / f"{repo_id}.git"
+        if path.exists():
+            raise HubError(409, "You already created this dataset repo")
         path.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "init", "--bare", "-q", "-b", "main", str(path)], check=True)
         repo = GitRepo(path)
         empty = repo.git("mktree", input=b"").decode().strip()
         root = repo.git("commit-tree", empty, "-m", "initial commit").decode().strip()
         repo.git("update-ref", "refs/heads/main", root)
-        return repo.commit(root, {".gitattributes": b"*.parquet filter=lfs diff=lfs merge=lfs -text\n",
-                                  **(files or {})}, [], "Initial files")
+        first = repo.commit(root, {".gitattributes": HUB_GITATTRIBUTES.encode()}, [], "initial commit")
+        if not files:
+            return first
+        return repo.commit(first, {path: self._stored(repo, first, path, data) for path, data in files.items()}, [],
+                           "Initial files")
+
+    def _stored(self, repo: GitRepo, sha: str, path: str, data: bytes) -> bytes:
+        """What git keeps for `data` at `path`: the bytes, or an LFS pointer to them."""
+        if not repo.must_be_lfs(sha, path, len(data), data[:512]):
+            return data
+        digest = hashlib.sha256(data).hexdigest()
+        (self.lfs_objects / digest).write_bytes(data)
+        return lfs_pointer(digest, len(data))
+
+    def content(self, stored: bytes) -> bytes:
+        """A file's content from what git keeps (an LFS pointer resolved)."""
+        pointer = parsed_pointer(stored)
+        return (self.lfs_objects / pointer[0]).read_bytes() if pointer else stored
 
     def add_account(self, name: str, orgs=()) -> None:
         self.accounts[name] = list(orgs)
@@ -199,7 +280,7 @@ class FakeHub:
 
     def read(self, repo_id: str, path: str, rev: str = "main") -> bytes:
         repo = self.repo(repo_id)
-        return repo.blob(repo.resolve(rev), path)[1]
+        return self.content(repo.blob(repo.resolve(rev), path)[1])
 
     def files(self, repo_id: str, rev: str = "main") -> list[str]:
         repo = self.repo(repo_id)
@@ -225,6 +306,9 @@ class FakeHub:
             def do_POST(self):
                 hub._dispatch(self, "POST")
 
+            def do_PUT(self):
+                hub._dispatch(self, "PUT")
+
         self._server = QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
@@ -241,6 +325,13 @@ class FakeHub:
         ("POST", rf"/api/datasets/{REPO}/paths-info/{REV}", "_paths_info"),
         ("POST", rf"/api/datasets/{REPO}/preupload/{REV}", "_preupload"),
         ("POST", COMMIT_PATH, "_commit"),
+        ("POST", rf"/datasets/{REPO}\.git/info/lfs/objects/batch", "_lfs_batch"),
+        ("PUT", r"/lfs-upload/(?P<oid>[0-9a-f]{64})", "_lfs_upload"),
+        ("POST", r"/lfs-verify/(?P<oid>[0-9a-f]{64})", "_lfs_verify"),
+        ("GET", rf"/api/datasets/{REPO}/commits/{REV}", "_commits"),
+        ("GET", rf"/api/datasets/{REPO}/refs", "_refs"),
+        ("POST", r"/api/repos/create", "_create_repo"),
+        ("POST", rf"/api/datasets/{REPO}/branch/(?P<branch>[^/]+)", "_create_branch"),
         ("POST", r"/api/validate-yaml", "_validate_yaml"),
         ("GET", rf"/datasets/{REPO}/resolve/{REV}/(?P<path>.+)", "_resolve"),
         ("HEAD", rf"/datasets/{REPO}/resolve/{REV}/(?P<path>.+)", "_resolve"),
@@ -260,7 +351,7 @@ class FakeHub:
         if self.unreachable:
             request.close_connection = True
             return
-        body = request.rfile.read(int(request.headers.get("Content-Length") or 0)) if method == "POST" else b""
+        body = request.rfile.read(int(request.headers.get("Content-Length") or 0)) if method in ("POST", "PUT") else b""
         if self.latency:
             time.sleep(self.latency)
         handler = "no route"
@@ -343,7 +434,9 @@ class FakeHub:
                 oid = git.blob(sha, f["path"])[0]
             except HubError:
                 oid = None
-            files.append({"path": f["path"], "uploadMode": "regular", "shouldIgnore": False, "oid": oid})
+            lfs = git.must_be_lfs(sha, f["path"], int(f.get("size", 0)), base64.b64decode(f.get("sample", "")))
+            files.append({"path": f["path"], "uploadMode": "lfs" if lfs else "regular", "shouldIgnore": False,
+                          "oid": oid})
         return self._json({"files": files, "commitOid": sha})
 
     def _validate_yaml(self, request, body, query):
@@ -358,6 +451,11 @@ class FakeHub:
         for item in lines:
             if item["key"] == "file":
                 adds[item["value"]["path"]] = base64.b64decode(item["value"]["content"])
+            elif item["key"] == "lfsFile":
+                oid = item["value"]["oid"]
+                if not (self.lfs_objects / oid).exists():
+                    raise HubError(400, f"LFS file {item['value']['path']}: object {oid} was never uploaded")
+                adds[item["value"]["path"]] = lfs_pointer(oid, (self.lfs_objects / oid).stat().st_size)
             elif item["key"] in ("deletedFile", "deletedFolder"):
                 deletes.append(item["value"]["path"])
             elif item["key"] != "header":
@@ -371,7 +469,12 @@ class FakeHub:
             if parent and parent != head:
                 self.rejected += 1
                 raise HubError(412, "A commit has happened since. Please refresh and try again.")
-            new = git.commit(head, adds, deletes, header.get("summary") or "commit")
+            binary = [path for path, data in adds.items()
+                      if not parsed_pointer(data) and git.must_be_lfs(head, path, len(data), data[:512])]
+            if binary:
+                raise HubError(400, f"Your push was rejected because it contains binary files ({', '.join(binary)}): "
+                                    f"store them with LFS")
+            new = git.commit(head, adds, deletes, header.get("summary") or "commit", branch=rev)
             self.commits += 1
             if self.fail_after_next_commits:
                 self.fail_after_next_commits -= 1
@@ -382,12 +485,16 @@ class FakeHub:
     def _resolve(self, request, body, query, repo, rev, path):
         git = self.repo(repo)
         sha = git.resolve(rev)
-        oid, content = git.blob(sha, path)
+        oid, stored = git.blob(sha, path)
+        content = self.content(stored)
         if request.command == "GET":
             with self._lock:
                 self.downloaded.append(path)
         headers = {"X-Repo-Commit": sha, "ETag": f'"{oid}"', "Content-Type": "application/octet-stream",
                    "Accept-Ranges": "bytes"}
+        pointer = parsed_pointer(stored)
+        if pointer:  # as the Hub answers for an LFS file: its content's sha256 and size
+            headers.update({"X-Linked-Etag": f'"{pointer[0]}"', "X-Linked-Size": str(pointer[1])})
         ranged = re.fullmatch(r"bytes=(\d+)-(\d*)", request.headers.get("Range", ""))
         if ranged:
             start = int(ranged[1])
@@ -395,6 +502,72 @@ class FakeHub:
             headers["Content-Range"] = f"bytes {start}-{min(end, len(content) - 1)}/{len(content)}"
             return 206, headers, content[start:end + 1]
         return 200, headers, content  # for HEAD only Content-Length is sent
+
+    def _lfs_batch(self, request, body, query, repo):
+        self._check_token(request)
+        self.repo(repo)
+        asked = json.loads(body)
+        if asked.get("operation") != "upload" or "basic" not in asked.get("transfers", ["basic"]):
+            raise HubError(400, "only basic LFS uploads are served here")
+        objects = []
+        for obj in asked["objects"]:
+            answer = {"oid": obj["oid"], "size": obj["size"]}
+            if not (self.lfs_objects / obj["oid"]).exists():  # a known object needs no upload, as on the Hub
+                answer["actions"] = {"upload": {"href": f"{self.url}/lfs-upload/{obj['oid']}"},
+                                     "verify": {"href": f"{self.url}/lfs-verify/{obj['oid']}"}}
+            objects.append(answer)
+        return self._json({"transfer": "basic", "objects": objects, "hash_algo": "sha256"})
+
+    def _lfs_upload(self, request, body, query, oid):
+        if hashlib.sha256(body).hexdigest() != oid:
+            raise HubError(400, f"the uploaded bytes do not hash to {oid}")
+        (self.lfs_objects / oid).write_bytes(body)
+        return 200, {}, b""
+
+    def _lfs_verify(self, request, body, query, oid):
+        self._check_token(request)
+        asked = json.loads(body)
+        stored = self.lfs_objects / oid
+        if not stored.exists() or stored.stat().st_size != asked.get("size"):
+            raise HubError(404, f"LFS object {oid} not found")
+        return self._json({"success": True})
+
+    def _commits(self, request, body, query, repo, rev):
+        git = self.repo(repo)
+        log = git.git("log", "--format=%H%x00%s%x00%B%x00%at%x1e", git.resolve(rev)).decode()
+        commits = []
+        for record in filter(str.strip, log.split("\x1e")):
+            sha, title, message, seconds = record.strip("\n").split("\0")
+            date = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(int(seconds)))  # as the Hub writes dates
+            commits.append({"id": sha, "title": title, "message": message.strip(), "date": date,
+                            "authors": [{"user": "hub"}]})
+        return self._json(commits)
+
+    def _refs(self, request, body, query, repo):
+        git = self.repo(repo)
+        heads = git.git("for-each-ref", "--format=%(refname) %(objectname)", "refs/heads").decode().split()
+        branches = [{"name": ref.removeprefix("refs/heads/"), "ref": ref, "targetCommit": sha}
+                    for ref, sha in zip(heads[::2], heads[1::2])]
+        return self._json({"branches": branches, "converts": [], "tags": [], "pullRequests": []})
+
+    def _create_repo(self, request, body, query):
+        self._check_token(request)
+        asked = json.loads(body)
+        if asked.get("type") != "dataset":
+            raise HubError(400, "only dataset repos are served here")
+        repo_id = f"{asked.get('organization') or self.token_account}/{asked['name']}"
+        self.create_repo(repo_id)
+        return self._json({"url": f"{self.url}/datasets/{repo_id}", "name": repo_id})
+
+    def _create_branch(self, request, body, query, repo, branch):
+        self._check_token(request)
+        git = self.repo(repo)
+        start = git.resolve((json.loads(body) if body else {}).get("startingPoint") or "main")
+        try:
+            git.git("update-ref", f"refs/heads/{branch}", start, "")  # only if it does not exist yet
+        except subprocess.CalledProcessError:
+            raise HubError(409, f"Reference already exists: refs/heads/{branch}")
+        return self._json({})
 
     # --- the OpenID provider ---------------------------------------------------------------
 
@@ -467,6 +640,11 @@ class FakeHub:
         return self._json(KeySet([self._signing_key]).as_dict(private=False))
 
     def _whoami(self, request, body, query):
+        if request.headers.get("Authorization") == f"Bearer {self.token}":  # the API token: a write token
+            return self._json({"type": "user", "id": f"user-{self.token_account}", "name": self.token_account,
+                               "fullname": self.token_account, "orgs": [],
+                               "auth": {"type": "access_token",
+                                        "accessToken": {"displayName": "leaderboard", "role": "write"}}})
         account = self._account_of(request)
         return self._json({"type": "user", "id": f"user-{account}", "name": account, "fullname": account.title(),
                            "orgs": [{"type": "org", "name": org, "fullname": org, "roleInOrg": "write"}

@@ -133,7 +133,6 @@ def slow_board(task_scores: np.ndarray, replicates: list[np.ndarray], category: 
     """(family, scores (N, 1 + C), ranks (N, 1 + C)) by the loops: families from the
     task scores of the unflagged models, each family weighing as its medoid alone
     (flagged: 0), the mean per category and of the categories, ranks counting each family once."""
-    n = len(task_scores)
     in_field = ~np.asarray(flagged, dtype=bool)
     family, medoid = slow_near_copies(np.where(in_field[:, None], task_scores, np.nan), replicates)
     weights = (medoid & in_field).astype(float)

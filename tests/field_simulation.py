@@ -75,8 +75,8 @@ class Board:
 def board_of(task_scores: np.ndarray, replicates: list[np.ndarray], category: np.ndarray,
              flagged: np.ndarray | None = None) -> Board:
     """The board of models with task scores (N, T) (larger is better) and per-task
-    replicates: families of near-copies among the unflagged models, then shares with each family weighing as its medoid (flagged models weigh 0: scored, not in the
-    field), averaged per category and overall, and ranked by family."""
+    replicates: families of near-copies among the unflagged models, then shares with each
+    family weighing as its medoid (flagged models weigh 0: scored, not in the field), averaged per category and overall, and ranked by family."""
     n = len(task_scores)
     in_field = np.ones(n, dtype=bool) if flagged is None else ~np.asarray(flagged, dtype=bool)
     candidates = np.where(in_field[:, None], task_scores, np.nan)  # a flagged model is nobody's copy

@@ -1,4 +1,4 @@
-"""Any benchmark from a tasks file: the three shipped benchmarks through the same CLI and
+"""Any benchmark from a tasks file: the four shipped benchmarks through the same CLI and
 web-app runs (Chromium, desktop and phone), tasks-file errors, bad samples of the new metrics.
 
 Screenshots are saved in test-artifacts/ as bench_<benchmark>_<step>_<width>.png.
@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from seqeval.metrics import f1_score as seqeval_f1
 
 from conftest import cli as run_cli, tree_digest
 from leaderboard.board.state import Leaderboard
@@ -25,7 +28,9 @@ from test_e2e import ARTIFACTS, DESKTOP, PHONE, ROOT, choose, close, fill_form, 
 
 SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"
 OPEN_LLM_FILE = ROOT / "data" / "open_llm_leaderboard_v2_tasks.json"
-BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE, "OpenLLMv2": OPEN_LLM_FILE}
+EUROEVAL_FILE = ROOT / "data" / "euroeval_czech_tasks.json"
+BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE, "OpenLLMv2": OPEN_LLM_FILE,
+              "EuroEval": EUROEVAL_FILE}
 N_MODELS = 6
 
 
@@ -144,7 +149,7 @@ def test_app_runs_the_benchmark(built, chromium, tmp_path):
 
 # --- the tasks file ---------------------------------------------------------------------
 
-CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge task with criteria
+CSFD, SQAD, HELPS = 0, 4, 7  # positions in CzechSuite's tasks: a macro-F1, a token-F1, a judge task with criteria
 
 
 @pytest.mark.parametrize("top, task, fields, message", [
@@ -171,6 +176,13 @@ CSFD, HELPS = 0, 7  # positions in CzechSuite's tasks: a macro-F1 task, a judge 
     ({}, CSFD, {"harness_versions": "2.0"}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
     ({}, CSFD, {"harness_versions": [True]}, "task csfd_sentiment: 'harness_versions' must be a non-empty list"),
     ({}, CSFD, {"samples": 12.5}, "task csfd_sentiment: 'samples' must be a whole number of at least 1"),
+    ({}, SQAD, {"metric": "micro_f1", "entity_classes": ["PER", "PER"]},
+     "task sqad_f1: 'entity_classes' must be a list of distinct class names"),
+    ({}, SQAD, {"metric": "micro_f1", "left_out_classes": ["MISC"]},
+     "task sqad_f1: 'left_out_classes' must list some of the task's 'entity_classes', not all"),
+    ({}, SQAD, {"metric": "micro_f1", "entity_classes": ["MISC"], "left_out_classes": ["MISC"]},
+     "task sqad_f1: 'left_out_classes' must list some of the task's 'entity_classes', not all"),
+    ({}, SQAD, {"entity_classes": ["PER"]}, "task sqad_f1: 'entity_classes' does not apply to metric token_f1"),
 ])
 def test_tasks_file_errors_name_the_field_and_task(tmp_path, top, task, fields, message):
     raw = {**json.loads(SUITE_FILE.read_text()), **top}
@@ -241,6 +253,25 @@ def test_bad_samples_are_refused_naming_task_sample_and_problem(built, tmp_path,
     assert tree_digest(store) == before
 
 
+@pytest.mark.parametrize("task, index, value, message", [
+    ("poner", 0, [1, 0], "micro_f1 must be an object {class: [tp, fp, fn]} of the task's entity classes "
+                         "(PER, LOC, ORG, MISC), got [1, 0]"),
+    ("poner", 3, {"PER": [1, 0, 0], "DATE": [0, 1, 0]}, "micro_f1 has an unknown entity class 'DATE' "
+                                                        "(the task's classes: PER, LOC, ORG, MISC)"),
+    ("poner", 2, {"LOC": [1, -1, 0]}, "micro_f1 class LOC: counts [tp, fp, fn] must be whole numbers from 0 to "
+                                      "1,000,000,000, got [1, -1, 0]"),
+    ("poner", 1, {"MISC": [0.5, 0, 0]}, "micro_f1 class MISC: counts [tp, fp, fn] must be whole numbers"),
+    ("poner", 4, {"ORG": [1, 2]}, "micro_f1 class ORG: must be a triple [true_positives, false_positives, "
+                                  "false_negatives], got [1, 2]"),
+    ("sqad", 5, [3, True, 0], "char_f1 must be a triple [true_positives, false_positives, false_negatives], "
+                              "got [3, true, 0] (true/false are not numbers)"),
+    ("sqad", 6, "Praha", "char_f1 must be a triple [true_positives, false_positives, false_negatives], got \"Praha\""),
+])
+@pytest.mark.parametrize("built", ["EuroEval"], indirect=True)  # its tasks have the count metrics
+def test_bad_counts_are_refused_naming_task_sample_and_problem(built, tmp_path, task, index, value, message):
+    test_bad_samples_are_refused_naming_task_sample_and_problem(built, tmp_path, task, index, value, message)
+
+
 @pytest.mark.parametrize("built", ["CzechSuite"], indirect=True)
 def test_judge_criteria_are_combined_with_the_declared_weights(built):
     """helps_answers declares helpfulness 0.5, relevance 0.3, brevity 0.2: each sample's
@@ -306,3 +337,64 @@ def test_the_benchmark_name_is_plain_text_on_the_page(chromium, tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+# --- a EuroEval user's submission (README, "EuroEval") ---------------------------------------
+
+def readme_euroeval_script() -> str:
+    section = (ROOT / "README.md").read_text().split("### EuroEval: per-sample files", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def euroeval_rows(benchmark, references, rng):
+    """One line per test sample as the README's script reads it: the published gold labels,
+    made-up entity spans, answers and summaries, and a model's answer to each."""
+    for task in benchmark.tasks:
+        reference = references[task.id]
+        for i, doc_id in enumerate(reference.doc_ids.tolist()):
+            if task.labels:
+                gold = task.labels[int(reference.gold[i])]
+                row = {"gold": gold, "predicted": rng.choice([*task.labels, gold, "nevím"])}
+            elif task.metric_name == "micro_f1":
+                gold = [[0, 2, "PER"], [3, 4, rng.choice(["LOC", "MISC"])], [5, 7, "ORG"]]
+                predicted = [span for span in gold if rng.random() < 0.6] + [[8, 9, rng.choice(["PER", "MISC"])]]
+                row = {"gold": gold, "predicted": predicted}
+            else:
+                row = {"gold": "Karlův most", "predicted": rng.choice(["Karlův most", "most", "Praha", ""])}
+            yield {"task": task.id, "doc_id": doc_id, **row}
+
+
+@pytest.mark.parametrize("built", ["EuroEval"], indirect=True)
+def test_the_readme_script_writes_a_euroeval_submission_that_validates(built, tmp_path):
+    benchmark, tasks, store, _ = built
+    rows = list(euroeval_rows(benchmark, Leaderboard(LocalStore(store), benchmark).references(), random.Random(38)))
+    (tmp_path / "outputs.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    (tmp_path / "script.py").write_text(readme_euroeval_script())
+    # sacrebleu is not among the project's packages: a stand-in with its CHRF interface
+    (tmp_path / "stub" / "sacrebleu").mkdir(parents=True)
+    (tmp_path / "stub" / "sacrebleu" / "__init__.py").write_text("")
+    (tmp_path / "stub" / "sacrebleu" / "metrics.py").write_text(
+        "from types import SimpleNamespace\n"
+        "class CHRF:\n    def __init__(self, word_order, beta): assert (word_order, beta) == (2, 3)\n"
+        "    def sentence_score(self, hypothesis, references):\n"
+        "        return SimpleNamespace(score=100.0 * (hypothesis == references[0]))\n")
+    out = subprocess.run([sys.executable, str(tmp_path / "script.py"), str(tmp_path / "outputs.jsonl"),
+                          str(tmp_path / "submission.json")], cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(tmp_path / "stub")})
+    assert out.returncode == 0, out.stderr
+    result = cli(tasks, "validate", str(tmp_path / "submission.json"), "--store", str(store))
+    assert result.returncode == 0, result.stderr
+    parsed = parse_submission((tmp_path / "submission.json").read_bytes(), benchmark)
+    ner = [row for row in rows if row["task"] == "poner"]
+    gold_tags = [bio_tags(row["gold"]) for row in ner]
+    predicted_tags = [bio_tags(row["predicted"]) for row in ner]
+    assert benchmark.task("poner").metric.aggregate(parsed.tasks["poner"].samples) == pytest.approx(
+        seqeval_f1(gold_tags, predicted_tags, zero_division=0), abs=1e-12)
+
+
+def bio_tags(spans, length=10, left_out=("MISC",)):
+    tags = ["O"] * length
+    for start, end, kind in spans:
+        if kind not in left_out:
+            tags[start:end] = [f"B-{kind}"] + [f"I-{kind}"] * (end - start - 1)
+    return tags

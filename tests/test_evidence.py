@@ -94,7 +94,7 @@ from leaderboard.engine import ranking  # noqa: E402
 from leaderboard.board.state import Leaderboard  # noqa: E402
 from leaderboard.storage.snapshot import snapshot_table  # noqa: E402
 from leaderboard.storage.local import LocalStore  # noqa: E402
-from leaderboard.errors import BadInput
+from leaderboard.errors import BadInput  # noqa: E402
 from leaderboard.views import compare, table as views  # noqa: E402
 from scipy.stats import false_discovery_control  # noqa: E402
 

@@ -3,6 +3,7 @@
 store beside a Hub repo's). Nothing here reaches the internet."""
 from __future__ import annotations
 
+import base64
 import io
 import json
 import math
@@ -11,15 +12,16 @@ import re
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from huggingface_hub import DatasetCard
+from huggingface_hub import DatasetCard, HfApi
+from huggingface_hub.errors import HfHubHTTPError
 
 from conftest import SMALL_TASKS, duel_frame, hub_repo_files, publish_all, reference_layout_store
 from leaderboard.board.state import Leaderboard
@@ -68,6 +70,42 @@ def test_first_publication_into_an_empty_repo(hub, tmp_path, small_benchmark, sm
     monkeypatch.setattr("leaderboard.board.state.parse_submission", lambda *a, **k: pytest.fail("parsed a file"))
     fresh = replica(hub, tmp_path, small_benchmark, "b")
     pd.testing.assert_frame_equal(fresh.ranked(), board.ranked())
+
+
+def test_the_fake_hub_is_as_strict_as_the_hub(hub, tmp_path, small_benchmark, small_documents):
+    """fake_hub.py keeps the Hub's rules the tests rely on: binary files only through LFS
+    (a regular upload of one refused), LFS files stored as pointers and listed with their
+    sha256, and the repo calls huggingface_hub makes (create_repo, create_branch, refs, the
+    commit listing, whoami with the API token) answered."""
+    api = HfApi(endpoint=hub.url, token=hub.token)
+    assert api.create_repo(REPO, repo_type="dataset").repo_id == REPO
+    lines = [{"key": "header", "value": {"summary": "x"}},  # a binary file sent as a regular one
+             {"key": "file", "value": {"path": "arrays/x.npz", "content": base64.b64encode(b"PK\0\0").decode(),
+                                       "encoding": "base64"}}]
+    request = urllib.request.Request(f"{hub.url}/api/datasets/{REPO}/commit/main", method="POST",
+                                     data="\n".join(map(json.dumps, lines)).encode(),
+                                     headers={"Authorization": f"Bearer {hub.token}",
+                                              "Content-Type": "application/x-ndjson"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request)
+    assert refused.value.code == 400 and b"binary files" in refused.value.read()
+    board = replica(hub, tmp_path, small_benchmark, "a")
+    publish_all(board, small_documents[:2])
+    listed = {e.path: e for e in api.list_repo_tree(REPO, repo_type="dataset", recursive=True) if hasattr(e, "lfs")}
+    binary = [p for p in listed if p.endswith((".npz", ".parquet", ".zip"))]
+    assert binary and all(listed[p].lfs is not None for p in binary)
+    assert all(listed[p].lfs is None for p in listed if p.startswith("data/"))  # text files stay regular
+    assert hub.read(REPO, binary[0])[:4] == b"PK\x03\x04" or hub.read(REPO, binary[0])[:4] == b"PAR1"
+    commits = api.list_repo_commits(REPO, repo_type="dataset")
+    assert len(commits) == 2 + hub.commits and commits[0].commit_id == hub.head(REPO)
+    api.create_branch(REPO, repo_type="dataset", branch="before")
+    with pytest.raises(HfHubHTTPError):
+        api.create_branch(REPO, repo_type="dataset", branch="before")
+    refs = api.list_repo_refs(REPO, repo_type="dataset")
+    assert {(b.name, b.target_commit) for b in refs.branches} == {("main", hub.head(REPO)), ("before", hub.head(REPO))}
+    assert api.whoami()["name"] == hub.token_account
+    with pytest.raises(HfHubHTTPError):
+        api.create_repo(REPO, repo_type="dataset")  # it exists
 
 
 def test_a_repo_in_the_reference_layout_opens_unchanged(hub, tmp_path, small_benchmark, small_documents):

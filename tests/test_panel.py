@@ -11,7 +11,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import rankdata
 
 from conftest import SMALL_TASKS, cli as run_cli, publish_all
 from leaderboard.board.state import Leaderboard

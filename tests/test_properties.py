@@ -44,7 +44,9 @@ def _declared(metric) -> dict:
 EVERY_KIND_TASKS = {"benchmark": "Every kind", "categories": ["All"], "tasks": [
     *(_every_metric_task(name, **_declared(stats.METRICS[name])) for name in sorted(stats.METRICS)),
     {**_every_metric_task("judge_score", score_range=[0, 1], criteria={"helpfulness": 0.7, "brevity": 0.3}),
-     "id": "t_judge_criteria"}]}
+     "id": "t_judge_criteria"},
+    {**_every_metric_task("micro_f1", entity_classes=["PER", "LOC", "MISC"], left_out_classes=["MISC"]),
+     "id": "t_entity_classes"}]}
 
 
 @pytest.fixture(scope="module")
@@ -86,6 +88,11 @@ def valid_samples(task, golds):
     if kind == "label_pair":
         predicted = st.lists(st.integers(-1, K - 1), min_size=N, max_size=N)
         return predicted.map(lambda labels: [[g, p] for g, p in zip(golds[task.id], labels)])
+    if kind == "tp_fp_fn":
+        triple = st.lists(st.integers(0, 10**9), min_size=3, max_size=3)
+        if task.entity_classes:
+            triple = st.dictionaries(st.sampled_from(task.entity_classes), triple)
+        return st.lists(triple, min_size=N, max_size=N)
     if kind == "judge":
         score = _finite(*task.score_range)
         if task.criteria:
@@ -133,7 +140,7 @@ def document_pairs(draw, benchmark):
 def test_the_documents_cover_every_sample_kind_and_every_metric(every_kind):
     assert {t.metric.sample_kind for t in every_kind.tasks} == set(stats.metrics.SAMPLE_KINDS)
     assert {t.metric_name for t in every_kind.tasks} == set(stats.METRICS)
-    assert any(t.criteria for t in every_kind.tasks)
+    assert any(t.criteria for t in every_kind.tasks) and any(t.left_out_classes for t in every_kind.tasks)
 
 
 def test_valid_documents_parse_with_finite_scores(every_kind):

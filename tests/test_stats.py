@@ -41,6 +41,13 @@ def classifier(rng, gold, k, skill):
     return np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
 
 
+def f1_counts(rng, n, recall):
+    """Counts [tp, fp, fn] of n items: Poisson(1.5) to find, each found with probability `recall`."""
+    gold = rng.poisson(1.5, n)
+    tp = rng.binomial(gold, recall)
+    return np.column_stack([tp, rng.poisson(0.5, n), gold - tp]).astype(float)
+
+
 def duel_one_vs_many(metric, a, bs, seed=7):
     sa = metric.summarize(a, seed)
     sb = np.stack([metric.summarize(b, seed) for b in bs])
@@ -118,6 +125,8 @@ def test_a_duel_both_ways_equals_two_duels_to_the_last_bit(name):
         elif kind == "gold_probs":
             gold = rng.integers(0, 3, 80)
             samples.append(ClassProbs(gold, classifier(rng, gold, 3, 1.0 + skill)))
+        elif kind == "tp_fp_fn":
+            samples.append(f1_counts(rng, 80, 0.4 + skill / 2))
         else:
             gold = rng.integers(0, 3, 80)
             right = rng.random(80) < 0.4 + skill / 2
@@ -314,6 +323,8 @@ def samples_of(metric, rng, n=300):
         return rng.integers(1, 11, n).astype(float)
     if metric.sample_kind == "label_pair":
         return labeller(rng, np.arange(n) % 3, 3, 0.6)
+    if metric.sample_kind == "tp_fp_fn":
+        return f1_counts(rng, n, 0.6)
     gold = np.arange(n) % 3
     return ClassProbs(gold, classifier(rng, gold, 3, 1.0))
 

@@ -23,7 +23,8 @@ from leaderboard.storage.local import Publication, PublishedModel
 from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash
 from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.storage.strict_json import dump_json
-from leaderboard.submission.metadata import SubmissionMetadata, submission_id, title_keys, validate_metadata
+from leaderboard.submission.metadata import (LOOKALIKES_UNCHECKED, PUBLISHING_NEEDS_ICU, SubmissionMetadata,
+                                             lookalikes_checked, submission_id, title_keys, validate_metadata)
 from leaderboard.submission.parsing import parse_submission
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ class Publishing:
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
         is_sample = board.is_sample_file(parsed)
         warnings = parsed.warnings + unchecked_counts(board.benchmark, parsed, references) + (
-            [SAMPLE_PRESUBMITTED] if is_sample else [])
+            [SAMPLE_PRESUBMITTED] if is_sample else []) + ([] if lookalikes_checked() else [LOOKALIKES_UNCHECKED])
         return Preview(sid, metadata, model, parsed.source, *shas, preview_tournament, table, opponents,
                        warnings, is_sample, panel, board.panel() if panel else ())
 
@@ -198,6 +199,8 @@ class Publishing:
         sid = preview.submission_id
         if preview.is_sample:
             raise BadInput(SAMPLE_REFUSED)
+        if not lookalikes_checked():
+            raise BadInput(PUBLISHING_NEEDS_ICU)
         reuse = preview.tournament
         for attempt in range(PUBLISH_ATTEMPTS):
             with locked(board, NOTHING_PUBLISHED):

@@ -18,7 +18,10 @@ from leaderboard.config.settings import Settings
 from leaderboard.errors import BadInput
 from leaderboard.storage.strict_json import exact_text, is_finite_number
 
-DEFAULT_TASKS_FILE = Path(__file__).resolve().parents[2] / "data" / "tasks_metadata.json"
+# The shipped tasks files are package data (the repository's data/ links here), so an
+# installed command finds them from any folder.
+SHIPPED_TASKS = Path(__file__).resolve().parents[1] / "data"
+DEFAULT_TASKS_FILE = SHIPPED_TASKS / "tasks_metadata.json"
 DEFAULT_TOP_OPPONENTS = 50
 # Whom a model's Win Score counts duels against: "panel", the same top `top_opponents`
 # models for everyone (leaderboard/engine/panel.py); "top-of-its-day", BenCzechMark's
@@ -44,6 +47,10 @@ class Task:
     labels: tuple[str, ...] = ()  # label metrics: the class names, by class index
     score_range: tuple[float, float] | None = None  # judge scores: lowest and highest score
     criteria: tuple[tuple[str, float], ...] = ()  # judge scores: (criterion, weight), weights summing to 1
+    # Counts [tp, fp, fn]: the classes a sample may count per class ({class: [tp, fp, fn]}),
+    # and those of them the score leaves out (EuroEval's NER: MISC)
+    entity_classes: tuple[str, ...] = ()
+    left_out_classes: tuple[str, ...] = ()
     # Which lm-evaluation-harness task produces it (`compile`): a group whose subtasks are
     # its prompt variants (the best one is kept), or one task without variants; by
     # default the harness task of the same id.
@@ -229,10 +236,31 @@ def _harness_fields(raw: dict, where: str) -> dict:
                                             "a filter name of the harness (e.g. \"strict-match\")")}
 
 
+def _entity_classes(raw: dict, where: str) -> tuple[str, ...]:
+    value = raw.get("entity_classes")
+    if not (isinstance(value, list) and value and all(isinstance(x, str) and x.strip() for x in value)
+            and len(set(value)) == len(value)):
+        raise TasksFileError(f"{where}: 'entity_classes' must be a list of distinct class names, each sample then "
+                             f"counting {{class: [tp, fp, fn]}} (e.g. [\"PER\", \"LOC\", \"ORG\", \"MISC\"]), "
+                             f"got {json.dumps(value)[:80]}")
+    return tuple(value)
+
+
+def _left_out_classes(raw: dict, where: str) -> tuple[str, ...]:
+    value, declared = raw.get("left_out_classes"), raw.get("entity_classes")
+    if not (isinstance(value, list) and value and isinstance(declared, list) and all(x in declared for x in value)
+            and len(set(value)) == len(value) < len(declared)):
+        raise TasksFileError(f"{where}: 'left_out_classes' must list some of the task's 'entity_classes', not all "
+                             f"(the classes the score does not count, e.g. [\"MISC\"]), got {json.dumps(value)[:80]} "
+                             f"with entity_classes {json.dumps(declared)[:80]}")
+    return tuple(value)
+
+
 # What a task declares for the metrics whose sample kind needs it: field -> reader.
 KIND_FIELDS = {"label_pair": {"labels": _labels},
-               "judge": {"score_range": _score_range, "criteria": _criteria}}
-OPTIONAL_FIELDS = {"criteria"}
+               "judge": {"score_range": _score_range, "criteria": _criteria},
+               "tp_fp_fn": {"entity_classes": _entity_classes, "left_out_classes": _left_out_classes}}
+OPTIONAL_FIELDS = {"criteria", "entity_classes", "left_out_classes"}
 
 
 def _task(raw, index: int, categories: tuple[str, ...]) -> Task:

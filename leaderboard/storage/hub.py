@@ -7,12 +7,12 @@ which becomes `StoreConflict`, and the caller refreshes and tries again.
 
 A replica reads each model's small part (metadata, aggregates, array layout) and the
 duel rows from the index (hub_index.py: a few consolidated files, each entry checked
-against the blob id of the file it summarizes), and what the index lacks file by file.
+against the id of the file it summarizes: `hub_index.file_stamp`), and what the index lacks file by file.
 Per-model arrays are downloaded from `arrays/<id>.npz` (committed with each publication)
 when a duel first needs them, in parallel when several do (`tournament.SummaryRows`),
 and kept in a local cache folder; a submission without one (a copy of the reference
 dataset) is parsed once and its arrays kept there. Either way they are checked against
-the git blob id of the submission file they came from. The token is given to
+the id of the submission file they came from. The token is given to
 `huggingface_hub` only; it is never logged and never part of an error message.
 """
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 from concurrent.futures import ThreadPoolExecutor
 import datetime
-import hashlib
 import json
 import logging
 import threading
@@ -47,11 +46,6 @@ DOWNLOAD_THREADS = 8
 APPEND_ATTEMPTS = 5  # a commit of records (day_files.py), retried when another commit came first
 
 
-def git_blob_id(data: bytes) -> str:
-    """The id git (and the Hub) gives a file with these bytes."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
 def default_cache_dir(repo_id: str) -> Path:
     home = Path(Settings.from_environment().hf_home or Path.home() / ".cache" / "huggingface")
     return home / "leaderboard" / repo_id.replace("/", "__")
@@ -67,7 +61,7 @@ class HubStore:
         self.cache_dir = Path(cache_dir or default_cache_dir(repo_id))
         self._write_lock = threading.Lock()
         self._sha: str | None = None
-        self._files: dict[str, str] = {}  # path -> git blob id at self._sha
+        self._files: dict[str, str] = {}  # path -> its content's id at self._sha (an LFS file's: its sha256)
         self._updated_at = 0.0  # the commit's time at self._sha
         self._indexed: tuple[str | None, dict[str, dict]] = (None, {})  # (revision, the index's model infos)
         self._fetched: dict[str, tuple[str, tuple[str, int, int]]] = {}  # id -> (stamp, its arrays file)
@@ -106,7 +100,7 @@ class HubStore:
                 changed = datetime.datetime.now(datetime.timezone.utc)
             if sha != self._sha:
                 tree = self.api.list_repo_tree(self.repo_id, repo_type="dataset", revision=sha, recursive=True)
-                self._files = {e.path: e.blob_id for e in tree if isinstance(e, RepoFile)}
+                self._files = {e.path: e.lfs.sha256 if e.lfs else e.blob_id for e in tree if isinstance(e, RepoFile)}
                 self._sha = sha
                 self._updated_at = changed.timestamp() if changed else time.time()
 
@@ -230,7 +224,7 @@ class HubStore:
         holds but the index lacks goes into the index with the next write."""
         stamp = self._files.get(f"data/{submission_id}.json")
         local = self.cache_dir / f"{submission_id}.npz"
-        model = decode_cached(local, submission_id, lambda stored: stored == stamp) if local.exists() else None
+        model = decode_cached(local, submission_id, lambda stored: hub_index.stamp_matches(stamp, stored)) if local.exists() else None
         if f"{ARRAYS_DIR}/{submission_id}.npz" not in self._files:
             return model
         indexed = self._indexed_models().get(submission_id)
@@ -238,7 +232,7 @@ class HubStore:
             return model_from_info(submission_id, indexed, lambda: self._arrays_file(submission_id, stamp))
         if model is None:
             self._arrays_file(submission_id, stamp)
-            model = decode_cached(local, submission_id, lambda stored: stored == stamp)
+            model = decode_cached(local, submission_id, lambda stored: hub_index.stamp_matches(stamp, stored))
         info = model_index.cached_info(local, model_index.file_stat(local)) if model and indexed is None else None
         if info is not None:
             self._unindexed_models[submission_id] = info
@@ -250,7 +244,7 @@ class HubStore:
         fetched = self._fetched.get(submission_id)
         if fetched is None or fetched[0] != stamp:
             local = self.cache_dir / f"{submission_id}.npz"
-            if not local.exists() or decode_cached(local, submission_id, lambda stored: stored == stamp) is None:
+            if not local.exists() or decode_cached(local, submission_id, lambda stored: hub_index.stamp_matches(stamp, stored)) is None:
                 data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
                 write_atomically(local, lambda f: f.write(data))
             fetched = (stamp, (str(local), *model_index.file_stat(local)))
@@ -317,10 +311,11 @@ class HubStore:
             return []
         unindexed = {path: self._read(path) for path in map(hub_index.duel_path, sorted(self._unindexed_duels))
                      if path in self._files and path not in adds}
-        written = hub_index.written_segment({**unindexed, **adds}, {**self._unindexed_models, **models}, git_blob_id)
+        written = hub_index.written_segment({**unindexed, **adds}, {**self._unindexed_models, **models},
+                                            hub_index.file_stamp)
         deleted = {op.path_in_repo for op in operations if isinstance(op, CommitOperationDelete)}
         after = {path: blob for path, blob in self._files.items() if path not in deleted}
-        after.update({path: git_blob_id(data) for path, data in adds.items()})
+        after.update({path: hub_index.file_stamp(data) for path, data in adds.items()})
         index_adds, index_deletes = hub_index.index_changes(hub_index.segment_paths(self._files), written, after,
                                                             self._read)
         return ([CommitOperationAdd(path, data) for path, data in index_adds.items()] +
@@ -333,7 +328,7 @@ class HubStore:
         """Several publications in one commit, in time order (`publication_files`), with
         each model's arrays; returns the new revision."""
         files = publication_files(publications)
-        stamps = {p.submission_id: git_blob_id(files[f"data/{p.submission_id}.json"]) for p in publications}
+        stamps = {p.submission_id: hub_index.file_stamp(files[f"data/{p.submission_id}.json"]) for p in publications}
         infos = {}
         for p in publications:
             infos[p.submission_id], files[f"{ARRAYS_DIR}/{p.submission_id}.npz"] = encoded_with_info(

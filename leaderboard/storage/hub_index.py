@@ -6,7 +6,7 @@ folder, `.cache/index/`, written by the readers that had to read files on their 
 
     index/<sequence>-<entries>.zip    a segment, holding
         models.json        per model: its arrays file's info (`local.encoded_with_info`:
-                           metadata, aggregates, array layout), stamped with the git blob id
+                           metadata, aggregates, array layout), stamped with the `file_stamp`
                            of its submission file (a Hub repo's only)
         duel_files.json    per duel file it holds (by owner, the model the file is named
                            after): that file's version (a Hub repo's: its git blob id; a
@@ -32,6 +32,7 @@ so at most log2(E) times.
 from __future__ import annotations
 
 import io
+import hashlib
 import json
 import re
 import zipfile
@@ -161,6 +162,20 @@ def read_segment(source: bytes | Path, with_rows: bool = True) -> Segment:
     return segment
 
 
+def file_stamp(data: bytes) -> str:
+    """What a Hub repo's index records for a file's content: its git blob id, by which the
+    Hub lists a regular file, and its sha256, by which it lists an LFS file (a binary or a
+    large one: which, the Hub decides)."""
+    git_blob_id = hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return f"{git_blob_id} {hashlib.sha256(data).hexdigest()}"
+
+
+def stamp_matches(listed, stamp) -> bool:
+    """Whether a file listed with version `listed` (a Hub tree's id, a `file_stamp`, a local
+    file's size and time) is the one recorded with `stamp`."""
+    return listed == stamp or (isinstance(listed, str) and isinstance(stamp, str) and listed in stamp.split())
+
+
 def current(segments: list[Segment], files: dict[str, str]) -> Segment:
     """One segment of the entries of `segments` (oldest first) that describe the files
     (path -> blob id) as they are: per model and per duel file, the newest such entry."""
@@ -169,10 +184,10 @@ def current(segments: list[Segment], files: dict[str, str]) -> Segment:
     out = Segment()
     for segment in reversed(segments):
         for sid, info in segment.models.items():
-            if sid not in out.models and files.get(f"data/{sid}.json") == info.get("stamp"):
+            if sid not in out.models and stamp_matches(files.get(f"data/{sid}.json"), info.get("stamp")):
                 out.models[sid] = info
         taken = [owner for owner, blob in segment.duel_files.items()
-                 if owner not in out.duel_files and files.get(duel_path(owner)) == blob]
+                 if owner not in out.duel_files and stamp_matches(files.get(duel_path(owner)), blob)]
         for owner in taken:
             out.duel_files[owner] = segment.duel_files[owner]
         if len(taken) == len(segment.duel_files):  # every file as the segment has it: no copy

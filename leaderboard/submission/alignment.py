@@ -26,7 +26,7 @@ class TaskReference:
         s = task_samples.samples
         if isinstance(s, (ClassProbs, LabelPairs)):
             return cls(len(s.gold), task_samples.doc_ids, s.gold, s.n_classes)
-        if s.ndim == 2:  # loglik_words: (n, 2) pairs [loglikelihood, number_of_words]
+        if s.ndim == 2 and s.shape[1] == 2:  # loglik_words: (n, 2) pairs [loglikelihood, number_of_words]
             return cls(len(s), task_samples.doc_ids, words=s[:, 1])
         return cls(len(s), task_samples.doc_ids)
 

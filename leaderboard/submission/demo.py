@@ -42,7 +42,15 @@ def task_design(task: Task, seed: int) -> dict:
         design.update(k=k, gold=rng.integers(0, k, n))
     if task.metric.sample_kind == "loglik_words":
         design.update(words=5 + rng.poisson(60, n), base_nll=rng.uniform(2.8, 4.0))
+    if task.metric.sample_kind == "tp_fp_fn":
+        design.update(to_find=_to_find(task, rng, n))
     return design
+
+
+def _to_find(task: Task, rng: np.random.Generator, n: int) -> np.ndarray:
+    """What each item has to find, per entity class (n, classes): a few entities, or the
+    characters of a short answer (char_f1)."""
+    return rng.poisson(12.0 if task.metric_name == "char_f1" else 1.2, (n, len(task.entity_classes) or 1))
 
 
 def design_from_reference(task: Task, reference, seed: int) -> dict:
@@ -58,6 +66,8 @@ def design_from_reference(task: Task, reference, seed: int) -> dict:
         design.update(k=reference.n_classes, gold=reference.gold)
     if task.metric.sample_kind == "loglik_words":
         design.update(words=reference.words.astype(int) if reference.words is not None else 5 + rng.poisson(60, n))
+    if task.metric.sample_kind == "tp_fp_fn":
+        design.update(to_find=_to_find(task, rng, n))
     return design
 
 
@@ -101,8 +111,24 @@ def _samples(task: Task, design: dict, skill: float, rng: np.random.Generator) -
         nll = design["base_nll"] + 0.3 * difficulty - 0.12 * skill + rng.normal(0, 0.05, n)
         loglik = np.round(-words * nll, 4)
         return [[ll, int(w)] for ll, w in zip(loglik.tolist(), words)], np.column_stack([loglik, words])
+    if kind == "tp_fp_fn":
+        return _counts(task, design["to_find"], _sigmoid(1.6 * (skill - difficulty) + rng.normal(0, 0.8, n)), rng)
     score = np.round(_sigmoid(skill - difficulty + rng.normal(0, 0.5, n)), 4)  # unit_interval
     return score.tolist(), score
+
+
+def _counts(task: Task, to_find: np.ndarray, found: np.ndarray, rng: np.random.Generator) -> tuple[list, np.ndarray]:
+    """Counts [tp, fp, fn] per item and class: each thing to find found with probability
+    `found` (n,), spurious ones fewer the more is found; per class when the task declares
+    entity classes, summed over the counted classes as the parser does."""
+    tp = rng.binomial(to_find, found[:, None])
+    fp = rng.poisson((1 - found[:, None]) * to_find.mean(axis=0).clip(0.5))
+    counts = np.stack([tp, fp, to_find - tp], axis=2)  # (n, classes, 3)
+    if not task.entity_classes:
+        return counts[:, 0].tolist(), counts[:, 0].astype(float)
+    counted = [c not in task.left_out_classes for c in task.entity_classes]
+    values = [{c: row for c, row in zip(task.entity_classes, item) if any(row)} for item in counts.tolist()]
+    return values, counts[:, counted].sum(axis=1).astype(float)
 
 
 def demo_model(benchmark: Benchmark, index: int, seed: int = 0,

@@ -7,7 +7,10 @@ import unicodedata
 from dataclasses import asdict, dataclass
 from urllib.parse import urlparse
 
-import icu
+try:  # PyICU (the `app` extra) compiles against ICU: a model team's light install may lack it
+    import icu
+except ModuleNotFoundError:
+    icu = None
 
 from leaderboard.errors import BadInput
 from leaderboard.submission.bounds import MAX_DESCRIPTION_LENGTH, MAX_LINK_LENGTH, MAX_NAME_LENGTH
@@ -43,12 +46,22 @@ class SubmissionMetadata:
 # and the default-ignorable code points fonts draw as nothing (U+3164 HANGUL FILLER, ...).
 _HIDDEN_CATEGORIES = {"Cc", "Cf", "Cs", "Zl", "Zp"}
 # UTS #39 confusable skeletons: the Unicode Consortium's own implementation (ICU).
-_SPOOF_CHECKER = icu.SpoofChecker()
+_SPOOF_CHECKER = icu.SpoofChecker() if icu else None
+LOOKALIKES_UNCHECKED = ("PyICU is not installed, so this pre-submission did not check for published titles that "
+                        "only look alike nor for default-ignorable characters in names; publication checks both "
+                        "(pip install 'duel-leaderboard[app]' installs it)")
+PUBLISHING_NEEDS_ICU = ("publishing needs PyICU, which checks titles for look-alikes of published ones: "
+                        "pip install 'duel-leaderboard[app]' (it compiles against ICU: Debian's libicu-dev)")
+
+
+def lookalikes_checked() -> bool:
+    """Whether titles are compared by their confusable skeletons (PyICU is installed)."""
+    return _SPOOF_CHECKER is not None
 
 
 def _is_hidden(c: str) -> bool:
     return (unicodedata.category(c) in _HIDDEN_CATEGORIES
-            or icu.Char.hasBinaryProperty(c, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT))
+            or (icu is not None and icu.Char.hasBinaryProperty(c, icu.UProperty.DEFAULT_IGNORABLE_CODE_POINT)))
 
 
 def normalize_name(text) -> str:
@@ -61,8 +74,10 @@ def title_keys(title: str) -> tuple[str, str]:
     skeletons of the title in lower case and in upper case, after NFKC and removing hidden
     characters (older stored titles may hold them). Titles are the same when either key
     is: lower case catches "I" for "i" and a Greek "ο" for "o", upper case a Greek "Β" for
-    "B" (whose lower case is no "b")."""
+    "B" (whose lower case is no "b"). Without PyICU, the two cases alone."""
     visible = _visible(normalize_name(title))
+    if _SPOOF_CHECKER is None:
+        return visible.casefold(), visible.upper()
     return (_SPOOF_CHECKER.getSkeleton(0, visible.casefold()), _SPOOF_CHECKER.getSkeleton(0, visible.upper()))
 
 

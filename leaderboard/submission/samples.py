@@ -22,6 +22,7 @@ from stats.metrics import SAMPLE_KINDS
 PROBABILITY_SUM_TOLERANCE = 0.01  # class probabilities must sum to 1 within this
 MIN_LOGLIK_PER_WORD = -700.0  # exp(700) is near the largest float: a bound, not a real result
 MAX_WORDS = 10**9
+MAX_COUNT = 10**9  # entities or characters of one sample: a bound far above any real one
 
 
 @dataclass
@@ -242,8 +243,53 @@ def _parse_judge(values: list, task: Task) -> np.ndarray:
     return scores @ np.array([w for _, w in task.criteria])
 
 
+def _is_count_triple(v) -> bool:
+    return isinstance(v, list) and len(v) == 3 and all(map(is_json_number, v))
+
+
+def _count_triples(values: list) -> np.ndarray:
+    """values as an (n, 3) float array of whole counts [tp, fp, fn] in 0..MAX_COUNT."""
+    expect = "a triple [true_positives, false_positives, false_negatives]"
+    arr = _numeric_array(values, 2)
+    if arr is None or arr.shape[1] != 3:
+        raise _not_a(expect, values, _is_count_triple)
+    _refuse_booleans(values, expect)
+    _check_finite(arr, "a count")
+    bad = ((arr < 0) | (arr != np.round(arr)) | (arr > MAX_COUNT)).any(axis=1)
+    if bad.any():
+        raise SampleProblem(first_index(bad), f"counts [tp, fp, fn] must be whole numbers from 0 to {MAX_COUNT:,}, "
+                                              f"got {json.dumps(values[first_index(bad)])[:60]}")
+    return arr
+
+
+def _parse_tp_fp_fn(values: list, task: Task) -> np.ndarray:
+    """[tp, fp, fn] per sample; with entity classes declared, {class: [tp, fp, fn]} (a class
+    not named counts nothing), summed over the classes the task does not leave out."""
+    if not task.entity_classes:
+        return _count_triples(values)
+    classes = task.entity_classes
+    for i, v in enumerate(values):
+        if not isinstance(v, dict):
+            raise SampleProblem(i, f"must be an object {{class: [tp, fp, fn]}} of the task's entity classes "
+                                   f"({', '.join(classes)}), got {json.dumps(v)[:60]}")
+        unknown = sorted(set(v) - set(classes))
+        if unknown:
+            raise SampleProblem(i, f"has an unknown entity class {unknown[0]!r} (the task's classes: "
+                                   f"{', '.join(classes)})")
+    total = np.zeros((len(values), 3))
+    for name in classes:
+        try:
+            counts = _count_triples([v.get(name, [0, 0, 0]) for v in values])
+        except SampleProblem as p:
+            raise SampleProblem(p.index, f"class {name}: {p.what}") from None
+        if name not in task.left_out_classes:
+            total += counts
+    return total
+
+
 SAMPLE_PARSERS = {"binary": _parse_binary, "unit_interval": _parse_unit_interval, "loglik_words": _parse_loglik_words,
-                  "gold_probs": _parse_gold_probs, "label_pair": _parse_label_pair, "judge": _parse_judge}
+                  "gold_probs": _parse_gold_probs, "label_pair": _parse_label_pair, "judge": _parse_judge,
+                  "tp_fp_fn": _parse_tp_fp_fn}
 
 
 def _metric_value(item, metric: str):
