@@ -278,21 +278,14 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     current group when its rank interval meets every member's."""
     displayed = np.asarray(displayed, dtype=float)
     n_models, n_scopes = displayed.shape
-    category = np.asarray(task_category, dtype=int)
     ok = np.isfinite(displayed).all(axis=1)
-    sums = None
-    for t, values in enumerate(replicates):
-        shares = field_shares(np.asarray(values, dtype=float), weights)
-        if sums is None:
-            sums = np.zeros(shares.shape + (n_scopes - 1,))
-        sums[:, :, category[t]] += shares
     score_low, score_high = np.full((n_models, n_scopes), np.nan), np.full((n_models, n_scopes), np.nan)
     rank_low, rank_high = np.full((n_models, n_scopes), n_models), np.full((n_models, n_scopes), n_models)
     group = np.full((n_models, n_scopes), -1)
-    if sums is None or not ok.any():
+    draws = field_draws(replicates, task_category, weights, n_scopes)
+    if draws is None or not ok.any():
         return RankCertainty(displayed, score_low, score_high, rank_low, rank_high, group)
-    per_category = sums[:, ok] / np.bincount(category, minlength=n_scopes - 1)
-    draws = np.round(np.concatenate([per_category.mean(axis=2, keepdims=True), per_category], axis=2), 9)
+    draws = draws[:, ok]
     family = np.asarray(family)[ok]
     for scope in range(n_scopes):
         score_low[ok, scope], score_high[ok, scope] = nearest_tails_interval(draws[:, :, scope], level)
@@ -300,3 +293,22 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
             family_ranks(draws[:, :, scope], family), level)
     group[ok] = tie_groups(displayed[ok], rank_low[ok], rank_high[ok])
     return RankCertainty(displayed, score_low, score_high, rank_low, rank_high, group)
+
+
+def field_draws(replicates: Iterable[np.ndarray], task_category: np.ndarray, weights: np.ndarray,
+                n_scopes: int) -> np.ndarray | None:
+    """Every model's field score per scope on each resample of the items: replicates,
+    task_category and weights as `field_certainty` takes them. Returns (R, N, n_scopes)
+    (overall, then each category; rounded to 9 digits so that equal fractions summed in
+    another order tie), None without tasks."""
+    category = np.asarray(task_category, dtype=int)
+    sums = None
+    for t, values in enumerate(replicates):
+        shares = field_shares(np.asarray(values, dtype=float), weights)
+        if sums is None:
+            sums = np.zeros(shares.shape + (n_scopes - 1,))
+        sums[:, :, category[t]] += shares
+    if sums is None:
+        return None
+    per_category = sums / np.bincount(category, minlength=n_scopes - 1)
+    return np.round(np.concatenate([per_category.mean(axis=2, keepdims=True), per_category], axis=2), 9)

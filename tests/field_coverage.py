@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import stats
-from stats import evidence, field
+from stats import evidence, field, rank_sets
 
 ACC, TOKEN_F1 = stats.METRICS["acc"], stats.METRICS["token_f1"]  # a paired t-test metric, a bootstrap one
 BENCZECHMARK_SIZES = [16, 8, 7, 6, 4, 4, 2, 2, 1]  # 50 tasks in 9 categories
@@ -100,7 +100,8 @@ def competition_ranks(values: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class BoardOutcome:
     """One board: the truth (expected score, its best and worst rank), the displayed
-    score and rank, the intervals (overall), the tie groups and the true abilities."""
+    score and rank, the intervals (overall), the tie groups, the simultaneous rank sets
+    (overall) and the true abilities."""
 
     truth: np.ndarray
     truth_best: np.ndarray
@@ -108,6 +109,7 @@ class BoardOutcome:
     displayed: np.ndarray
     displayed_rank: np.ndarray
     certainty: evidence.RankCertainty
+    sets: rank_sets.RankSets
     skill: np.ndarray
     task_scores: np.ndarray
     category: np.ndarray
@@ -127,10 +129,12 @@ def simulate(design: Design, seed: int, truth_draws: int) -> list[BoardOutcome]:
         displayed = field.category_means(field.field_shares(scores.T, np.ones(len(scores))).T, category)
         n = len(scores)
         certainty = field.field_certainty(replicates, category, np.ones(n), np.arange(n), displayed)
+        sets = rank_sets.field_rank_sets(replicates, scores, category, np.ones(n), np.arange(n), displayed,
+                                         design.items)[0]
         best = competition_ranks(expected)
         worst = np.array([(np.round(expected, 9) >= np.round(e, 9)).sum() for e in expected])
         out.append(BoardOutcome(expected, best, worst, displayed[:, 0], competition_ranks(displayed[:, 0]),
-                                certainty, skill, scores, category))
+                                certainty, sets, skill, scores, category))
     return out
 
 
@@ -154,4 +158,20 @@ def coverage(outcomes: list[BoardOutcome]) -> dict[str, float]:
                                        & (o.displayed_rank <= low_high(o, "rank")[1])),
         "score_width_pp": 100 * share(lambda o: np.subtract(*low_high(o, "score")[::-1])),
         "rank_width": share(lambda o: np.subtract(*low_high(o, "rank")[::-1]) + 1),
+    }
+
+
+def simultaneous_coverage(outcomes: list[BoardOutcome]) -> dict[str, float]:
+    """Shares over the boards: every model's true ranks (a tie's best to its worst) inside
+    its simultaneous rank set at once ("all"), and the displayed ranks all inside theirs;
+    the mean set width (ranks) and the mean number of models that could be first."""
+    def share(per_board) -> float:
+        return float(np.mean([per_board(o) for o in outcomes]))
+    return {
+        "boards": len(outcomes),
+        "all": share(lambda o: bool(((o.sets.low <= o.truth_best) & (o.truth_worst <= o.sets.high)).all())),
+        "displayed_inside": share(lambda o: bool(((o.sets.low <= o.displayed_rank)
+                                                  & (o.displayed_rank <= o.sets.high)).all())),
+        "width": share(lambda o: float(np.mean(o.sets.high - o.sets.low + 1))),
+        "could_be_first": share(lambda o: o.sets.could_be_first),
     }

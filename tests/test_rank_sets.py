@@ -1,0 +1,105 @@
+"""Simultaneous rank sets and tiers (`stats.rank_sets`, issue 34) against known truth.
+
+Simulated boards (`field_coverage`: items of shared difficulty, accuracy and token F1, the
+truth the field score's expected value at these sample sizes) in every design of the
+ranking issue and in boards of many models on few items; identical and far-apart models;
+the rank bounds against a loop over families; the tiers against the Leaderboard Reporting
+Standard's reference implementation (`../shared/reference/leaderboard_standard`, MIT).
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import field_coverage
+from stats import field, rank_sets
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "leaderboard_standard"
+
+FEW_ITEMS = {  # models per item above 1, where the draft reports the multiplier bootstrap failing
+    "60 models on 30 items": field_coverage.Design(60, (1,), 0.3, 30, 40),
+    "100 equal models on 20 items": field_coverage.Design(100, (1,), 0.0, 20, 20),
+    "100 models on 20 items": field_coverage.Design(100, (1,), 0.3, 20, 20),
+}
+
+
+@pytest.mark.integration  # whole simulated boards, the truth by re-simulation
+@pytest.mark.parametrize("name", [*field_coverage.DESIGNS, *FEW_ITEMS])
+def test_simultaneous_sets_hold_every_true_rank_at_once(name):
+    """Every model's true rank (a tie's best to its worst) lies in its set at once on >=
+    95% of the boards of a design (every board of the small designs), and every displayed
+    rank in its own set."""
+    design = field_coverage.DESIGNS.get(name) or FEW_ITEMS[name]
+    outcomes = field_coverage.simulate(design, 1, 30)
+    measured = field_coverage.simultaneous_coverage(outcomes)
+    assert measured["displayed_inside"] == 1.0, measured
+    assert measured["all"] >= 0.95, measured
+
+
+def boards_of(skill: np.ndarray, items: int, seed: int = 5):
+    rng = np.random.default_rng(seed)
+    scores, replicates = field_coverage.observe(rng, skill, items, 200)
+    category = np.zeros(skill.shape[1], dtype=int)
+    n = len(skill)
+    displayed = field.category_means(field.field_shares(scores.T, np.ones(n)).T, category)
+    return rank_sets.field_rank_sets(replicates, scores, category, np.ones(n), np.arange(n), displayed, items)[0]
+
+
+def test_identical_models_get_the_full_set():
+    sets = boards_of(np.zeros((8, 2)), 200)
+    assert sets.low.tolist() == [1] * 8 and sets.high.tolist() == [8] * 8
+    assert (sets.could_be_first, sets.could_be_last, sets.order.height, sets.order.largest_unseparated) == (8, 8, 1, 8)
+    assert sets.order.established_share == 0.0
+
+
+def test_far_apart_models_get_singletons():
+    sets = boards_of(np.linspace(3, -3, 6)[:, None] * np.ones((1, 2)), 300)
+    assert sets.low.tolist() == sets.high.tolist() == [1, 2, 3, 4, 5, 6]
+    assert (sets.could_be_first, sets.could_be_last, sets.order.height, sets.order.largest_unseparated) == (1, 1, 6, 1)
+    assert sets.order.established_share == 0.5  # every ordered pair one way
+
+
+def test_rank_bounds_count_a_family_of_near_copies_once():
+    """Against a loop: the best rank counts each other family with a member established
+    above once, the worst each other family with a member not established below."""
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n = int(rng.integers(2, 9))
+        point = rng.normal(size=n)
+        draws = point + rng.normal(0, rng.uniform(0.05, 2.0), (200, n))
+        family = rng.integers(0, max(1, n - 2), n)
+        sets = rank_sets.rank_sets(draws, point, family)
+        for i in range(n):
+            others = [j for j in range(n) if j != i]
+            above = {family[j] if family[j] != family[i] else ("own", j) for j in others if sets.above[j, i]}
+            maybe = {family[j] if family[j] != family[i] else ("own", j) for j in others if not sets.above[i, j]}
+            assert (sets.low[i], sets.high[i]) == (1 + len(above), 1 + len(maybe))
+
+
+@pytest.fixture(scope="module")
+def reference():
+    if not REFERENCE.is_dir():
+        pytest.skip(f"the reference implementation is not at {REFERENCE}")
+    sys.path.insert(0, str(REFERENCE))
+    try:
+        yield importlib.import_module("leaderboard_geometry")
+    finally:
+        sys.path.remove(str(REFERENCE))
+
+
+def test_tiers_equal_the_reference_implementations(reference):
+    """Height (longest chain) and the largest antichain of established relations as the
+    sets give them, against leaderboard_geometry.py on the same relation."""
+    rng = np.random.default_rng(8)
+    for _ in range(25):
+        n = int(rng.integers(2, 40))
+        point = np.sort(rng.normal(0, rng.uniform(0.2, 3), n))[::-1]
+        draws = point + rng.normal(0, 0.3, (200, n))
+        sets = rank_sets.rank_sets(draws, point)
+        assert sets.order.height == reference.longest_chain(sets.above)
+        assert sets.order.largest_unseparated == reference.largest_antichain(sets.above)
+        assert sets.order.established_share == sets.above.sum() / (n * (n - 1))
