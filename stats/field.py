@@ -301,14 +301,22 @@ def field_draws(replicates: Iterable[np.ndarray], task_category: np.ndarray, wei
     task_category and weights as `field_certainty` takes them. Returns (R, N, n_scopes)
     (overall, then each category; rounded to 9 digits so that equal fractions summed in
     another order tie), None without tasks."""
+    shares = (field_shares(np.asarray(values, dtype=float), weights) for values in replicates)
+    draws = scope_draws(shares, task_category, n_scopes)
+    return None if draws is None else np.round(draws, 9)
+
+
+def scope_draws(per_task: Iterable[np.ndarray], task_category: np.ndarray, n_scopes: int) -> np.ndarray | None:
+    """Per task (R, N) values averaged as the board averages them, one task at a time:
+    (R, N, n_scopes), the overall (the mean of the category means) first; None without
+    tasks."""
     category = np.asarray(task_category, dtype=int)
     sums = None
-    for t, values in enumerate(replicates):
-        shares = field_shares(np.asarray(values, dtype=float), weights)
+    for t, values in enumerate(per_task):
         if sums is None:
-            sums = np.zeros(shares.shape + (n_scopes - 1,))
-        sums[:, :, category[t]] += shares
+            sums = np.zeros(np.shape(values) + (n_scopes - 1,))
+        sums[:, :, category[t]] += values
     if sums is None:
         return None
     per_category = sums / np.bincount(category, minlength=n_scopes - 1)
-    return np.round(np.concatenate([per_category.mean(axis=2, keepdims=True), per_category], axis=2), 9)
+    return np.concatenate([per_category.mean(axis=2, keepdims=True), per_category], axis=2)

@@ -215,29 +215,30 @@ def rank_sets(draws: np.ndarray, point: np.ndarray, family: np.ndarray | None = 
     return RankSets(low, high, above, critical, partial_order(above, point))
 
 
-def field_rank_sets(replicates: list[np.ndarray], task_scores: np.ndarray, task_category: np.ndarray,
-                    weights: np.ndarray, family: np.ndarray, displayed: np.ndarray, items: int | None = None,
-                    level: float = 0.95) -> list[RankSets]:
+def field_rank_sets(replicates, task_scores: np.ndarray, task_category: np.ndarray, weights: np.ndarray,
+                    family: np.ndarray, displayed: np.ndarray, items: int | None = None, level: float = 0.95
+                    ) -> list[RankSets]:
     """Simultaneous rank sets of the field scores in every scope (overall, then each
-    category), for the models with a displayed score in every scope.
+    category), for the models with a displayed score in every scope (in their order).
 
-    replicates, task_category, weights, family, displayed: as `field.field_certainty`
-    takes them; task_scores (N, T) the task scores shown (larger is better); items: the
-    fewest items of a task (`established_pairs`). A pair is
-    established when both the field scores' draws (`field.field_draws`) and the task
-    scores averaged as the board averages them (the replicates themselves) establish it:
-    a share of the field is bounded, so a model far ahead by luck keeps nearly the same
-    share on every resample and its share's draws understate how far it could fall (100
-    equal models on 20 items: every board "established" pairs of them), while the
-    scores' own draws do not saturate. A true order of the field scores that the scores
-    do not share is then left unestablished: slower to separate, never wrong for it."""
+    replicates() -> per task (R, N), as `field.field_certainty` takes them (called twice:
+    the arrays are streamed, not held); task_category, weights, family, displayed: as
+    there; task_scores (N, T) the task scores shown (larger is better); items: the fewest
+    items of a task (`established_pairs`). A pair is established when both the field
+    scores' draws (`field.field_draws`) and the task scores averaged as the board averages
+    them (the replicates themselves) establish it: a share of the field is bounded, so a
+    model far ahead by luck keeps nearly the same share on every resample and its share's
+    draws understate how far it could fall (100 equal models on 20 items: every board
+    "established" pairs of them), while the scores' own draws do not saturate. A true
+    order of the field scores that the scores do not share is then left unestablished:
+    slower to separate, never wrong for it."""
     displayed = np.asarray(displayed, dtype=float)
     ok = np.isfinite(displayed).all(axis=1)
     n_scopes = displayed.shape[1]
-    from stats.field import category_means, field_draws  # field's helpers; field imports nothing from here
-    shares = field_draws(replicates, task_category, weights, n_scopes)[:, ok]
-    stacked = np.stack([np.asarray(values, dtype=float)[:, ok] for values in replicates], axis=2)
-    score_draws = category_means(stacked, task_category)
+    from stats.field import category_means, field_draws, scope_draws  # field imports nothing from here
+    shares = field_draws(replicates(), task_category, weights, n_scopes)[:, ok]
+    score_draws = scope_draws((np.asarray(values, dtype=float)[:, ok] for values in replicates()), task_category,
+                              n_scopes)
     scores = category_means(np.asarray(task_scores, dtype=float)[ok], task_category)
     family = np.asarray(family)[ok]
     return [rank_sets(shares[:, :, s], displayed[ok, s], family, level, (score_draws[:, :, s], scores[:, s]), items)

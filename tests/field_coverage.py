@@ -129,7 +129,7 @@ def simulate(design: Design, seed: int, truth_draws: int) -> list[BoardOutcome]:
         displayed = field.category_means(field.field_shares(scores.T, np.ones(len(scores))).T, category)
         n = len(scores)
         certainty = field.field_certainty(replicates, category, np.ones(n), np.arange(n), displayed)
-        sets = rank_sets.field_rank_sets(replicates, scores, category, np.ones(n), np.arange(n), displayed,
+        sets = rank_sets.field_rank_sets(lambda: replicates, scores, category, np.ones(n), np.arange(n), displayed,
                                          design.items)[0]
         best = competition_ranks(expected)
         worst = np.array([(np.round(expected, 9) >= np.round(e, 9)).sum() for e in expected])

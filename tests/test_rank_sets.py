@@ -46,7 +46,7 @@ def boards_of(skill: np.ndarray, items: int, seed: int = 5):
     category = np.zeros(skill.shape[1], dtype=int)
     n = len(skill)
     displayed = field.category_means(field.field_shares(scores.T, np.ones(n)).T, category)
-    return rank_sets.field_rank_sets(replicates, scores, category, np.ones(n), np.arange(n), displayed, items)[0]
+    return rank_sets.field_rank_sets(lambda: replicates, scores, category, np.ones(n), np.arange(n), displayed, items)[0]
 
 
 def test_identical_models_get_the_full_set():
@@ -103,3 +103,32 @@ def test_tiers_equal_the_reference_implementations(reference):
         assert sets.order.height == reference.longest_chain(sets.above)
         assert sets.order.largest_unseparated == reference.largest_antichain(sets.above)
         assert sets.order.established_share == sets.above.sum() / (n * (n - 1))
+
+
+def test_the_board_carries_the_sets_of_every_scope_into_the_snapshot(small_store):
+    """Through the board: every scope's sets equal `field_rank_sets` on the board's own
+    replicates, hold the displayed rank, and go into the snapshot (`<scope>_set_low`,
+    ...)."""
+    from leaderboard.engine import ranking
+    from leaderboard.storage.snapshot import snapshot_table
+    certainty, ranked, benchmark = small_store.certainty(), small_store.ranked(), small_store.benchmark
+    scopes = [ranking.OVERALL, *benchmark.categories]
+    ids = list(ranked.index)
+    results = {m: small_store.models[m].results for m in ids}
+    categories = {c: i for i, c in enumerate(benchmark.categories)}
+    signs = np.array([t.metric.sign for t in benchmark.tasks])
+    expected = rank_sets.field_rank_sets(
+        lambda: ranking.task_replicates(benchmark, results, ids),
+        np.array([[results[m].aggregates[t] for t in benchmark.task_ids] for m in ids]) * signs,
+        np.array([categories[t.category] for t in benchmark.tasks]), np.ones(len(ids)), np.arange(len(ids)),
+        ranked[scopes].to_numpy(dtype=float))
+    for scope, sets in zip(scopes, expected):
+        assert certainty[scope, "set_low"].tolist() == sets.low.tolist()
+        assert certainty[scope, "set_high"].tolist() == sets.high.tolist()
+        assert certainty[scope, "tier"].tolist() == sets.order.level.tolist()
+        assert (certainty[scope, "largest_unseparated"] == sets.order.largest_unseparated).all()
+        shown = ranking.competition_rank(ranked[scope])
+        assert ((certainty[scope, "set_low"] <= shown) & (shown <= certainty[scope, "set_high"])).all()
+    snapshot = snapshot_table(small_store.models, ranked, benchmark, small_store.flags)
+    assert snapshot["overall_set_high"].tolist() == certainty[ranking.OVERALL, "set_high"].tolist()
+    assert snapshot["overall_tier"].tolist() == certainty[ranking.OVERALL, "tier"].tolist()
