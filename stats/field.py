@@ -277,12 +277,21 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     is 0 or 1. Ties (`evidence.tie_groups`): down the displayed order, a model joins the
     current group when its rank interval meets every member's."""
     displayed = np.asarray(displayed, dtype=float)
+    return certainty_of_draws(field_draws(replicates, task_category, weights, displayed.shape[1]), family, displayed,
+                              level)
+
+
+def certainty_of_draws(draws: np.ndarray | None, family: np.ndarray, displayed: np.ndarray,
+                       level: float = CERTAINTY_LEVEL) -> RankCertainty:
+    """The intervals and tie groups of `field_certainty` from the scores' draws (R, N,
+    scopes) (None without tasks): each model's central interval of its draws and of its
+    family rank on each draw; models with a NaN displayed score get none."""
+    displayed = np.asarray(displayed, dtype=float)
     n_models, n_scopes = displayed.shape
     ok = np.isfinite(displayed).all(axis=1)
     score_low, score_high = np.full((n_models, n_scopes), np.nan), np.full((n_models, n_scopes), np.nan)
     rank_low, rank_high = np.full((n_models, n_scopes), n_models), np.full((n_models, n_scopes), n_models)
     group = np.full((n_models, n_scopes), -1)
-    draws = field_draws(replicates, task_category, weights, n_scopes)
     if draws is None or not ok.any():
         return RankCertainty(displayed, score_low, score_high, rank_low, rank_high, group)
     draws = draws[:, ok]
@@ -320,3 +329,41 @@ def scope_draws(per_task: Iterable[np.ndarray], task_category: np.ndarray, n_sco
         return None
     per_category = sums / np.bincount(category, minlength=n_scopes - 1)
     return np.concatenate([per_category.mean(axis=2, keepdims=True), per_category], axis=2)
+
+
+def task_set_draws(per_task: Iterable[np.ndarray], task_category: np.ndarray, n_scopes: int, seed: int = 0
+                   ) -> np.ndarray | None:
+    """`scope_draws` over another draw of tasks as well as of items: on resample r each
+    category's tasks are drawn with replacement (as many as it has, seeded), so a task
+    drawn twice weighs twice and one not drawn nothing, and resample r's values of the
+    drawn tasks are averaged as the board averages. per_task: per task (R, N); returns
+    (R, N, n_scopes) or None without tasks. A category of one task always draws it: its
+    tasks' spread cannot be estimated from one."""
+    category = np.asarray(task_category, dtype=int)
+    rng = np.random.default_rng(seed)
+    weights = None
+    sums = None
+    for t, values in enumerate(per_task):
+        values = np.asarray(values, dtype=float)
+        if weights is None:  # per resample and task: the times it was drawn / its category's size
+            weights = np.zeros((len(values), len(category)))
+            for c in range(n_scopes - 1):
+                members = np.flatnonzero(category == c)
+                drawn = rng.multinomial(len(members), np.full(len(members), 1 / len(members)), size=len(values))
+                weights[:, members] = drawn / len(members)
+            sums = np.zeros(values.shape + (n_scopes - 1,))
+        sums[:, :, category[t]] += weights[:, t, None] * values
+    if sums is None:
+        return None
+    return np.concatenate([sums.mean(axis=2, keepdims=True), sums], axis=2)
+
+
+def task_set_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray, weights: np.ndarray,
+                       family: np.ndarray, displayed: np.ndarray, level: float = CERTAINTY_LEVEL) -> RankCertainty:
+    """`field_certainty`'s intervals when the tasks, too, are a draw from the tasks the
+    benchmark could have held: each resample draws the items (as there) and the tasks
+    within each category (`task_set_draws`). Wider than `field_certainty`'s where models'
+    strengths differ from task to task; the same where a category has one task."""
+    shares = (field_shares(np.asarray(values, dtype=float), weights) for values in replicates)
+    draws = task_set_draws(shares, task_category, np.shape(displayed)[1])
+    return certainty_of_draws(None if draws is None else np.round(draws, 9), family, displayed, level)

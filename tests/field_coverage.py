@@ -175,3 +175,34 @@ def simultaneous_coverage(outcomes: list[BoardOutcome]) -> dict[str, float]:
         "width": share(lambda o: float(np.mean(o.sets.high - o.sets.low + 1))),
         "could_be_first": share(lambda o: o.sets.could_be_first),
     }
+
+
+def task_set_coverage(design: Design, seed: int, truth_draws: int) -> dict[str, float]:
+    """Coverage of the overall field score when the tasks are a draw too: each board's
+    models keep their general level (sd spread) and get a fresh task profile (sd profile x
+    spread) on every draw of tasks, so the truth is the field score's expected value over
+    draws of tasks and items (by `truth_draws` re-simulations). Shares over every model of
+    the boards: the truth inside the items-only interval (`field.field_certainty`) and
+    inside the tasks-and-items one (`field.task_set_certainty`), and their mean widths in
+    points."""
+    rng = np.random.default_rng(seed)
+    category = np.repeat(np.arange(len(design.sizes)), design.sizes)
+    n, n_tasks = design.models, sum(design.sizes)
+
+    def skill_of(level: np.ndarray) -> np.ndarray:
+        return level + rng.normal(0.0, design.spread * design.profile, (n, n_tasks))
+    inside = {"items": [], "tasks": []}
+    width = {"items": [], "tasks": []}
+    for _ in range(design.boards):
+        level = rng.normal(0.0, design.spread, (n, 1))
+        truth = np.mean([field_overall(observe(rng, skill_of(level), design.items, 0)[0], category)
+                         for _ in range(truth_draws)], axis=0)
+        scores, replicates = observe(rng, skill_of(level), design.items, evidence.CERTAINTY_RESAMPLES)
+        displayed = field.category_means(field.field_shares(scores.T, np.ones(n)).T, category)
+        for kind, certainty in (("items", field.field_certainty), ("tasks", field.task_set_certainty)):
+            result = certainty(replicates, category, np.ones(n), np.arange(n), displayed)
+            low, high = result.score_low[:, 0], result.score_high[:, 0]
+            inside[kind].append((low - 1e-9 <= truth) & (truth <= high + 1e-9))
+            width[kind].append(100 * (high - low))
+    return {**{kind: float(np.mean(np.concatenate(v))) for kind, v in inside.items()},
+            **{f"{kind}_width": float(np.mean(np.concatenate(v))) for kind, v in width.items()}}

@@ -132,3 +132,34 @@ def test_the_board_carries_the_sets_of_every_scope_into_the_snapshot(small_store
     snapshot = snapshot_table(small_store.models, ranked, benchmark, small_store.flags)
     assert snapshot["overall_set_high"].tolist() == certainty[ranking.OVERALL, "set_high"].tolist()
     assert snapshot["overall_tier"].tolist() == certainty[ranking.OVERALL, "tier"].tolist()
+
+
+@pytest.mark.integration  # whole simulated boards, the truth by re-simulation
+def test_task_set_intervals_cover_a_truth_over_draws_of_tasks():
+    """Where models' strengths differ from task to task, the truth over another draw of
+    tasks (each model's general level kept, a fresh task profile per draw) lies in the
+    tasks-and-items interval (`field.task_set_certainty`) for 90-99% of models, and in the
+    items-only interval, which conditions on these tasks, far less often."""
+    measured = field_coverage.task_set_coverage(field_coverage.Design(30, (4, 4, 4), 0.3, 200, 6, profile=1.0), 1, 30)
+    assert 0.90 <= measured["tasks"] <= 0.99, measured
+    assert measured["items"] < 0.8 and measured["tasks_width"] > measured["items_width"], measured
+
+
+def test_the_board_carries_both_kinds_of_interval(small_store):
+    """The board's task-set intervals are `field.task_set_certainty` on its own replicates,
+    and go into the snapshot."""
+    from leaderboard.engine import ranking
+    from leaderboard.storage.snapshot import snapshot_table
+    certainty, ranked, benchmark = small_store.certainty(), small_store.ranked(), small_store.benchmark
+    scopes = [ranking.OVERALL, *benchmark.categories]
+    ids = list(ranked.index)
+    results = {m: small_store.models[m].results for m in ids}
+    categories = {c: i for i, c in enumerate(benchmark.categories)}
+    expected = field.task_set_certainty(ranking.task_replicates(benchmark, results, ids),
+                                        np.array([categories[t.category] for t in benchmark.tasks]),
+                                        np.ones(len(ids)), np.arange(len(ids)), ranked[scopes].to_numpy(dtype=float))
+    for s, scope in enumerate(scopes):
+        np.testing.assert_allclose(certainty[scope, "task_set_score_low"], expected.score_low[:, s])
+        assert certainty[scope, "task_set_rank_high"].tolist() == expected.rank_high[:, s].tolist()
+    snapshot = snapshot_table(small_store.models, ranked, benchmark, small_store.flags)
+    assert snapshot["overall_task_set_score_high"].tolist() == certainty[ranking.OVERALL, "task_set_score_high"].tolist()

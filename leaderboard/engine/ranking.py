@@ -64,7 +64,10 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
 # established below it, and the scope's largest set of mutually unseparated models (the
 # same on every row).
 RANK_SET_FIELDS = ("set_low", "set_high", "tier", "established_below", "largest_unseparated")
-CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group", *RANK_SET_FIELDS)
+# The intervals when the tasks, too, are a draw (`field.task_set_certainty`: tasks
+# resampled within categories as well as items), beside those conditioning on these tasks.
+TASK_SET_FIELDS = ("task_set_score_low", "task_set_score_high", "task_set_rank_low", "task_set_rank_high")
+CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group", *RANK_SET_FIELDS, *TASK_SET_FIELDS)
 # The last (ranked table, benchmark, panel, certainty): a publication's snapshot and the
 # board's views after it ask for the same table's certainty.
 _last_certainty: tuple = (None, None, None, None)
@@ -78,7 +81,8 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
     of the score (fractions in [0, 1]) and of the rank, the tie group ("A" = the top
     group; "" without results), and the RANK_SET_FIELDS of the simultaneous 95% rank sets
     (`stats.rank_sets.field_rank_sets`; a model without results: the set N..N, tier and
-    count 0).
+    count 0), and the TASK_SET_FIELDS: the score's and rank's intervals over draws of tasks
+    within categories as well as of items.
 
     results: every model's ModelResults (its summaries are resampled); flagged: models
     left out of the field (they weigh nothing as opponents). Each task's items are
@@ -103,9 +107,13 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
     task_category = np.array([categories[t.category] for t in benchmark.tasks], dtype=int)
     displayed = ranked_table[scopes].to_numpy(dtype=float)
     result = field.field_certainty(task_replicates(benchmark, results, ids), task_category, weights, family, displayed)
+    over_tasks = field.task_set_certainty(task_replicates(benchmark, results, ids), task_category, weights, family,
+                                          displayed)
     fields = {"score_low": result.score_low, "score_high": result.score_high,
               "rank_low": result.rank_low, "rank_high": result.rank_high,
               "group": np.vectorize(group_label, otypes=[object])(result.group),
+              "task_set_score_low": over_tasks.score_low, "task_set_score_high": over_tasks.score_high,
+              "task_set_rank_low": over_tasks.rank_low, "task_set_rank_high": over_tasks.rank_high,
               **rank_set_fields(benchmark, results, ids, task_category, weights, family, displayed)}
     columns = {(scope, field_name): values[:, s] for field_name, values in fields.items()
                for s, scope in enumerate(scopes)}
