@@ -154,6 +154,9 @@ def test_the_report_card_endpoint_gives_who_could_be_first_and_last(served):
     assert [s["scope"] for s in answer["scopes"]] == ["Overall", *board.benchmark.categories]
     assert answer["matrix_sha256"] == hashlib.sha256(report_card.matrix_csv(board)).hexdigest()
     assert set(answer["definitions"]) == set(overall) - {"scope"}
+    shown = answer["overall_models"]
+    assert [m["Rank set (all at once) 95%"] for m in shown] == [
+        f"{lo}" if lo == hi else f"{lo}–{hi}" for lo, hi in zip(certainty["set_low"], certainty["set_high"])]
 
 
 MEGABYTE = "x" * 1_000_000

@@ -237,6 +237,10 @@ def test_the_about_tab_s_report_card_says_who_could_be_first_and_last(browser, a
         expect(page.locator("#card-summary")).to_contain_text(
             f"Overall: could be first: {first} of {n} · could be last: {last}", timeout=30000)
         expect(rows(page, "card-scopes")).to_have_count(1 + len(board.benchmark.categories))
+        expect(rows(page, "card-models")).to_have_count(n)
+        card_headers = " ".join(page.locator("#card-models thead th").all_inner_texts())
+        for header in ("Score % (these tasks) 95%", "Score % (tasks drawn too) 95%", "Rank set (all at once) 95%"):
+            assert header in card_headers, card_headers
         expect(page.locator("#card-definitions")).to_contain_text("largest_unseparated: the most models")
         assert downloaded_name(page, "#card-matrix").endswith(".csv")
         assert downloaded_name(page, "#card-json").endswith(".json")

@@ -18,13 +18,16 @@ class ReportCardSection:
                         "which hold each model's on its own).", elem_id="card-intro")
             self.summary = gr.Markdown(elem_id="card-summary")
             self.scopes = gr.Dataframe(label="Per scope", interactive=False, elem_id="card-scopes")
+            self.models = gr.Dataframe(label="Overall, per model: the intervals on these tasks, with tasks drawn "
+                                             "too, and the rank sets", interactive=False, elem_id="card-models",
+                                       max_height=420)
             with gr.Row():
                 self.card = gr.DownloadButton("Download the report card (JSON)", size="sm", elem_id="card-json",
                                               interactive=False)
                 self.matrix = gr.DownloadButton("Download the models x tasks matrix (CSV)", size="sm",
                                                 elem_id="card-matrix", interactive=False)
             gr.Markdown(report_card.definitions_markdown(), elem_id="card-definitions")
-        self.outputs = [self.summary, self.scopes, self.card, self.matrix]
+        self.outputs = [self.summary, self.scopes, self.models, self.card, self.matrix]
 
     def render_if_shown(self, request: gr.Request):
         """`render` for a page opened on the About tab (a shared link), else nothing (page loads stay cheap)."""
@@ -35,4 +38,5 @@ class ReportCardSection:
     def render(self):
         rows = report_card.scope_rows(self.board)
         files = report_card.exports(self.board)
-        return report_card.summary(self.board), rows, download(files["card"]), download(files["matrix"])
+        return (report_card.summary(self.board), rows, report_card.model_rows(self.board), download(files["card"]),
+                download(files["matrix"]))

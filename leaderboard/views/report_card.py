@@ -17,7 +17,7 @@ import pandas as pd
 
 from leaderboard.engine import ranking
 from stats.evidence import CERTAINTY_RESAMPLES
-from leaderboard.views.table import OVERALL, as_of, export_file, export_name, spreadsheet_safe
+from leaderboard.views.table import INTERVAL, OVERALL, as_of, export_file, export_name, merged_intervals, spreadsheet_safe
 
 # Each figure of a scope's row and what it means, in one line.
 DEFINITIONS = {
@@ -28,6 +28,13 @@ DEFINITIONS = {
     "largest_unseparated": "the most models of which no two are established apart",
     "established_share": "ordered pairs of models whose order is established, of all N (N - 1)",
     "median_set_width": "the median number of ranks in a model's simultaneous 95% rank set",
+}
+# The per-model table's columns (`model_rows`).
+MODEL_DEFINITIONS = {
+    "these tasks": "a 95% interval over fresh draws of test items on this benchmark's tasks (the Leaderboard tab's)",
+    "tasks drawn too": "a 95% interval over fresh draws of tasks within each category as well as of items",
+    "rank set (all at once)": "a simultaneous 95% rank set: all models' sets hold their true ranks at once",
+    "tier": "a model's level: 1 + the longest chain of models established above it",
 }
 PROVENANCE = {
     "software": "the duel-leaderboard version that computed the card",
@@ -82,9 +89,41 @@ def scope_rows(board) -> pd.DataFrame | None:
     return pd.DataFrame(rows)
 
 
+# The per-model table's interval columns: which draw each is about.
+ITEMS_ONLY = "these tasks"
+TASKS_TOO = "tasks drawn too"
+
+
+def model_rows(board) -> pd.DataFrame | None:
+    """Overall, one row per model in rank order: the score (percent) with its 95% interval
+    over draws of items on these tasks and over draws of tasks within categories too, the
+    rank's two intervals, the simultaneous 95% rank set and the tier; None while being
+    computed."""
+    certainty = board.certainty(wait=False)
+    if certainty is None:
+        return None
+    ranked, sets = board.ranked(), certainty[ranking.OVERALL]
+    table = pd.DataFrame({
+        "Rank": ranked["rank"], "Model": [board.models[m].title for m in ranked.index],
+        "Score %": (100 * ranked[ranking.OVERALL]).round(2),
+        f"Score % ({ITEMS_ONLY}) {INTERVAL} low": (100 * sets["score_low"]).round(2),
+        f"Score % ({ITEMS_ONLY}) {INTERVAL} high": (100 * sets["score_high"]).round(2),
+        f"Score % ({TASKS_TOO}) {INTERVAL} low": (100 * sets["task_set_score_low"]).round(2),
+        f"Score % ({TASKS_TOO}) {INTERVAL} high": (100 * sets["task_set_score_high"]).round(2),
+        f"Rank ({ITEMS_ONLY}) {INTERVAL} low": sets["rank_low"].astype("Int64"),
+        f"Rank ({ITEMS_ONLY}) {INTERVAL} high": sets["rank_high"].astype("Int64"),
+        f"Rank ({TASKS_TOO}) {INTERVAL} low": sets["task_set_rank_low"].astype("Int64"),
+        f"Rank ({TASKS_TOO}) {INTERVAL} high": sets["task_set_rank_high"].astype("Int64"),
+        f"Rank set (all at once) {INTERVAL} low": sets["set_low"].astype("Int64"),
+        f"Rank set (all at once) {INTERVAL} high": sets["set_high"].astype("Int64"),
+        "Tier": sets["tier"].astype("Int64"),
+    }, index=ranked.index)
+    return merged_intervals(table).reset_index(drop=True)
+
+
 def report_card(board) -> dict:
-    """The card as JSON values: shape, matrix hash, per-scope figures (None while being
-    computed), definitions and provenance."""
+    """The card as JSON values: shape, matrix hash, per-scope figures and Overall's
+    per-model rows (None while being computed), definitions and provenance."""
     rows = scope_rows(board)
     return {
         "benchmark": board.benchmark.name,
@@ -93,6 +132,8 @@ def report_card(board) -> dict:
         "matrix_sha256": hashlib.sha256(matrix_csv(board)).hexdigest(),
         "scopes": None if rows is None else rows.to_dict("records"),
         "definitions": DEFINITIONS,
+        "overall_models": None if rows is None else model_rows(board).to_dict("records"),
+        "model_definitions": MODEL_DEFINITIONS,
         "provenance": {"software": _software(), "seed": "crc32(task id)",
                        "resamples": CERTAINTY_RESAMPLES,
                        "date": as_of(board).isoformat() if board.models else None, "command": COMMAND},
@@ -121,4 +162,4 @@ def summary(board) -> str:
 
 
 def definitions_markdown() -> str:
-    return "\n".join(f"- **{name}**: {text}" for name, text in {**DEFINITIONS, **PROVENANCE}.items())
+    return "\n".join(f"- **{name}**: {text}" for name, text in {**DEFINITIONS, **MODEL_DEFINITIONS, **PROVENANCE}.items())
