@@ -91,8 +91,8 @@ def _largest_t(centred: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.
     return largest, pair
 
 
-def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items: int | None = None
-                      ) -> tuple[np.ndarray, float]:
+def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items: int | None = None,
+                      bootstrap: bool = True) -> tuple[np.ndarray, float]:
     """Which models are established above which, all pairs at once at `level`.
 
     draws: (R, N) the scores on R resamples (the same for every model), point: (N,) the
@@ -101,7 +101,8 @@ def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items:
     bool, the last critical value). Max-|t| over the
     pairs' centred draws, Romano-Wolf stepdown: each step's largest values are those of
     the last step except on the draws whose largest pair was just established, which alone
-    are recomputed."""
+    are recomputed; and Holm's test. bootstrap=False: Holm's test alone (the critical
+    value inf), the pairs' standard deviations still from the draws."""
     draws = np.asarray(draws, dtype=float)
     point = np.asarray(point, dtype=float)
     n_draws, n = draws.shape
@@ -119,6 +120,9 @@ def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items:
     # beyond it are established at the first step whatever the others, and leaving them
     # out of every maximum can only lower the critical values while a true tie among them
     # is already the error the first step allows.
+    holm = _holm(t, 1 - level, items)
+    if not bootstrap:
+        return (holm | holm.T) & (difference > 0), np.inf
     established = np.triu(apart & (t > np.sqrt(n_draws - 1)), k=1)
     active = np.triu(~constant & apart & ~established, k=1)
     critical = np.inf
@@ -136,7 +140,7 @@ def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items:
         stale = np.flatnonzero(new.reshape(-1)[np.maximum(pair, 0)] & (pair >= 0))
         if len(stale):
             largest[stale], pair[stale] = _largest_t(centred32[stale], weight)
-    established &= _holm(t, 1 - level, items)
+    established &= holm
     established |= established.T
     return established & (difference > 0), critical
 
@@ -197,10 +201,12 @@ def rank_sets(draws: np.ndarray, point: np.ndarray, family: np.ndarray | None = 
     member established above the model + its own family's members established above it,
     its worst 1 + the families with a member not established below it + its own such
     members. confirming: (draws, point) of a second score whose order a pair must also
-    establish in the same direction (`field_rank_sets`); items as `established_pairs`."""
+    establish in the same direction by Holm's test (`field_rank_sets`; the intersection
+    of two tests that each hold the error rate holds it too); items as
+    `established_pairs`."""
     above, critical = established_pairs(draws, point, level, items)
     if confirming is not None:
-        above &= established_pairs(*confirming, level, items)[0]
+        above &= established_pairs(*confirming, level, items, bootstrap=False)[0]
     n = len(point)
     family = np.arange(n) if family is None else np.asarray(family, dtype=int)
     members = np.eye(int(family.max(initial=-1)) + 1, dtype=int)[family]  # (N, F)
@@ -226,7 +232,8 @@ def field_rank_sets(replicates, task_scores: np.ndarray, task_category: np.ndarr
     there; task_scores (N, T) the task scores shown (larger is better); items: the fewest
     items of a task (`established_pairs`). A pair is established when both the field
     scores' draws (`field.field_draws`) and the task scores averaged as the board averages
-    them (the replicates themselves) establish it: a share of the field is bounded, so a
+    them (the replicates themselves; Holm's test alone, which costs no pass over the
+    draws) establish it: a share of the field is bounded, so a
     model far ahead by luck keeps nearly the same share on every resample and its share's
     draws understate how far it could fall (100 equal models on 20 items: every board
     "established" pairs of them), while the scores' own draws do not saturate. A true
