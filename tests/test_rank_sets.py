@@ -163,3 +163,35 @@ def test_the_board_carries_both_kinds_of_interval(small_store):
         assert certainty[scope, "task_set_rank_high"].tolist() == expected.rank_high[:, s].tolist()
     snapshot = snapshot_table(small_store.models, ranked, benchmark, small_store.flags)
     assert snapshot["overall_task_set_score_high"].tolist() == certainty[ranking.OVERALL, "task_set_score_high"].tolist()
+
+
+@pytest.mark.parametrize("models, items, spread, seed", [(10, 300, 0.5, 1), (30, 500, 1.0, 3)])
+def test_a_single_task_binary_board_against_the_reference_implementation(reference, models, items, spread, seed):
+    """On one models x items matrix of 0/1 answers, the sets from the accuracy's own draws
+    (`rank_sets.rank_sets` on the replicates, Holm's t tails at the items) give the
+    reference's figures (rank_sets.py, its default Holm): could be first, could be last,
+    tiers, largest antichain, and the established share within 0.5 points. The field
+    score's sets on the same board are no narrower (on 30 models at spread 1.0: 4 could be
+    first and 11 last against 1 and 2; the shares' steps of 1/29 are noisier than the
+    accuracies they order)."""
+    sys.path.insert(0, str(REFERENCE))
+    try:
+        reference_sets = importlib.import_module("rank_sets")
+    finally:
+        sys.path.remove(str(REFERENCE))
+    rng = np.random.default_rng(seed)
+    x = field_coverage.samples(rng, field_coverage.ACC, rng.normal(0, spread, models), items)
+    replicates = field_coverage.ACC.replicates(x, x.mean(axis=1), 7919, 200)
+    ours = rank_sets.rank_sets(replicates, x.mean(axis=1), items=items)
+    theirs = reference_sets.rank_sets(x, method="holm")
+    beats = theirs["beats"]
+    assert (ours.could_be_first, ours.could_be_last) == (int((theirs["best"] == 1).sum()),
+                                                         int((theirs["worst"] == models).sum()))
+    assert (ours.order.height, ours.order.largest_unseparated) == (reference.longest_chain(beats),
+                                                                   reference.largest_antichain(beats))
+    assert abs(ours.order.established_share - beats.sum() / (models * (models - 1))) <= 0.005
+    board = rank_sets.field_rank_sets(lambda: [replicates], x.mean(axis=1)[:, None], np.zeros(1, dtype=int),
+                                      np.ones(models), np.arange(models),
+                                      field.category_means(field.field_shares(x.mean(axis=1)[None], np.ones(models)).T,
+                                                           np.zeros(1, dtype=int)), items)[0]
+    assert (board.low <= ours.low).all() and (board.high >= ours.high).all()
