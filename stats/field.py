@@ -301,27 +301,39 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     is 0 or 1. Ties (`evidence.tie_groups`): down the displayed order, a model joins the
     current group when its rank interval meets every member's."""
     displayed = np.asarray(displayed, dtype=float)
-    n_models, n_scopes = displayed.shape
     category = np.asarray(task_category, dtype=int)
+    weights = np.asarray(weights, dtype=float)
+    others = []  # per task (N,): the weight of each model's opponents there (`_half_step`)
+
+    def counting_opponents(replicates):
+        for values in replicates:
+            values = np.asarray(values, dtype=float)
+            weighing = np.where(np.isnan(values[0]), 0.0, weights)
+            others.append(weighing.sum() - weighing)
+            yield values
+    draws = field_draws(counting_opponents(replicates), category, weights, displayed.shape[1])
+    half = _half_step(np.column_stack(others), category, displayed.shape[1] - 1) if others else None
+    return certainty_of_draws(draws, family, displayed, level, half)
+
+
+def certainty_of_draws(draws: np.ndarray | None, family: np.ndarray, displayed: np.ndarray,
+                       level: float = CERTAINTY_LEVEL, half: np.ndarray | None = None) -> RankCertainty:
+    """The intervals and tie groups of `field_certainty` from the scores' draws (R, N,
+    scopes) (None without tasks): each model's central interval of its draws, joined with
+    itself moved onto the displayed score and widened by `half` (N, scopes; default 0),
+    and the central interval of its family rank on each draw; models with a NaN displayed
+    score get none."""
+    displayed = np.asarray(displayed, dtype=float)
+    n_models, n_scopes = displayed.shape
     ok = np.isfinite(displayed).all(axis=1)
-    sums, others = None, []
-    for t, values in enumerate(replicates):
-        values = np.asarray(values, dtype=float)
-        shares = field_shares(values, weights)
-        if sums is None:
-            sums = np.zeros(shares.shape + (n_scopes - 1,))
-        sums[:, :, category[t]] += shares
-        weighing = np.where(np.isnan(values[0]), 0.0, weights)
-        others.append(weighing.sum() - weighing)
     score_low, score_high = np.full((n_models, n_scopes), np.nan), np.full((n_models, n_scopes), np.nan)
     rank_low, rank_high = np.full((n_models, n_scopes), n_models), np.full((n_models, n_scopes), n_models)
     group = np.full((n_models, n_scopes), -1)
-    if sums is None or not ok.any():
+    if draws is None or not ok.any():
         return RankCertainty(displayed, score_low, score_high, rank_low, rank_high, group)
-    per_category = sums[:, ok] / np.bincount(category, minlength=n_scopes - 1)
-    draws = np.round(np.concatenate([per_category.mean(axis=2, keepdims=True), per_category], axis=2), 9)
+    draws = draws[:, ok]
     family = np.asarray(family)[ok]
-    half = _half_step(np.column_stack(others)[ok], category, n_scopes - 1)
+    half = np.zeros((int(ok.sum()), n_scopes)) if half is None else np.asarray(half)[ok]
     for scope in range(n_scopes):
         low, high = nearest_tails_interval(draws[:, :, scope], level)
         shift = displayed[ok, scope] - draws[:, :, scope].mean(axis=0)  # re-centred on the displayed score
@@ -331,3 +343,68 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
             family_ranks(draws[:, :, scope], family), level)
     group[ok] = tie_groups(displayed[ok], rank_low[ok], rank_high[ok])
     return RankCertainty(displayed, score_low, score_high, rank_low, rank_high, group)
+
+
+def field_draws(replicates: Iterable[np.ndarray], task_category: np.ndarray, weights: np.ndarray,
+                n_scopes: int) -> np.ndarray | None:
+    """Every model's field score per scope on each resample of the items: replicates,
+    task_category and weights as `field_certainty` takes them. Returns (R, N, n_scopes)
+    (overall, then each category; rounded to 9 digits so that equal fractions summed in
+    another order tie), None without tasks."""
+    shares = (field_shares(np.asarray(values, dtype=float), weights) for values in replicates)
+    draws = scope_draws(shares, task_category, n_scopes)
+    return None if draws is None else np.round(draws, 9)
+
+
+def scope_draws(per_task: Iterable[np.ndarray], task_category: np.ndarray, n_scopes: int) -> np.ndarray | None:
+    """Per task (R, N) values averaged as the board averages them, one task at a time:
+    (R, N, n_scopes), the overall (the mean of the category means) first; None without
+    tasks."""
+    category = np.asarray(task_category, dtype=int)
+    sums = None
+    for t, values in enumerate(per_task):
+        if sums is None:
+            sums = np.zeros(np.shape(values) + (n_scopes - 1,))
+        sums[:, :, category[t]] += values
+    if sums is None:
+        return None
+    per_category = sums / np.bincount(category, minlength=n_scopes - 1)
+    return np.concatenate([per_category.mean(axis=2, keepdims=True), per_category], axis=2)
+
+
+def task_set_draws(per_task: Iterable[np.ndarray], task_category: np.ndarray, n_scopes: int, seed: int = 0
+                   ) -> np.ndarray | None:
+    """`scope_draws` over another draw of tasks as well as of items: on resample r each
+    category's tasks are drawn with replacement (as many as it has, seeded), so a task
+    drawn twice weighs twice and one not drawn nothing, and resample r's values of the
+    drawn tasks are averaged as the board averages. per_task: per task (R, N); returns
+    (R, N, n_scopes) or None without tasks. A category of one task always draws it: its
+    tasks' spread cannot be estimated from one."""
+    category = np.asarray(task_category, dtype=int)
+    rng = np.random.default_rng(seed)
+    weights = None
+    sums = None
+    for t, values in enumerate(per_task):
+        values = np.asarray(values, dtype=float)
+        if weights is None:  # per resample and task: the times it was drawn / its category's size
+            weights = np.zeros((len(values), len(category)))
+            for c in range(n_scopes - 1):
+                members = np.flatnonzero(category == c)
+                drawn = rng.multinomial(len(members), np.full(len(members), 1 / len(members)), size=len(values))
+                weights[:, members] = drawn / len(members)
+            sums = np.zeros(values.shape + (n_scopes - 1,))
+        sums[:, :, category[t]] += weights[:, t, None] * values
+    if sums is None:
+        return None
+    return np.concatenate([sums.mean(axis=2, keepdims=True), sums], axis=2)
+
+
+def task_set_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray, weights: np.ndarray,
+                       family: np.ndarray, displayed: np.ndarray, level: float = CERTAINTY_LEVEL) -> RankCertainty:
+    """`field_certainty`'s intervals when the tasks, too, are a draw from the tasks the
+    benchmark could have held: each resample draws the items (as there) and the tasks
+    within each category (`task_set_draws`). Wider than `field_certainty`'s where models'
+    strengths differ from task to task; the same where a category has one task."""
+    shares = (field_shares(np.asarray(values, dtype=float), weights) for values in replicates)
+    draws = task_set_draws(shares, task_category, np.shape(displayed)[1])
+    return certainty_of_draws(None if draws is None else np.round(draws, 9), family, displayed, level)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import stats
-from stats import evidence, field
+from stats import evidence, field, rank_sets
 
 ACC, TOKEN_F1 = stats.METRICS["acc"], stats.METRICS["token_f1"]  # a paired t-test metric, a bootstrap one
 PERPLEXITY = stats.METRICS["word_perplexity"]  # lower is better, a ratio of sums resampled by bootstrap
@@ -111,8 +111,8 @@ def competition_ranks(values: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class BoardOutcome:
     """One board: the truth (expected score, its best and worst rank), the displayed
-    score and rank, the intervals (overall), the tie groups, the true abilities, the task
-    scores and their replicates (per task (R, N))."""
+    score and rank, the intervals (overall), the tie groups, the simultaneous rank sets
+    (overall), the true abilities, the task scores and their replicates (per task (R, N))."""
 
     truth: np.ndarray
     truth_best: np.ndarray
@@ -120,6 +120,7 @@ class BoardOutcome:
     displayed: np.ndarray
     displayed_rank: np.ndarray
     certainty: evidence.RankCertainty
+    sets: rank_sets.RankSets
     skill: np.ndarray
     task_scores: np.ndarray
     category: np.ndarray
@@ -140,10 +141,12 @@ def simulate(design: Design, seed: int, truth_draws: int) -> list[BoardOutcome]:
         displayed = field.category_means(field.field_shares(scores.T, np.ones(len(scores))).T, category)
         n = len(scores)
         certainty = field.field_certainty(replicates, category, np.ones(n), np.arange(n), displayed)
+        sets = rank_sets.field_rank_sets(lambda: replicates, scores, category, np.ones(n), np.arange(n), displayed,
+                                         design.items)[0]
         best = competition_ranks(expected)
         worst = np.array([(np.round(expected, 9) >= np.round(e, 9)).sum() for e in expected])
         out.append(BoardOutcome(expected, best, worst, displayed[:, 0], competition_ranks(displayed[:, 0]),
-                                certainty, skill, scores, category, replicates))
+                                certainty, sets, skill, scores, category, replicates))
     return out
 
 
@@ -180,3 +183,50 @@ def coverage(outcomes: list[BoardOutcome]) -> dict[str, float]:
         "score_width_pp": 100 * share(lambda o: np.subtract(*low_high(o, "score")[::-1])),
         "rank_width": share(lambda o: np.subtract(*low_high(o, "rank")[::-1]) + 1),
     }
+
+
+def simultaneous_coverage(outcomes: list[BoardOutcome]) -> dict[str, float]:
+    """Shares over the boards: every model's true ranks (a tie's best to its worst) inside
+    its simultaneous rank set at once ("all"), and the displayed ranks all inside theirs;
+    the mean set width (ranks) and the mean number of models that could be first."""
+    def share(per_board) -> float:
+        return float(np.mean([per_board(o) for o in outcomes]))
+    return {
+        "boards": len(outcomes),
+        "all": share(lambda o: bool(((o.sets.low <= o.truth_best) & (o.truth_worst <= o.sets.high)).all())),
+        "displayed_inside": share(lambda o: bool(((o.sets.low <= o.displayed_rank)
+                                                  & (o.displayed_rank <= o.sets.high)).all())),
+        "width": share(lambda o: float(np.mean(o.sets.high - o.sets.low + 1))),
+        "could_be_first": share(lambda o: o.sets.could_be_first),
+    }
+
+
+def task_set_coverage(design: Design, seed: int, truth_draws: int) -> dict[str, float]:
+    """Coverage of the overall field score when the tasks are a draw too: each board's
+    models keep their general level (sd spread) and get a fresh task profile (sd profile x
+    spread) on every draw of tasks, so the truth is the field score's expected value over
+    draws of tasks and items (by `truth_draws` re-simulations). Shares over every model of
+    the boards: the truth inside the items-only interval (`field.field_certainty`) and
+    inside the tasks-and-items one (`field.task_set_certainty`), and their mean widths in
+    points."""
+    rng = np.random.default_rng(seed)
+    category = np.repeat(np.arange(len(design.sizes)), design.sizes)
+    n, n_tasks = design.models, sum(design.sizes)
+
+    def skill_of(level: np.ndarray) -> np.ndarray:
+        return level + rng.normal(0.0, design.spread * design.profile, (n, n_tasks))
+    inside = {"items": [], "tasks": []}
+    width = {"items": [], "tasks": []}
+    for _ in range(design.boards):
+        level = rng.normal(0.0, design.spread, (n, 1))
+        truth = np.mean([field_overall(observe(rng, skill_of(level), design.items, 0)[0], category)
+                         for _ in range(truth_draws)], axis=0)
+        scores, replicates = observe(rng, skill_of(level), design.items, evidence.CERTAINTY_RESAMPLES)
+        displayed = field.category_means(field.field_shares(scores.T, np.ones(n)).T, category)
+        for kind, certainty in (("items", field.field_certainty), ("tasks", field.task_set_certainty)):
+            result = certainty(replicates, category, np.ones(n), np.arange(n), displayed)
+            low, high = result.score_low[:, 0], result.score_high[:, 0]
+            inside[kind].append((low - 1e-9 <= truth) & (truth <= high + 1e-9))
+            width[kind].append(100 * (high - low))
+    return {**{kind: float(np.mean(np.concatenate(v))) for kind, v in inside.items()},
+            **{f"{kind}_width": float(np.mean(np.concatenate(v))) for kind, v in width.items()}}

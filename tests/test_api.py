@@ -3,6 +3,8 @@ it: exactly the documented read-only endpoints are listed, each answers, bad arg
 get their message, and no endpoint that changes state can be called."""
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from gradio_client import Client
 from gradio_client.exceptions import AppError
@@ -12,9 +14,10 @@ from conftest import EVIDENCE, REASON, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.views import compare
+from leaderboard.engine import ranking
+from leaderboard.views import compare, report_card
 
-PUBLIC = {"/leaderboard_table", "/model_details", "/head_to_head", "/duel_map"}
+PUBLIC = {"/leaderboard_table", "/model_details", "/head_to_head", "/duel_map", "/report_card"}
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +138,25 @@ def test_the_duel_map_endpoint_gives_every_pair_of_the_best_models(served):
         client.predict(top=0, api_name="/duel_map")
     with pytest.raises(AppError, match="unknown scope .Poetry."):
         client.predict(scope="Poetry", api_name="/duel_map")
+
+
+def test_the_report_card_endpoint_gives_who_could_be_first_and_last(served):
+    """Per scope the figures of the board's own rank sets, and the hash of the matrix the
+    tab offers for download."""
+    client, store, _ = served
+    board = Leaderboard(LocalStore(store))
+    answer = client.predict(api_name="/report_card")
+    certainty = board.certainty()[ranking.OVERALL]
+    overall = answer["scopes"][0]
+    assert overall["scope"] == "Overall" and overall["models"] == len(board.models)
+    assert overall["could_be_first"] == int((certainty["set_low"] == 1).sum()) >= 1
+    assert overall["could_be_last"] == int((certainty["set_high"] == len(board.models)).sum()) >= 1
+    assert [s["scope"] for s in answer["scopes"]] == ["Overall", *board.benchmark.categories]
+    assert answer["matrix_sha256"] == hashlib.sha256(report_card.matrix_csv(board)).hexdigest()
+    assert set(answer["definitions"]) == set(overall) - {"scope"}
+    shown = answer["overall_models"]
+    assert [m["Rank set (all at once) 95%"] for m in shown] == [
+        f"{lo}" if lo == hi else f"{lo}–{hi}" for lo, hi in zip(certainty["set_low"], certainty["set_high"])]
 
 
 MEGABYTE = "x" * 1_000_000

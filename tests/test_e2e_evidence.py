@@ -220,3 +220,32 @@ def test_a_download_button_is_disabled_until_its_file_is_made(page, app_url):
     with page.expect_download() as download:
         page.locator("#duel-csv").click()
     assert re.fullmatch(r"benczechmark_.+_overall_duels\.csv", download.value.suggested_filename)
+
+
+def test_the_about_tab_s_report_card_says_who_could_be_first_and_last(browser, app_url):
+    """Desktop and phone: per scope "could be first: N of M · could be last: K" from the
+    board's own rank sets, the table of scopes, each figure's definition, and both
+    downloads (the card's JSON and the models x tasks matrix); a link to About shows it."""
+    from leaderboard.engine import ranking
+    board = Leaderboard(LocalStore(app_url[1]))
+    sets = board.certainty()[ranking.OVERALL]
+    n = len(board.models)
+    first, last = int((sets["set_low"] == 1).sum()), int((sets["set_high"] == n).sum())
+    for viewport, name in (({"width": 1440, "height": 900}, "desktop"), ({"width": 390, "height": 844}, "phone")):
+        page = open_page(browser, app_url[0], viewport)
+        page.get_by_role("tab", name="About").click()
+        expect(page.locator("#card-summary")).to_contain_text(
+            f"Overall: could be first: {first} of {n} · could be last: {last}", timeout=30000)
+        expect(rows(page, "card-scopes")).to_have_count(1 + len(board.benchmark.categories))
+        expect(rows(page, "card-models")).to_have_count(n)
+        card_headers = " ".join(page.locator("#card-models thead th").all_inner_texts())
+        for header in ("Score % (these tasks) 95%", "Score % (tasks drawn too) 95%", "Rank set (all at once) 95%"):
+            assert header in card_headers, card_headers
+        expect(page.locator("#card-definitions")).to_contain_text("largest_unseparated: the most models")
+        assert downloaded_name(page, "#card-matrix").endswith(".csv")
+        assert downloaded_name(page, "#card-json").endswith(".json")
+        shot(page, f"34_report_card_{name}")
+        close(page)
+    linked = open_page(browser, f"{app_url[0]}?tab=about", own_context=True)
+    expect(linked.locator("#card-summary")).to_contain_text("could be first", timeout=30000)
+    close(linked)

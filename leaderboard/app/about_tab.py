@@ -1,11 +1,13 @@
-"""The About tab: the benchmark, the method and the read API, its example addressed to this
-server as the browser reached it."""
+"""The About tab: the report card, the benchmark, the method and the read API, its example
+addressed to this server as the browser reached it."""
 from __future__ import annotations
 
 import gradio as gr
 from gradio.route_utils import get_root_url
 
 import content
+from leaderboard.app.report_card_section import ReportCardSection
+from leaderboard.app.settings import PRIVATE
 from leaderboard.views import share
 
 
@@ -13,8 +15,9 @@ class AboutTab:
     def __init__(self, board):
         self.board = board
         with gr.Tab("About", id="about") as self.tab:
+            self.card = ReportCardSection(board)
             self.text = gr.Markdown(elem_id="about")  # filled on load: its API example has the server's address
-        self.tab.select(None, js=share.tab_writer("about"))
+        self.tab.select(self.card.render, None, self.card.outputs, queue=False, js=share.tab_writer("about"), **PRIVATE)
 
     def fill(self, request: gr.Request) -> str:
         """The tab's text, its API example addressed as the browser reached this server

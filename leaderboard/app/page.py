@@ -52,6 +52,7 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
         numbers = [leaderboard.controls["min"], leaderboard.controls["max"], submit.params, submit.input_length]
         app.load(None, None, numbers, js=f"() => {json.dumps([None] * len(numbers))}")
         app.load(about.fill, None, about.text, queue=False, **PRIVATE)
+        app.load(about.card.render_if_shown, None, about.card.outputs, queue=False, **PRIVATE)
         if signin.required:
             app.load(submit.show_account, None, submit.account_outputs, queue=False, **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the Leaderboard

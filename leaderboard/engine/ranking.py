@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
-from stats import evidence, field
+from stats import evidence, field, rank_sets
 from leaderboard.engine.tournament import ModelResults, SummaryRows, Tournament, task_seed
 
 OVERALL = "overall"
@@ -59,7 +59,19 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
     return out
 
 
-CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group")
+# The simultaneous rank sets (`stats.rank_sets`) beside the intervals: the set's best and
+# worst rank, the model's tier (1 = the top level of the established order), the models
+# established below it, and the scope's largest set of mutually unseparated models (the
+# same on every row).
+# Above this many models the pairwise sets are not computed (N x N matrices: 27 s of CPU at
+# 1,000 models, bench/bench_rank_sets.py, and quadratic beyond): every set is then the
+# whole range, which holds every rank at once but establishes nothing.
+RANK_SETS_MAX_MODELS = 1000
+RANK_SET_FIELDS = ("set_low", "set_high", "tier", "established_below", "largest_unseparated")
+# The intervals when the tasks, too, are a draw (`field.task_set_certainty`: tasks
+# resampled within categories as well as items), beside those conditioning on these tasks.
+TASK_SET_FIELDS = ("task_set_score_low", "task_set_score_high", "task_set_rank_low", "task_set_rank_high")
+CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group", *RANK_SET_FIELDS, *TASK_SET_FIELDS)
 # The last (ranked table, benchmark, panel, certainty): a publication's snapshot and the
 # board's views after it ask for the same table's certainty.
 _last_certainty: tuple = (None, None, None, None)
@@ -70,8 +82,11 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
     """How certain each score and rank of `ranked_table` (a `ranked` table of field
     scores, `engine/panel.py`) is: one row per model in its order, columns (scope, field)
     for scope `overall` and each category and field in CERTAINTY_FIELDS: the 95% interval
-    of the score (fractions in [0, 1]) and of the rank, and the tie group ("A" = the top
-    group; "" without results).
+    of the score (fractions in [0, 1]) and of the rank, the tie group ("A" = the top
+    group; "" without results), and the RANK_SET_FIELDS of the simultaneous 95% rank sets
+    (`stats.rank_sets.field_rank_sets`; a model without results: the set N..N, tier and
+    count 0), and the TASK_SET_FIELDS: the score's and rank's intervals over draws of tasks
+    within categories as well as of items.
 
     results: every model's ModelResults (its summaries are resampled); flagged: models
     left out of the field (they weigh nothing as opponents). Each task's items are
@@ -93,17 +108,52 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
               else np.unique(family.reindex(ids).to_numpy(), return_inverse=True)[1].reshape(-1))
     weights = field.family_weights(family, None if representative is None else representative.reindex(ids).to_numpy(
         dtype=bool)) * np.array([m not in flagged for m in ids])
-    result = field.field_certainty(
-        task_replicates(benchmark, results, ids), np.array([categories[t.category] for t in benchmark.tasks], dtype=int),
-        weights, family, ranked_table[scopes].to_numpy(dtype=float))
+    task_category = np.array([categories[t.category] for t in benchmark.tasks], dtype=int)
+    displayed = ranked_table[scopes].to_numpy(dtype=float)
+    result = field.field_certainty(task_replicates(benchmark, results, ids), task_category, weights, family, displayed)
+    over_tasks = field.task_set_certainty(task_replicates(benchmark, results, ids), task_category, weights, family,
+                                          displayed)
     fields = {"score_low": result.score_low, "score_high": result.score_high,
               "rank_low": result.rank_low, "rank_high": result.rank_high,
-              "group": np.vectorize(group_label, otypes=[object])(result.group)}
+              "group": np.vectorize(group_label, otypes=[object])(result.group),
+              "task_set_score_low": over_tasks.score_low, "task_set_score_high": over_tasks.score_high,
+              "task_set_rank_low": over_tasks.rank_low, "task_set_rank_high": over_tasks.rank_high,
+              **rank_set_fields(benchmark, results, ids, task_category, weights, family, displayed)}
     columns = {(scope, field_name): values[:, s] for field_name, values in fields.items()
                for s, scope in enumerate(scopes)}
     certainty = pd.DataFrame(columns, index=ranked_table.index)[pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS])]
     _last_certainty = (ranked_table, benchmark, flagged, certainty)
     return certainty
+
+
+def rank_set_fields(benchmark: Benchmark, results: Mapping[str, ModelResults], ids: list[str],
+                    task_category: np.ndarray, weights: np.ndarray, family: np.ndarray, displayed: np.ndarray
+                    ) -> dict[str, np.ndarray]:
+    """RANK_SET_FIELDS, (N, scopes) each, of the models `ids` (arguments as
+    `field.field_certainty` takes them). Holm's tails take the fewest items a task has
+    when the tasks file states every task's `samples`, else normal tails."""
+    n, n_scopes = displayed.shape
+    ok = np.isfinite(displayed).all(axis=1)
+    if ok.sum() > RANK_SETS_MAX_MODELS:  # nothing established: every set the whole range, one tier
+        return {"set_low": np.where(ok[:, None], 1, n).repeat(n_scopes, axis=1),
+                "set_high": np.full((n, n_scopes), n), "tier": np.where(ok[:, None], 1, 0).repeat(n_scopes, axis=1),
+                "established_below": np.zeros((n, n_scopes), dtype=int),
+                "largest_unseparated": np.full((n, n_scopes), int(ok.sum()))}
+    signs = np.array([task.metric.sign for task in benchmark.tasks])
+    task_scores = np.array([[results[m].aggregates[t] for t in benchmark.task_ids] for m in ids], dtype=float) * signs
+    samples = [task.samples for task in benchmark.tasks]
+    items = None if None in samples else min(samples)
+    sets = rank_sets.field_rank_sets(lambda: task_replicates(benchmark, results, ids), task_scores, task_category,
+                                     weights, family, displayed, items)
+    out = {"set_low": np.full((n, n_scopes), n), "set_high": np.full((n, n_scopes), n),
+           "tier": np.zeros((n, n_scopes), dtype=int), "established_below": np.zeros((n, n_scopes), dtype=int),
+           "largest_unseparated": np.zeros((n, n_scopes), dtype=int)}
+    for s, scope_sets in enumerate(sets):
+        out["set_low"][ok, s], out["set_high"][ok, s] = scope_sets.low, scope_sets.high
+        out["tier"][ok, s] = scope_sets.order.level
+        out["established_below"][ok, s] = scope_sets.above.sum(axis=1)
+        out["largest_unseparated"][:, s] = scope_sets.order.largest_unseparated
+    return out
 
 
 def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mapping, flagged=()) -> pd.DataFrame:

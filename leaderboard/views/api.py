@@ -14,12 +14,12 @@ import json
 import math
 
 from leaderboard.board.state import Leaderboard
-from leaderboard.views import compare, details
+from leaderboard.views import compare, details, report_card
 from leaderboard.views.table import (METRIC_VALUE, OVERALL, VALUE_NAMES, WIN_SCORE, check_category, is_overall,
                                      leaderboard_table)
 
 # The public methods, in the order the About tab lists them.
-ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map")
+ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map", "report_card")
 MAX_MAP_MODELS = 200  # a duel map's models: 200² cells is already 40,000 records
 MAX_TEXT_CHARS = 500  # a text argument: ids, categories and task ids are far shorter
 _EXPECTED = {str: "text", bool: "true or false", int: "a whole number"}
@@ -166,3 +166,13 @@ class ReadApi:
         result = compare.duel_map(self.board, scope, adjusted, top)
         return {"scope": result.scope, "scope_name": result.scope_name, "model_ids": result.model_ids,
                 "cells": _records(result.cells.set_index("model_id"))}
+
+    def report_card(self) -> dict:
+        """The report card, as on the Report card tab: benchmark, shape, the SHA-256 of the
+        models x tasks matrix (the tab's CSV), per scope (Overall, then each category) the
+        models that could be first and last by their simultaneous 95% rank sets, the tiers
+        resolved, the largest unseparated set, the share of ordered pairs established and the
+        median set width (scopes is null while they are computed after a publication), each
+        figure's definition, and provenance."""
+        self.board.refresh()
+        return report_card.report_card(self.board)

@@ -1,0 +1,42 @@
+"""The report card, a section of the About tab (issue 34): per scope who could be first and
+last by the simultaneous rank sets, the tiers the data resolves, each figure's definition,
+and the card and the models x tasks matrix to download."""
+from __future__ import annotations
+
+import gradio as gr
+
+from leaderboard.app.settings import download
+from leaderboard.views import report_card, share
+
+
+class ReportCardSection:
+    def __init__(self, board):
+        self.board = board
+        with gr.Accordion("Report card: what this board can tell apart", open=True, elem_id="card"):
+            gr.Markdown("Simultaneous 95% rank sets: every model's set holds its true rank together with every "
+                        "other model's in 95% of boards (beside the per-model intervals of the Leaderboard tab, "
+                        "which hold each model's on its own).", elem_id="card-intro")
+            self.summary = gr.Markdown(elem_id="card-summary")
+            self.scopes = gr.Dataframe(label="Per scope", interactive=False, elem_id="card-scopes")
+            self.models = gr.Dataframe(label="Overall, per model: the intervals on these tasks, with tasks drawn "
+                                             "too, and the rank sets", interactive=False, elem_id="card-models",
+                                       max_height=420)
+            with gr.Row():
+                self.card = gr.DownloadButton("Download the report card (JSON)", size="sm", elem_id="card-json",
+                                              interactive=False)
+                self.matrix = gr.DownloadButton("Download the models x tasks matrix (CSV)", size="sm",
+                                                elem_id="card-matrix", interactive=False)
+            gr.Markdown(report_card.definitions_markdown(), elem_id="card-definitions")
+        self.outputs = [self.summary, self.scopes, self.models, self.card, self.matrix]
+
+    def render_if_shown(self, request: gr.Request):
+        """`render` for a page opened on the About tab (a shared link), else nothing (page loads stay cheap)."""
+        if share.view_from_query(request.query_params, self.board)["tab"] != "about":
+            return [gr.skip()] * len(self.outputs)
+        return self.render()
+
+    def render(self):
+        rows = report_card.scope_rows(self.board)
+        files = report_card.exports(self.board)
+        return (report_card.summary(self.board), rows, report_card.model_rows(self.board), download(files["card"]),
+                download(files["matrix"]))

@@ -1,0 +1,165 @@
+"""The report card (issue 34): what the board can and cannot tell apart, per scope, with each
+figure's one-line definition, in the fields of the Leaderboard Reporting Standard (draft 0.2)
+that apply to a board of models x items; and the models x tasks matrix it is computed from,
+for download.
+
+Everything is read from the board's certainty table (`ranking.certainty_table`: computed
+after a publication and cached), so the card costs nothing on the publication's path.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from importlib import metadata
+
+import pandas as pd
+
+from leaderboard.engine import ranking
+from stats.evidence import CERTAINTY_RESAMPLES
+from leaderboard.views.table import INTERVAL, OVERALL, as_of, export_file, export_name, merged_intervals, spreadsheet_safe
+
+# Each figure of a scope's row and what it means, in one line.
+DEFINITIONS = {
+    "models": "models ranked in the scope",
+    "could_be_first": "models whose simultaneous 95% rank set holds rank 1",
+    "could_be_last": "models whose simultaneous 95% rank set holds the last rank",
+    "tiers": "levels the data separates: the longest chain of models each established above the next",
+    "largest_unseparated": "the most models of which no two are established apart",
+    "established_share": "ordered pairs of models whose order is established, of all N (N - 1)",
+    "median_set_width": "the median number of ranks in a model's simultaneous 95% rank set",
+}
+# The per-model table's columns (`model_rows`).
+MODEL_DEFINITIONS = {
+    "these tasks": "a 95% interval over fresh draws of test items on this benchmark's tasks (the Leaderboard tab's)",
+    "tasks drawn too": "a 95% interval over fresh draws of tasks within each category as well as of items",
+    "rank set (all at once)": "a simultaneous 95% rank set: all models' sets hold their true ranks at once",
+    "tier": "a model's level: 1 + the longest chain of models established above it",
+}
+PROVENANCE = {
+    "software": "the duel-leaderboard version that computed the card",
+    "seed": "each task's resamples are seeded by the CRC-32 of its task id, the same for every model",
+    "resamples": "resamples of each task's items behind the intervals and the rank sets",
+    "date": "when the board last changed (UTC)",
+    "command": "recomputes the ranking from the store",
+    "matrix_sha256": "SHA-256 of the models x tasks matrix as downloaded (CSV)",
+}
+COMMAND = "duel-leaderboard table"
+
+
+def scores_matrix(board) -> pd.DataFrame:
+    """Models x tasks: each model's field score per task (the share of the field whose task
+    score it beats, in [0, 1]), rows in rank order, the submission id first."""
+    ranked = board.ranked()
+    return ranked[board.benchmark.task_ids].rename_axis("submission_id").reset_index()
+
+
+def matrix_csv(board) -> bytes:
+    return spreadsheet_safe(scores_matrix(board)).to_csv(index=False).encode("utf-8")
+
+
+def _software() -> str:
+    try:
+        return metadata.version("duel-leaderboard")
+    except metadata.PackageNotFoundError:  # run from a checkout without installing it
+        return "a checkout (not installed)"
+
+
+def scope_rows(board) -> pd.DataFrame | None:
+    """One row per scope (Overall, then each category) with the DEFINITIONS' figures; None
+    while the certainty is being computed after a publication."""
+    certainty = board.certainty(wait=False)
+    if certainty is None:
+        return None
+    rows = []
+    for scope in [ranking.OVERALL, *board.benchmark.categories]:
+        sets = certainty[scope]
+        ranked = sets[sets["tier"] > 0]  # models with results
+        n = len(ranked)
+        pairs = n * (n - 1)
+        rows.append({
+            "scope": OVERALL if scope == ranking.OVERALL else scope, "models": n,
+            "could_be_first": int((ranked["set_low"] == 1).sum()),
+            "could_be_last": int((ranked["set_high"] == n).sum()),
+            "tiers": int(ranked["tier"].max()) if n else 0,
+            "largest_unseparated": int(ranked["largest_unseparated"].max()) if n else 0,
+            "established_share": round(float(ranked["established_below"].sum()) / pairs, 4) if pairs else 0.0,
+            "median_set_width": float((ranked["set_high"] - ranked["set_low"] + 1).median()) if n else 0.0,
+        })
+    return pd.DataFrame(rows)
+
+
+# The per-model table's interval columns: which draw each is about.
+ITEMS_ONLY = "these tasks"
+TASKS_TOO = "tasks drawn too"
+
+
+def model_rows(board) -> pd.DataFrame | None:
+    """Overall, one row per model in rank order: the score (percent) with its 95% interval
+    over draws of items on these tasks and over draws of tasks within categories too, the
+    rank's two intervals, the simultaneous 95% rank set and the tier; None while being
+    computed."""
+    certainty = board.certainty(wait=False)
+    if certainty is None:
+        return None
+    ranked, sets = board.ranked(), certainty[ranking.OVERALL]
+    table = pd.DataFrame({
+        "Rank": ranked["rank"], "Model": [board.models[m].title for m in ranked.index],
+        "Score %": (100 * ranked[ranking.OVERALL]).round(2),
+        f"Score % ({ITEMS_ONLY}) {INTERVAL} low": (100 * sets["score_low"]).round(2),
+        f"Score % ({ITEMS_ONLY}) {INTERVAL} high": (100 * sets["score_high"]).round(2),
+        f"Score % ({TASKS_TOO}) {INTERVAL} low": (100 * sets["task_set_score_low"]).round(2),
+        f"Score % ({TASKS_TOO}) {INTERVAL} high": (100 * sets["task_set_score_high"]).round(2),
+        f"Rank ({ITEMS_ONLY}) {INTERVAL} low": sets["rank_low"].astype("Int64"),
+        f"Rank ({ITEMS_ONLY}) {INTERVAL} high": sets["rank_high"].astype("Int64"),
+        f"Rank ({TASKS_TOO}) {INTERVAL} low": sets["task_set_rank_low"].astype("Int64"),
+        f"Rank ({TASKS_TOO}) {INTERVAL} high": sets["task_set_rank_high"].astype("Int64"),
+        f"Rank set (all at once) {INTERVAL} low": sets["set_low"].astype("Int64"),
+        f"Rank set (all at once) {INTERVAL} high": sets["set_high"].astype("Int64"),
+        "Tier": sets["tier"].astype("Int64"),
+    }, index=ranked.index)
+    return merged_intervals(table).reset_index(drop=True)
+
+
+def report_card(board) -> dict:
+    """The card as JSON values: shape, matrix hash, per-scope figures and Overall's
+    per-model rows (None while being computed), definitions and provenance."""
+    rows = scope_rows(board)
+    return {
+        "benchmark": board.benchmark.name,
+        "shape": {"models": len(board.models), "tasks": len(board.benchmark.task_ids),
+                  "categories": len(board.benchmark.categories)},
+        "matrix_sha256": hashlib.sha256(matrix_csv(board)).hexdigest(),
+        "scopes": None if rows is None else rows.to_dict("records"),
+        "definitions": DEFINITIONS,
+        "overall_models": None if rows is None else model_rows(board).to_dict("records"),
+        "model_definitions": MODEL_DEFINITIONS,
+        "provenance": {"software": _software(), "seed": "crc32(task id)",
+                       "resamples": CERTAINTY_RESAMPLES,
+                       "date": as_of(board).isoformat() if board.models else None, "command": COMMAND},
+        "provenance_definitions": PROVENANCE,
+    }
+
+
+def exports(board) -> dict[str, str]:
+    """Download paths: the models x tasks matrix (CSV) and the card (JSON)."""
+    day = as_of(board).strftime("%Y-%m-%d") if board.models else dt.date.today().isoformat()
+    return {"matrix": export_file(matrix_csv(board), export_name(board.benchmark.name, "tasks-matrix", day) + ".csv"),
+            "card": export_file(json.dumps(report_card(board), indent=1, ensure_ascii=False).encode("utf-8"),
+                                export_name(board.benchmark.name, "report-card", day) + ".json")}
+
+
+def summary(board) -> str:
+    """The card's headline as Markdown: who could be first and last overall (the table of
+    scopes gives every scope's)."""
+    rows = scope_rows(board)
+    if rows is None:
+        return "The rank sets are being computed after the latest publication; they appear here in a few seconds."
+    r = rows.iloc[0]
+    return (f"**{r.scope}: could be first: {r.could_be_first} of {r.models} · could be last: {r.could_be_last}** · "
+            f"tiers resolved: {r.tiers} · largest unseparated set: {r.largest_unseparated} · "
+            f"established pairs: {100 * r.established_share:.1f}%. Every scope below.")
+
+
+def definitions_markdown() -> str:
+    return "\n".join(f"- **{name}**: {text}" for name, text in {**DEFINITIONS, **MODEL_DEFINITIONS, **PROVENANCE}.items())
