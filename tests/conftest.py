@@ -303,15 +303,16 @@ def bad_file_corpus(tmp_path_factory, new_model_file) -> dict[str, tuple[Path, s
     return {case: (folder / f"{index}.json", expected[case]) for index, case in enumerate(CASE_NAMES)}
 
 
-def tree_digest(root: Path, exclude: str | None = None) -> str:
+def tree_digest(root: Path, exclude: str | tuple[str, ...] = ()) -> str:
     """A hash of every file's path and bytes under root (the lock file, the upload quota's
-    records and the folder `exclude` when given, excepted). The upload records (uploads/)
+    records and the files or folders at the root named in `exclude`, excepted). The upload records (uploads/)
     are the quota's operational metadata, not the board's data: the web app writes one for
     every upload it admits, a file refused afterwards included; the checks are that a
     refused file changes none of the board's data."""
     h = hashlib.sha256()
     for p in sorted(Path(root).rglob("*")):
-        if p.is_file() and p.name != ".lock" and p.relative_to(root).parts[0] not in (UPLOADS_DIR, exclude):
+        excluded = (UPLOADS_DIR, *([exclude] if isinstance(exclude, str) else exclude))
+        if p.is_file() and p.name != ".lock" and p.relative_to(root).parts[0] not in excluded:
             h.update(str(p.relative_to(root)).encode())
             h.update(p.read_bytes())
     return h.hexdigest()
