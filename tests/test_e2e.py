@@ -148,6 +148,18 @@ def choose(page, elem_id: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
+def open_filters(page) -> None:
+    """Open the Leaderboard tab's filters, columns and p-value setting (one click from the table)."""
+    page.locator("#filters").get_by_text("Filters, columns, significance").click()
+
+
+def settled(page) -> None:
+    """The table shown and the page's load events answered (no component waiting on one), painted."""
+    expect(rows(page).first).to_be_visible()
+    page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
+    page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
+
+
 def rows(page, elem_id: str = "board"):
     """Gradio's Dataframe renders its rows virtually, as div[role=row]."""
     return page.locator(f"#{elem_id} div[role=row]")
@@ -211,7 +223,7 @@ def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
     expect(page.locator("#values input").first).to_be_disabled()  # no metric values in Overall
     expect(page.locator("#values")).to_contain_text("Overall shows scores only")
     choose(page, "category", "Language Modeling")
-    page.locator("#values").get_by_text("Metric value (per task)").click()
+    page.locator("#values").get_by_text("Metric value").click()
     expect(page.locator("#board thead th").filter(has_text="perplexity ↓").first).to_be_visible(timeout=15000)
     task_headers = headers(page)[7:15]
     assert all(h.endswith(("% ↑", "perplexity ↓")) for h in task_headers), task_headers
@@ -253,7 +265,7 @@ def test_sort_control_and_empty_filters_explain_themselves(page):
     type_into(page, "search", "no such model at all")
     expect(page.locator("#board-note")).to_contain_text("No model matches", timeout=15000)
     type_into(page, "search", "")
-    page.get_by_text("Filters and columns").click()
+    open_filters(page)
     page.locator("#min-params input").fill("70")
     page.locator("#max-params input").fill("7")
     page.locator("#max-params input").press("Enter")
@@ -263,7 +275,7 @@ def test_sort_control_and_empty_filters_explain_themselves(page):
 
 
 def test_unset_number_fields_are_empty(page):
-    page.get_by_text("Filters and columns").click()
+    open_filters(page)
     expect(page.locator("#min-params input")).to_have_value("")
     expect(page.locator("#max-params input")).to_have_value("")
     page.get_by_role("tab", name="Submit").click()
@@ -286,7 +298,7 @@ def test_what_is_typed_before_the_page_has_loaded_is_kept(browser, app_url):
     page.route("**/gradio_api/**", hold_load_calls)
     page.goto(app_url[0])
     expect(rows(page)).to_have_count(5, timeout=30000)  # the table built with the page
-    page.get_by_text("Filters and columns").click()
+    open_filters(page)
     page.locator("#min-params input").fill("70")
     page.locator("#min-params input").press("Enter")
     note = page.locator("#board-note")
@@ -318,7 +330,7 @@ def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
     expect(rows(page)).to_have_count(5, timeout=30000)
     choose(page, "category", "NER")
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
-    page.locator("#values").get_by_text("Metric value (per task)").click()
+    page.locator("#values").get_by_text("Metric value").click()
     type_into(page, "search", "v1")
     page.wait_for_url(re.compile("search=v1"))
     assert "category=NER" in page.url and "values=metric" in page.url and "search=v1" in page.url

@@ -9,15 +9,15 @@ import math
 
 import gradio as gr
 
+from leaderboard.app.column_widths import column_widths
 from leaderboard.app.settings import PAGE_ROWS, PRIVATE, picked
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
 
 OVERALL = board_views.OVERALL
-VALUE_CHOICES = [("Score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
+VALUE_CHOICES = [("Score", board_views.WIN_SCORE), ("Metric value", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows scores only; choose a category to see each task's metric."
 VALUES_IN_CATEGORY = "Score: hover a header for what it counts. Metric value: the task's own metric, in the header's unit."
-MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
 # Another category's view starts at its score: the last view's sideways scroll would leave
 # that column under the pinned rank and Model columns.
 SCROLL_TO_START_JS = "() => { document.querySelector('#board .virtual-table-viewport')?.scrollTo({left: 0}); }"
@@ -27,13 +27,6 @@ RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns
 TURNS = {"first": lambda page: 1, "previous": lambda page: page - 1, "next": lambda page: page + 1,
          "last": lambda page: math.inf}
 TURN_LABELS = {"first": "« First", "previous": "‹ Previous", "next": "Next ›", "last": "Last »"}
-
-
-def rank_width(header: str) -> str:
-    """The pinned rank column's width: its header's longest word on one line ("Understanding"
-    in "Czech Language Understanding rank"); headers are 14px monospace, 0.6em a letter,
-    plus the cell's padding and a margin for fonts a little wider."""
-    return f"{max(60, math.ceil(8.6 * max(map(len, header.split())) + 20))}px"
 
 
 class LeaderboardTab:
@@ -53,11 +46,9 @@ class LeaderboardTab:
                                        interactive=False, info=VALUES_IN_OVERALL, min_width=150)
                 self.sort = gr.Dropdown(first["sorts"], value=default_view["sort"], label="Sort by", elem_id="sort",
                                         min_width=150)
-                search = gr.Textbox(label="Search model or team", elem_id="search", min_width=150)
-            self.exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"], visible=first["any_flagged"],
-                                               label=f"Exclude flagged models ({board_views.MARKER}): rank without "
-                                                     f"them and their duels", elem_id="exclude-flagged")
-            with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
+                search = gr.Textbox(label="Search model or team", placeholder="Search model or team", elem_id="search",
+                                    min_width=150)
+            with gr.Accordion("Filters, columns, significance", open=False, elem_id="filters"):
                 with gr.Row():
                     types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type", elem_id="types")
                     min_params = gr.Number(label="Min parameters (B)", value=None, minimum=0,
@@ -66,6 +57,10 @@ class LeaderboardTab:
                                            placeholder="no maximum", elem_id="max-params")
                 shown_meta = gr.CheckboxGroup(board_views.SHOWN_META, value=default_view["columns"],
                                               label="Columns", elem_id="columns")
+                p_values.render()
+                self.exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"], visible=first["any_flagged"],
+                                                   label=f"Exclude flagged models ({board_views.MARKER}): rank without "
+                                                         f"them and their duels", elem_id="exclude-flagged")
             self.note = gr.Markdown(first["note"], elem_id="board-note")
             self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label=first["label"], interactive=False,
                                       max_height=700, elem_id="board", wrap=True, column_widths=first["widths"])
@@ -157,7 +152,7 @@ class LeaderboardTab:
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
             label="Ranking (BH-adjusted p-values)" if adjusted else "Ranking",
-            widths=[rank_width(display.columns[0]), MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
+            widths=column_widths(display),
             note="\n\n".join(filter(None, [board_views.filter_note(shown.matching, shown.total, *filters),
                                             board_views.flag_note(board, view["exclude_flagged"])])),
             legend=board_views.category_legend(board, category),

@@ -227,15 +227,16 @@ def flag_columns(flags: dict, ids) -> pd.DataFrame:
 
 def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.DataFrame:
     """The table for the screen: the Model column links to the model's details in this app
-    (for `published` ids; its own page is linked from there), as escaped markdown; a
-    flagged model's name follows the MARKER, its reason shown on hover (and in
+    (for `published` ids; its own page is linked from there), as escaped markdown, its whole
+    name on hover (the column cuts long names short); a
+    flagged model's name follows the MARKER, its reason shown on hover instead (and in
     `flag_note`); descriptions, links, the publisher and the flag columns stay in exports and details;
     of the metadata columns only those in `shown_meta` (None: all)."""
     hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta and c in table.columns]
     publisher = [PUBLISHER] if PUBLISHER in table else []
     out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden, *publisher]))
     out["Model"] = [(f"{MARKER} " if flagged else "")
-                    + (app_link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else None)
+                    + (app_link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else m)
                        if sid in published else escape_markdown(m))
                     for sid, m, flagged, reason in zip(table.index, table["Model"], table["Flagged"],
                                                        table["Flag reason"])]
