@@ -141,3 +141,31 @@ def test_a_category_switch_shows_its_score_beside_the_pinned_columns(browser, ap
     expect(cells.nth(2)).to_be_in_viewport()
     shot(page, "34_category_switch_scroll", full_page=False)
     close(page)
+
+
+@VIEWPORTS
+def test_every_header_explains_its_column_on_a_click_or_tap(browser, app_url, viewport):
+    """Issue 36: each column's one-line explanation from its header, on a phone too (which
+    shows no title on hover): a click or tap on the header shows it under the header, within
+    the window; a click elsewhere hides it."""
+    page = open_page(browser, app_url[0], viewport)
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    help_box = page.locator("#column-help")
+    explained = {}
+    for index in range(7):  # rank, model, score, its interval, rank interval, tie group, duel wins
+        header = page.locator("#board thead th").nth(index)
+        header.scroll_into_view_if_needed()
+        header.locator(".header").click()
+        expect(help_box).to_be_visible()
+        name = " ".join(header.locator(".header").inner_text().split())
+        text = help_box.inner_text()
+        assert text.startswith(f"{name}: ") and len(text) > len(name) + 20, (name, text)
+        box = help_box.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], (name, box)
+        explained[name] = text
+    assert len(set(explained.values())) == 7, explained
+    assert "rank intervals overlap" in explained["Tie group"] and "95%" in explained["Rank 95%"]
+    shot(page, "35_column_help", full_page=False)
+    page.locator("#as-of").click()
+    expect(help_box).to_be_hidden()
+    close(page)

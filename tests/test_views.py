@@ -657,3 +657,15 @@ def test_an_empty_board_has_a_table_with_its_headers_and_no_rows(tmp_path, small
             assert table.empty and "Model" in table.columns and any("95%" in c for c in table.columns)
     assert "No model is published yet" in views.filter_note(table, 0, "x")
     assert views.as_of_note(board) == "No model published yet."
+
+
+def test_every_column_on_screen_has_a_one_line_explanation(small_store):
+    """Issue 36: each header of every view (Overall and each category, scores and metric
+    values, every optional column shown) has a one-line explanation for a newcomer."""
+    titles = views.header_titles(small_store)
+    for category in [views.OVERALL, *small_store.benchmark.categories]:
+        for values in (views.WIN_SCORE, views.METRIC_VALUE):
+            shown = views.with_model_links(views.leaderboard_table(small_store, category, values), small_store.models)
+            missing = [h for h in shown.columns if not titles.get(h)]
+            assert not missing, (category, values, missing)
+    assert all("\n" not in t and len(t) <= 200 for t in titles.values()), [t for t in titles.values() if len(t) > 200]

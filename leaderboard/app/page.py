@@ -94,7 +94,7 @@ def api_endpoint(answer):
 
 def page_style(board) -> dict:
     """`launch`'s theme, CSS and the script run on page load: the URL writer of the shareable
-    views (share.QUERY_WRITER_JS), then static/page.js with the tasks' full names."""
+    views (share.QUERY_WRITER_JS), then static/page.js with the columns' explanations."""
     titles = json.dumps(board_views.header_titles(board))
     return dict(theme=THEME, css_paths=[STATIC / "page.css"],
                 js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles});\n}}")
