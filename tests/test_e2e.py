@@ -223,7 +223,7 @@ def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
     expect(page.locator("#values input").first).to_be_disabled()  # no metric values in Overall
     expect(page.locator("#values")).to_contain_text("Overall shows scores only")
     choose(page, "category", "Language Modeling")
-    page.locator("#values").get_by_text("Metric value").click()
+    page.locator("#values").get_by_text("Metric value", exact=True).click()
     expect(page.locator("#board thead th").filter(has_text="perplexity ↓").first).to_be_visible(timeout=15000)
     task_headers = headers(page)[7:15]
     assert all(h.endswith(("% ↑", "perplexity ↓")) for h in task_headers), task_headers
@@ -330,7 +330,7 @@ def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
     expect(rows(page)).to_have_count(5, timeout=30000)
     choose(page, "category", "NER")
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
-    page.locator("#values").get_by_text("Metric value").click()
+    page.locator("#values").get_by_text("Metric value", exact=True).click()
     type_into(page, "search", "v1")
     page.wait_for_url(re.compile("search=v1"))
     assert "category=NER" in page.url and "values=metric" in page.url and "search=v1" in page.url
@@ -391,13 +391,10 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
 def test_a_leaderboard_row_links_to_its_model_details(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
     title = column(page, 1)[2]
-    with page.context.expect_page() as opened:  # in a new tab: the ranking stays where it was
-        rows(page).nth(2).locator("a").click()
-    details = opened.value
-    expect(details.locator("#card")).to_contain_text("Rank 3 of 5", timeout=30000)
-    expect(details.locator("#model-pick input")).to_have_value(title)
-    assert "tab=details" in details.url
-    details.close()
+    rows(page).nth(2).locator("a").click()  # in the page, with a URL of its own (Back returns: test_e2e_history.py)
+    expect(page.locator("#card")).to_contain_text("Rank 3 of 5", timeout=30000)
+    expect(page.locator("#model-pick input")).to_have_value(title)
+    assert "tab=details" in page.url
 
 
 def fill_form(page, file: Path, team: str, model: str, input_length: str = "4096"):

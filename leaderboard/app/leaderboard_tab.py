@@ -102,7 +102,7 @@ class LeaderboardTab:
         gr.on([*(picked(control) if isinstance(control, gr.Dropdown) else control.input for control in self.inputs),
                search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
-            None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
+            None, self.page, None, js=share.query_writer(share.PAGE_KEYS, push=False), **PRIVATE)
         category.change(None, None, None, js=SCROLL_TO_START_JS, **PRIVATE)
         for name, button in self.turns.items():
             button.click(functools.partial(self.turn, TURNS[name]), [*self.inputs, self.page, self.plot_open],
