@@ -195,7 +195,7 @@ def test_leaderboard_shows_ranked_rows_and_category_columns(page):
     expect(header_cells.filter(has_text="Overall score")).to_have_count(0)
     expect(page.get_by_text("Czech Court Decisions")).to_be_visible()  # the legend
     expect(header_cells.filter(has_text="CNEC").first).to_have_attribute("title", re.compile("Czech Named Entity"))
-    page.get_by_text("Plot: score against model size").click()
+    page.get_by_text("score against model size").click()
     expect(page.locator("#scatter .ytitle")).to_have_text("NER score %", timeout=30000)
     expect(page.locator("#scatter .point")).to_have_count(5)
     ticks = page.locator("#scatter .xtick text").all_text_contents()

@@ -169,3 +169,28 @@ def test_every_header_explains_its_column_on_a_click_or_tap(browser, app_url, vi
     page.locator("#as-of").click()
     expect(help_box).to_be_hidden()
     close(page)
+
+
+@VIEWPORTS
+def test_the_ranking_chart_shows_each_score_with_its_interval(browser, app_url, viewport):
+    """Issue 36: the charts open with one click under the table, in Overall and after a switch
+    to a category: a point and an interval bar per model, labelled by rank, inside the window."""
+    page = open_page(browser, app_url[0], viewport)
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    page.locator("#charts").get_by_text("the ranking with its 95% intervals").click()
+    for category in ("Overall", "NER"):
+        if category != "Overall":
+            choose(page, "category", category)
+        chart = page.locator("#ranking-chart")
+        expect(chart.locator(".gtitle")).to_contain_text(f"{category} score %, 95% intervals", timeout=30000)
+        expect(chart.locator(".point")).to_have_count(5)
+        expect(chart.locator(".errorbar")).to_have_count(5)
+        ticks = chart.locator(".ytick text").evaluate_all(  # top to bottom
+            "ts => ts.map(t => [t.getBoundingClientRect().y, t.textContent]).sort((a, b) => a[0] - b[0]).map(t => t[1])")
+        ranks = [int(t.split(".")[0]) for t in ticks]
+        assert ranks[0] == 1 and ranks == sorted(ranks), ticks  # best at the top
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5, box
+        shot(page, f"37_ranking_chart_{category}", full_page=False)
+    close(page)

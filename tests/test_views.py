@@ -669,3 +669,30 @@ def test_every_column_on_screen_has_a_one_line_explanation(small_store):
             missing = [h for h in shown.columns if not titles.get(h)]
             assert not missing, (category, values, missing)
     assert all("\n" not in t and len(t) <= 200 for t in titles.values()), [t for t in titles.values() if len(t) > 200]
+
+
+def test_the_ranking_chart_draws_each_score_with_its_interval_and_tie_groups(small_store):
+    """Issue 36: the chart of a view's ranking (Overall and each category): a point per model at
+    its score, best at the top, its bar from the interval's low to high end, the tie groups'
+    colours alternating from one group to the next."""
+    from leaderboard.views.ranking_chart import GROUP_COLOURS, ranking_chart
+    for category in [views.OVERALL, *small_store.benchmark.categories]:
+        table = views.leaderboard_table(small_store, category)
+        score = views.score_columns(small_store, category)[0].header
+        group = "Tie group" if category == views.OVERALL else f"{category} tie group"
+        fig = ranking_chart(table, score)
+        drawn = {}
+        for trace in fig.data:
+            for y, x, plus, minus in zip(trace.y, trace.x, trace.error_x.array, trace.error_x.arrayminus):
+                drawn[y] = (x, x - minus, x + plus, trace.marker.color)
+        labels = [f"{r}. {m if len(m) <= 22 else m[:21] + '…'}" for r, m in zip(table.iloc[:, 0], table["Model"])]
+        assert list(fig.layout.yaxis.categoryarray) == labels and fig.layout.yaxis.autorange == "reversed"
+        for label, (_, row) in zip(labels, table.iterrows()):
+            x, low, high, _ = drawn[label]
+            assert (x, round(low, 6), round(high, 6)) == (row[score], round(row[f"{score} 95% low"], 6),
+                                                           round(row[f"{score} 95% high"], 6)), label
+        colours = [drawn[label][3] for label in labels]
+        changes = table[group].ne(table[group].shift()).to_numpy()
+        for i in range(1, len(labels)):  # a new group, a new colour; within one, the same
+            assert (colours[i] != colours[i - 1]) == changes[i], (category, colours, list(table[group]))
+        assert set(colours) <= set(GROUP_COLOURS)

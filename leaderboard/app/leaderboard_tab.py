@@ -1,7 +1,7 @@
 """The Leaderboard tab: the ranking of one view (category, value kind, search, filters,
 sort, columns, p-values, flagged models left out or not), one page of it at a time (the
 search, filters and sort apply to the whole board, on the server), its downloads, legend
-and plot."""
+and charts."""
 from __future__ import annotations
 
 import functools
@@ -13,6 +13,7 @@ from leaderboard.app.column_widths import column_widths
 from leaderboard.app.settings import PAGE_ROWS, PRIVATE, picked
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
+from leaderboard.views.ranking_chart import ranking_chart
 
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Score", board_views.WIN_SCORE), ("Metric value", board_views.METRIC_VALUE)]
@@ -83,14 +84,16 @@ class LeaderboardTab:
             self.plot_open = gr.State(False)
             self.shown_revision = gr.State(self.first_revision)
             self.stale = gr.State(False)  # the table built with the page is not the view to show
-            with gr.Accordion("Plot: score against model size", open=False) as plot_box:
+            with gr.Accordion("Charts: the ranking with its 95% intervals; score against model size", open=False,
+                              elem_id="charts") as plot_box:
+                self.ranking_chart = gr.Plot(show_label=False, elem_id="ranking-chart")
                 self.scatter = gr.Plot(show_label=False, elem_id="scatter")
         self.controls = {"category": category, "values": self.values, "search": search, "types": types,
                          "min": min_params, "max": max_params, "sort": self.sort, "columns": shown_meta,
                          "p": p_values, "exclude_flagged": self.exclude_flagged}
         # In share.BOARD_KEYS order: the events' `js` writes them to the URL in that order.
         self.inputs = [self.controls[key] for key in share.BOARD_KEYS]
-        self.outputs = [self.table, self.note, self.legend, self.csv, self.json, self.scatter, self.sort, self.values,
+        self.outputs = [self.table, self.note, self.legend, self.csv, self.json, self.ranking_chart, self.scatter, self.sort, self.values,
                         self.as_of, self.shown_revision,
                         self.exclude_flagged,  # shown while some model is flagged
                         self.page, self.pager, *self.turns.values()]
@@ -111,7 +114,8 @@ class LeaderboardTab:
         self.tab.select(self.refresh_if_changed, [self.shown_revision, *self.inputs, self.page, self.plot_open],
                         self.outputs, queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
         plot_box.expand(lambda: True, None, self.plot_open, **PRIVATE).then(self.render_plot, self.inputs,
-                                                                            self.scatter, queue=False, **PRIVATE)
+                                                                            [self.ranking_chart, self.scatter],
+                                                                            queue=False, **PRIVATE)
         plot_box.collapse(lambda: False, None, self.plot_open, **PRIVATE)
         copy_button.click(lambda url: gr.Textbox(value=url, visible=True), link_box, link_box,
                           js=share.COPY_LINK_JS, queue=False, **PRIVATE)
@@ -157,7 +161,7 @@ class LeaderboardTab:
                                             board_views.flag_note(board, view["exclude_flagged"])])),
             legend=board_views.category_legend(board, category),
             csv=exports["csv"], json=exports["json"],
-            plot=board_views.score_scatter(shown.matching, columns[0].header) if plot_open else gr.skip(),
+            plot=self.plots(shown.matching, columns[0].header) if plot_open else (gr.skip(), gr.skip()),
             sorts=sorts, sort=view["sort"] if view["sort"] in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
             revision=board_views.shown_version(board), exclude_flagged=view["exclude_flagged"],
@@ -171,7 +175,7 @@ class LeaderboardTab:
         return {self.table: gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"],
                                          label=p["label"]),
                 self.note: p["note"], self.legend: p["legend"], self.csv: p["csv"], self.json: p["json"],
-                self.scatter: p["plot"], self.sort: gr.Dropdown(choices=p["sorts"], value=p["sort"]),
+                self.ranking_chart: p["plot"][0], self.scatter: p["plot"][1], self.sort: gr.Dropdown(choices=p["sorts"], value=p["sort"]),
                 self.values: gr.Radio(value=p["values"], interactive=p["values_open"],
                                       info=VALUES_IN_CATEGORY if p["values_open"] else VALUES_IN_OVERALL),
                 self.as_of: p["as_of"], self.shown_revision: p["revision"],
@@ -207,7 +211,12 @@ class LeaderboardTab:
     def render_plot(self, *values):
         view = self.board_view(values)
         shown, columns, _ = self.view_page(view, 1)
-        return board_views.score_scatter(shown.matching, columns[0].header)
+        return self.plots(shown.matching, columns[0].header)
+
+    @staticmethod
+    def plots(table, score_column: str) -> tuple:
+        """The charts of the view's models (`table`, filtered, in the view's order)."""
+        return ranking_chart(table, score_column), board_views.score_scatter(table, score_column)
 
     def restore(self, view: dict, named) -> dict:
         """The controls a link names (`named`: its query's keys; `view`: the view it asks for,
