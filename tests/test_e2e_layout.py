@@ -194,3 +194,30 @@ def test_the_ranking_chart_shows_each_score_with_its_interval(browser, app_url, 
         assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5, box
         shot(page, f"37_ranking_chart_{category}", full_page=False)
     close(page)
+
+
+def right_edges(page, elem_id: str) -> list[float]:
+    return page.locator(f"#{elem_id} thead th").evaluate_all("ths => ths.map(th => th.getBoundingClientRect().right)")
+
+
+@VIEWPORTS
+def test_per_category_tables_and_the_duel_map_are_readable_on_a_phone(browser, app_url, viewport):
+    """Issue 36: Details' won / lost / not significant table and Head-to-head's tasks won per
+    category show their counts beside the category, not only the category column; the duel
+    map's cells are at least 12px wide (the map scrolls sideways where the screen is narrower)."""
+    page = open_page(browser, app_url[0] + "?tab=details", viewport)
+    expect(rows(page, "duel-summary").first).to_be_visible(timeout=30000)
+    edges = right_edges(page, "duel-summary")
+    assert len(edges) >= 4 and all(e <= viewport["width"] for e in edges[:4]), edges  # category, won, lost, n.s.
+    page.locator("#duel-summary").scroll_into_view_if_needed()
+    shot(page, "38_details_summary", full_page=False)
+    page.goto(app_url[0] + "?tab=head-to-head&map=Overall")
+    expect(rows(page, "pair-record").first).to_be_visible(timeout=30000)
+    edges = right_edges(page, "pair-record")
+    assert len(edges) >= 4 and all(e <= viewport["width"] for e in edges[:4]), edges  # category, A, B, not separable
+    expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    ticks = page.locator("#duel-map .xtick text").evaluate_all("ts => ts.map(t => t.getBoundingClientRect().x)")
+    assert len(ticks) == 5 and min(b - a for a, b in zip(ticks, ticks[1:])) >= 12, ticks
+    page.locator("#duel-map").scroll_into_view_if_needed()
+    shot(page, "39_duel_map_cells", full_page=False)
+    close(page)
