@@ -113,7 +113,9 @@ def test_user_strings_are_escaped_in_cells_links_plots_and_csv(small_store, tmp_
     cell = shown.loc[sid, "Model"]
     assert "<img" not in cell and "](javascript" not in cell and "&lt;img" in cell
     assert "Link" not in shown.columns and "Description" not in shown.columns
-    assert shown.loc[table.index[1], "Model"].endswith(f"](?tab=details&model={table.index[1]})")  # to its details
+    second = table.index[1]  # to its details, its whole name on hover
+    assert shown.loc[second, "Model"].endswith(
+        f'](?tab=details&model={second} "{escape_markdown(table.loc[second, "Model"])}")'), shown.loc[second, "Model"]
     from leaderboard.views.markdown import markdown_link
     assert markdown_link("a", "https://x.org/a) [b](c") == "[a](https://x.org/a%29%20%5Bb%5D%28c)"
     assert escape_markdown("Team's \"best\"") == "Team's \"best\""  # no &#x27; entities
