@@ -470,13 +470,11 @@ def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     expect(page.locator("#board [role=grid]")).to_contain_text(f"{team}/e2e-model")
     shot(page, "07_published")
     page.get_by_role("tab", name="Submit").click()
-    with page.context.expect_page() as opened:  # the link opens the new model's details (in a new tab)
-        details_link.click()
-    expect(opened.value.locator("#card")).to_contain_text(f"{team}/e2e-model", timeout=30000)
-    expect(opened.value.locator("#model-pick input")).to_have_value(f"{team}/e2e-model")
-    opened.value.close()
-    page.get_by_role("tab", name="Details").click()  # the new model is picked there
+    details_link.click()  # the new model's details, in the page at a URL of its own (static/history.js)
+    expect(page.get_by_role("tab", name="Details")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#card")).to_contain_text(f"{team}/e2e-model", timeout=30000)
     expect(page.locator("#model-pick input")).to_have_value(f"{team}/e2e-model")
+    assert "tab=details&model=" in page.url
     expect(rows(page, "duels")).to_have_count(5, timeout=30000)
     # The other visitor's page follows the board: model list, card and ranking.
     other.get_by_role("tab", name="Details").click()
