@@ -77,12 +77,26 @@ def _plural(n: int, word: str, words: str = "") -> str:
 
 
 def intro(benchmark: Benchmark) -> str:
+    """The title and one line; the benchmark's description and the rule a click away ("How
+    scoring works"): the first screen is the ranking's."""
     return f"""
 # {escape_markdown(title(benchmark))}
+{_in_one_line(benchmark)}
+
+<details><summary>How scoring works</summary>
+
 {benchmark.description}
 
 {_ranked_by(benchmark)} Scores are in percent.
+</details>
 """
+
+
+def _in_one_line(benchmark: Benchmark) -> str:
+    counts = f"{_plural(len(benchmark.tasks), 'task')} in {_plural(len(benchmark.categories), 'category', 'categories')}"
+    if benchmark.opponents == PANEL:
+        return f"{counts}; a model's score is the share of the other models it beats."
+    return f"{counts}; a model's win score is the share of its duels it won."
 
 
 def _ranked_by(benchmark: Benchmark) -> str:

@@ -151,6 +151,18 @@ def choose(page, elem_id: str, option: str) -> None:
     page.get_by_role("option", name=option, exact=True).click()
 
 
+def open_filters(page) -> None:
+    """Open the Leaderboard tab's filters, columns and p-value setting (one click from the table)."""
+    page.locator("#filters").get_by_text("Filters, columns, significance").click()
+
+
+def settled(page) -> None:
+    """The table shown and the page's load events answered (no component waiting on one), painted."""
+    expect(rows(page).first).to_be_visible()
+    page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
+    page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
+
+
 def rows(page, elem_id: str = "board"):
     """Gradio's Dataframe renders its rows virtually, as div[role=row]."""
     return page.locator(f"#{elem_id} div[role=row]")
@@ -186,7 +198,7 @@ def test_leaderboard_shows_ranked_rows_and_category_columns(page):
     expect(header_cells.filter(has_text="Overall score")).to_have_count(0)
     expect(page.get_by_text("Czech Court Decisions")).to_be_visible()  # the legend
     expect(header_cells.filter(has_text="CNEC").first).to_have_attribute("title", re.compile("Czech Named Entity"))
-    page.get_by_text("Plot: score against model size").click()
+    page.get_by_text("score against model size").click()
     expect(page.locator("#scatter .ytitle")).to_have_text("NER score %", timeout=30000)
     expect(page.locator("#scatter .point")).to_have_count(5)
     ticks = page.locator("#scatter .xtick text").all_text_contents()
@@ -214,7 +226,7 @@ def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
     expect(page.locator("#values input").first).to_be_disabled()  # no metric values in Overall
     expect(page.locator("#values")).to_contain_text("Overall shows scores only")
     choose(page, "category", "Language Modeling")
-    page.locator("#values").get_by_text("Metric value (per task)").click()
+    page.locator("#values").get_by_text("Metric value", exact=True).click()
     expect(page.locator("#board thead th").filter(has_text="perplexity ↓").first).to_be_visible(timeout=15000)
     task_headers = headers(page)[7:15]
     assert all(h.endswith(("% ↑", "perplexity ↓")) for h in task_headers), task_headers
@@ -256,7 +268,7 @@ def test_sort_control_and_empty_filters_explain_themselves(page):
     type_into(page, "search", "no such model at all")
     expect(page.locator("#board-note")).to_contain_text("No model matches", timeout=15000)
     type_into(page, "search", "")
-    page.get_by_text("Filters and columns").click()
+    open_filters(page)
     page.locator("#min-params input").fill("70")
     page.locator("#max-params input").fill("7")
     page.locator("#max-params input").press("Enter")
@@ -266,7 +278,7 @@ def test_sort_control_and_empty_filters_explain_themselves(page):
 
 
 def test_unset_number_fields_are_empty(page):
-    page.get_by_text("Filters and columns").click()
+    open_filters(page)
     expect(page.locator("#min-params input")).to_have_value("")
     expect(page.locator("#max-params input")).to_have_value("")
     page.get_by_role("tab", name="Submit").click()
@@ -289,7 +301,7 @@ def test_what_is_typed_before_the_page_has_loaded_is_kept(browser, app_url):
     page.route("**/gradio_api/**", hold_load_calls)
     page.goto(app_url[0])
     expect(rows(page)).to_have_count(5, timeout=30000)  # the table built with the page
-    page.get_by_text("Filters and columns").click()
+    open_filters(page)
     page.locator("#min-params input").fill("70")
     page.locator("#min-params input").press("Enter")
     note = page.locator("#board-note")
@@ -321,7 +333,7 @@ def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
     expect(rows(page)).to_have_count(5, timeout=30000)
     choose(page, "category", "NER")
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
-    page.locator("#values").get_by_text("Metric value (per task)").click()
+    page.locator("#values").get_by_text("Metric value", exact=True).click()
     type_into(page, "search", "v1")
     page.wait_for_url(re.compile("search=v1"))
     assert "category=NER" in page.url and "values=metric" in page.url and "search=v1" in page.url
@@ -382,13 +394,10 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
 def test_a_leaderboard_row_links_to_its_model_details(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
     title = column(page, 1)[2]
-    with page.context.expect_page() as opened:  # in a new tab: the ranking stays where it was
-        rows(page).nth(2).locator("a").click()
-    details = opened.value
-    expect(details.locator("#card")).to_contain_text("Rank 3 of 5", timeout=30000)
-    expect(details.locator("#model-pick input")).to_have_value(title)
-    assert "tab=details" in details.url
-    details.close()
+    rows(page).nth(2).locator("a").click()  # in the page, with a URL of its own (Back returns: test_e2e_history.py)
+    expect(page.locator("#card")).to_contain_text("Rank 3 of 5", timeout=30000)
+    expect(page.locator("#model-pick input")).to_have_value(title)
+    assert "tab=details" in page.url
 
 
 def fill_form(page, file: Path, team: str, model: str, input_length: str = "4096"):
@@ -464,13 +473,11 @@ def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     expect(page.locator("#board [role=grid]")).to_contain_text(f"{team}/e2e-model")
     shot(page, "07_published")
     page.get_by_role("tab", name="Submit").click()
-    with page.context.expect_page() as opened:  # the link opens the new model's details (in a new tab)
-        details_link.click()
-    expect(opened.value.locator("#card")).to_contain_text(f"{team}/e2e-model", timeout=30000)
-    expect(opened.value.locator("#model-pick input")).to_have_value(f"{team}/e2e-model")
-    opened.value.close()
-    page.get_by_role("tab", name="Details").click()  # the new model is picked there
+    details_link.click()  # the new model's details, in the page at a URL of its own (static/history.js)
+    expect(page.get_by_role("tab", name="Details")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("#card")).to_contain_text(f"{team}/e2e-model", timeout=30000)
     expect(page.locator("#model-pick input")).to_have_value(f"{team}/e2e-model")
+    assert "tab=details&model=" in page.url
     expect(rows(page, "duels")).to_have_count(5, timeout=30000)
     # The other visitor's page follows the board: model list, card and ranking.
     other.get_by_role("tab", name="Details").click()

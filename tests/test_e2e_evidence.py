@@ -14,7 +14,7 @@ from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 
 # app_url: conftest's, the app shared by the modules that only read it
-from test_e2e import browser, choose, close, column, headers, open_page, page, phone, rows, shot  # noqa: F401
+from test_e2e import browser, choose, close, column, headers, open_filters, open_page, page, phone, rows, shot  # noqa: F401
 
 
 def downloaded_name(page, selector: str) -> str:
@@ -54,6 +54,7 @@ def test_table_shows_each_interval_beside_the_score_and_the_rank_it_is_about(pag
 
 def test_p_value_switch_applies_to_the_page_the_link_and_the_exports(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
+    open_filters(page)
     page.locator("#p-values").get_by_text("BH-adjusted", exact=True).click()
     page.wait_for_url(re.compile("p=bh"))
     # the table's label and its downloads come in one answer of the server

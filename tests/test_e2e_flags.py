@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 
 from leaderboard.storage.flags import MARKER
 from conftest import EVIDENCE, REASON
-from test_e2e import DESKTOP, PHONE, browser, close, column, open_page, rows, shot  # noqa: F401
+from test_e2e import DESKTOP, PHONE, browser, close, column, open_filters, open_page, rows, shot  # noqa: F401
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
@@ -27,6 +27,7 @@ def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_ser
     expect(note).to_contain_text(f"{title}: {REASON}")
     expect(note.get_by_role("link", name="evidence")).to_have_attribute("href", EVIDENCE)
     shot(page, "20_flagged_marked")
+    open_filters(page)
     page.locator("#exclude-flagged input").check()
     expect(rows(page)).to_have_count(4, timeout=15000)
     assert not any(MARKER in m for m in column(page, 1)) and title not in " ".join(column(page, 1))
@@ -38,6 +39,7 @@ def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_ser
     close(page)
     other = open_page(browser, link, viewport, own_context=True)  # the shared link keeps the switch
     expect(rows(other)).to_have_count(4, timeout=30000)
+    open_filters(other)
     expect(other.locator("#exclude-flagged input")).to_be_checked()
     close(other)
 

@@ -141,3 +141,83 @@ def test_a_category_switch_shows_its_score_beside_the_pinned_columns(browser, ap
     expect(cells.nth(2)).to_be_in_viewport()
     shot(page, "34_category_switch_scroll", full_page=False)
     close(page)
+
+
+@VIEWPORTS
+def test_every_header_explains_its_column_on_a_click_or_tap(browser, app_url, viewport):
+    """Issue 36: each column's one-line explanation from its header, on a phone too (which
+    shows no title on hover): a click or tap on the header shows it under the header, within
+    the window; a click elsewhere hides it."""
+    page = open_page(browser, app_url[0], viewport)
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    help_box = page.locator("#column-help")
+    explained = {}
+    for index in range(7):  # rank, model, score, its interval, rank interval, tie group, duel wins
+        header = page.locator("#board thead th").nth(index)
+        header.scroll_into_view_if_needed()
+        header.locator(".header").click()
+        expect(help_box).to_be_visible()
+        name = " ".join(header.locator(".header").inner_text().split())
+        text = help_box.inner_text()
+        assert text.startswith(f"{name}: ") and len(text) > len(name) + 20, (name, text)
+        box = help_box.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], (name, box)
+        explained[name] = text
+    assert len(set(explained.values())) == 7, explained
+    assert "rank intervals overlap" in explained["Tie group"] and "95%" in explained["Rank 95%"]
+    shot(page, "35_column_help", full_page=False)
+    page.locator("#as-of").click()
+    expect(help_box).to_be_hidden()
+    close(page)
+
+
+@VIEWPORTS
+def test_the_ranking_chart_shows_each_score_with_its_interval(browser, app_url, viewport):
+    """Issue 36: the charts open with one click under the table, in Overall and after a switch
+    to a category: a point and an interval bar per model, labelled by rank, inside the window."""
+    page = open_page(browser, app_url[0], viewport)
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    page.locator("#charts").get_by_text("the ranking with its 95% intervals").click()
+    for category in ("Overall", "NER"):
+        if category != "Overall":
+            choose(page, "category", category)
+        chart = page.locator("#ranking-chart")
+        expect(chart.locator(".gtitle")).to_contain_text(f"{category} score %, 95% intervals", timeout=30000)
+        expect(chart.locator(".point")).to_have_count(5)
+        expect(chart.locator(".errorbar")).to_have_count(5)
+        ticks = chart.locator(".ytick text").evaluate_all(  # top to bottom
+            "ts => ts.map(t => [t.getBoundingClientRect().y, t.textContent]).sort((a, b) => a[0] - b[0]).map(t => t[1])")
+        ranks = [int(t.split(".")[0]) for t in ticks]
+        assert ranks[0] == 1 and ranks == sorted(ranks), ticks  # best at the top
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5, box
+        shot(page, f"37_ranking_chart_{category}", full_page=False)
+    close(page)
+
+
+def right_edges(page, elem_id: str) -> list[float]:
+    return page.locator(f"#{elem_id} thead th").evaluate_all("ths => ths.map(th => th.getBoundingClientRect().right)")
+
+
+@VIEWPORTS
+def test_per_category_tables_and_the_duel_map_are_readable_on_a_phone(browser, app_url, viewport):
+    """Issue 36: Details' won / lost / not significant table and Head-to-head's tasks won per
+    category show their counts beside the category, not only the category column; the duel
+    map's cells are at least 12px wide (the map scrolls sideways where the screen is narrower)."""
+    page = open_page(browser, app_url[0] + "?tab=details", viewport)
+    expect(rows(page, "duel-summary").first).to_be_visible(timeout=30000)
+    edges = right_edges(page, "duel-summary")
+    assert len(edges) >= 4 and all(e <= viewport["width"] for e in edges[:4]), edges  # category, won, lost, n.s.
+    page.locator("#duel-summary").scroll_into_view_if_needed()
+    shot(page, "38_details_summary", full_page=False)
+    page.goto(app_url[0] + "?tab=head-to-head&map=Overall")
+    expect(rows(page, "pair-record").first).to_be_visible(timeout=30000)
+    edges = right_edges(page, "pair-record")
+    assert len(edges) >= 4 and all(e <= viewport["width"] for e in edges[:4]), edges  # category, A, B, not separable
+    expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    ticks = page.locator("#duel-map .xtick text").evaluate_all("ts => ts.map(t => t.getBoundingClientRect().x)")
+    assert len(ticks) == 5 and min(b - a for a, b in zip(ticks, ticks[1:])) >= 12, ticks
+    page.locator("#duel-map").scroll_into_view_if_needed()
+    shot(page, "39_duel_map_cells", full_page=False)
+    close(page)

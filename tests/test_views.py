@@ -113,7 +113,9 @@ def test_user_strings_are_escaped_in_cells_links_plots_and_csv(small_store, tmp_
     cell = shown.loc[sid, "Model"]
     assert "<img" not in cell and "](javascript" not in cell and "&lt;img" in cell
     assert "Link" not in shown.columns and "Description" not in shown.columns
-    assert shown.loc[table.index[1], "Model"].endswith(f"](?tab=details&model={table.index[1]})")  # to its details
+    second = table.index[1]  # to its details, its whole name on hover
+    assert shown.loc[second, "Model"].endswith(
+        f'](?tab=details&model={second} "{escape_markdown(table.loc[second, "Model"])}")'), shown.loc[second, "Model"]
     from leaderboard.views.markdown import markdown_link
     assert markdown_link("a", "https://x.org/a) [b](c") == "[a](https://x.org/a%29%20%5Bb%5D%28c)"
     assert escape_markdown("Team's \"best\"") == "Team's \"best\""  # no &#x27; entities
@@ -657,3 +659,42 @@ def test_an_empty_board_has_a_table_with_its_headers_and_no_rows(tmp_path, small
             assert table.empty and "Model" in table.columns and any("95%" in c for c in table.columns)
     assert "No model is published yet" in views.filter_note(table, 0, "x")
     assert views.as_of_note(board) == "No model published yet."
+
+
+def test_every_column_on_screen_has_a_one_line_explanation(small_store):
+    """Issue 36: each header of every view (Overall and each category, scores and metric
+    values, every optional column shown) has a one-line explanation for a newcomer."""
+    titles = views.header_titles(small_store)
+    for category in [views.OVERALL, *small_store.benchmark.categories]:
+        for values in (views.WIN_SCORE, views.METRIC_VALUE):
+            shown = views.with_model_links(views.leaderboard_table(small_store, category, values), small_store.models)
+            missing = [h for h in shown.columns if not titles.get(h)]
+            assert not missing, (category, values, missing)
+    assert all("\n" not in t and len(t) <= 200 for t in titles.values()), [t for t in titles.values() if len(t) > 200]
+
+
+def test_the_ranking_chart_draws_each_score_with_its_interval_and_tie_groups(small_store):
+    """Issue 36: the chart of a view's ranking (Overall and each category): a point per model at
+    its score, best at the top, its bar from the interval's low to high end, the tie groups'
+    colours alternating from one group to the next."""
+    from leaderboard.views.ranking_chart import GROUP_COLOURS, ranking_chart
+    for category in [views.OVERALL, *small_store.benchmark.categories]:
+        table = views.leaderboard_table(small_store, category)
+        score = views.score_columns(small_store, category)[0].header
+        group = "Tie group" if category == views.OVERALL else f"{category} tie group"
+        fig = ranking_chart(table, score)
+        drawn = {}
+        for trace in fig.data:
+            for y, x, plus, minus in zip(trace.y, trace.x, trace.error_x.array, trace.error_x.arrayminus):
+                drawn[y] = (x, x - minus, x + plus, trace.marker.color)
+        labels = [f"{r}. {m if len(m) <= 22 else m[:21] + '…'}" for r, m in zip(table.iloc[:, 0], table["Model"])]
+        assert list(fig.layout.yaxis.categoryarray) == labels and fig.layout.yaxis.autorange == "reversed"
+        for label, (_, row) in zip(labels, table.iterrows()):
+            x, low, high, _ = drawn[label]
+            assert (x, round(low, 6), round(high, 6)) == (row[score], round(row[f"{score} 95% low"], 6),
+                                                           round(row[f"{score} 95% high"], 6)), label
+        colours = [drawn[label][3] for label in labels]
+        changes = table[group].ne(table[group].shift()).to_numpy()
+        for i in range(1, len(labels)):  # a new group, a new colour; within one, the same
+            assert (colours[i] != colours[i - 1]) == changes[i], (category, colours, list(table[group]))
+        assert set(colours) <= set(GROUP_COLOURS)

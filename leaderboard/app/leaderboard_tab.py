@@ -1,7 +1,7 @@
 """The Leaderboard tab: the ranking of one view (category, value kind, search, filters,
 sort, columns, p-values, flagged models left out or not), one page of it at a time (the
 search, filters and sort apply to the whole board, on the server), its downloads, legend
-and plot."""
+and charts."""
 from __future__ import annotations
 
 import functools
@@ -9,15 +9,16 @@ import math
 
 import gradio as gr
 
+from leaderboard.app.column_widths import column_widths
 from leaderboard.app.settings import PAGE_ROWS, PRIVATE, picked
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
+from leaderboard.views.ranking_chart import ranking_chart
 
 OVERALL = board_views.OVERALL
-VALUE_CHOICES = [("Score (%)", board_views.WIN_SCORE), ("Metric value (per task)", board_views.METRIC_VALUE)]
+VALUE_CHOICES = [("Score", board_views.WIN_SCORE), ("Metric value", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows scores only; choose a category to see each task's metric."
 VALUES_IN_CATEGORY = "Score: hover a header for what it counts. Metric value: the task's own metric, in the header's unit."
-MODEL_WIDTH = "170px"  # the pinned Model column, right of the rank
 # Another category's view starts at its score: the last view's sideways scroll would leave
 # that column under the pinned rank and Model columns.
 SCROLL_TO_START_JS = "() => { document.querySelector('#board .virtual-table-viewport')?.scrollTo({left: 0}); }"
@@ -27,13 +28,6 @@ RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns
 TURNS = {"first": lambda page: 1, "previous": lambda page: page - 1, "next": lambda page: page + 1,
          "last": lambda page: math.inf}
 TURN_LABELS = {"first": "« First", "previous": "‹ Previous", "next": "Next ›", "last": "Last »"}
-
-
-def rank_width(header: str) -> str:
-    """The pinned rank column's width: its header's longest word on one line ("Understanding"
-    in "Czech Language Understanding rank"); headers are 14px monospace, 0.6em a letter,
-    plus the cell's padding and a margin for fonts a little wider."""
-    return f"{max(60, math.ceil(8.6 * max(map(len, header.split())) + 20))}px"
 
 
 class LeaderboardTab:
@@ -53,11 +47,9 @@ class LeaderboardTab:
                                        interactive=False, info=VALUES_IN_OVERALL, min_width=150)
                 self.sort = gr.Dropdown(first["sorts"], value=default_view["sort"], label="Sort by", elem_id="sort",
                                         min_width=150)
-                search = gr.Textbox(label="Search model or team", elem_id="search", min_width=150)
-            self.exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"], visible=first["any_flagged"],
-                                               label=f"Exclude flagged models ({board_views.MARKER}): rank without "
-                                                     f"them and their duels", elem_id="exclude-flagged")
-            with gr.Accordion("Filters and columns", open=False, elem_id="filters"):
+                search = gr.Textbox(label="Search model or team", placeholder="Search model or team", elem_id="search",
+                                    min_width=150)
+            with gr.Accordion("Filters, columns, significance", open=False, elem_id="filters"):
                 with gr.Row():
                     types = gr.CheckboxGroup(list(MODEL_TYPES), label="Model type", elem_id="types")
                     min_params = gr.Number(label="Min parameters (B)", value=None, minimum=0,
@@ -66,6 +58,10 @@ class LeaderboardTab:
                                            placeholder="no maximum", elem_id="max-params")
                 shown_meta = gr.CheckboxGroup(board_views.SHOWN_META, value=default_view["columns"],
                                               label="Columns", elem_id="columns")
+                p_values.render()
+                self.exclude_flagged = gr.Checkbox(value=default_view["exclude_flagged"], visible=first["any_flagged"],
+                                                   label=f"Exclude flagged models ({board_views.MARKER}): rank without "
+                                                         f"them and their duels", elem_id="exclude-flagged")
             self.note = gr.Markdown(first["note"], elem_id="board-note")
             self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label=first["label"], interactive=False,
                                       max_height=700, elem_id="board", wrap=True, column_widths=first["widths"])
@@ -88,14 +84,16 @@ class LeaderboardTab:
             self.plot_open = gr.State(False)
             self.shown_revision = gr.State(self.first_revision)
             self.stale = gr.State(False)  # the table built with the page is not the view to show
-            with gr.Accordion("Plot: score against model size", open=False) as plot_box:
+            with gr.Accordion("Charts: the ranking with its 95% intervals; score against model size", open=False,
+                              elem_id="charts") as plot_box:
+                self.ranking_chart = gr.Plot(show_label=False, elem_id="ranking-chart")
                 self.scatter = gr.Plot(show_label=False, elem_id="scatter")
         self.controls = {"category": category, "values": self.values, "search": search, "types": types,
                          "min": min_params, "max": max_params, "sort": self.sort, "columns": shown_meta,
                          "p": p_values, "exclude_flagged": self.exclude_flagged}
         # In share.BOARD_KEYS order: the events' `js` writes them to the URL in that order.
         self.inputs = [self.controls[key] for key in share.BOARD_KEYS]
-        self.outputs = [self.table, self.note, self.legend, self.csv, self.json, self.scatter, self.sort, self.values,
+        self.outputs = [self.table, self.note, self.legend, self.csv, self.json, self.ranking_chart, self.scatter, self.sort, self.values,
                         self.as_of, self.shown_revision,
                         self.exclude_flagged,  # shown while some model is flagged
                         self.page, self.pager, *self.turns.values()]
@@ -107,7 +105,7 @@ class LeaderboardTab:
         gr.on([*(picked(control) if isinstance(control, gr.Dropdown) else control.input for control in self.inputs),
                search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
-            None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
+            None, self.page, None, js=share.query_writer(share.PAGE_KEYS, push=False), **PRIVATE)
         category.change(None, None, None, js=SCROLL_TO_START_JS, **PRIVATE)
         for name, button in self.turns.items():
             button.click(functools.partial(self.turn, TURNS[name]), [*self.inputs, self.page, self.plot_open],
@@ -116,7 +114,8 @@ class LeaderboardTab:
         self.tab.select(self.refresh_if_changed, [self.shown_revision, *self.inputs, self.page, self.plot_open],
                         self.outputs, queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
         plot_box.expand(lambda: True, None, self.plot_open, **PRIVATE).then(self.render_plot, self.inputs,
-                                                                            self.scatter, queue=False, **PRIVATE)
+                                                                            [self.ranking_chart, self.scatter],
+                                                                            queue=False, **PRIVATE)
         plot_box.collapse(lambda: False, None, self.plot_open, **PRIVATE)
         copy_button.click(lambda url: gr.Textbox(value=url, visible=True), link_box, link_box,
                           js=share.COPY_LINK_JS, queue=False, **PRIVATE)
@@ -157,12 +156,12 @@ class LeaderboardTab:
         return dict(
             table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
             label="Ranking (BH-adjusted p-values)" if adjusted else "Ranking",
-            widths=[rank_width(display.columns[0]), MODEL_WIDTH, *["auto"] * (len(display.columns) - 2)],
+            widths=column_widths(display),
             note="\n\n".join(filter(None, [board_views.filter_note(shown.matching, shown.total, *filters),
                                             board_views.flag_note(board, view["exclude_flagged"])])),
             legend=board_views.category_legend(board, category),
             csv=exports["csv"], json=exports["json"],
-            plot=board_views.score_scatter(shown.matching, columns[0].header) if plot_open else gr.skip(),
+            plot=self.plots(shown.matching, columns[0].header) if plot_open else (gr.skip(), gr.skip()),
             sorts=sorts, sort=view["sort"] if view["sort"] in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
             revision=board_views.shown_version(board), exclude_flagged=view["exclude_flagged"],
@@ -176,7 +175,7 @@ class LeaderboardTab:
         return {self.table: gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"],
                                          label=p["label"]),
                 self.note: p["note"], self.legend: p["legend"], self.csv: p["csv"], self.json: p["json"],
-                self.scatter: p["plot"], self.sort: gr.Dropdown(choices=p["sorts"], value=p["sort"]),
+                self.ranking_chart: p["plot"][0], self.scatter: p["plot"][1], self.sort: gr.Dropdown(choices=p["sorts"], value=p["sort"]),
                 self.values: gr.Radio(value=p["values"], interactive=p["values_open"],
                                       info=VALUES_IN_CATEGORY if p["values_open"] else VALUES_IN_OVERALL),
                 self.as_of: p["as_of"], self.shown_revision: p["revision"],
@@ -212,7 +211,12 @@ class LeaderboardTab:
     def render_plot(self, *values):
         view = self.board_view(values)
         shown, columns, _ = self.view_page(view, 1)
-        return board_views.score_scatter(shown.matching, columns[0].header)
+        return self.plots(shown.matching, columns[0].header)
+
+    @staticmethod
+    def plots(table, score_column: str) -> tuple:
+        """The charts of the view's models (`table`, filtered, in the view's order)."""
+        return ranking_chart(table, score_column), board_views.score_scatter(table, score_column)
 
     def restore(self, view: dict, named) -> dict:
         """The controls a link names (`named`: its query's keys; `view`: the view it asks for,

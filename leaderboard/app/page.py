@@ -37,8 +37,9 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
     default_view = share.view_from_query({}, board)
     with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
+        # An expert's setting: rendered among the Leaderboard tab's options, followed by every tab.
         p_values = gr.Radio(board_views.P_VALUE_CHOICES, value=default_view["p"], label="Significance of a duel",
-                            info=content.P_VALUES_INFO, elem_id="p-values")
+                            info=content.P_VALUES_INFO, elem_id="p-values", render=False)
         with gr.Tabs(selected=default_view["tab"]) as tabs:
             leaderboard = LeaderboardTab(board, p_values, default_view, categories)
             model_details = DetailsTab(board, p_values, categories)
@@ -94,7 +95,7 @@ def api_endpoint(answer):
 
 def page_style(board) -> dict:
     """`launch`'s theme, CSS and the script run on page load: the URL writer of the shareable
-    views (share.QUERY_WRITER_JS), then static/page.js with the tasks' full names."""
+    views (share.QUERY_WRITER_JS), then static/page.js with the columns' explanations."""
     titles = json.dumps(board_views.header_titles(board))
     return dict(theme=THEME, css_paths=[STATIC / "page.css"],
                 js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles});\n}}")

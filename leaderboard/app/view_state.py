@@ -1,11 +1,15 @@
 """The page's state in its URL: on page load, the view a link asks for (its query, read by
-`share.view_from_query`) is restored into every tab."""
+`share.view_from_query`) is restored into every tab; so is the view of an entry of the
+browser's history the visitor goes Back or Forward to, or of a link to a view of this page
+(a model's name) opened in the page (static/history.js)."""
 from __future__ import annotations
+
+from urllib.parse import parse_qsl
 
 import gradio as gr
 
 from leaderboard.app.head_to_head_tab import best_two
-from leaderboard.app.settings import PRIVATE
+from leaderboard.app.settings import PRIVATE, script
 from leaderboard.views import share
 
 
@@ -13,21 +17,35 @@ def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, le
                     head_to_head) -> None:
     """Each tab restores its own part (`restore`; `restored`: the components it may update)."""
 
-    def restore_view(request: gr.Request) -> dict:
-        view = share.view_from_query(request.query_params, board)
+    def restore(query, named, tab_named: bool) -> dict:
+        view = share.view_from_query(query, board)
         board.refresh()
-        restored = leaderboard.restore(view, request.query_params)
+        restored = leaderboard.restore(view, named)
         top = best_two(board)  # the board may have changed
-        if view["tab"] != default_view["tab"]:
+        if tab_named or view["tab"] != default_view["tab"]:
             restored[tabs] = gr.Tabs(selected=view["tab"])
-        return {**restored, **model_details.restore(view, view["model"] or top[0], request.query_params),
-                **head_to_head.restore(view, top, request.query_params)}
+        return {**restored, **model_details.restore(view, view["model"] or top[0], named),
+                **head_to_head.restore(view, top, named)}
 
+    def restore_view(request: gr.Request) -> dict:
+        return restore(request.query_params, request.query_params, tab_named=False)
+
+    def restore_visited(search: str) -> dict:
+        """The view of the URL the page now shows (`search`: its query): every key, a key it
+        leaves out at its default."""
+        return restore(dict(parse_qsl(search.removeprefix("?"))), share.DEFAULTS, tab_named=True)
+
+    outputs = [tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored,
+               *head_to_head.restored_map]
     # The table is made in a second call, from the controls as they are once the first has
     # answered: a visitor may have typed in them meanwhile (a busy server answers late).
-    app.load(restore_view, None,
-             [tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored,
-              *head_to_head.restored_map],
-             queue=False, **PRIVATE).then(
-        leaderboard.show_restored, [leaderboard.stale, *leaderboard.inputs, leaderboard.page, leaderboard.plot_open],
-        leaderboard.outputs, queue=False, **PRIVATE)
+    show_table = dict(fn=leaderboard.show_restored,
+                      inputs=[leaderboard.stale, *leaderboard.inputs, leaderboard.page, leaderboard.plot_open],
+                      outputs=leaderboard.outputs, queue=False, **PRIVATE)
+    app.load(restore_view, None, outputs, queue=False, **PRIVATE).then(**show_table)
+    # static/history.js clicks this (hidden) button when the URL changed without a page load.
+    visited = gr.Textbox(elem_id="visited-query", elem_classes="page-trigger", show_label=False, container=False)
+    trigger = gr.Button(elem_id="visited", elem_classes="page-trigger")
+    trigger.click(restore_visited, visited, outputs, js="() => [location.search]", queue=False, **PRIVATE).then(
+        **show_table)
+    app.load(None, js=script("history.js"), **PRIVATE)

@@ -256,6 +256,9 @@ def duel_map(board: Leaderboard, scope: str = OVERALL, adjusted: bool = False, t
     return DuelMap(scope if single else name, name, order, cells)
 
 
+CELL_LABELS_PX = 230  # the duel map's row names ("12. " and 24 letters) and margins
+
+
 def duel_map_figure(result: DuelMap) -> go.Figure:
     """A models x models heatmap in rank order (row: the model, column: its opponent),
     cells coloured by verdict, the duel's p and Δ (or the task counts) on hover."""
@@ -286,6 +289,9 @@ def duel_map_figure(result: DuelMap) -> go.Figure:
                                          "line": {"color": "#999", "width": 1}}))
     side = max(360, 16 * n + 170)
     fig.update_layout(
+        # As wide as the rows are high (16px cells, the names beside them) whatever the screen's
+        # width: a phone scrolls the map sideways (page.css) instead of squeezing its cells to 3px.
+        width=max(360, 16 * n + CELL_LABELS_PX),
         # The title starts below the toolbar (about 30px, shown on hover) that a phone's width
         # puts over it; the top axis's title and ticks follow in the margin.
         template="plotly_white", height=side, margin={"l": 10, "r": 10, "t": 110, "b": 10},

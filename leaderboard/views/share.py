@@ -76,27 +76,33 @@ def _query_value(value) -> str:
     return "" if value is None else str(value)
 
 
-# Runs once in the page: `writeViewQuery(keys, values)` puts the values into the address bar
-# (history.replaceState: no reload, no history entry), leaving defaults out.
+# Runs once in the page: `writeViewQuery(keys, values, push)` puts the values into the address
+# bar (no reload), leaving defaults out: a new history entry when the view changed and `push`
+# (Back returns to the view before), else in place (a restored view writes what it was given).
 QUERY_WRITER_JS = """
   const viewDefaults = %s;
-  window.writeViewQuery = (keys, values) => {
+  window.writeViewQuery = (keys, values, push = true) => {
     const query = new URLSearchParams(location.search);
     keys.forEach((key, i) => {
       const value = Array.isArray(values[i]) ? values[i].join(",") : String(values[i] ?? "");
       if (value === viewDefaults[key]) query.delete(key); else query.set(key, value);
     });
-    const search = query.toString();
-    history.replaceState(null, "", search ? "?" + search : location.pathname);
+    const search = query.toString(), before = new URLSearchParams(location.search);
+    query.sort();
+    before.sort();
+    if (query.toString() === before.toString()) return;
+    history[push ? "pushState" : "replaceState"](null, "", search ? "?" + search : location.pathname);
   };
 """ % json.dumps({k: _query_value(v) for k, v in DEFAULTS.items()})
 
 
-def query_writer(keys: list[str], tab: str | None = None) -> str:
+def query_writer(keys: list[str], tab: str | None = None, push: bool = True) -> str:
     """An event's `js=`: write the event's first inputs (in `keys` order) and the tab, if
-    given, to the URL, then pass the inputs on to the event's function."""
-    tab_js = f"window.writeViewQuery(['tab'], [{json.dumps(tab)}]); " if tab else ""
-    return f"(...values) => {{ {tab_js}window.writeViewQuery({json.dumps(keys)}, values); return values; }}"
+    given, to the URL, then pass the inputs on to the event's function; `push` False: in
+    the history entry the event's first step made."""
+    keys_and_values = f"[...{json.dumps(keys)}, 'tab'], [...values.slice(0, {len(keys)}), {json.dumps(tab)}]" if tab \
+        else f"{json.dumps(keys)}, values"
+    return f"(...values) => {{ window.writeViewQuery({keys_and_values}, {json.dumps(push)}); return values; }}"
 
 
 # The duel map closed: its scope leaves the URL.

@@ -227,15 +227,16 @@ def flag_columns(flags: dict, ids) -> pd.DataFrame:
 
 def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.DataFrame:
     """The table for the screen: the Model column links to the model's details in this app
-    (for `published` ids; its own page is linked from there), as escaped markdown; a
-    flagged model's name follows the MARKER, its reason shown on hover (and in
+    (for `published` ids; its own page is linked from there), as escaped markdown, its whole
+    name on hover (the column cuts long names short); a
+    flagged model's name follows the MARKER, its reason shown on hover instead (and in
     `flag_note`); descriptions, links, the publisher and the flag columns stay in exports and details;
     of the metadata columns only those in `shown_meta` (None: all)."""
     hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta and c in table.columns]
     publisher = [PUBLISHER] if PUBLISHER in table else []
     out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden, *publisher]))
     out["Model"] = [(f"{MARKER} " if flagged else "")
-                    + (app_link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else None)
+                    + (app_link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else m)
                        if sid in published else escape_markdown(m))
                     for sid, m, flagged, reason in zip(table.index, table["Model"], table["Flagged"],
                                                        table["Flag reason"])]
@@ -600,7 +601,34 @@ def header_titles(board: Leaderboard) -> dict[str, str]:
     for t in board.benchmark.tasks:
         titles[score_header(board, t.abbreviation)] = f"{t.name}: {what}; weighs {weights[t.id]:.1%} of Overall"
         titles[metric_header(t)] = f"{t.name} ({metric_description(t)})"
-    return titles
+    for scope in [OVERALL, *board.benchmark.categories]:
+        titles.update(certainty_titles(board, scope))
+    return {**titles, **COLUMN_TITLES}
+
+
+# What the columns beside the scores hold, for a newcomer (their headers' explanations).
+COLUMN_TITLES = {
+    "Model": "Team/model; click it for the model's details: its duels and its result on every task",
+    "Overall rank": "The model's rank by its overall score, beside this category's rank",
+    "Type": "How the model was trained (pretrained, chat, ensemble), as its team declared",
+    "Parameters (B)": "The model's size in billions of parameters, as its team declared",
+    "Precision": "The number format the model was run in (float16, bfloat16, 8bit...), as declared",
+    "Input length (tokens)": "The longest input the model was run with, in tokens, as declared",
+    "Submitted": "The day the model was published on this board (UTC)",
+    PRESUBMISSIONS: "Pre-submissions the team made in the 30 days before publishing, with the ranks they would have had",
+    "Previous rank": "The model's rank on the board as it is now",
+    "Rank change": "Places the model would move if the new model were published",
+}
+
+
+def certainty_titles(board: Leaderboard, scope: str) -> dict[str, str]:
+    """The explanations of a view's rank, its intervals and its tie group (`scope`: Overall or a category)."""
+    rank, score = rank_header(scope), score_header(board, scope)
+    group = "Tie group" if is_overall(scope) else f"{scope} tie group"
+    return {rank: f"Position by {scope} score (1 = best); near-copies of one model and equal scores share a rank",
+            f"{score} {INTERVAL}": "Where the score would lie (95%) on other draws of test items of the same sizes",
+            f"{rank} {INTERVAL}": "The ranks the model could take (95%) on other draws of test items of the same sizes",
+            group: "Models sharing a letter cannot be told apart: their rank intervals overlap"}
 
 
 def weights_note(benchmark) -> str:
@@ -636,8 +664,9 @@ def category_legend(board: Leaderboard, category: str | None) -> str:
         else:
             what = ("**Score**: per task, the % of the other models whose result is lower (near-copies of one "
                     "model count as one), averaged over a category's tasks; Overall averages the categories. "
-                    "**95% low/high**: where the score and the rank would lie on other draws of test items "
-                    "of these sizes. **Tie group**: models whose rank intervals all overlap. **Duel wins**: "
+                    "**Overall score % 95%** and **Rank 95%**: where the score and the rank would lie on other "
+                    "draws of test items of these sizes. **Tie group**: models whose rank intervals all overlap "
+                    "share its letter. **Duel wins**: "
                     "% of the reference panel beaten in significant duels (evidence; not ranked by).")
         return (what + " Metric values are per task: choose a category.\n\n"
                 f"So a task of a category with k tasks weighs 1/({len(board.benchmark.categories)} × k) of Overall: "

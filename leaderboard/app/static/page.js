@@ -1,6 +1,6 @@
 (titles) => {
-  // Run once on page load, with the tasks' full names by header text. Gradio's Dataframe
-  // sets a header's title to its own text; this puts the task's full name there instead
+  // Run once on page load, with each column's explanation by header text. Gradio's Dataframe
+  // sets a header's title to its own text; this puts the explanation there instead
   // (and again whenever Gradio re-renders a header).
   // The pinned Model column starts where the rank column (its width follows the view) ends:
   // the rank header's width, from a ResizeObserver (told after each layout, where measuring
@@ -20,6 +20,23 @@
       rankWidth.observe(rankHeader = rank);
     }
   };
+  // The explanation a header's title holds, shown on a click or tap too (a phone shows no title):
+  // under the header, until the next click elsewhere.
+  const help = Object.assign(document.createElement("div"), {id: "column-help", hidden: true, role: "tooltip"});
+  document.body.appendChild(help);
+  document.addEventListener("click", (event) => {
+    const th = event.target.closest?.("th.header-cell");
+    if (!th || !th.title || event.target.closest(".cell-menu-button")) {
+      help.hidden = true;
+      return;
+    }
+    const box = th.getBoundingClientRect();
+    help.textContent = `${th.querySelector("span.header")?.textContent.trim()}: ${th.title}`;
+    help.hidden = false;
+    help.style.top = `${box.bottom + 4}px`;
+    help.style.left = `${Math.max(4, Math.min(box.left, innerWidth - help.offsetWidth - 4))}px`;
+  }, true);
+  addEventListener("scroll", () => { help.hidden = true; }, true);
   new MutationObserver(label).observe(document.body, {subtree: true, childList: true,
                                                       attributes: true, attributeFilter: ["title"]});
   label();
