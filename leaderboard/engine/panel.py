@@ -164,9 +164,7 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     the benchmark's); without it the stored duels alone give the duel wins."""
     ids, task_ids = tournament.model_ids, tournament.task_ids
     n = len(ids)
-    signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
-    signed = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in ids],
-                      dtype=float).reshape(n, len(task_ids)) * signs
+    signed = signed_task_scores(benchmark, task_ids, results, ids)
     eligible = np.array([m not in flagged for m in ids], dtype=bool)
     id_order = np.array(ids, dtype=object).argsort().argsort()  # ties go to the smaller submission id
     if links is None and n:  # every pair looked at: reads the candidates' arrays
@@ -210,20 +208,29 @@ def near_copy_metadata(benchmark: Benchmark, models: Mapping, sid: str) -> dict:
     -> float), NEAR_COPIES the published models it nearly copies (id -> difference share,
     `stats.field`). A model published before these were kept is nobody's candidate."""
     task_ids = benchmark.task_ids
-    signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
     results = {m: models[m].results for m in models}
     own_noise = field.task_noise(ranking.task_replicates(benchmark, results, [sid]))[0]
+    noise_of = {TASK_NOISE: dict(zip(task_ids, own_noise.tolist()))}
     others = [m for m in models if m != sid and TASK_NOISE in models[m].metadata]
-    scores = np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in others],
-                      dtype=float).reshape(len(others), len(task_ids)) * signs
+    scores = signed_task_scores(benchmark, task_ids, results, others)
     noise = np.array([[models[m].metadata[TASK_NOISE].get(t, np.nan) for t in task_ids] for m in others],
                      dtype=float).reshape(len(others), len(task_ids))
-    own = np.array([results[sid].aggregates[t] for t in task_ids], dtype=float) * signs
+    own = signed_task_scores(benchmark, task_ids, results, [sid])[0]
     candidates = [others[k] for k in np.flatnonzero(field.candidates_of(own, own_noise, scores, noise))]
+    if not candidates:  # no arrays to read
+        return {**noise_of, NEAR_COPIES: {}}
     share = field.difference_share(ranking.task_replicates(benchmark, results, [sid, *candidates]),
                                    np.column_stack([np.zeros(len(candidates), dtype=int), 1 + np.arange(len(candidates))]))
-    return {TASK_NOISE: dict(zip(task_ids, own_noise.tolist())),
-            NEAR_COPIES: {m: float(x) for m, x in zip(candidates, share) if x <= field.NEAR_COPY_SHARE}}
+    return {**noise_of, NEAR_COPIES: {m: float(x) for m, x in zip(candidates, share) if x <= field.NEAR_COPY_SHARE}}
+
+
+def signed_task_scores(benchmark: Benchmark, task_ids: list[str], results: Mapping[str, ModelResults],
+                       ids: list[str]) -> np.ndarray:
+    """The models' task scores, larger is better (the metric's sign applied): (len(ids),
+    len(task_ids)), NaN where a model has no result."""
+    signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
+    return np.array([[results[m].aggregates.get(t, np.nan) for t in task_ids] for m in ids],
+                    dtype=float).reshape(len(ids), len(task_ids)) * signs
 
 
 def linked_copies(ids: list[str], links: Mapping[str, Mapping[str, float]], eligible: np.ndarray,
