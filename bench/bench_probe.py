@@ -94,7 +94,7 @@ def main() -> None:
     from bad_files import bad_files
     from leaderboard.submission.demo import build_demo_store, demo_model
     from leaderboard.storage.local import LocalStore
-    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.strict_json import dump_json
     from leaderboard.config.tasks import load_benchmark
 
     shutil.rmtree(args.workdir, ignore_errors=True)

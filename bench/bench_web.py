@@ -68,7 +68,7 @@ def main():
         from leaderboard.board.state import Leaderboard
         from leaderboard.submission.demo import sample_document
         from leaderboard.storage.local import LocalStore
-        from leaderboard.storage.strict_json import dump_json
+        from leaderboard.strict_json import dump_json
         board = Leaderboard(LocalStore(store))
         sample.write_bytes(dump_json(sample_document(board.benchmark, board.references())))
     picked = picked_model(store)

@@ -14,13 +14,12 @@ import traceback
 
 import stats
 from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
 from leaderboard.submission.alignment import TaskReference
-from leaderboard.submission.parsing import parse_submission
+from leaderboard.submission.parsing import parse_submission, summarize
 from leaderboard.config.settings import Settings
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.engine.tournament import summarize
 
 # The board (pandas), the Hub client, the views (plotly) and the demo generator are
 # imported by the commands that use them: `validate` and `--help` start in a blink.

@@ -30,7 +30,7 @@ from leaderboard.cli import main as cli_main
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.storage.upload_records import UPLOADS_DIR
 from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files

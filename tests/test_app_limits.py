@@ -25,10 +25,12 @@ import pytest
 from bad_files import CASE_NAMES
 from conftest import tree_digest
 from leaderboard.submission.demo import demo_model
-from leaderboard.app.limits import MB, LimitReached, TempDiskBudget, UploadWindow
-from leaderboard.app.previews import PreviewShelf, lifetime_text
+from leaderboard.app.limits import UploadWindow
+from leaderboard.temp_disk import MB, LimitReached, TempDiskBudget
+from leaderboard.app.previews import PreviewShelf
+from content import lifetime_text
 from leaderboard.storage.local import LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.storage.upload_records import UploadLog
 from leaderboard.views.submission import with_abbreviations
 from test_e2e import ROOT, serve

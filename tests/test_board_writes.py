@@ -26,7 +26,7 @@ from leaderboard.submission.demo import build_demo_store, demo_model, task_desig
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore, titles_part
 from leaderboard.storage.snapshot import SnapshotBoard, stale_rows
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import load_benchmark
 from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown

@@ -17,7 +17,7 @@ from markdown_it import MarkdownIt
 from conftest import SMALL_TASKS, cli
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
 from leaderboard.submission.archive import extracted
-from leaderboard.app.limits import LimitReached, TempDiskBudget
+from leaderboard.temp_disk import LimitReached, TempDiskBudget
 from leaderboard.cli import main
 from leaderboard.submission.demo import demo_model
 from leaderboard.errors import BadInput

@@ -18,7 +18,7 @@ from leaderboard.storage.dataset_card import CARD_FILE
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import FLAGS_FILE, MARKER
 from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput
 from leaderboard.views import details, table as views
 from test_hub import REPO, replica

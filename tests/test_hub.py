@@ -32,7 +32,7 @@ from leaderboard.storage.hub import HubStore
 from leaderboard.submission.demo import build_demo_store, demo_model, task_design
 from leaderboard.storage.local import SNAPSHOT_FILE, TOURNAMENT_FILE, LocalStore
 from leaderboard.storage.store import Store
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import validate_metadata
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.errors import StoreFailure

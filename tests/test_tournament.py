@@ -20,7 +20,7 @@ from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage import duel_files, local
 from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TOURNAMENT_FILE, LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.engine.tournament import Tournament
 from leaderboard.errors import StoreFailure, UnfinishedWrite

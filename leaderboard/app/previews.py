@@ -18,15 +18,6 @@ from leaderboard.config.settings import DEFAULT_CACHE_SECONDS
 Item = TypeVar("Item")
 
 
-def lifetime_text(seconds: float) -> str:
-    """A lifetime for people: "45 seconds", "15 minutes", "2 hours"."""
-    for unit, size in (("hour", 3600), ("minute", 60)):
-        if seconds >= 2 * size:
-            count = round(seconds / size)
-            return f"{count} {unit}s"
-    return f"{seconds:g} second{'s' * (seconds != 1)}"
-
-
 class PreviewShelf(Generic[Item]):
     def __init__(self, ttl: float = DEFAULT_CACHE_SECONDS, per_session: int = 1, total: int = 8,
                  clock: Callable[[], float] = time.monotonic):

@@ -8,9 +8,9 @@ import logging
 import gradio as gr
 
 import content
-from leaderboard.app.limits import LimitReached
+from leaderboard.temp_disk import LimitReached
 from leaderboard.app.settings import CACHE_SECONDS, PRESUBMISSIONS, PRIVATE, READ_ONLY, TEMP_DISK, script
-from leaderboard.app.previews import PreviewShelf, lifetime_text
+from leaderboard.app.previews import PreviewShelf
 from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
 from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.storage.presubmissions import file_sha256, requester_key
@@ -22,7 +22,7 @@ COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a f
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
 SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
 PREVIEW_DUELS_TITLE = "Your model's duels"
-UPLOAD_EXPIRED = (f"The upload expired after {lifetime_text(CACHE_SECONDS)} (uploads are kept that long); "
+UPLOAD_EXPIRED = (f"The upload expired after {content.lifetime_text(CACHE_SECONDS)} (uploads are kept that long); "
                   f"upload the file again.")
 
 log = logging.getLogger(__name__)
@@ -278,7 +278,7 @@ class SubmitTab:
             return {self.status: content.READ_ONLY if READ_ONLY else content.PUBLISHED_BY_MAINTAINERS, **closed}
         if preview is None:
             message = ("Nothing to publish: pre-submit a file first." if token is None else
-                       f"This pre-submission has expired (they are kept for {lifetime_text(CACHE_SECONDS)}); "
+                       f"This pre-submission has expired (they are kept for {content.lifetime_text(CACHE_SECONDS)}); "
                        "pre-submit the file again.")
             return {self.status: message, **closed}
         publisher, refused = self.publisher(oauth_token, preview.metadata.team_name)

@@ -19,7 +19,7 @@ from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.flags import Flag, flags_json, validate_flag
 from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, BoardRewrite
 from leaderboard.storage.snapshot import snapshot_parquet, stale_rows
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import normalize_name
 
 if TYPE_CHECKING:

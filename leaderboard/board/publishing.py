@@ -22,7 +22,7 @@ from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import Publication, PublishedModel
 from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash
 from leaderboard.storage.snapshot import snapshot_parquet
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import (LOOKALIKES_UNCHECKED, PUBLISHING_NEEDS_ICU, SubmissionMetadata,
                                              lookalikes_checked, submission_id, title_keys, validate_metadata)
 from leaderboard.submission.parsing import parse_submission

@@ -21,8 +21,7 @@ from leaderboard.config.tasks import PANEL, Benchmark, load_benchmark
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine import ranking, replay
 from leaderboard.engine.replay import submitted_times
-from leaderboard.engine.tournament import (DuelRows, Tournament, duel_rows, rows_from_json, rules_description,
-                                           rules_id, summarize)
+from leaderboard.engine.tournament import DuelRows, Tournament, duel_rows, rows_from_json, rules_description, rules_id
 from leaderboard.errors import BadInput, NotFound
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage import duel_files
@@ -31,7 +30,7 @@ from leaderboard.storage.local import PublishedModel
 from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, PresubmissionLog, disclosure
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
-from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256
+from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256, summarize
 from stats import evidence
 
 log = logging.getLogger(__name__)

@@ -55,7 +55,7 @@ from typing import Callable
 import numpy as np
 
 from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.storage import duel_files, model_index
 from leaderboard.storage.dataset_card import CARD_FILE, card_update
 from leaderboard.storage.flags import FLAGS_FILE

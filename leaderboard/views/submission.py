@@ -13,8 +13,8 @@ from leaderboard.submission.archive import extracted
 from leaderboard.board.publishing import Preview
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.harness import compile_runs
-from leaderboard.app.limits import TempDiskBudget
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.temp_disk import TempDiskBudget
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import PRECISIONS
 from leaderboard.errors import BadInput
 from leaderboard.engine.progress import no_progress
