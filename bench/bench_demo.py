@@ -36,7 +36,7 @@ def one_by_one(store: Path, n_models: int) -> None:
 
 
 def in_one_commit(store: Path, n_models: int) -> None:
-    from leaderboard.submission.demo import build_demo_store
+    from leaderboard.board.configured import build_demo_store
     build_demo_store(store, n_models, seed=0)
 
 

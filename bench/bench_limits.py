@@ -89,7 +89,7 @@ def uploads(args) -> dict:
     from concurrent.futures import ThreadPoolExecutor
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from leaderboard.submission.demo import build_demo_store
+    from leaderboard.board.configured import build_demo_store
     from test_app_limits import PageSession, UnpackingPeak, UploadRefused, zip_bomb
     from test_e2e import free_port, start_app
 
@@ -154,7 +154,8 @@ def quotas(args) -> dict:
     from leaderboard.storage.local import LocalStore
     from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, PresubmissionRecord, requester_key
     from leaderboard.strict_json import dump_json
-    from leaderboard.submission.demo import build_demo_store, demo_model
+    from leaderboard.board.configured import build_demo_store
+    from leaderboard.submission.demo import demo_model
     from test_app_limits import PageSession, UploadRefused, presubmit, shown
     from test_e2e import free_port, start_app
 

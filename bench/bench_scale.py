@@ -135,7 +135,8 @@ def phase_models(store: str, n_models: str, samples: str, distinct: str) -> dict
     """Write `n_models` models (data file, per-model cache, titles) without duels.
     `samples` 0: real task sizes, contents shared (the module's note)."""
     from leaderboard.submission.demo import FIRST_TIMESTAMP, demo_model, task_design
-    from leaderboard.storage.local import LocalStore, PublishedModel, titles_files
+    from leaderboard.storage.local import LocalStore
+    from leaderboard.storage.store import PublishedModel, titles_files
     from leaderboard.strict_json import dump_json
     from leaderboard.submission.alignment import TaskReference
     from leaderboard.submission.parsing import parse_submission, summarize

@@ -26,7 +26,7 @@ def peak_mb() -> float:
 
 
 def phase_build(store: Path, n_models: Path) -> dict:
-    from leaderboard.submission.demo import build_demo_store
+    from leaderboard.board.configured import build_demo_store
     t = time.perf_counter()
     build_demo_store(store, int(str(n_models)), seed=1)
     return {"seconds": time.perf_counter() - t}
