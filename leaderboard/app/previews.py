@@ -50,6 +50,12 @@ class PreviewShelf(Generic[Item]):
             entry = self._items.get(token or "")
             return entry[2] if entry is not None and entry[0] == session else None
 
+    def newest(self, session: str) -> Item | None:
+        """The newest item still kept for `session`, if any (no token: one item per session)."""
+        with self._lock:
+            self._expire()
+            return next((item for s, _, item in reversed(self._items.values()) if s == session), None)
+
     def discard(self, session: str, token: str | None) -> None:
         with self._lock:
             entry = self._items.get(token or "")

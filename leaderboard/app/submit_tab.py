@@ -36,6 +36,9 @@ class SubmitTab:
 
     def __init__(self, board, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard, signin: SignIn):
         self.board, self.previews, self.model_pick, self.signin = board, previews, model_pick, signin
+        # Each session's last compiled upload (its path, the compile), kept as long as Gradio keeps
+        # the upload: its pre-submission uses it instead of compiling the archive again.
+        self.compiled_uploads: PreviewShelf[tuple[str, submission.Compiled]] = PreviewShelf(CACHE_SECONDS)
         self.can_publish = not READ_ONLY and signin.mode != MAINTAINERS
         notice = (content.READ_ONLY if READ_ONLY else
                   content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
@@ -182,8 +185,8 @@ class SubmitTab:
         try:
             with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
                 try:
-                    source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
-                              .data if submission.is_archive(file) else file)
+                    source = (self.compiled_upload(file, request.session_hash, progress).data
+                              if submission.is_archive(file) else file)
                     preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
                 finally:  # read, or refused: the upload no longer holds its client's temporary disk
                     TEMP_DISK.release_file(file)
@@ -234,7 +237,14 @@ class SubmitTab:
             return gr.skip()
         return {self.file_errors: COMPILING, self.presubmit_button: gr.Button(interactive=False)}
 
-    def uploaded(self, file, team, model, model_type, input_length, params, precision,
+    def compiled_upload(self, file: str, session: str, progress) -> submission.Compiled:
+        """The session's compile of the upload at `file` (by `uploaded`), or a compile now."""
+        held = self.compiled_uploads.newest(session)
+        if held is not None and held[0] == file:
+            return held[1]
+        return submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+
+    def uploaded(self, file, team, model, model_type, input_length, params, precision, request: gr.Request,
                  progress=gr.Progress()) -> dict:
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
         and the compiled JSON can be downloaded; a JSON file: nothing to do."""
@@ -253,6 +263,7 @@ class SubmitTab:
                     **as_filled}
         finally:  # read, or refused: the upload no longer holds its client's temporary disk
             TEMP_DISK.release_file(file)
+        self.compiled_uploads.put(request.session_hash, (file, compiled))
         form = compiled.form
         return {self.file_errors: compiled.summary,
                 self.compiled: gr.DownloadButton(value=submission.compiled_file(self.board, compiled), visible=True),
