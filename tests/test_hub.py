@@ -4,12 +4,10 @@ store beside a Hub repo's). Nothing here reaches the internet."""
 from __future__ import annotations
 
 import base64
-import inspect
 import io
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -25,7 +23,6 @@ from huggingface_hub import DatasetCard, HfApi
 from huggingface_hub.errors import HfHubHTTPError
 
 from conftest import SMALL_TASKS, duel_frame, hub_repo_files, publish_all, reference_layout_store
-from leaderboard.board.reader import BoardReader
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.storage import store_index
@@ -34,7 +31,7 @@ from leaderboard.storage.hub import HubStore
 from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.local import LocalStore
-from leaderboard.storage.store import SNAPSHOT_FILE, TOURNAMENT_FILE, Store
+from leaderboard.storage.store import SNAPSHOT_FILE, TOURNAMENT_FILE
 from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import validate_metadata
 from leaderboard.submission.parsing import parse_submission
@@ -452,66 +449,6 @@ def test_the_first_write_to_a_repo_without_an_index_indexes_the_whole_board(hub,
     assert hub.downloaded == segments
     pd.testing.assert_frame_equal(b.ranked(), a.ranked())
     pd.testing.assert_frame_equal(duel_frame(b), duel_frame(a))
-
-
-def protocol_mismatches(protocol: type, implementation) -> list[str]:
-    """What `implementation` (a class, or an instance when the protocol has attributes
-    the instance sets) lacks of `protocol` or has otherwise: a missing member, a method that
-    is not one, a method's parameters (names, kinds and defaults, in order) differing from
-    the protocol's."""
-    found, kind = [], implementation if isinstance(implementation, type) else type(implementation)
-    for name, member in vars(protocol).items():
-        if name.startswith("_"):
-            continue
-        if not hasattr(implementation, name):
-            found.append(f"{kind.__name__} lacks {name}")
-        elif callable(member):
-            implemented = getattr(kind, name, None)
-            if not callable(implemented):
-                found.append(f"{kind.__name__}.{name} is not a method")
-                continue
-            wanted, has = ([(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
-                           for f in (member, implemented))
-            if has != wanted:
-                found.append(f"{kind.__name__}.{name}{inspect.signature(implemented)}: the protocol has "
-                             f"{name}{inspect.signature(member)}")
-    return found
-
-
-def test_both_stores_implement_the_whole_store_protocol_the_board_calls():
-    """What the board calls on a store is in the `Store` protocol, and both stores have it
-    all with the protocol's signatures."""
-    board_code = "".join(path.read_text() for path in (ROOT / "leaderboard" / "board").glob("*.py"))
-    called = set(re.findall(r"\bstore\.([a-z_]+)\(", board_code))
-    protocol = {name for name in vars(Store) if not name.startswith("_")}
-    assert called and called <= protocol, called - protocol
-    assert protocol_mismatches(Store, LocalStore) + protocol_mismatches(Store, HubStore) == []
-
-
-def test_the_board_gives_its_writers_what_their_reader_protocol_says(tmp_path, small_benchmark):
-    """The writing roles take a `BoardReader` (board/reader.py): `Leaderboard` has all of it,
-    with its signatures, and what the writers use of the board is in it."""
-    assert protocol_mismatches(BoardReader, Leaderboard(LocalStore(tmp_path), small_benchmark)) == []
-    writers = "".join((ROOT / "leaderboard" / "board" / f"{name}.py").read_text()
-                      for name in ("publishing", "administration", "writing"))
-    used = set(re.findall(r"(?<!leaderboard\.)\bboard\.([a-z_]+)\b", writers))  # not `leaderboard.board.x`, a module
-    assert used and used <= {name for name in vars(BoardReader) if not name.startswith("_")}, used - set(vars(BoardReader))
-
-
-def test_a_store_without_a_protocol_method_or_with_another_signature_is_found():
-    """The check itself: a method missing, renamed parameters and another default are each named."""
-    class Partial:
-        def exists(self) -> bool: ...
-
-        def revision(self, stale: bool = False) -> str: ...
-
-        def lock(self, shared: bool = True): ...
-
-    found = protocol_mismatches(Store, Partial)
-    assert "Partial lacks publish_all" in found
-    assert any(line.startswith("Partial.revision(self, stale") for line in found), found
-    assert any(line.startswith("Partial.lock(self, shared") for line in found), found
-    assert not any("exists" in line for line in found)
 
 
 def test_publish_all_into_a_hub_repo_is_one_commit_of_a_local_stores_files(hub, tmp_path, small_benchmark,
