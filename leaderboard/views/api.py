@@ -12,14 +12,17 @@ import functools
 import inspect
 import json
 import math
+import os
+
+from gradio.data_classes import FileData
 
 from leaderboard.board.state import Leaderboard
-from leaderboard.views import compare, details, report_card
+from leaderboard.views import compare, details, item_matrix, report_card
 from leaderboard.views.table import (METRIC_VALUE, OVERALL, VALUE_NAMES, WIN_SCORE, check_category, is_overall,
                                      leaderboard_table)
 
 # The public methods, in the order the About tab lists them.
-ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map", "report_card")
+ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map", "report_card", "item_matrix")
 MAX_MAP_MODELS = 200  # a duel map's models: 200² cells is already 40,000 records
 MAX_TEXT_CHARS = 500  # a text argument: ids, categories and task ids are far shorter
 _EXPECTED = {str: "text", bool: "true or false", int: "a whole number"}
@@ -176,3 +179,15 @@ class ReadApi:
         figure's definition, and provenance."""
         self.board.refresh()
         return report_card.report_card(self.board)
+
+    @_checked
+    def item_matrix(self, task_id: str) -> FileData:
+        """One task's models x items matrix as a CSV file (built when first asked for, then
+        kept while the board is the same): a row per model in rank order (`submission_id`
+        first), a column per item named by its document id, each value what the task's
+        figures are computed from (report_card's item_matrices say what, per task); its
+        SHA-256 is the name of the file's folder. Tasks whose metric keeps bootstrap
+        statistics instead of a value per item (perplexity, token F1, macro-F1, ...) have none."""
+        self.board.refresh()
+        matrix = item_matrix.item_matrix(self.board, task_id)
+        return FileData(path=matrix.path, orig_name=os.path.basename(matrix.path), mime_type="text/csv")

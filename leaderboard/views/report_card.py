@@ -42,7 +42,11 @@ PROVENANCE = {
     "resamples": "resamples of each task's items behind the intervals and the rank sets",
     "date": "when the board last changed (UTC)",
     "command": "recomputes the ranking from the store",
-    "matrix_sha256": "SHA-256 of the models x tasks matrix as downloaded (CSV)",
+    "matrix_sha256": "SHA-256 of the bytes of the file matrix_file (the models x tasks matrix, 'Download the "
+                     "models x tasks matrix'); recompute it with `sha256sum <file>`",
+    "item_matrices": "per task with a value per item, what a value of its models x items matrix is (the API's "
+                     "item_matrix, or pick the task on the card); each file's SHA-256 names its folder and is shown "
+                     "when it is built",
 }
 COMMAND = "duel-leaderboard table"
 
@@ -129,7 +133,10 @@ def report_card(board) -> dict:
         "benchmark": board.benchmark.name,
         "shape": {"models": len(board.models), "tasks": len(board.benchmark.task_ids),
                   "categories": len(board.benchmark.categories)},
+        "matrix_file": matrix_name(board),
         "matrix_sha256": hashlib.sha256(matrix_csv(board)).hexdigest(),
+        "item_matrices": {task.id: task.metric.item_values for task in board.benchmark.tasks
+                          if task.metric.item_values},
         "scopes": None if rows is None else rows.to_dict("records"),
         "definitions": DEFINITIONS,
         "overall_models": None if rows is None else model_rows(board).to_dict("records"),
@@ -143,10 +150,18 @@ def report_card(board) -> dict:
 
 def exports(board) -> dict[str, str]:
     """Download paths: the models x tasks matrix (CSV) and the card (JSON)."""
-    day = as_of(board).strftime("%Y-%m-%d") if board.models else dt.date.today().isoformat()
-    return {"matrix": export_file(matrix_csv(board), export_name(board.benchmark.name, "tasks-matrix", day) + ".csv"),
+    return {"matrix": export_file(matrix_csv(board), matrix_name(board)),
             "card": export_file(json.dumps(report_card(board), indent=1, ensure_ascii=False).encode("utf-8"),
-                                export_name(board.benchmark.name, "report-card", day) + ".json")}
+                                export_name(board.benchmark.name, "report-card", _day(board)) + ".json")}
+
+
+def _day(board) -> str:
+    return as_of(board).strftime("%Y-%m-%d") if board.models else dt.date.today().isoformat()
+
+
+def matrix_name(board) -> str:
+    """The models x tasks matrix's file name, as downloaded and as the card names it."""
+    return export_name(board.benchmark.name, "tasks-matrix", _day(board)) + ".csv"
 
 
 def summary(board) -> str:
