@@ -27,6 +27,8 @@ ROWS_AT_ONCE = 50
 # A standard deviation or a difference below this is 0: the field scores are rounded to 9
 # digits, and centring leaves sums' last digits behind.
 ZERO = 1e-9
+# The top-k resolution's k (the draft's R4): the best 10 models' order.
+TOP_K = 10
 
 
 @dataclass(frozen=True)
@@ -37,12 +39,15 @@ class PartialOrder:
     models of one level are mutually unseparated); height: the number of levels;
     largest_unseparated: the most models no two of which are separated (Dilworth, on the
     relation's transitive closure); established_share: established ordered pairs /
-    N (N - 1)."""
+    N (N - 1); top_k_bits: the bits of the top_k best models' order the data leaves
+    undetermined, of log2(top_k!) when nothing among them is established."""
 
     level: np.ndarray
     height: int
     largest_unseparated: int
     established_share: float
+    top_k: int = 0  # the best top_k models by score (at most TOP_K)
+    top_k_bits: float = 0.0  # log2 of the orders of them the relation allows (`order_bits`)
 
 
 @dataclass(frozen=True)
@@ -190,7 +195,25 @@ def partial_order(above: np.ndarray, point: np.ndarray) -> PartialOrder:
     shuffle = np.random.default_rng(0).permutation(n)
     matched = int((maximum_bipartite_matching(csr_matrix(closure[:, shuffle] > 0), perm_type="column") >= 0).sum())
     share = float(above.sum() / (n * (n - 1))) if n > 1 else 0.0
-    return PartialOrder(level, int(level.max()), n - matched, share)
+    top = descending[:TOP_K]
+    return PartialOrder(level, int(level.max()), n - matched, share, len(top), order_bits(above[np.ix_(top, top)]))
+
+
+def order_bits(above: np.ndarray) -> float:
+    """log2 of the number of total orders of k models (k <= 20) that keep every established
+    pair of `above` (k, k) bool (its linear extensions): counted exactly over the sets of
+    models that can come first (a set's orders are the sum of its orders without each of
+    its members that no other member of the set is established below), 2^k sets."""
+    k = len(above)
+    above_of = (np.asarray(above, dtype=bool) * (1 << np.arange(k))[:, None]).sum(axis=0)  # per model, who is above
+    orders = np.zeros(1 << k, dtype=float)
+    orders[0] = 1.0
+    for prefix in range(1 << k):  # every set after its subsets
+        if orders[prefix]:
+            for model in range(k):
+                if not prefix >> model & 1 and above_of[model] & ~prefix == 0:
+                    orders[prefix | 1 << model] += orders[prefix]
+    return float(np.log2(orders[-1]))
 
 
 def rank_sets(draws: np.ndarray, point: np.ndarray, family: np.ndarray | None = None, level: float = 0.95,

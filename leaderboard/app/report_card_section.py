@@ -26,6 +26,8 @@ class ReportCardSection:
                                               interactive=False)
                 self.matrix = gr.DownloadButton("Download the models x tasks matrix (CSV)", size="sm",
                                                 elem_id="card-matrix", interactive=False)
+            self.tasks = gr.Dataframe(label="Per task with 0/1 answers: discordance", interactive=False,
+                                      elem_id="card-tasks", max_height=300)
             with gr.Row():
                 self.task = gr.Dropdown(item_matrix.exportable_tasks(board.benchmark), value=None,
                                         label="A task's models x items matrix (built when picked)",
@@ -34,7 +36,7 @@ class ReportCardSection:
                                                elem_id="card-items", interactive=False)
             self.items_note = gr.Markdown(elem_id="card-items-note")
             gr.Markdown(report_card.definitions_markdown(), elem_id="card-definitions")
-        self.outputs = [self.summary, self.scopes, self.models, self.card, self.matrix]
+        self.outputs = [self.summary, self.scopes, self.models, self.tasks, self.card, self.matrix]
         picked(self.task)(self.task_matrix, self.task, [self.items, self.items_note], queue=False, **PRIVATE)
 
     def task_matrix(self, task_id: str | None):
@@ -57,5 +59,5 @@ class ReportCardSection:
     def render(self):
         rows = report_card.scope_rows(self.board)
         files = report_card.exports(self.board)
-        return (report_card.summary(self.board), rows, report_card.model_rows(self.board), download(files["card"]),
-                download(files["matrix"]))
+        return (report_card.summary(self.board), rows, report_card.model_rows(self.board),
+                report_card.task_rows(self.board), download(files["card"]), download(files["matrix"]))
