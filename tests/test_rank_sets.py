@@ -42,6 +42,22 @@ def test_simultaneous_sets_hold_every_true_rank_at_once(name):
     measured = field_coverage.simultaneous_coverage(outcomes)
     assert measured["displayed_inside"] == 1.0, measured
     assert measured["all"] >= 0.95, measured
+    if name in FEW_ITEMS:  # the per-model score intervals too (test_coverage.py checks them on DESIGNS)
+        per_model = field_coverage.coverage(outcomes)
+        assert 0.90 <= per_model["score"] <= 0.99, per_model
+
+
+@pytest.mark.integration  # whole simulated boards, the truth by re-simulation
+@pytest.mark.xfail(strict=True, reason="per-model rank intervals under-cover when models outnumber items: 84.5% "
+                                       "(60 on 30 items), 71.9% (100 equal on 20; 10.6% holding a tie's best rank), "
+                                       "82.4% (100 on 20); the scores' intervals hold 92.9-93.3% and the "
+                                       "simultaneous sets every board")
+@pytest.mark.parametrize("name", FEW_ITEMS)
+def test_per_model_rank_intervals_on_many_models_on_few_items(name):
+    """90-99% of the true ranks in their per-model 95% intervals, as on the designs of
+    test_coverage.py, where models outnumber items."""
+    measured = field_coverage.coverage(field_coverage.simulate(FEW_ITEMS[name], 1, 30))
+    assert 0.90 <= measured["rank"] <= 0.99, measured
 
 
 def boards_of(skill: np.ndarray, items: int, seed: int = 5):

@@ -111,7 +111,8 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
         dtype=bool)) * np.array([m not in flagged for m in ids])
     task_category = np.array([categories[t.category] for t in benchmark.tasks], dtype=int)
     displayed = ranked_table[scopes].to_numpy(dtype=float)
-    result = field.field_certainty(task_replicates(benchmark, results, ids), task_category, weights, family, displayed)
+    result, draws = field.field_certainty_and_draws(task_replicates(benchmark, results, ids), task_category, weights,
+                                                    family, displayed)
     over_tasks = field.task_set_certainty(task_replicates(benchmark, results, ids), task_category, weights, family,
                                           displayed)
     fields = {"score_low": result.score_low, "score_high": result.score_high,
@@ -119,7 +120,7 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
               "group": np.vectorize(group_label, otypes=[object])(result.group),
               "task_set_score_low": over_tasks.score_low, "task_set_score_high": over_tasks.score_high,
               "task_set_rank_low": over_tasks.rank_low, "task_set_rank_high": over_tasks.rank_high,
-              **rank_set_fields(benchmark, results, ids, task_category, weights, family, displayed)}
+              **rank_set_fields(benchmark, results, ids, task_category, weights, family, displayed, draws)}
     columns = {(scope, field_name): values[:, s] for field_name, values in fields.items()
                for s, scope in enumerate(scopes)}
     certainty = pd.DataFrame(columns, index=ranked_table.index)[pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS])]
@@ -128,10 +129,10 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
 
 
 def rank_set_fields(benchmark: Benchmark, results: Mapping[str, ModelResults], ids: list[str],
-                    task_category: np.ndarray, weights: np.ndarray, family: np.ndarray, displayed: np.ndarray
-                    ) -> dict[str, np.ndarray]:
+                    task_category: np.ndarray, weights: np.ndarray, family: np.ndarray, displayed: np.ndarray,
+                    draws: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """RANK_SET_FIELDS, (N, scopes) each, of the models `ids` (arguments as
-    `field.field_certainty` takes them). Holm's tails take the fewest items a task has
+    `field.field_certainty` takes them; draws: the field scores' draws it computed). Holm's tails take the fewest items a task has
     when the tasks file states every task's `samples`, else normal tails."""
     n, n_scopes = displayed.shape
     ok = np.isfinite(displayed).all(axis=1)
@@ -146,7 +147,7 @@ def rank_set_fields(benchmark: Benchmark, results: Mapping[str, ModelResults], i
     samples = [task.samples for task in benchmark.tasks]
     items = None if None in samples else min(samples)
     sets = rank_sets.field_rank_sets(lambda: task_replicates(benchmark, results, ids), task_scores, task_category,
-                                     weights, family, displayed, items)
+                                     weights, family, displayed, items, draws)
     out = {"set_low": np.full((n, n_scopes), n), "set_high": np.full((n, n_scopes), n),
            "tier": np.zeros((n, n_scopes), dtype=int), "established_below": np.zeros((n, n_scopes), dtype=int),
            "largest_unseparated": np.zeros((n, n_scopes), dtype=int), "top_k_bits": np.zeros((n, n_scopes))}

@@ -171,12 +171,14 @@ class ReadApi:
                 "cells": _records(result.cells.set_index("model_id"))}
 
     def report_card(self) -> dict:
-        """The report card, as on the Report card tab: benchmark, shape, the SHA-256 of the
-        models x tasks matrix (the tab's CSV), per scope (Overall, then each category) the
-        models that could be first and last by their simultaneous 95% rank sets, the tiers
-        resolved, the largest unseparated set, the share of ordered pairs established and the
-        median set width (scopes is null while they are computed after a publication), each
-        figure's definition, and provenance."""
+        """The report card, as in the About tab: benchmark, shape, the models x tasks matrix's
+        file name and SHA-256, what each task's models x items matrix holds, per scope
+        (Overall, then each category) the models that could be first and last by their
+        simultaneous 95% rank sets, the tiers resolved, the largest unseparated set, the
+        percent of ordered pairs established, the median set width and the top-10 resolution
+        (scopes is null while they are computed after a publication), per 0/1 task the
+        discordance, each figure's definition, the draft's fields not on the card, and
+        provenance."""
         self.board.refresh()
         return report_card.report_card(self.board)
 
