@@ -165,7 +165,7 @@ def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items:
         if len(stale):
             kept = np.flatnonzero(included & alive)
             largest[stale], at = _largest_t(centred32[stale], first[kept], second[kept], weight[kept])
-            pair[stale] = np.where(at >= 0, kept[np.maximum(at, 0)], -1)
+            pair[stale] = np.where(at >= 0, kept[np.maximum(at, 0)], -1) if len(kept) else -1
     established &= holm
     established |= established.T
     return established & (difference > 0), critical

@@ -147,7 +147,7 @@ def rank_set_fields(benchmark: Benchmark, results: Mapping[str, ModelResults], i
     samples = [task.samples for task in benchmark.tasks]
     items = None if None in samples else min(samples)
     sets = rank_sets.field_rank_sets(lambda: task_replicates(benchmark, results, ids), task_scores, task_category,
-                                     weights, family, displayed, items, draws)
+                                     weights, family, displayed, items, shares=draws)
     out = {"set_low": np.full((n, n_scopes), n), "set_high": np.full((n, n_scopes), n),
            "tier": np.zeros((n, n_scopes), dtype=int), "established_below": np.zeros((n, n_scopes), dtype=int),
            "largest_unseparated": np.zeros((n, n_scopes), dtype=int), "top_k_bits": np.zeros((n, n_scopes))}
