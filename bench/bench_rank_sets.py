@@ -47,7 +47,7 @@ def module_at(revision: str, path: str):
     """The module `path` as of git `revision`, loaded under a name of its own."""
     source = subprocess.run(["git", "show", f"{revision}:{path}"], cwd=ROOT, check=True, capture_output=True,
                             text=True).stdout
-    module = types.ModuleType(f"{Path(path).stem}_at_{revision}")
+    module = sys.modules[f"{Path(path).stem}_at_{revision}"] = types.ModuleType(f"{Path(path).stem}_at_{revision}")
     exec(compile(source, f"{revision}:{path}", "exec"), module.__dict__)
     return module
 

@@ -27,7 +27,7 @@ class ReportCardSection:
                 self.matrix = gr.DownloadButton("Download the models x tasks matrix (CSV)", size="sm",
                                                 elem_id="card-matrix", interactive=False)
             self.tasks = gr.Dataframe(label="Per task with 0/1 answers: discordance", interactive=False,
-                                      elem_id="card-tasks", max_height=300)
+                                      elem_id="card-tasks")
             with gr.Row():
                 self.task = gr.Dropdown(item_matrix.exportable_tasks(board.benchmark), value=None,
                                         label="A task's models x items matrix (built when picked)",
