@@ -92,7 +92,9 @@ def _write(board, task_id: str, ids: list[str]) -> str:
             block = ids[start:start + ROWS_AT_ONCE]
             values = np.stack([np.asarray(board.models[m].results.summaries[task_id], dtype=float).ravel()
                                for m in block])
-            rows = pd.DataFrame(values)
+            # whole numbers (0/1 answers) as integers: the same text, formatted in C, not value by value
+            whole = (values == np.round(values)).all() and (np.abs(values) < 1e9).all()
+            rows = pd.DataFrame(values.astype(np.int64) if whole else values)
             rows.insert(0, "submission_id", pd.Series(block, dtype=object))
             put(spreadsheet_safe(rows).to_csv(header=False, index=False, float_format=DIGITS))
     day = as_of(board).strftime("%Y-%m-%d") if ids else "empty"
