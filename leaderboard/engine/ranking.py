@@ -64,7 +64,7 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
 # worst rank, the model's tier (1 = the top level of the established order), the models
 # established below it, and the scope's largest set of mutually unseparated models and the
 # bits of its top 10's order left undetermined (`rank_sets.order_bits`; the same on every row).
-# Above this many models the pairwise sets are not computed (N x N matrices: 27 s of CPU at
+# Above this many models the pairwise sets are not computed (N x N matrices: 8 s of CPU at
 # 1,000 models, bench/bench_rank_sets.py, and quadratic beyond): every set is then the
 # whole range, which holds every rank at once but establishes nothing.
 RANK_SETS_MAX_MODELS = 1000
