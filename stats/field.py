@@ -275,6 +275,13 @@ def _half_step(others: np.ndarray, category: np.ndarray, n_categories: int) -> n
 
 def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray, weights: np.ndarray,
                     family: np.ndarray, displayed: np.ndarray, level: float = CERTAINTY_LEVEL) -> RankCertainty:
+    """`field_certainty_and_draws`'s intervals."""
+    return field_certainty_and_draws(replicates, task_category, weights, family, displayed, level)[0]
+
+
+def field_certainty_and_draws(replicates: Iterable[np.ndarray], task_category: np.ndarray, weights: np.ndarray,
+                              family: np.ndarray, displayed: np.ndarray, level: float = CERTAINTY_LEVEL
+                              ) -> tuple[RankCertainty, np.ndarray | None]:
     """Intervals of the field scores and their ranks, and tie groups, for every scope.
 
     replicates: per task (R, N), every model's task score on R resamples of the task's
@@ -299,7 +306,8 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
     the field score's expected value at these sample sizes (and its rank among the
     others'): a close pair's expected share is near one half, where the displayed share
     is 0 or 1. Ties (`evidence.tie_groups`): down the displayed order, a model joins the
-    current group when its rank interval meets every member's."""
+    current group when its rank interval meets every member's. Returned with the draws
+    (`field_draws`), which the simultaneous rank sets reuse."""
     displayed = np.asarray(displayed, dtype=float)
     category = np.asarray(task_category, dtype=int)
     weights = np.asarray(weights, dtype=float)
@@ -313,7 +321,7 @@ def field_certainty(replicates: Iterable[np.ndarray], task_category: np.ndarray,
             yield values
     draws = field_draws(counting_opponents(replicates), category, weights, displayed.shape[1])
     half = _half_step(np.column_stack(others), category, displayed.shape[1] - 1) if others else None
-    return certainty_of_draws(draws, family, displayed, level, half)
+    return certainty_of_draws(draws, family, displayed, level, half), draws
 
 
 def certainty_of_draws(draws: np.ndarray | None, family: np.ndarray, displayed: np.ndarray,

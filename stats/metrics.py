@@ -80,6 +80,9 @@ class Metric:
     label: str = ""  # what a table header calls it (default: the name)
     percent: bool = False  # shown x100 with "%" (a share, differences in pp), else as is
     unit: str = ""  # a short word for differences when not in percent (default: the label)
+    # What the summary holds when it is one value per item (the matrix a reader downloads,
+    # `leaderboard.views.item_matrix`); "" when it is not (bootstrap statistics).
+    item_values: str = ""
 
     @property
     def sign(self) -> float:
@@ -219,7 +222,7 @@ _BOOTSTRAP = {"test": dt.paired_bootstrap, "test_both_ways": dt.paired_bootstrap
 
 for _name, _label in (("acc", "accuracy"), ("exact_match", "exact match")):
     register(Metric(name=_name, sample_kind="binary", higher_is_better=True, aggregate=_mean, summarize=_same,
-                    **_BINARY_T_TEST, label=_label, percent=True))
+                    **_BINARY_T_TEST, label=_label, percent=True, item_values="the sample's value, 0 or 1"))
 register(Metric(name="word_perplexity", sample_kind="loglik_words", higher_is_better=False,
                 aggregate=lambda s: float(_word_perplexity(s)), summarize=_bootstrap_perplexity, **_BOOTSTRAP,
                 label="perplexity", unit="perplexity"))
@@ -231,7 +234,9 @@ register(Metric(name="avg_mcauroc", sample_kind="gold_probs", higher_is_better=T
                 aggregate=lambda s: dt.one_vs_rest_auroc(*s), summarize=lambda s, seed: dt.auroc_influence(*s),
                 test=dt.paired_auroc, test_both_ways=dt.paired_auroc_both_ways, test_name="paired Bayesian AUROC test",
                 replicates=_auroc_replicates,
-                label="AUROC", percent=True))
+                label="AUROC", percent=True,
+                item_values="the sample's influence on the task's AUROC (DeLong's; a resample's AUROC is the "
+                            "AUROC + the sum over items of influence x (times drawn - 1))"))
 for _name, _score, _label in (("macro_f1", _macro_f1, "macro-F1"), ("mcc", _mcc, "MCC")):
     register(Metric(name=_name, sample_kind="label_pair", higher_is_better=True, **_on_labels(_score),
                     **_BOOTSTRAP, label=_label, percent=True))
@@ -246,7 +251,7 @@ register(Metric(name="char_f1", sample_kind="tp_fp_fn", higher_is_better=True,
                 aggregate=lambda s: _mean(_answer_f1(s)), summarize=lambda s, seed: _bootstrap_mean(_answer_f1(s), seed),
                 **_BOOTSTRAP, label="character F1", percent=True))
 register(Metric(name="judge_score", sample_kind="judge", higher_is_better=True, aggregate=_mean, summarize=_same,
-                **_T_TEST, label="judge score", unit="pt"))
+                **_T_TEST, label="judge score", unit="pt", item_values="the sample's judge score"))
 
 # The reference's unpaired test, for reproducing its verdicts only (see duel_tests.py).
 REFERENCE_AUROC = Metric(name="avg_mcauroc", sample_kind="gold_probs", higher_is_better=True,

@@ -21,12 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# Rows of pairs whose draws are held at once: (R, rows, N) float32, 40 MB at 200 draws
-# and 1,000 models.
-ROWS_AT_ONCE = 50
+# Pairs whose draws are held at once: (R, pairs) float32, 40 MB at 200 draws.
+PAIRS_AT_ONCE = 50_000
+# The pairs of the largest bounds whose maxima are taken first (`established_pairs`).
+FIRST_PAIRS = 20_000
 # A standard deviation or a difference below this is 0: the field scores are rounded to 9
 # digits, and centring leaves sums' last digits behind.
 ZERO = 1e-9
+# The top-k resolution's k (the draft's R4): the best 10 models' order.
+TOP_K = 10
 
 
 @dataclass(frozen=True)
@@ -37,12 +40,15 @@ class PartialOrder:
     models of one level are mutually unseparated); height: the number of levels;
     largest_unseparated: the most models no two of which are separated (Dilworth, on the
     relation's transitive closure); established_share: established ordered pairs /
-    N (N - 1)."""
+    N (N - 1); top_k_bits: the bits of the top_k best models' order the data leaves
+    undetermined, of log2(top_k!) when nothing among them is established."""
 
     level: np.ndarray
     height: int
     largest_unseparated: int
     established_share: float
+    top_k: int = 0  # the best top_k models by score (at most TOP_K)
+    top_k_bits: float = 0.0  # log2 of the orders of them the relation allows (`order_bits`)
 
 
 @dataclass(frozen=True)
@@ -69,26 +75,24 @@ class RankSets:
         return int((self.high == len(self.high)).sum())
 
 
-def _largest_t(centred: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per draw, the largest |centred_i - centred_j| * weight[i, j] over the pairs i < j
-    and where it is: centred (R, N) float32, weight (N, N) float32 (1 / the pair's
-    standard deviation; 0 for a pair left out). Returns (largest (R,), pair (R,) int, i * N
-    + j); blocks of ROWS_AT_ONCE rows, each against the models from its first row on."""
-    n_draws, n = centred.shape
-    largest, pair = np.zeros(n_draws, dtype=np.float32), np.full(n_draws, -1)
-    for start in range(0, n, ROWS_AT_ONCE):
-        stop = min(start + ROWS_AT_ONCE, n)
-        block = weight[start:stop, start:]
-        if block.any():
-            t = np.abs(centred[:, start:stop, None] - centred[:, None, start:])
-            t *= block
-            t = t.reshape(n_draws, -1)
-            where = t.argmax(axis=1)
-            value = t[np.arange(n_draws), where]
-            better = value > largest
-            largest[better] = value[better]
-            pair[better] = (start + where[better] // block.shape[1]) * n + start + where[better] % block.shape[1]
-    return largest, pair
+def _largest_t(centred: np.ndarray, first: np.ndarray, second: np.ndarray, weight: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Per draw, the largest |centred[:, first] - centred[:, second]| * weight over the
+    listed pairs and where it is: centred (R, N) float32, first, second (P,) int, weight
+    (P,) float32 (1 / the pair's standard deviation; 0 for a pair left out). Returns
+    (largest (R,), the pair's position in the list (R,), -1 for none); PAIRS_AT_ONCE pairs
+    at a time."""
+    n_draws = len(centred)
+    largest, where = np.zeros(n_draws, dtype=np.float32), np.full(n_draws, -1)
+    for start in range(0, len(first), PAIRS_AT_ONCE):
+        stop = start + PAIRS_AT_ONCE
+        t = np.abs(centred[:, first[start:stop]] - centred[:, second[start:stop]])
+        t *= weight[start:stop]
+        at = t.argmax(axis=1)
+        value = t[np.arange(n_draws), at]
+        better = value > largest
+        largest[better], where[better] = value[better], start + at[better]
+    return largest, where
 
 
 def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items: int | None = None,
@@ -107,7 +111,7 @@ def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items:
     point = np.asarray(point, dtype=float)
     n_draws, n = draws.shape
     centred = draws - draws.mean(axis=0)
-    spread = np.einsum("ri,rj->ij", centred, centred) / n_draws  # covariance over the draws
+    spread = centred.T @ centred / n_draws  # covariance over the draws (BLAS; einsum's loop took ~1 s at 1,000)
     variance = np.diag(spread)
     sd = np.sqrt(np.maximum(variance[:, None] + variance[None, :] - 2 * spread, 0.0))
     constant = sd <= ZERO
@@ -124,22 +128,44 @@ def established_pairs(draws: np.ndarray, point: np.ndarray, level: float, items:
     if not bootstrap:
         return (holm | holm.T) & (difference > 0), np.inf
     established = np.triu(apart & (t > np.sqrt(n_draws - 1)), k=1)
-    active = np.triu(~constant & apart & ~established, k=1)
-    critical = np.inf
+    first, second = np.nonzero(np.triu(~constant & apart & ~established, k=1))  # the pairs still open
     centred32 = centred.astype(np.float32)
-    weight = np.where(active, inverse_sd, 0.0).astype(np.float32)
-    largest, pair = _largest_t(centred32, weight)
-    while active.any():
+    weight = inverse_sd[first, second].astype(np.float32)
+    t_open = t[first, second]
+    # A pair's |centred difference| is at most the sum of its two models' largest |centred
+    # value| over the draws, so its studentized values are at most `bound`. A pair whose
+    # bound is at most a step's critical value cannot change that quantile of the draws'
+    # maxima (it raises no draw's maximum above it), so the maxima are taken over the
+    # pairs of the largest bounds only, and others join whenever a step's critical value
+    # falls below their bound: the same critical values as over every open pair, at a
+    # fraction of the cost (the bounds of most pairs lie below the first step's).
+    reach = np.abs(centred32).max(axis=0).astype(float)
+    bound = (reach[first] + reach[second]) * weight * (1 + 1e-5)  # float32 rounding
+    included = np.zeros(len(first), dtype=bool)
+    included[np.argpartition(-bound, FIRST_PAIRS)[:FIRST_PAIRS] if len(bound) > FIRST_PAIRS else slice(None)] = True
+    largest, pair = np.zeros(n_draws, dtype=np.float32), np.full(n_draws, -1)
+    joining, critical = np.flatnonzero(included), np.inf
+    alive = np.ones(len(first), dtype=bool)
+    while alive.any():
+        if len(joining):
+            more, at = _largest_t(centred32, first[joining], second[joining], weight[joining])
+            better = more > largest
+            largest[better], pair[better] = more[better], joining[at[better]]
         critical = float(np.quantile(largest, level, method="higher"))
-        new = active & (t > critical)
+        joining = np.flatnonzero(alive & ~included & (bound > critical))
+        if len(joining):  # the critical value again with them
+            included[joining] = True
+            continue
+        new = alive & (t_open > critical)
         if not new.any():
             break
-        established |= new
-        active &= ~new
-        weight[new] = 0
-        stale = np.flatnonzero(new.reshape(-1)[np.maximum(pair, 0)] & (pair >= 0))
+        established[first[new], second[new]] = True
+        alive &= ~new
+        stale = np.flatnonzero((pair >= 0) & new[np.maximum(pair, 0)])
         if len(stale):
-            largest[stale], pair[stale] = _largest_t(centred32[stale], weight)
+            kept = np.flatnonzero(included & alive)
+            largest[stale], at = _largest_t(centred32[stale], first[kept], second[kept], weight[kept])
+            pair[stale] = np.where(at >= 0, kept[np.maximum(at, 0)], -1) if len(kept) else -1
     established &= holm
     established |= established.T
     return established & (difference > 0), critical
@@ -152,17 +178,23 @@ def _holm(t: np.ndarray, alpha: float, items: int | None) -> np.ndarray:
     triangle. Without the bootstrap's critical value it holds its error rate however many
     models share few items (where the max-|t| quantile, estimated from R draws of many
     more statistics than items, comes out too small)."""
-    from scipy.special import ndtr, stdtr  # scipy only where the sets are computed
-    rows, columns = np.triu_indices(len(t), k=1)
+    from scipy.special import ndtr, ndtri, stdtr, stdtrit  # scipy only where the sets are computed
+    m = len(t) * (len(t) - 1) // 2
+    upper_of = (lambda x: ndtr(-x)) if items is None else (lambda x: stdtr(max(items - 1, 1), -x))  # one tail's p
+    beyond = (lambda p: ndtri(1 - p / 2)) if items is None else (lambda p: stdtrit(max(items - 1, 1), 1 - p / 2))
+    # A pair with p at most alpha / m (its statistic beyond Bonferroni's, a hair over for
+    # rounding) passes wherever it stands, as every pair before it does; one with p above
+    # alpha (the last and loosest threshold) never does: only the pairs between are sorted.
+    sure = np.triu(t >= beyond(alpha / max(m, 1)) * (1 + 1e-9), k=1)
+    rows, columns = np.nonzero(np.triu(t >= beyond(alpha) * (1 - 1e-9), k=1) & ~sure)
     ordered = np.argsort(-t[rows, columns], kind="stable")
-    m = len(ordered)
-    statistic = t[rows, columns][ordered]
-    upper = ndtr(-statistic) if items is None else stdtr(max(items - 1, 1), -statistic)  # one tail's p
-    passed = 2 * upper <= alpha / (m - np.arange(m))  # the k-th smallest p against alpha / (m - k)
-    count = m if passed.all() else int(np.argmin(passed))
-    out = np.zeros(t.shape, dtype=bool)
-    out[rows[ordered[:count]], columns[ordered[:count]]] = True
-    return out
+    rows, columns = rows[ordered], columns[ordered]
+    before = int(sure.sum())
+    # the k-th smallest p against alpha / (m - k)
+    passed = 2 * upper_of(t[rows, columns]) <= alpha / (m - before - np.arange(len(rows)))
+    count = len(rows) if passed.all() else int(np.argmin(passed))
+    sure[rows[:count], columns[:count]] = True
+    return sure
 
 
 def partial_order(above: np.ndarray, point: np.ndarray) -> PartialOrder:
@@ -190,7 +222,25 @@ def partial_order(above: np.ndarray, point: np.ndarray) -> PartialOrder:
     shuffle = np.random.default_rng(0).permutation(n)
     matched = int((maximum_bipartite_matching(csr_matrix(closure[:, shuffle] > 0), perm_type="column") >= 0).sum())
     share = float(above.sum() / (n * (n - 1))) if n > 1 else 0.0
-    return PartialOrder(level, int(level.max()), n - matched, share)
+    top = descending[:TOP_K]
+    return PartialOrder(level, int(level.max()), n - matched, share, len(top), order_bits(above[np.ix_(top, top)]))
+
+
+def order_bits(above: np.ndarray) -> float:
+    """log2 of the number of total orders of k models (k <= 20) that keep every established
+    pair of `above` (k, k) bool (its linear extensions): counted exactly over the sets of
+    models that can come first (a set's orders are the sum of its orders without each of
+    its members that no other member of the set is established below), 2^k sets."""
+    k = len(above)
+    above_of = (np.asarray(above, dtype=bool) * (1 << np.arange(k))[:, None]).sum(axis=0)  # per model, who is above
+    orders = np.zeros(1 << k, dtype=float)
+    orders[0] = 1.0
+    for prefix in range(1 << k):  # every set after its subsets
+        if orders[prefix]:
+            for model in range(k):
+                if not prefix >> model & 1 and above_of[model] & ~prefix == 0:
+                    orders[prefix | 1 << model] += orders[prefix]
+    return float(np.log2(orders[-1]))
 
 
 def rank_sets(draws: np.ndarray, point: np.ndarray, family: np.ndarray | None = None, level: float = 0.95,
@@ -222,8 +272,8 @@ def rank_sets(draws: np.ndarray, point: np.ndarray, family: np.ndarray | None = 
 
 
 def field_rank_sets(replicates, task_scores: np.ndarray, task_category: np.ndarray, weights: np.ndarray,
-                    family: np.ndarray, displayed: np.ndarray, items: int | None = None, level: float = 0.95
-                    ) -> list[RankSets]:
+                    family: np.ndarray, displayed: np.ndarray, items: int | None = None, level: float = 0.95,
+                    shares: np.ndarray | None = None) -> list[RankSets]:
     """Simultaneous rank sets of the field scores in every scope (overall, then each
     category), for the models with a displayed score in every scope (in their order).
 
@@ -238,12 +288,13 @@ def field_rank_sets(replicates, task_scores: np.ndarray, task_category: np.ndarr
     draws understate how far it could fall (100 equal models on 20 items: every board
     "established" pairs of them), while the scores' own draws do not saturate. A true
     order of the field scores that the scores do not share is then left unestablished:
-    slower to separate, never wrong for it."""
+    slower to separate, never wrong for it. shares: the field scores' draws when already
+    computed (`field.field_certainty_and_draws`; the replicates are then streamed once)."""
     displayed = np.asarray(displayed, dtype=float)
     ok = np.isfinite(displayed).all(axis=1)
     n_scopes = displayed.shape[1]
     from stats.field import category_means, field_draws, scope_draws  # field imports nothing from here
-    shares = field_draws(replicates(), task_category, weights, n_scopes)[:, ok]
+    shares = (field_draws(replicates(), task_category, weights, n_scopes) if shares is None else shares)[:, ok]
     score_draws = scope_draws((np.asarray(values, dtype=float)[:, ok] for values in replicates()), task_category,
                               n_scopes)
     scores = category_means(np.asarray(task_scores, dtype=float)[ok], task_category)

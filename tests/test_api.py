@@ -4,6 +4,7 @@ get their message, and no endpoint that changes state can be called."""
 from __future__ import annotations
 
 import hashlib
+import os
 
 import pytest
 from gradio_client import Client
@@ -15,9 +16,9 @@ from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine import ranking
-from leaderboard.views import compare, report_card
+from leaderboard.views import compare, item_matrix, report_card
 
-PUBLIC = {"/leaderboard_table", "/model_details", "/head_to_head", "/duel_map", "/report_card"}
+PUBLIC = {"/leaderboard_table", "/model_details", "/head_to_head", "/duel_map", "/report_card", "/item_matrix"}
 
 
 @pytest.fixture(scope="module")
@@ -153,10 +154,27 @@ def test_the_report_card_endpoint_gives_who_could_be_first_and_last(served):
     assert overall["could_be_last"] == int((certainty["set_high"] == len(board.models)).sum()) >= 1
     assert [s["scope"] for s in answer["scopes"]] == ["Overall", *board.benchmark.categories]
     assert answer["matrix_sha256"] == hashlib.sha256(report_card.matrix_csv(board)).hexdigest()
+    assert answer["matrix_file"] == os.path.basename(report_card.exports(board)["matrix"])  # the file hashed
+    assert set(answer["item_matrices"]) == {t.id for t in board.benchmark.tasks if t.metric.item_values}
     assert set(answer["definitions"]) == set(overall) - {"scope"}
     shown = answer["overall_models"]
     assert [m["Rank set (all at once) 95%"] for m in shown] == [
         f"{lo}" if lo == hi else f"{lo}–{hi}" for lo, hi in zip(certainty["set_low"], certainty["set_high"])]
+
+
+def test_the_item_matrix_endpoint_downloads_a_task_s_models_x_items_file(served):
+    """The file a caller downloads is the board's matrix of that task, byte for byte, and
+    its folder is named by its SHA-256; a task without a value per item gets the reason."""
+    client, store, _ = served
+    board = Leaderboard(LocalStore(store))
+    task = next(t for t in board.benchmark.tasks if t.metric.item_values)
+    path = client.predict(task_id=task.id, api_name="/item_matrix")
+    data = open(path, "rb").read()
+    assert data == open(item_matrix.item_matrix(board, task.id).path, "rb").read()
+    assert data.startswith(b"submission_id,") and data.count(b"\n") == 1 + len(board.models)
+    other = next(t for t in board.benchmark.tasks if not t.metric.item_values)
+    with pytest.raises(AppError, match=f"task '{other.id}' .* has no models x items matrix"):
+        client.predict(task_id=other.id, api_name="/item_matrix")
 
 
 MEGABYTE = "x" * 1_000_000

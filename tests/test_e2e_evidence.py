@@ -5,6 +5,7 @@ Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from urllib.parse import urlencode
 
@@ -12,6 +13,7 @@ from playwright.sync_api import expect
 
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
+from leaderboard.views import item_matrix
 
 # app_url: conftest's, the app shared by the modules that only read it
 from test_e2e import browser, choose, close, column, headers, open_filters, open_page, page, phone, rows, shot  # noqa: F401
@@ -243,8 +245,20 @@ def test_the_about_tab_s_report_card_says_who_could_be_first_and_last(browser, a
         for header in ("Score % (these tasks) 95%", "Score % (tasks drawn too) 95%", "Rank set (all at once) 95%"):
             assert header in card_headers, card_headers
         expect(page.locator("#card-definitions")).to_contain_text("largest_unseparated: the most models")
+        expect(page.locator("#card-definitions")).to_contain_text("top_k_bits: top-k resolution")
+        expect(page.locator("#card-definitions")).to_contain_text("not on this card: R3")
+        expect(page.locator("#card-summary")).to_contain_text(f"top-{min(10, n)} resolution")
+        binary = [t.id for t in board.benchmark.tasks if t.metric.sample_kind == "binary"]
+        expect(rows(page, "card-tasks")).to_have_count(len(binary))
         assert downloaded_name(page, "#card-matrix").endswith(".csv")
         assert downloaded_name(page, "#card-json").endswith(".json")
+        expect(page.locator("#card-items")).to_be_disabled()  # no task picked yet
+        choose(page, "card-task", binary[0])
+        matrix = item_matrix.item_matrix(board, binary[0])
+        expect(page.locator("#card-items-note")).to_contain_text(f"SHA-256 of the file: {matrix.sha256}")
+        with page.expect_download() as download:
+            page.locator("#card-items").click()
+        assert hashlib.sha256(open(download.value.path(), "rb").read()).hexdigest() == matrix.sha256
         shot(page, f"34_report_card_{name}")
         close(page)
     linked = open_page(browser, f"{app_url[0]}?tab=about", own_context=True)

@@ -9,14 +9,18 @@ Standard's reference implementation (`../shared/reference/leaderboard_standard`,
 from __future__ import annotations
 
 import importlib
+import itertools
+import math
 import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import field_coverage
 from stats import field, rank_sets
+from stats.discordance import discordance
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "leaderboard_standard"
 
@@ -38,6 +42,22 @@ def test_simultaneous_sets_hold_every_true_rank_at_once(name):
     measured = field_coverage.simultaneous_coverage(outcomes)
     assert measured["displayed_inside"] == 1.0, measured
     assert measured["all"] >= 0.95, measured
+    if name in FEW_ITEMS:  # the per-model score intervals too (test_coverage.py checks them on DESIGNS)
+        per_model = field_coverage.coverage(outcomes)
+        assert 0.90 <= per_model["score"] <= 0.99, per_model
+
+
+@pytest.mark.integration  # whole simulated boards, the truth by re-simulation
+@pytest.mark.xfail(strict=True, reason="per-model rank intervals under-cover when models outnumber items: 84.5% "
+                                       "(60 on 30 items), 71.9% (100 equal on 20; 10.6% holding a tie's best rank), "
+                                       "82.4% (100 on 20); the scores' intervals hold 92.9-93.3% and the "
+                                       "simultaneous sets every board")
+@pytest.mark.parametrize("name", FEW_ITEMS)
+def test_per_model_rank_intervals_on_many_models_on_few_items(name):
+    """90-99% of the true ranks in their per-model 95% intervals, as on the designs of
+    test_coverage.py, where models outnumber items."""
+    measured = field_coverage.coverage(field_coverage.simulate(FEW_ITEMS[name], 1, 30))
+    assert 0.90 <= measured["rank"] <= 0.99, measured
 
 
 def boards_of(skill: np.ndarray, items: int, seed: int = 5):
@@ -165,36 +185,62 @@ def test_the_board_carries_both_kinds_of_interval(small_store):
     assert snapshot["overall_task_set_score_high"].tolist() == certainty[ranking.OVERALL, "task_set_score_high"].tolist()
 
 
-@pytest.mark.parametrize("models, items, spread, seed", [(10, 300, 0.5, 1), (30, 500, 1.0, 3)])
-def test_a_single_task_binary_board_against_the_reference_implementation(reference, models, items, spread, seed):
-    """On one models x items matrix of 0/1 answers, the sets from the accuracy's own draws
-    (`rank_sets.rank_sets` on the replicates, Holm's t tails at the items) give the
-    reference's figures (rank_sets.py, its default Holm): could be first, could be last,
-    tiers, largest antichain, and the established share within 0.5 points. The field
-    score's sets on the same board are no narrower (on 30 models at spread 1.0: 4 could be
-    first and 11 last against 1 and 2; the shares' steps of 1/29 are noisier than the
-    accuracies they order)."""
+def reference_module(name: str):
     sys.path.insert(0, str(REFERENCE))
     try:
-        reference_sets = importlib.import_module("rank_sets")
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(REFERENCE))
+
+
+@pytest.mark.parametrize("models, items, spread, seed", [(10, 300, 0.5, 1), (30, 500, 1.0, 3)])
+def test_a_single_task_binary_board_against_the_reference_implementation(reference, full_benchmark, models, items,
+                                                                         spread, seed):
+    """One models x items matrix of 0/1 answers, exported as a reader downloads it
+    (`item_matrix`), read by the reference (leaderboard_standard.load) and by pandas: the
+    same shape; the sets from the accuracy's own draws (`rank_sets.rank_sets` on the
+    replicates, Holm's t tails at the items) give the reference's figures (rank_sets.py,
+    its default Holm): could be first, could be last, tiers, largest antichain, the
+    established share within 0.5 points; the top-10 resolution its Knuth estimate's
+    (leaderboard_entropy.py, 4,000 samples) within 4 of its standard errors; the
+    discordance of the whole field and of the top decile its expected_discordant
+    (information_depletion.py). The field score's sets on the same board are no narrower
+    (on 30 models at spread 1.0: 4 could be first and 11 last against 1 and 2; the
+    shares' steps of 1/29 are noisier than the accuracies they order)."""
+    from leaderboard.views import item_matrix, report_card
+    import matrix_board
+    standard, reference_sets = reference_module("leaderboard_standard"), reference_module("rank_sets")
+    entropy, depletion = reference_module("leaderboard_entropy"), reference_module("information_depletion")
     rng = np.random.default_rng(seed)
     x = field_coverage.samples(rng, field_coverage.ACC, rng.normal(0, spread, models), items)
-    replicates = field_coverage.ACC.replicates(x, x.mean(axis=1), 7919, 200)
-    ours = rank_sets.rank_sets(replicates, x.mean(axis=1), items=items)
-    theirs = reference_sets.rank_sets(x, method="holm")
+    task = next(t for t in full_benchmark.tasks if t.metric.sample_kind == "binary")
+    board = matrix_board.board_of(full_benchmark, {task.id: x})
+    exported = item_matrix.item_matrix(board, task.id)
+    theirs_x = standard.load(exported.path)[0]
+    ours_x = pd.read_csv(exported.path, index_col=0).to_numpy()
+    assert theirs_x.shape == ours_x.shape == (exported.models, exported.items) == (models, items)
+    accuracy = ours_x.mean(axis=1)
+    replicates = field_coverage.ACC.replicates(ours_x, accuracy, 7919, 200)
+    ours = rank_sets.rank_sets(replicates, accuracy, items=items)
+    theirs = reference_sets.rank_sets(theirs_x, method="holm")
     beats = theirs["beats"]
     assert (ours.could_be_first, ours.could_be_last) == (int((theirs["best"] == 1).sum()),
                                                          int((theirs["worst"] == models).sum()))
     assert (ours.order.height, ours.order.largest_unseparated) == (reference.longest_chain(beats),
                                                                    reference.largest_antichain(beats))
     assert abs(ours.order.established_share - beats.sum() / (models * (models - 1))) <= 0.005
-    board = rank_sets.field_rank_sets(lambda: [replicates], x.mean(axis=1)[:, None], np.zeros(1, dtype=int),
-                                      np.ones(models), np.arange(models),
-                                      field.category_means(field.field_shares(x.mean(axis=1)[None], np.ones(models)).T,
-                                                           np.zeros(1, dtype=int)), items)[0]
-    assert (board.low <= ours.low).all() and (board.high >= ours.high).all()
+    top = np.argsort(-theirs_x.mean(axis=1), kind="stable")[:10]
+    estimate = entropy.log_extensions(beats[np.ix_(top, top)], 4000, np.random.default_rng(0))
+    assert abs(rank_sets.order_bits(beats[np.ix_(top, top)]) - estimate["bits"]) <= 4 * estimate["se_bits"] + 1e-9, estimate
+    tasks = report_card.task_rows(board).set_index("task")
+    assert tasks.loc[task.id, "discordance"] == pytest.approx(depletion.expected_discordant(theirs_x), abs=0.005)
+    front = depletion.frontier_subset(theirs_x)
+    assert tasks.loc[task.id, "discordance_top"] == pytest.approx(depletion.expected_discordant(theirs_x[front]),
+                                                                  abs=0.005)
+    board_sets = rank_sets.field_rank_sets(
+        lambda: [replicates], accuracy[:, None], np.zeros(1, dtype=int), np.ones(models), np.arange(models),
+        field.category_means(field.field_shares(accuracy[None], np.ones(models)).T, np.zeros(1, dtype=int)), items)[0]
+    assert (board_sets.low <= ours.low).all() and (board_sets.high >= ours.high).all()
 
 
 def test_above_the_size_limit_every_set_is_the_whole_range(small_store, monkeypatch):
@@ -210,3 +256,37 @@ def test_above_the_size_limit_every_set_is_the_whole_range(small_store, monkeypa
         assert certainty[scope, "set_high"].tolist() == [len(ranked)] * len(ranked)
         assert (certainty[scope, "tier"] == 1).all() and (certainty[scope, "established_below"] == 0).all()
         assert (certainty[scope, "largest_unseparated"] == len(ranked)).all()
+
+
+def count_orders(above: np.ndarray) -> int:
+    """The total orders keeping every pair of `above`, by trying every permutation."""
+    k = len(above)
+    return sum(all(not above[later, earlier] for i, earlier in enumerate(order) for later in order[i + 1:])
+               for order in itertools.permutations(range(k)))
+
+
+def test_top_k_bits_count_the_orders_the_established_pairs_allow():
+    """`order_bits` against every permutation tried on random relations of up to 7 models,
+    and the closed forms: a chain 0 bits, nothing established log2 k!, two separate chains
+    of a and b log2 C(a + b, a)."""
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        k = int(rng.integers(1, 8))
+        point = rng.normal(size=k)
+        above = (point[:, None] > point[None, :]) & (rng.random((k, k)) < rng.uniform(0, 1))
+        assert rank_sets.order_bits(above) == pytest.approx(np.log2(count_orders(above)))
+    chain = np.triu(np.ones((10, 10), dtype=bool), k=1)
+    assert rank_sets.order_bits(chain) == 0.0
+    assert rank_sets.order_bits(np.zeros((10, 10), dtype=bool)) == pytest.approx(np.log2(math.factorial(10)))
+    two = np.zeros((7, 7), dtype=bool)
+    two[:3, :3], two[3:, 3:] = np.triu(np.ones((3, 3), dtype=bool), k=1), np.triu(np.ones((4, 4), dtype=bool), k=1)
+    assert rank_sets.order_bits(two) == pytest.approx(np.log2(math.comb(7, 3)))
+
+
+def test_discordance_against_a_loop_over_pairs():
+    rng = np.random.default_rng(6)
+    for _ in range(20):
+        values = rng.random((int(rng.integers(2, 12)), int(rng.integers(1, 30))))
+        values[:, ::2] = values[:, ::2] > 0.5  # 0/1 items beside values in [0, 1]
+        pairs = itertools.combinations(range(len(values)), 2)
+        assert discordance(values) == pytest.approx(np.mean([np.abs(values[a] - values[b]).sum() for a, b in pairs]))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import download
-from leaderboard.views import report_card, share
+from leaderboard.app.settings import PRIVATE, download, picked
+from leaderboard.views import item_matrix, report_card, share
 
 
 class ReportCardSection:
@@ -26,8 +26,29 @@ class ReportCardSection:
                                               interactive=False)
                 self.matrix = gr.DownloadButton("Download the models x tasks matrix (CSV)", size="sm",
                                                 elem_id="card-matrix", interactive=False)
+            self.tasks = gr.Dataframe(label="Per task with 0/1 answers: discordance", interactive=False,
+                                      elem_id="card-tasks")
+            with gr.Row():
+                self.task = gr.Dropdown(item_matrix.exportable_tasks(board.benchmark), value=None,
+                                        label="A task's models x items matrix (built when picked)",
+                                        elem_id="card-task")
+                self.items = gr.DownloadButton("Download its models x items matrix (CSV)", size="sm",
+                                               elem_id="card-items", interactive=False)
+            self.items_note = gr.Markdown(elem_id="card-items-note")
             gr.Markdown(report_card.definitions_markdown(), elem_id="card-definitions")
-        self.outputs = [self.summary, self.scopes, self.models, self.card, self.matrix]
+        self.outputs = [self.summary, self.scopes, self.models, self.tasks, self.card, self.matrix]
+        picked(self.task)(self.task_matrix, self.task, [self.items, self.items_note], queue=False, **PRIVATE)
+
+    def task_matrix(self, task_id: str | None):
+        """The picked task's matrix file and what it holds, with its SHA-256."""
+        if not task_id:
+            return download(None), ""
+        try:
+            matrix = item_matrix.item_matrix(self.board, task_id)
+        except ValueError as e:  # a task id the list does not offer
+            return download(None), str(e)
+        return download(matrix.path), (f"{matrix.models} models x {matrix.items} items of `{task_id}`; each value "
+                                       f"{matrix.values}. SHA-256 of the file: `{matrix.sha256}`")
 
     def render_if_shown(self, request: gr.Request):
         """`render` for a page opened on the About tab (a shared link), else nothing (page loads stay cheap)."""
@@ -38,5 +59,5 @@ class ReportCardSection:
     def render(self):
         rows = report_card.scope_rows(self.board)
         files = report_card.exports(self.board)
-        return (report_card.summary(self.board), rows, report_card.model_rows(self.board), download(files["card"]),
-                download(files["matrix"]))
+        return (report_card.summary(self.board), rows, report_card.model_rows(self.board),
+                report_card.task_rows(self.board), download(files["card"]), download(files["matrix"]))

@@ -7,6 +7,7 @@ so every category weighs the same whatever its number of tasks.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -61,13 +62,13 @@ def ranked(table: pd.DataFrame, submitted: pd.Series) -> pd.DataFrame:
 
 # The simultaneous rank sets (`stats.rank_sets`) beside the intervals: the set's best and
 # worst rank, the model's tier (1 = the top level of the established order), the models
-# established below it, and the scope's largest set of mutually unseparated models (the
-# same on every row).
-# Above this many models the pairwise sets are not computed (N x N matrices: 27 s of CPU at
+# established below it, and the scope's largest set of mutually unseparated models and the
+# bits of its top 10's order left undetermined (`rank_sets.order_bits`; the same on every row).
+# Above this many models the pairwise sets are not computed (N x N matrices: 8 s of CPU at
 # 1,000 models, bench/bench_rank_sets.py, and quadratic beyond): every set is then the
 # whole range, which holds every rank at once but establishes nothing.
 RANK_SETS_MAX_MODELS = 1000
-RANK_SET_FIELDS = ("set_low", "set_high", "tier", "established_below", "largest_unseparated")
+RANK_SET_FIELDS = ("set_low", "set_high", "tier", "established_below", "largest_unseparated", "top_k_bits")
 # The intervals when the tasks, too, are a draw (`field.task_set_certainty`: tasks
 # resampled within categories as well as items), beside those conditioning on these tasks.
 TASK_SET_FIELDS = ("task_set_score_low", "task_set_score_high", "task_set_rank_low", "task_set_rank_high")
@@ -110,7 +111,8 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
         dtype=bool)) * np.array([m not in flagged for m in ids])
     task_category = np.array([categories[t.category] for t in benchmark.tasks], dtype=int)
     displayed = ranked_table[scopes].to_numpy(dtype=float)
-    result = field.field_certainty(task_replicates(benchmark, results, ids), task_category, weights, family, displayed)
+    result, draws = field.field_certainty_and_draws(task_replicates(benchmark, results, ids), task_category, weights,
+                                                    family, displayed)
     over_tasks = field.task_set_certainty(task_replicates(benchmark, results, ids), task_category, weights, family,
                                           displayed)
     fields = {"score_low": result.score_low, "score_high": result.score_high,
@@ -118,7 +120,7 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
               "group": np.vectorize(group_label, otypes=[object])(result.group),
               "task_set_score_low": over_tasks.score_low, "task_set_score_high": over_tasks.score_high,
               "task_set_rank_low": over_tasks.rank_low, "task_set_rank_high": over_tasks.rank_high,
-              **rank_set_fields(benchmark, results, ids, task_category, weights, family, displayed)}
+              **rank_set_fields(benchmark, results, ids, task_category, weights, family, displayed, draws)}
     columns = {(scope, field_name): values[:, s] for field_name, values in fields.items()
                for s, scope in enumerate(scopes)}
     certainty = pd.DataFrame(columns, index=ranked_table.index)[pd.MultiIndex.from_product([scopes, CERTAINTY_FIELDS])]
@@ -127,10 +129,10 @@ def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: M
 
 
 def rank_set_fields(benchmark: Benchmark, results: Mapping[str, ModelResults], ids: list[str],
-                    task_category: np.ndarray, weights: np.ndarray, family: np.ndarray, displayed: np.ndarray
-                    ) -> dict[str, np.ndarray]:
+                    task_category: np.ndarray, weights: np.ndarray, family: np.ndarray, displayed: np.ndarray,
+                    draws: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """RANK_SET_FIELDS, (N, scopes) each, of the models `ids` (arguments as
-    `field.field_certainty` takes them). Holm's tails take the fewest items a task has
+    `field.field_certainty` takes them; draws: the field scores' draws it computed). Holm's tails take the fewest items a task has
     when the tasks file states every task's `samples`, else normal tails."""
     n, n_scopes = displayed.shape
     ok = np.isfinite(displayed).all(axis=1)
@@ -138,21 +140,23 @@ def rank_set_fields(benchmark: Benchmark, results: Mapping[str, ModelResults], i
         return {"set_low": np.where(ok[:, None], 1, n).repeat(n_scopes, axis=1),
                 "set_high": np.full((n, n_scopes), n), "tier": np.where(ok[:, None], 1, 0).repeat(n_scopes, axis=1),
                 "established_below": np.zeros((n, n_scopes), dtype=int),
-                "largest_unseparated": np.full((n, n_scopes), int(ok.sum()))}
+                "largest_unseparated": np.full((n, n_scopes), int(ok.sum())),
+                "top_k_bits": np.full((n, n_scopes), float(np.log2(math.factorial(min(rank_sets.TOP_K, ok.sum())))))}
     signs = np.array([task.metric.sign for task in benchmark.tasks])
     task_scores = np.array([[results[m].aggregates[t] for t in benchmark.task_ids] for m in ids], dtype=float) * signs
     samples = [task.samples for task in benchmark.tasks]
     items = None if None in samples else min(samples)
     sets = rank_sets.field_rank_sets(lambda: task_replicates(benchmark, results, ids), task_scores, task_category,
-                                     weights, family, displayed, items)
+                                     weights, family, displayed, items, shares=draws)
     out = {"set_low": np.full((n, n_scopes), n), "set_high": np.full((n, n_scopes), n),
            "tier": np.zeros((n, n_scopes), dtype=int), "established_below": np.zeros((n, n_scopes), dtype=int),
-           "largest_unseparated": np.zeros((n, n_scopes), dtype=int)}
+           "largest_unseparated": np.zeros((n, n_scopes), dtype=int), "top_k_bits": np.zeros((n, n_scopes))}
     for s, scope_sets in enumerate(sets):
         out["set_low"][ok, s], out["set_high"][ok, s] = scope_sets.low, scope_sets.high
         out["tier"][ok, s] = scope_sets.order.level
         out["established_below"][ok, s] = scope_sets.above.sum(axis=1)
         out["largest_unseparated"][:, s] = scope_sets.order.largest_unseparated
+        out["top_k_bits"][:, s] = scope_sets.order.top_k_bits
     return out
 
 

@@ -12,14 +12,17 @@ import functools
 import inspect
 import json
 import math
+import os
+
+from gradio.data_classes import FileData
 
 from leaderboard.board.state import Leaderboard
-from leaderboard.views import compare, details, report_card
+from leaderboard.views import compare, details, item_matrix, report_card
 from leaderboard.views.table import (METRIC_VALUE, OVERALL, VALUE_NAMES, WIN_SCORE, check_category, is_overall,
                                      leaderboard_table)
 
 # The public methods, in the order the About tab lists them.
-ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map", "report_card")
+ENDPOINTS = ("leaderboard_table", "model_details", "head_to_head", "duel_map", "report_card", "item_matrix")
 MAX_MAP_MODELS = 200  # a duel map's models: 200² cells is already 40,000 records
 MAX_TEXT_CHARS = 500  # a text argument: ids, categories and task ids are far shorter
 _EXPECTED = {str: "text", bool: "true or false", int: "a whole number"}
@@ -168,11 +171,25 @@ class ReadApi:
                 "cells": _records(result.cells.set_index("model_id"))}
 
     def report_card(self) -> dict:
-        """The report card, as on the Report card tab: benchmark, shape, the SHA-256 of the
-        models x tasks matrix (the tab's CSV), per scope (Overall, then each category) the
-        models that could be first and last by their simultaneous 95% rank sets, the tiers
-        resolved, the largest unseparated set, the share of ordered pairs established and the
-        median set width (scopes is null while they are computed after a publication), each
-        figure's definition, and provenance."""
+        """The report card, as in the About tab: benchmark, shape, the models x tasks matrix's
+        file name and SHA-256, what each task's models x items matrix holds, per scope
+        (Overall, then each category) the models that could be first and last by their
+        simultaneous 95% rank sets, the tiers resolved, the largest unseparated set, the
+        percent of ordered pairs established, the median set width and the top-10 resolution
+        (scopes is null while they are computed after a publication), per 0/1 task the
+        discordance, each figure's definition, the draft's fields not on the card, and
+        provenance."""
         self.board.refresh()
         return report_card.report_card(self.board)
+
+    @_checked
+    def item_matrix(self, task_id: str) -> FileData:
+        """One task's models x items matrix as a CSV file (built when first asked for, then
+        kept while the board is the same): a row per model in rank order (`submission_id`
+        first), a column per item named by its document id, each value what the task's
+        figures are computed from (report_card's item_matrices say what, per task); its
+        SHA-256 is the name of the file's folder. Tasks whose metric keeps bootstrap
+        statistics instead of a value per item (perplexity, token F1, macro-F1, ...) have none."""
+        self.board.refresh()
+        matrix = item_matrix.item_matrix(self.board, task_id)
+        return FileData(path=matrix.path, orig_name=os.path.basename(matrix.path), mime_type="text/csv")

@@ -11,11 +11,15 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 from importlib import metadata
 
+import numpy as np
 import pandas as pd
 
 from leaderboard.engine import ranking
+from stats import rank_sets
+from stats.discordance import discordance
 from stats.evidence import CERTAINTY_RESAMPLES
 from leaderboard.views.table import INTERVAL, OVERALL, as_of, export_file, export_name, merged_intervals, spreadsheet_safe
 
@@ -26,9 +30,29 @@ DEFINITIONS = {
     "could_be_last": "models whose simultaneous 95% rank set holds the last rank",
     "tiers": "levels the data separates: the longest chain of models each established above the next",
     "largest_unseparated": "the most models of which no two are established apart",
-    "established_share": "ordered pairs of models whose order is established, of all N (N - 1)",
+    "established_percent": "ordered pairs of models whose order is established, in percent of all N (N - 1) "
+                           "(every share on the card and the page is in percent)",
     "median_set_width": "the median number of ranks in a model's simultaneous 95% rank set",
+    "top_k": "the best k models by score whose order top_k_bits measures (k = 10, or every model when fewer)",
+    "top_k_bits": "top-k resolution: bits of the top k's order the data leaves undetermined, log2 of the orders of "
+                  "them that keep every established pair (0: one order; log2(k!) = 21.8 for k = 10: none established)",
 }
+# Per task with 0/1 values (`task_rows`).
+TASK_DEFINITIONS = {
+    "discordance": "items on which two models' answers differ, on average over every pair of models (the draft's "
+                   "R8: the mean over pairs of the sum over items of |x_j - x_k|)",
+    "discordance_top": "the same among the top decile of the task's models by its score (at least 2, rounded)",
+}
+# The draft's fields this card does not carry, and why.
+NOT_APPLICABLE = (
+    "Fields of the Leaderboard Reporting Standard (draft 0.2) not on this card: R3, the bits of the whole board's "
+    "order left undetermined (its top-k resolution, R4, is here: the whole board's count is an estimate over "
+    "thousands of models, which the draft makes by sampling, and the rank sets and tiers already say how far the "
+    "order is resolved); R7, invariance under a split of the items by difficulty, which needs one item matrix whose "
+    "items share a scale (this board averages tasks of different metrics, and the field score gives every task's "
+    "column the same mean, where the reference's own card stops); R10, the first pair's resolution, which the "
+    "Head-to-head tab gives for any pair, task by task.")
+
 # The per-model table's columns (`model_rows`).
 MODEL_DEFINITIONS = {
     "these tasks": "a 95% interval over fresh draws of test items on this benchmark's tasks (the Leaderboard tab's)",
@@ -42,7 +66,11 @@ PROVENANCE = {
     "resamples": "resamples of each task's items behind the intervals and the rank sets",
     "date": "when the board last changed (UTC)",
     "command": "recomputes the ranking from the store",
-    "matrix_sha256": "SHA-256 of the models x tasks matrix as downloaded (CSV)",
+    "matrix_sha256": "SHA-256 of the bytes of the file matrix_file (the models x tasks matrix, 'Download the "
+                     "models x tasks matrix'); recompute it with `sha256sum <file>`",
+    "item_matrices": "per task with a value per item, what a value of its models x items matrix is (the API's "
+                     "item_matrix, or pick the task on the card); each file's SHA-256 names its folder and is shown "
+                     "when it is built",
 }
 COMMAND = "duel-leaderboard table"
 
@@ -83,10 +111,36 @@ def scope_rows(board) -> pd.DataFrame | None:
             "could_be_last": int((ranked["set_high"] == n).sum()),
             "tiers": int(ranked["tier"].max()) if n else 0,
             "largest_unseparated": int(ranked["largest_unseparated"].max()) if n else 0,
-            "established_share": round(float(ranked["established_below"].sum()) / pairs, 4) if pairs else 0.0,
+            "established_percent": round(100 * float(ranked["established_below"].sum()) / pairs, 2) if pairs else 0.0,
             "median_set_width": float((ranked["set_high"] - ranked["set_low"] + 1).median()) if n else 0.0,
+            "top_k": min(rank_sets.TOP_K, n),
+            "top_k_bits": round(float(ranked["top_k_bits"].max()), 2) if n else 0.0,
         })
     return pd.DataFrame(rows)
+
+
+_last_task_rows: tuple = (None, None)  # (the ranked table they describe, the rows)
+
+
+def task_rows(board) -> pd.DataFrame:
+    """Per task with 0/1 values (accuracy, exact match): its items and TASK_DEFINITIONS'
+    discordance, from the models' per-item arrays (the task's items matrix); computed once
+    per board version (every model's arrays are read)."""
+    global _last_task_rows
+    ranked = board.ranked()
+    if _last_task_rows[0] is ranked:
+        return _last_task_rows[1]
+    rows, ids = [], list(ranked.index)
+    for task in board.benchmark.tasks:
+        if task.metric.sample_kind != "binary" or len(ids) < 2:
+            continue
+        values = np.stack([np.asarray(board.models[m].results.summaries[task.id], dtype=float) for m in ids])
+        score = values.mean(axis=1)  # the task's accuracy
+        top = np.argsort(-score, kind="stable")[:max(2, round(len(ids) / 10))]
+        rows.append({"task": task.id, "items": values.shape[1], "discordance": round(discordance(values), 2),
+                     "discordance_top": round(discordance(values[top]), 2)})
+    _last_task_rows = (ranked, pd.DataFrame(rows, columns=["task", "items", *TASK_DEFINITIONS]))
+    return _last_task_rows[1]
 
 
 # The per-model table's interval columns: which draw each is about.
@@ -129,11 +183,17 @@ def report_card(board) -> dict:
         "benchmark": board.benchmark.name,
         "shape": {"models": len(board.models), "tasks": len(board.benchmark.task_ids),
                   "categories": len(board.benchmark.categories)},
+        "matrix_file": matrix_name(board),
         "matrix_sha256": hashlib.sha256(matrix_csv(board)).hexdigest(),
+        "item_matrices": {task.id: task.metric.item_values for task in board.benchmark.tasks
+                          if task.metric.item_values},
         "scopes": None if rows is None else rows.to_dict("records"),
         "definitions": DEFINITIONS,
         "overall_models": None if rows is None else model_rows(board).to_dict("records"),
         "model_definitions": MODEL_DEFINITIONS,
+        "tasks": task_rows(board).to_dict("records"),
+        "task_definitions": TASK_DEFINITIONS,
+        "not_on_this_card": NOT_APPLICABLE,
         "provenance": {"software": _software(), "seed": "crc32(task id)",
                        "resamples": CERTAINTY_RESAMPLES,
                        "date": as_of(board).isoformat() if board.models else None, "command": COMMAND},
@@ -143,10 +203,18 @@ def report_card(board) -> dict:
 
 def exports(board) -> dict[str, str]:
     """Download paths: the models x tasks matrix (CSV) and the card (JSON)."""
-    day = as_of(board).strftime("%Y-%m-%d") if board.models else dt.date.today().isoformat()
-    return {"matrix": export_file(matrix_csv(board), export_name(board.benchmark.name, "tasks-matrix", day) + ".csv"),
+    return {"matrix": export_file(matrix_csv(board), matrix_name(board)),
             "card": export_file(json.dumps(report_card(board), indent=1, ensure_ascii=False).encode("utf-8"),
-                                export_name(board.benchmark.name, "report-card", day) + ".json")}
+                                export_name(board.benchmark.name, "report-card", _day(board)) + ".json")}
+
+
+def _day(board) -> str:
+    return as_of(board).strftime("%Y-%m-%d") if board.models else dt.date.today().isoformat()
+
+
+def matrix_name(board) -> str:
+    """The models x tasks matrix's file name, as downloaded and as the card names it."""
+    return export_name(board.benchmark.name, "tasks-matrix", _day(board)) + ".csv"
 
 
 def summary(board) -> str:
@@ -158,8 +226,11 @@ def summary(board) -> str:
     r = rows.iloc[0]
     return (f"**{r.scope}: could be first: {r.could_be_first} of {r.models} · could be last: {r.could_be_last}** · "
             f"tiers resolved: {r.tiers} · largest unseparated set: {r.largest_unseparated} · "
-            f"established pairs: {100 * r.established_share:.1f}%. Every scope below.")
+            f"established pairs: {r.established_percent:.1f}% · top-{r.top_k} resolution: {r.top_k_bits:.1f} of "
+            f"{np.log2(math.factorial(r.top_k)):.1f} bits undetermined. Every scope below.")
 
 
 def definitions_markdown() -> str:
-    return "\n".join(f"- **{name}**: {text}" for name, text in {**DEFINITIONS, **MODEL_DEFINITIONS, **PROVENANCE}.items())
+    return "\n".join([*(f"- **{name}**: {text}" for name, text in
+                        {**DEFINITIONS, **TASK_DEFINITIONS, **MODEL_DEFINITIONS, **PROVENANCE}.items()),
+                       "", NOT_APPLICABLE])

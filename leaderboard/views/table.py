@@ -476,9 +476,14 @@ def export_file(data: bytes, file_name: str) -> str:
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+    prune_exports()
+    return str(path)
+
+
+def prune_exports() -> None:
+    """Keep only the newest MAX_EXPORTS downloads' folders."""
     for old in sorted(EXPORTS.iterdir(), key=lambda p: p.stat().st_mtime)[:-MAX_EXPORTS]:
         shutil.rmtree(old, ignore_errors=True)
-    return str(path)
 
 
 def export_table(table: pd.DataFrame, fmt: str, name: str = "leaderboard") -> str:
