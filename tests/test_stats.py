@@ -16,6 +16,7 @@ import stats
 from stats import METRICS, ClassProbs, LabelPairs, duel
 from stats import duel_tests as dt
 from stats.metrics import REFERENCE_AUROC, resampled_means
+from stats_samples import binary_models, classifier, f1_counts, labeller, perplexity_samples, samples_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,28 +25,6 @@ PPL = METRICS["word_perplexity"]
 ROUGE = METRICS["rouge_raw_r2_mid_f"]
 AUROC = METRICS["avg_mcauroc"]
 MACRO_F1, MCC, JUDGE = METRICS["macro_f1"], METRICS["mcc"], METRICS["judge_score"]
-
-
-def binary_models(rng, n, accuracies):
-    return (rng.random((len(accuracies), n)) < np.asarray(accuracies)[:, None]).astype(float)
-
-
-def perplexity_samples(rng, n, nll):
-    words = rng.integers(5, 80, n).astype(float)
-    return np.column_stack([-words * (nll + rng.normal(0, 0.3, n)), words])
-
-
-def classifier(rng, gold, k, skill):
-    logits = rng.normal(0, 1, (len(gold), k))
-    logits[np.arange(len(gold)), gold] += skill
-    return np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
-
-
-def f1_counts(rng, n, recall):
-    """Counts [tp, fp, fn] of n items: Poisson(1.5) to find, each found with probability `recall`."""
-    gold = rng.poisson(1.5, n)
-    tp = rng.binomial(gold, recall)
-    return np.column_stack([tp, rng.poisson(0.5, n), gold - tp]).astype(float)
 
 
 def duel_one_vs_many(metric, a, bs, seed=7):
@@ -312,23 +291,6 @@ def test_auroc_duel_in_engine_uses_paired_test():
 
 # --- properties every test must have ----------------------------------------------------------
 
-def samples_of(metric, rng, n=300):
-    if metric.sample_kind == "binary":
-        return binary_models(rng, n, [0.6])[0]
-    if metric.sample_kind == "loglik_words":
-        return perplexity_samples(rng, n, 3.0)
-    if metric.sample_kind == "unit_interval":
-        return rng.random(n)
-    if metric.sample_kind == "judge":
-        return rng.integers(1, 11, n).astype(float)
-    if metric.sample_kind == "label_pair":
-        return labeller(rng, np.arange(n) % 3, 3, 0.6)
-    if metric.sample_kind == "tp_fp_fn":
-        return f1_counts(rng, n, 0.6)
-    gold = np.arange(n) % 3
-    return ClassProbs(gold, classifier(rng, gold, 3, 1.0))
-
-
 @pytest.mark.parametrize("name", sorted(METRICS))
 def test_identical_results_are_never_significant(name):
     metric = METRICS[name]
@@ -342,7 +304,7 @@ REPRODUCED = """
 import hashlib, json, sys
 import numpy as np
 sys.path.insert(0, "tests")
-from test_stats import samples_of
+from stats_samples import samples_of
 from leaderboard.engine.tournament import task_seed
 from stats import METRICS, duel
 out = {}
@@ -412,12 +374,6 @@ def test_reference_auroc_test_is_liberal():
 
 
 # --- macro-F1 and MCC from labels, judge scores ------------------------------------------------
-
-def labeller(rng, gold, k, accuracy):
-    """Predicted labels: right with probability `accuracy`, else a random class or -1."""
-    wrong = rng.integers(-1, k, len(gold))
-    return LabelPairs(gold, np.where(rng.random(len(gold)) < accuracy, gold, wrong), k)
-
 
 def sklearn_macro_f1(gold, predicted):
     return f1_score(gold, predicted, average="macro", labels=np.unique(np.r_[gold, predicted[predicted >= 0]]))
