@@ -3,13 +3,19 @@ per pair of contents and copied are the duels `rebuild` runs (the engine's own b
 from an empty store), the panel settles at its start and a fresh load finds nothing missing."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
+from bench import bench_scale
 from bench.bench_scale import phase_build
 from leaderboard.board.state import Leaderboard
+from leaderboard.config.tasks import DEFAULT_TASKS_FILE
 from leaderboard.storage.local import LocalStore
 
-N_MODELS = 60  # more than the panel's 50
+PANEL = 8  # the shipped benchmark with a panel of 8 (its 50 at scale: bench/bench_scale.py --settled)
+N_MODELS = 14  # more than the panel
+POOL = range(200_000, 202_000)  # holds the panel and the others below it; the bench's 60,000 cost ~1 s per 5,000
 
 
 def pairs(board: Leaderboard) -> dict[tuple[str, str], int]:
@@ -17,13 +23,18 @@ def pairs(board: Leaderboard) -> dict[tuple[str, str], int]:
     return {(ids[a], ids[b]): k for k, (a, b) in enumerate(zip(rows.first, rows.second))}
 
 
-def test_settled_store_holds_the_duels_rebuild_runs(tmp_path):
+def test_settled_store_holds_the_duels_rebuild_runs(tmp_path, monkeypatch):
+    tasks = json.loads(DEFAULT_TASKS_FILE.read_text()) | {"top_opponents": PANEL}
+    (tmp_path / "tasks.json").write_text(json.dumps(tasks))
+    monkeypatch.setenv("LEADERBOARD_TASKS", str(tmp_path / "tasks.json"))
+    monkeypatch.setattr(bench_scale, "PANEL_POOL", POOL)
     settled = phase_build(str(tmp_path / "settled"), N_MODELS, 40, "settled", 20)
     rebuilt = phase_build(str(tmp_path / "rebuilt"), N_MODELS, 40, "rebuild", 20)
     assert settled["panel_is_the_members"]
     assert settled["backfilled_pairs"] == 0 and settled["missing_duels_after_load"] == 0
     assert rebuilt["dueled"] == settled["duel_rows"] // 2  # rebuild counts each pair once
     mine, theirs = (Leaderboard(LocalStore(tmp_path / name)) for name in ("settled", "rebuilt"))
+    assert mine.benchmark.top_opponents == PANEL and len(mine.models) == N_MODELS
     assert list(mine.models) == list(theirs.models)
     mine_pairs, their_pairs = pairs(mine), pairs(theirs)
     assert set(mine_pairs) == set(their_pairs) and len(mine_pairs) == settled["duel_rows"]

@@ -16,6 +16,7 @@ import stats
 from stats import METRICS, ClassProbs, LabelPairs, duel
 from stats import duel_tests as dt
 from stats.metrics import REFERENCE_AUROC, resampled_means
+from stats_samples import binary_models, classifier, f1_counts, labeller, perplexity_samples, samples_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,28 +25,6 @@ PPL = METRICS["word_perplexity"]
 ROUGE = METRICS["rouge_raw_r2_mid_f"]
 AUROC = METRICS["avg_mcauroc"]
 MACRO_F1, MCC, JUDGE = METRICS["macro_f1"], METRICS["mcc"], METRICS["judge_score"]
-
-
-def binary_models(rng, n, accuracies):
-    return (rng.random((len(accuracies), n)) < np.asarray(accuracies)[:, None]).astype(float)
-
-
-def perplexity_samples(rng, n, nll):
-    words = rng.integers(5, 80, n).astype(float)
-    return np.column_stack([-words * (nll + rng.normal(0, 0.3, n)), words])
-
-
-def classifier(rng, gold, k, skill):
-    logits = rng.normal(0, 1, (len(gold), k))
-    logits[np.arange(len(gold)), gold] += skill
-    return np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
-
-
-def f1_counts(rng, n, recall):
-    """Counts [tp, fp, fn] of n items: Poisson(1.5) to find, each found with probability `recall`."""
-    gold = rng.poisson(1.5, n)
-    tp = rng.binomial(gold, recall)
-    return np.column_stack([tp, rng.poisson(0.5, n), gold - tp]).astype(float)
 
 
 def duel_one_vs_many(metric, a, bs, seed=7):
@@ -312,23 +291,6 @@ def test_auroc_duel_in_engine_uses_paired_test():
 
 # --- properties every test must have ----------------------------------------------------------
 
-def samples_of(metric, rng, n=300):
-    if metric.sample_kind == "binary":
-        return binary_models(rng, n, [0.6])[0]
-    if metric.sample_kind == "loglik_words":
-        return perplexity_samples(rng, n, 3.0)
-    if metric.sample_kind == "unit_interval":
-        return rng.random(n)
-    if metric.sample_kind == "judge":
-        return rng.integers(1, 11, n).astype(float)
-    if metric.sample_kind == "label_pair":
-        return labeller(rng, np.arange(n) % 3, 3, 0.6)
-    if metric.sample_kind == "tp_fp_fn":
-        return f1_counts(rng, n, 0.6)
-    gold = np.arange(n) % 3
-    return ClassProbs(gold, classifier(rng, gold, 3, 1.0))
-
-
 @pytest.mark.parametrize("name", sorted(METRICS))
 def test_identical_results_are_never_significant(name):
     metric = METRICS[name]
@@ -342,7 +304,7 @@ REPRODUCED = """
 import hashlib, json, sys
 import numpy as np
 sys.path.insert(0, "tests")
-from test_stats import samples_of
+from stats_samples import samples_of
 from leaderboard.engine.tournament import task_seed
 from stats import METRICS, duel
 out = {}
@@ -413,12 +375,6 @@ def test_reference_auroc_test_is_liberal():
 
 # --- macro-F1 and MCC from labels, judge scores ------------------------------------------------
 
-def labeller(rng, gold, k, accuracy):
-    """Predicted labels: right with probability `accuracy`, else a random class or -1."""
-    wrong = rng.integers(-1, k, len(gold))
-    return LabelPairs(gold, np.where(rng.random(len(gold)) < accuracy, gold, wrong), k)
-
-
 def sklearn_macro_f1(gold, predicted):
     return f1_score(gold, predicted, average="macro", labels=np.unique(np.r_[gold, predicted[predicted >= 0]]))
 
@@ -436,10 +392,36 @@ def test_mcc_of_a_single_predicted_class_is_zero():
     assert MCC.aggregate(LabelPairs(gold, np.zeros(30, dtype=int), 3)) == 0.0
 
 
-@pytest.mark.parametrize("metric, direct", [(MACRO_F1, sklearn_macro_f1), (MCC, matthews_corrcoef)])
-def test_label_bootstrap_matches_a_slow_loop_over_resamples(metric, direct):
+def table(gold, predicted):
+    """The contingency table of the labels (no answer, -1, a label of its own, as in scikit-learn)."""
+    labels = np.unique(np.r_[gold, predicted])
+    return (gold[:, None, None] == labels[:, None]) & (predicted[:, None, None] == labels), labels
+
+
+def macro_f1_by_definition(gold, predicted):
+    """Mean over the labels seen (answers and gold, not -1) of 2 tp / (2 tp + fp + fn)."""
+    counts, labels = table(gold, predicted)
+    counts = counts.sum(axis=0)[labels >= 0][:, labels >= 0]
+    tp = np.diag(counts)
+    both = (gold[:, None] == labels[labels >= 0]).sum(0) + (predicted[:, None] == labels[labels >= 0]).sum(0)
+    return np.mean(np.divide(2 * tp, both, out=np.zeros(len(tp)), where=both > 0))
+
+
+def mcc_by_definition(gold, predicted):
+    """Gorodkin's R_K: (c s - t.p) / sqrt((s^2 - p.p)(s^2 - t.t)), 0 when a side is constant."""
+    counts = table(gold, predicted)[0].sum(axis=0)
+    t, p, c, s = counts.sum(1), counts.sum(0), np.trace(counts), counts.sum()
+    denominator = np.sqrt(float(s * s - p @ p) * float(s * s - t @ t))
+    return (c * s - t @ p) / denominator if denominator else 0.0
+
+
+@pytest.mark.parametrize("metric, direct, by_definition", [(MACRO_F1, sklearn_macro_f1, macro_f1_by_definition),
+                                                           (MCC, matthews_corrcoef, mcc_by_definition)])
+def test_label_bootstrap_matches_a_slow_loop_over_resamples(metric, direct, by_definition):
     """Each p-value equals the bootstrap done by hand: every resample's indices drawn from
-    the same seeded counts, the metric recomputed by scikit-learn, one resample at a time."""
+    the same seeded counts, the metric recomputed from its definition one resample at a
+    time; that computation is scikit-learn's on the first resamples of every model (all
+    of them cost 5-7 ms of scikit-learn's checks each, 30 s for 5,000)."""
     rng = np.random.default_rng(21)
     gold = rng.integers(0, 3, 60)
     a, bs = labeller(rng, gold, 3, 0.7), [labeller(rng, gold, 3, acc) for acc in (0.4, 0.6, 0.7, 0.8)]
@@ -448,7 +430,10 @@ def test_label_bootstrap_matches_a_slow_loop_over_resamples(metric, direct):
     resampled = [np.repeat(np.arange(60), row) for row in counts]
 
     def boot(s):
-        return np.array([direct(s.gold[i], s.predicted[i]) for i in resampled])
+        by_hand = np.array([by_definition(s.gold[i], s.predicted[i]) for i in resampled])
+        np.testing.assert_allclose(by_hand[:40], [direct(s.gold[i], s.predicted[i]) for i in resampled[:40]],
+                                   rtol=0, atol=1e-12)
+        return by_hand
     boot_a = boot(a)
     for b, p, d in zip(bs, result.p_value, result.delta):
         assert d == pytest.approx(direct(a.gold, a.predicted) - direct(b.gold, b.predicted))
