@@ -124,6 +124,8 @@ def main():
     parser.add_argument("--rebuilt", action="store_true", help="a store whose duels `rebuild` ran (default: "
                                                                "`bench_scale.py --settled`'s, the same duels)")
     parser.add_argument("--distinct", type=int, default=20, help="the other contents a full-size store shares")
+    parser.add_argument("--distinct-files", action="store_true", help="the store whose models have their own data "
+                                                                      "files (`bench_scale.py --distinct-files`)")
     parser.add_argument("--before", help="another tree of the code, timed in turn with this one")
     parser.add_argument("--before-repeats", type=int, help="runs of the other tree (default --repeats): it "
                                                            "may take minutes per run")
@@ -137,7 +139,8 @@ def main():
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
     result = {"models": args.models, "samples": args.samples, "load_average_at_start": os.getloadavg()}
-    store, result["build"] = built_store(work, args.models, args.samples, not args.rebuilt, args.distinct)
+    store, result["build"] = built_store(work, args.models, args.samples, not args.rebuilt, args.distinct,
+                                         args.distinct_files)
     files = new_files(work, args.samples)
     trees = {"after": ROOT, **({"before": Path(args.before)} if args.before else {})}
     runs = {(tree, name): [] for tree in trees for name in files}
