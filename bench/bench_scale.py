@@ -162,14 +162,15 @@ def phase_models(store: str, n_models: str, samples: str, distinct: str, own_fil
     store_obj.data_dir.mkdir(parents=True, exist_ok=True)
     (Path(store) / "duels").mkdir(exist_ok=True)
     titles, ids = {}, []
-    made = {}  # demo index -> [form, parsed, results, references, its first data file, that file's stamp]
+    made = {}  # demo index -> [form, parsed, results, references, JSON body, its first data file, that file's stamp]
     for i, demo in enumerate(demo_of):
         if demo not in made:
             form, document, _ = demo_model(benchmark, demo, seed=1, designs=designs)
             parsed = parse_submission(dump_json(document), benchmark)
+            body = dump_json({k: v for k, v in parsed.document.items() if k != "submission_metadata"})
             made[demo] = [form, parsed, summarize(parsed, benchmark),
-                          {k: TaskReference.of(s) for k, s in parsed.tasks.items()}, None, None]
-        form, parsed, results, references, shared_file, stamp = made[demo]
+                          {k: TaskReference.of(s) for k, s in parsed.tasks.items()}, body, None, None]
+        form, parsed, results, references, body, shared_file, stamp = made[demo]
         form = {**form, "model_name": f"m{i:05d}-{form['model_name']}"}  # its own name: m00042-<the content's>
         metadata = validate_metadata(**form)
         sid = submission_id(metadata, parsed)
@@ -179,10 +180,10 @@ def phase_models(store: str, n_models: str, samples: str, distinct: str, own_fil
         titles[sid] = metadata.title
         ids.append(sid)
         path = store_obj.data_dir / f"{sid}.json"
-        if shared_file is None or own_files:
-            path.write_bytes(dump_json({**parsed.document, "submission_metadata": stored}))
+        if shared_file is None or own_files:  # the content's JSON with this model's metadata as its last member
+            path.write_bytes(body[:-1] + b',"submission_metadata":' + dump_json(stored) + b"}")
             stamp = store_obj._stamp(sid)
-            made[demo][4:] = [path, stamp]
+            made[demo][5:] = [path, stamp]
         else:
             os.link(shared_file, path)
         store_obj.save_cached(PublishedModel(sid, stored, results, references), stamp)
