@@ -32,7 +32,7 @@ from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, Pre
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256
-from stats import evidence
+from stats import duel_tests, evidence
 
 log = logging.getLogger(__name__)
 
@@ -293,7 +293,9 @@ class Leaderboard:
 
     def warm_presubmission(self) -> None:
         """What every pre-submission of this state reads and the first would compute: the
-        panel, the references a file is aligned to, the sample file's first task."""
+        panel, the references a file is aligned to, the sample file's first task, and
+        scipy.special, which the duels import on first use (2 s on a loaded machine)."""
+        duel_tests.scipy_special()
         self.panel()
         self.references()
         if self.models:
