@@ -57,8 +57,11 @@ def main():
     # computing them then failed with CPython 3.11's "AST constructor recursion depth
     # mismatch" (its ast module is not safe for two threads parsing at once). A stale
     # snapshot (a publication's, whose writing after its commit failed) is then written again.
-    if not board.certainty_from_snapshot():
-        board.certainty_in_background(after=serving, then=board.publishing.refresh_stale_snapshot)
+    if board.certainty_from_snapshot():  # the replicates the next publication's intervals need, meanwhile
+        board.warm_in_background(after=serving)
+    else:
+        board.certainty_in_background(after=serving, then=lambda: (board.warm_presubmission(),
+                                                                   board.publishing.refresh_stale_snapshot()))
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them,
     # counted from the store's upload records: written at once locally, batched on the Hub.

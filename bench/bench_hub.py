@@ -3,19 +3,25 @@ how many bytes until it serves the board, and what a pre-submission then fetches
 is served by the local Hub server of the tests (tests/fake_hub.py, which counts requests and
 can delay each answer), read through the real huggingface_hub client.
 
-    python bench/bench_hub.py --models 100 [--latency 0 0.05] [--repeats 3] [--workdir DIR]
+    python bench/bench_hub.py --models 100 [--latency 0 0.05] [--repeats 5] [--workdir DIR] [--port 7972]
     python bench/bench_hub.py --models 1000 --layout files   # the repo as older versions wrote it
+    python bench/bench_hub.py --models 100 --samples 40      # reduced arrays (40 samples per task)
 
-The store is bench_scale.py's synthetic one (40 samples per task, every duel run by
-`rebuild`, so the panel is settled: a pre-submission duels it, not the whole board), laid
-out in the repo as the app writes it: submissions, per-model arrays under arrays/, duel
-files, titles, snapshot, and (`--layout index`, the default) the index files a history of
-one publication per model leaves (store_index.py); `--layout files` leaves them out (the repo
-as versions before the index wrote it). Each replica runs in a fresh process with an empty
-cache (a new replica: load, then a pre-submission), then once more on the same cache (a
-restart), then the app itself from launch until it serves, new and restarted. Prints a
-JSON summary (medians of the repeats); requests and bytes are those the hub answered, peak
-memory is each process's own.
+The store is bench_scale.py's settled one (`--settled`: the panel settled at its start,
+every model's duels with it stored, so a pre-submission duels the panel, not the whole
+board), full size by default (`--samples 0`: the real task sizes, so the arrays a replica
+downloads are the real ones), laid out in the repo as the app writes it: submissions,
+per-model arrays under arrays/, duel files, titles, snapshot, and (`--layout index`, the
+default) the index files a history of one publication per model leaves (store_index.py);
+`--layout files` leaves them out (the repo as versions before the index wrote it). Each
+replica runs in a fresh process with an empty cache (a new replica: load, then a
+pre-submission), once with a new model that enters the panel and once with one that stays
+off it (`bench_publication.new_files`, checked: `entered_panel`), then once more on the
+same cache (a restart); then the app itself from launch until the hub has answered its
+last request (no request for QUIET_SECONDS after it: the downloads the app starts in the
+background count), new and restarted, with the seconds until it serves beside. Prints a
+JSON summary (medians of the repeats, every run's seconds); requests and bytes are those
+the hub answered, peak memory is each process's own. The fake Hub listens on `--port` + 1.
 """
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 REPO = "bench/leaderboard"
+QUIET_SECONDS = 10  # no hub request for this long after the app serves: its background downloads ended
 
 # A replica in a fresh process: load the board and rank it ("loaded"), then pre-submit the
 # file named by argv[4] when the bench answers on stdin ("presubmitted").
@@ -53,7 +60,7 @@ if sys.stdin.readline().strip() == "presubmit":
     t = time.perf_counter()
     preview = board.publishing.presubmit(new, json.loads(new.with_suffix(".form.json").read_text()))
     print(json.dumps({"seconds": time.perf_counter() - t, "rank": int(preview.table.loc[preview.submission_id, "rank"]),
-                      "peak_mb": peak()}), flush=True)
+                      "entered_panel": preview.submission_id in preview.panel, "peak_mb": peak()}), flush=True)
 """
 
 
@@ -83,27 +90,37 @@ def replica(hub, cache_dir: Path, new_file: Path, presubmit: bool) -> dict:
 
 
 def app_start(hub, home: Path, workdir: Path, port: int) -> dict:
-    """`python app.py` on the repo from launch until it serves: seconds, requests, peak MB."""
+    """`python app.py` on the repo from launch until it serves, and until the hub answered
+    its last request (its background downloads ended: QUIET_SECONDS without one after it):
+    seconds, requests, MB downloaded, peak MB."""
     from test_e2e import start_app
     env = {key: value for key, value in os.environ.items() if key not in ("HF_HUB_CACHE", "LEADERBOARD_STORE")}
     env.update(LEADERBOARD_REPO=REPO, HF_ENDPOINT=hub.url, HF_HOME=str(home), GRADIO_SERVER_PORT=str(port),
                GRADIO_ANALYTICS_ENABLED="False")
-    requests = hub.requests
+    requests, sent = hub.requests, hub.bytes_sent
     t = time.perf_counter()
     app = start_app(env, workdir / "bench_hub_app.log", seconds=900)
-    seconds = time.perf_counter() - t
+    serving = time.perf_counter() - t
+    last, seen = time.perf_counter(), hub.requests
+    while time.perf_counter() - last < QUIET_SECONDS:
+        time.sleep(0.05)
+        if hub.requests != seen:
+            last, seen = time.perf_counter(), hub.requests
     status = Path(f"/proc/{app.pid}/status").read_text()
     peak_kb = int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM")))
     app.terminate()
     app.wait(timeout=30)
-    return {"seconds_until_serving": seconds, "requests": hub.requests - requests, "peak_mb": peak_kb / 1024}
+    return {"seconds_until_serving": serving, "seconds_until_downloads_ended": last - t,
+            "requests": hub.requests - requests, "mb_downloaded": (hub.bytes_sent - sent) / 2**20,
+            "peak_mb": peak_kb / 1024}
 
 
 def medians(runs: list[dict]) -> dict:
     """Per step and measure, the median over the runs (all runs' seconds kept too)."""
     out = {}
     for step in runs[0]:
-        out[step] = {key: statistics.median(run[step][key] for run in runs) for key in runs[0][step]}
+        out[step] = {key: (statistics.median(run[step][key] for run in runs) if not isinstance(value, bool)
+                           else [run[step][key] for run in runs]) for key, value in runs[0][step].items()}
         out[step]["all_seconds"] = [round(run[step]["seconds"], 2) for run in runs]
     return out
 
@@ -112,29 +129,28 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", type=int, default=100)
     parser.add_argument("--latency", type=float, nargs="+", default=[0.0, 0.05], help="seconds per request")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--samples", type=int, default=0, help="samples per task; 0: the real task sizes")
     parser.add_argument("--layout", choices=("index", "files"), default="index")
     parser.add_argument("--no-app", action="store_true", help="measure the replica processes only")
-    parser.add_argument("--port", type=int, default=7860, help="the app's port")
+    parser.add_argument("--port", type=int, default=7860, help="the app's port; the fake Hub's the next")
     parser.add_argument("--workdir", default=str(ROOT / "bench" / "out"))
     args = parser.parse_args()
 
-    from bench.bench_scale import run_phase, write_probe
+    from bench.bench_publication import new_files
+    from bench.bench_scale import built_store
     from conftest import hub_repo_files
     from fake_hub import FakeHub
     from leaderboard.config.tasks import load_benchmark
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
-    results = {"models": args.models, "layout": args.layout, "load_average_at_start": os.getloadavg()}
-    store = work / f"hubstore{args.models}-rebuilt"
-    if not store.exists():
-        results["build"] = run_phase("build", store, args.models, 40, "rebuild", 1)
-    new_file = work / "hub-new.json"
-    if not new_file.exists():
-        write_probe(new_file, store, "hub-probe")
+    results = {"models": args.models, "samples": args.samples, "layout": args.layout,
+               "load_average_at_start": os.getloadavg()}
+    store, results["build"] = built_store(work, args.models, args.samples, True, 20)
+    probes = new_files(work, args.samples)  # a new model that enters the panel, one that stays off it
     with tempfile.TemporaryDirectory(dir=work) as tmp:
         tmp = Path(tmp)
-        hub = FakeHub(tmp / "hub").start()
+        hub = FakeHub(tmp / "hub").start(args.port + 1)
         files = hub_repo_files(store, load_benchmark(), index=args.layout == "index")
         hub.create_repo(REPO, files)
         index = {path: len(data) for path, data in files.items() if path.startswith("index/")}
@@ -142,12 +158,14 @@ def main():
                        index_segments=index, index_mb=sum(index.values()) / 2**20)
         for latency in args.latency:
             hub.latency = latency
-            new, restarts = [], []
-            for k in range(args.repeats):
-                cache = tmp / f"cache-{latency}-{k}"
-                new.append(replica(hub, cache, new_file, presubmit=True))
-                restarts.append(replica(hub, cache, new_file, presubmit=False))
-            at = results[f"latency_{latency:g}s"] = {"new_replica": medians(new), "restart": medians(restarts)}
+            at = results[f"latency_{latency:g}s"] = {}
+            for probe, new_file in probes.items():
+                new, restarts = [], []
+                for k in range(args.repeats):
+                    cache = tmp / f"cache-{latency}-{probe}-{k}"
+                    new.append(replica(hub, cache, new_file, presubmit=True))
+                    restarts.append(replica(hub, cache, new_file, presubmit=False))
+                at[f"new_replica_probe_{probe}"], at[f"restart_{probe}"] = medians(new), medians(restarts)
             for name in () if args.no_app else ("app_start_new_replica", "app_start_restart"):
                 try:
                     at[name] = app_start(hub, tmp / f"home-{latency}", work, args.port)

@@ -3,6 +3,7 @@
     python bench/bench_scale.py --models 50 200 1000 [--samples 40] [--workdir bench/out]
     python bench/bench_scale.py --models 10000 --settled
     python bench/bench_scale.py --models 1000 10000 --samples 0 --settled --workdir /tmp/scale
+    python bench/bench_scale.py --models 1000 --samples 0 --settled --distinct-files --port 7970
 
 Stores are synthetic, in the project's own layout, on the full 50-task benchmark with
 `--samples` samples per task, or with `--samples 0` the demo generator's real task sizes
@@ -28,7 +29,14 @@ summarized once each, every model takes one of them under its own name, and the 
 of one content share one data file (hard links: its `submission_metadata` is the first
 such model's; nothing measured here reads a published data file, each model's cache
 being current). Each model's cache file is its own (it holds the model's metadata).
-40-sample stores give every model its own content.
+With `--distinct-files` every model writes its own data file (its content's predictions
+under its own `submission_metadata`, 2.7-4.1 MB each): the store's disk figure is then a
+real one (about 4 GB at 1,000 models, 41 GB at 10,000). 40-sample stores give every model
+its own content.
+
+Every measurement runs a first time, reported apart (`first_*`: a first call pays what a
+process or a board has not warmed yet), then `--repeats` times more (at least 5), whose
+median is reported. The app listens on `--port` (default: one the OS picks).
 
 Each measurement runs in a fresh process, so peak memory (max RSS) is its own; wall
 times of whole processes include Python's start-up. Prints one JSON summary.
@@ -52,7 +60,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 INDEX_FILE = "index.jsonl"  # model_index.INDEX_FILE (not imported: the bench also runs on trees without it)
-REPEATS = 3  # runs of each measurement unless --repeats says otherwise
+REPEATS = 5  # warm runs of each measurement after the first, unless --repeats says otherwise
 
 
 def peak_mb() -> float:
@@ -126,14 +134,16 @@ def model_contents(benchmark, n_models: int, full_size: bool, distinct: int) -> 
     return contents, [next(members) if here else next(others) for here in at_member]
 
 
-def phase_build(store: str, n_models: str, samples: str, duels: str, distinct: str) -> dict:
+def phase_build(store: str, n_models: str, samples: str, duels: str, distinct: str, own_files: str = "") -> dict:
     """`phase_models`, then `phase_duels` (two phases, so that each can run alone)."""
-    return {**phase_models(store, n_models, samples, distinct), **phase_duels(store, samples, duels, distinct)}
+    return {**phase_models(store, n_models, samples, distinct, own_files),
+            **phase_duels(store, samples, duels, distinct)}
 
 
-def phase_models(store: str, n_models: str, samples: str, distinct: str) -> dict:
+def phase_models(store: str, n_models: str, samples: str, distinct: str, own_files: str = "") -> dict:
     """Write `n_models` models (data file, per-model cache, titles) without duels.
-    `samples` 0: real task sizes, contents shared (the module's note)."""
+    `samples` 0: real task sizes, contents shared (the module's note); `own_files`
+    non-empty: every model its own data file, not a hard link to its content's first."""
     from leaderboard.submission.demo import FIRST_TIMESTAMP, demo_model, task_design
     from leaderboard.storage.local import LocalStore
     from leaderboard.storage.store import PublishedModel, titles_files
@@ -152,14 +162,15 @@ def phase_models(store: str, n_models: str, samples: str, distinct: str) -> dict
     store_obj.data_dir.mkdir(parents=True, exist_ok=True)
     (Path(store) / "duels").mkdir(exist_ok=True)
     titles, ids = {}, []
-    made = {}  # demo index -> [form, parsed, results, references, its first data file, that file's stamp]
+    made = {}  # demo index -> [form, parsed, results, references, JSON body, its first data file, that file's stamp]
     for i, demo in enumerate(demo_of):
         if demo not in made:
             form, document, _ = demo_model(benchmark, demo, seed=1, designs=designs)
             parsed = parse_submission(dump_json(document), benchmark)
+            body = dump_json({k: v for k, v in parsed.document.items() if k != "submission_metadata"})
             made[demo] = [form, parsed, summarize(parsed, benchmark),
-                          {k: TaskReference.of(s) for k, s in parsed.tasks.items()}, None, None]
-        form, parsed, results, references, shared_file, stamp = made[demo]
+                          {k: TaskReference.of(s) for k, s in parsed.tasks.items()}, body, None, None]
+        form, parsed, results, references, body, shared_file, stamp = made[demo]
         form = {**form, "model_name": f"m{i:05d}-{form['model_name']}"}  # its own name: m00042-<the content's>
         metadata = validate_metadata(**form)
         sid = submission_id(metadata, parsed)
@@ -169,16 +180,19 @@ def phase_models(store: str, n_models: str, samples: str, distinct: str) -> dict
         titles[sid] = metadata.title
         ids.append(sid)
         path = store_obj.data_dir / f"{sid}.json"
-        if shared_file is None:
-            path.write_bytes(dump_json({**parsed.document, "submission_metadata": stored}))
-            made[demo][4:] = [path, store_obj._stamp(sid)]
+        if shared_file is None or own_files:  # the content's JSON with this model's metadata as its last member
+            path.write_bytes(body[:-1] + b',"submission_metadata":' + dump_json(stored) + b"}")
+            stamp = store_obj._stamp(sid)
+            made[demo][5:] = [path, stamp]
         else:
             os.link(shared_file, path)
         store_obj.save_cached(PublishedModel(sid, stored, results, references), stamp)
     for part, data in titles_files(titles, titles).items():
         (Path(store) / part).parent.mkdir(exist_ok=True)
         (Path(store) / part).write_bytes(data)
-    return {"write_models_seconds": time.perf_counter() - t, "distinct_contents": len(made)}
+    data_bytes = sum(p.stat().st_size for p in {p.stat().st_ino: p for p in store_obj.data_dir.iterdir()}.values())
+    return {"write_models_seconds": time.perf_counter() - t, "distinct_contents": len(made),
+            "data_files_on_disk_gb": data_bytes / 2**30}
 
 
 def phase_duels(store: str, samples: str, duels: str, distinct: str) -> dict:
@@ -273,8 +287,9 @@ def missing_after_load(store: str) -> int:
     return sum(len(v) for _, v in missing_duels(board.tournament, board.models, board.flags, board.benchmark))
 
 
-def phase_in_process(store: str, new_file: str) -> dict:
-    """Load, pre-submit (3 times) and publish in one process; bytes one publication wrote."""
+def phase_in_process(store: str, new_file: str, repeats: str = str(REPEATS)) -> dict:
+    """Load, pre-submit (a first call, then `repeats` more) and publish in one process;
+    bytes one publication wrote."""
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     form = json.loads(Path(new_file).with_suffix(".form.json").read_text())
@@ -283,7 +298,7 @@ def phase_in_process(store: str, new_file: str) -> dict:
     board.ranked()
     load = time.perf_counter() - t
     times = []
-    for _ in range(REPEATS):
+    for _ in range(1 + int(repeats)):
         t = time.perf_counter()
         preview = board.publishing.presubmit(Path(new_file), form)
         times.append(time.perf_counter() - t)
@@ -300,7 +315,8 @@ def phase_in_process(store: str, new_file: str) -> dict:
         grown = old is not None and old.st_ino == st.st_ino and st.st_size >= old.st_size
         changed[str(p.relative_to(store))] = st.st_size - old.st_size if grown else st.st_size
     duels = board.tournament.rows().first.size
-    return {"load_seconds": load, "presubmit_median_seconds": statistics.median(times), "presubmit_all": times,
+    return {"load_seconds": load, "first_presubmit_seconds": times[0],
+            "presubmit_median_seconds": statistics.median(times[1:]), "presubmit_all": times,
             "publish_seconds": publish, "peak_mb": peak_mb(), "duel_rows": duels,
             "bytes_written": sum(changed.values()), "files_written": changed}
 
@@ -330,11 +346,13 @@ def timed_process(command: list[str], env=None) -> tuple[float, float]:
         return wall, int(Path(peak.name).read_text().split()[-1]) / 1024
 
 
-def app_start(store: Path, log: Path) -> tuple[float, float]:
-    """Seconds from `python app.py` until the page answers, and the app's peak MB then."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+def app_start(store: Path, log: Path, port: int = 0) -> tuple[float, float]:
+    """Seconds from `python app.py` until the page answers, and the app's peak MB then;
+    on `port` (0: one the OS picks)."""
+    if not port:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
     env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
            "GRADIO_ANALYTICS_ENABLED": "False"}
     t = time.perf_counter()
@@ -369,13 +387,15 @@ def linked_copy(store: Path, copy: Path) -> None:
         shutil.copy2 if Path(source).name == INDEX_FILE else os.link)(source, target))  # an index is appended to
 
 
-def built_store(work: Path, n: int, samples: int, settled: bool, distinct: int) -> tuple[Path, dict | None]:
+def built_store(work: Path, n: int, samples: int, settled: bool, distinct: int,
+                own_files: bool = False) -> tuple[Path, dict | None]:
     """The store of `n` models under `work` (built by the `build` phase unless it exists)
-    and the build's summary (None when it existed)."""
-    store = work / f"scale{n}-{samples}-{'settled' if settled else 'rebuilt'}"
+    and the build's summary (None when it existed); `own_files`: every model its own data file."""
+    store = work / f"scale{n}-{samples}-{'settled' if settled else 'rebuilt'}{'-files' if own_files else ''}"
     if store.exists():
         return store, None
-    return store, run_phase("build", store, n, samples, "settled" if settled else "rebuild", distinct)
+    return store, run_phase("build", store, n, samples, "settled" if settled else "rebuild", distinct,
+                            "own" if own_files else "")
 
 
 def write_probe(new_file: Path, store: Path, model_name: str) -> None:
@@ -396,7 +416,7 @@ def write_probe(new_file: Path, store: Path, model_name: str) -> None:
 def measure(n: int, args) -> dict:
     work = Path(args.workdir)
     result = {"models": n, "load_average_at_start": os.getloadavg()}
-    store, result["build"] = built_store(work, n, args.samples, args.settled, args.distinct)
+    store, result["build"] = built_store(work, n, args.samples, args.settled, args.distinct, args.distinct_files)
     if args.build_only:
         return result
     new_file = work / f"scale-new-{args.samples}.json"
@@ -406,35 +426,36 @@ def measure(n: int, args) -> dict:
     form = [str(new_file), "--team", "Bench", "--model", "scale-probe", "--type", "chat", "--params", "7",
             "--input-length", "4096", "--precision", "bfloat16", "--link", "https://example.com/probe"]
 
-    def medians(name: str, runs: list[tuple[float, float]]) -> None:
+    def medians(name: str, run) -> None:
+        """`run` (-> (seconds, peak MB)) once, reported as first_<name>, then --repeats times: medians."""
+        result[f"first_{name}_seconds"], result[f"first_{name}_peak_mb"] = run()
+        runs = [run() for _ in range(args.repeats)]
         result[f"{name}_seconds"] = statistics.median(r[0] for r in runs)
         result[f"{name}_peak_mb"] = statistics.median(r[1] for r in runs)
-    # the first reader of a store indexes its caches (model_index.py): once, timed apart
-    result["first_table_process_seconds"], result["first_table_process_peak_mb"] = timed_process(
-        [*cli, "table", "--store", str(store), "--format", "csv"])
-    medians("cold_presubmit_process", [timed_process([*cli, "presubmit", *form, "--store", str(store)])
-                                       for _ in range(args.repeats)])
-    medians("cold_table_process", [timed_process([*cli, "table", "--store", str(store), "--format", "csv"])
-                                   for _ in range(args.repeats)])
-    medians("validate_process", [timed_process([*cli, "validate", str(new_file)]) for _ in range(args.repeats)])
+    # the first reader of a store indexes its caches (model_index.py): the first `table`
+    medians("cold_table_process", lambda: timed_process([*cli, "table", "--store", str(store), "--format", "csv"]))
+    medians("cold_presubmit_process", lambda: timed_process([*cli, "presubmit", *form, "--store", str(store)]))
+    medians("validate_process", lambda: timed_process([*cli, "validate", str(new_file)]))
     try:
-        medians("app_start", [app_start(store, work / "scale_app.log") for _ in range(args.repeats)])
+        medians("app_start", lambda: app_start(store, work / "scale_app.log", args.port))
     except AppDidNotStart as e:
         result["app_start_failed"] = str(e)
     print(json.dumps(result), file=sys.stderr, flush=True)  # what is measured so far
     copy = work / f"scale{n}-publish-copy"
     publishes, cold_publishes, tables_after_publication = [], [], []
-    for _ in range(args.repeats):  # publishing changes the store: each run on a fresh copy
+    for _ in range(1 + args.repeats):  # publishing changes the store: each run on a fresh copy
         linked_copy(store, copy)
         cold_publishes.append(timed_process([*cli, "publish", *form, "--store", str(copy)]))
         # the publication wrote a current snapshot, which `table` prints
         tables_after_publication.append(timed_process([*cli, "table", "--store", str(copy), "--format", "csv"]))
         linked_copy(store, copy)
-        publishes.append(run_phase("in_process", copy, new_file))
+        publishes.append(run_phase("in_process", copy, new_file, args.repeats))
     shutil.rmtree(copy, ignore_errors=True)
-    medians("cold_publish_process", cold_publishes)
-    medians("cold_table_after_publication_process", tables_after_publication)
-    for key in ("load_seconds", "presubmit_median_seconds", "publish_seconds", "peak_mb", "bytes_written"):
+    for name, runs in (("cold_publish_process", cold_publishes),
+                       ("cold_table_after_publication_process", tables_after_publication)):
+        medians(name, iter(runs).__next__)
+    for key in ("load_seconds", "first_presubmit_seconds", "presubmit_median_seconds", "publish_seconds", "peak_mb",
+                "bytes_written"):
         result[key] = statistics.median(p[key] for p in publishes)
     result["files_written"] = publishes[0]["files_written"]
     result["duel_rows"] = publishes[0]["duel_rows"]
@@ -449,9 +470,13 @@ def main():
     parser.add_argument("--distinct", type=int, default=20, help="model contents a full-size store shares")
     parser.add_argument("--settled", action="store_true", help="duels computed once per pair of contents, not "
                                                                    "by `rebuild` (see the module's note)")
+    parser.add_argument("--distinct-files", action="store_true", help="every model its own data file (full size: "
+                                                                       "no hard links, the real disk figure)")
+    parser.add_argument("--port", type=int, default=0, help="the app's port (default: one the OS picks)")
     parser.add_argument("--build-only", action="store_true", help="build the stores, measure nothing")
     parser.add_argument("--workdir", default=str(ROOT / "bench" / "out"))
-    parser.add_argument("--repeats", type=int, default=REPEATS, help="runs of each measurement (median)")
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="warm runs of each measurement after the "
+                                                                      "first (median)")
     parser.add_argument("--phase")
     parser.add_argument("args", nargs="*")
     args = parser.parse_args()

@@ -12,7 +12,10 @@ emptying it until the count is the whole board's again. Details: from clicking t
 until duels and chart show. Model details: from picking a model in the Details picker
 (found through its search box; the search timed apart, until the picker says it
 matches) until its card, bars and duels show. Pre-submission: from the click until the
-preview shows the new model's row. Page HTML: the bytes of the page's HTML (Gradio puts
+preview shows the new model's row, of a file the app records (a new model's, not the
+board's sample file, which the app answers without recording it); the app serves a
+hard-linked copy of the store (`bench_scale.linked_copy`), so the records it writes leave
+the store unchanged, with the pre-submission quotas raised for the repeats. Page HTML: the bytes of the page's HTML (Gradio puts
 its config, every component's first value, in it). Floor: an empty Gradio page (one
 Markdown). Prints medians and maxima as JSON; bench/RESULTS.md records the numbers with
 machine and date.
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import time
@@ -49,6 +53,7 @@ def main():
 
     from playwright.sync_api import expect, sync_playwright
 
+    from bench.bench_scale import linked_copy, write_probe
     from leaderboard.board.configured import build_demo_store
     from conftest import CHROMIUM_ARGS
     from test_e2e import free_port, rows, start_app
@@ -56,21 +61,19 @@ def main():
     store = Path(args.store) if args.store else Path(args.workdir) / f"store{args.models}"
     if not store.exists():
         build_demo_store(store, args.models, seed=1)
+    served = Path(args.workdir) / f"served-{store.name}"
+    linked_copy(store, served)
     port = args.port or free_port()
-    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False"}
+    env = {**os.environ, "LEADERBOARD_STORE": str(served), "GRADIO_SERVER_PORT": str(port),
+           "GRADIO_ANALYTICS_ENABLED": "False", "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "1000",
+           "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "1000"}
     t = time.perf_counter()
     app = start_app(env, Path(args.workdir) / "bench_web_app.log", args.start_seconds)
     startup = time.perf_counter() - t
-    sample = Path(args.workdir) / f"sample-{store.name}" / "sample.json"
+    sample = Path(args.workdir) / f"probe-{store.name}" / "probe.json"  # a new model's file, recorded
     if not sample.exists():
         sample.parent.mkdir(parents=True, exist_ok=True)
-        from leaderboard.board.state import Leaderboard
-        from leaderboard.submission.demo import sample_document
-        from leaderboard.storage.local import LocalStore
-        from leaderboard.strict_json import dump_json
-        board = Leaderboard(LocalStore(store))
-        sample.write_bytes(dump_json(sample_document(board.benchmark, board.references())))
+        write_probe(sample, store, "bench-model")
     picked = picked_model(store)
     results = {}
     try:
@@ -85,6 +88,7 @@ def main():
     finally:
         app.terminate()
         app.wait(timeout=30)
+        shutil.rmtree(served, ignore_errors=True)
     summary = {k: {m: {"median": round(statistics.median(v), 3), "max": round(max(v), 3)} for m, v in r.items()}
                for k, r in results.items()}
     print(json.dumps({"store": str(store), "models": len(titles_of(store)),

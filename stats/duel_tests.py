@@ -21,12 +21,12 @@ import numpy as np
 def _scipy_stats():
     """scipy.stats, imported on first use: it takes most of a second to import. Only the
     reference's AUROC test and the evidence views use it; a duel needs two distributions,
-    which `_scipy_special` has for a third of the cost."""
+    which `scipy_special` has for a third of the cost."""
     from scipy import stats
     return stats
 
 
-def _scipy_special():
+def scipy_special():
     """scipy.special (Student's t and the normal distribution), imported on first use:
     reading and validating a file never needs it."""
     from scipy import special
@@ -72,7 +72,7 @@ def paired_ttest(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None) 
     equal (0 or 1 when they differ); the caller (`duel`) turns NaN into "not significant".
     """
     t, n, _ = _paired_t(a, b)
-    return np.asarray(_scipy_special().stdtr(n - 1, -t), dtype=float)
+    return np.asarray(scipy_special().stdtr(n - 1, -t), dtype=float)
 
 
 def paired_ttest_both_ways(a: np.ndarray, b: np.ndarray, delta: np.ndarray | None = None
@@ -81,7 +81,7 @@ def paired_ttest_both_ways(a: np.ndarray, b: np.ndarray, delta: np.ndarray | Non
     p-values equal to the last bit, from one pass over the differences: b - a is exactly
     -(a - b), so its t statistic is exactly -t."""
     t, n, differences = _paired_t(a, b)
-    stdtr = _scipy_special().stdtr
+    stdtr = scipy_special().stdtr
     return (np.asarray(stdtr(n - 1, -t), dtype=float), np.asarray(stdtr(n - 1, t), dtype=float),
             ~np.any(differences != 0, axis=-1))
 
@@ -109,7 +109,7 @@ def binary_paired_ttest_both_ways(a: np.ndarray, b: np.ndarray, delta: np.ndarra
     discordant = a.sum(axis=-1) + b.sum(axis=-1) - 2.0 * _ones_in_common(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = lead * np.sqrt(n - 1.0) / np.sqrt(n * discordant - lead ** 2)
-    stdtr = _scipy_special().stdtr
+    stdtr = scipy_special().stdtr
     return (np.asarray(stdtr(n - 1, -t), dtype=float), np.asarray(stdtr(n - 1, t), dtype=float),
             np.asarray(discordant == 0))
 
@@ -239,7 +239,7 @@ def bayes_auroc_normal(moments_a: np.ndarray, moments_b: np.ndarray,
     """
     mean_a, var_a = moments_a[..., 0], moments_a[..., 1]
     mean_b, var_b = moments_b[..., 0], moments_b[..., 1]
-    return _scipy_special().ndtr((mean_b - mean_a) / np.sqrt(var_a + var_b))
+    return scipy_special().ndtr((mean_b - mean_a) / np.sqrt(var_a + var_b))
 
 
 def bayes_auroc_monte_carlo(draws_a: np.ndarray, draws_b: np.ndarray,
@@ -328,7 +328,7 @@ def _auroc_difference_sd(psi_a: np.ndarray, psi_b: np.ndarray) -> np.ndarray:
 
 def _auroc_p(z_numerator: np.ndarray, sd: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _scipy_special().ndtr(z_numerator / sd)
+        return scipy_special().ndtr(z_numerator / sd)
 
 
 def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.ndarray, seed: int,

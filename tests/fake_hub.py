@@ -288,7 +288,8 @@ class FakeHub:
 
     # --- the server ------------------------------------------------------------------------
 
-    def start(self) -> "FakeHub":
+    def start(self, port: int = 0) -> "FakeHub":
+        """Serve on `port` of 127.0.0.1 (0: one the OS picks; a bench pins its own)."""
         hub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -309,7 +310,7 @@ class FakeHub:
             def do_PUT(self):
                 hub._dispatch(self, "PUT")
 
-        self._server = QuietServer(("127.0.0.1", 0), Handler)
+        self._server = QuietServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self

@@ -181,3 +181,23 @@ def test_a_new_board_takes_its_intervals_from_a_current_snapshot_only(small_stor
     assert not started.intervals_pending()
     pd.testing.assert_frame_equal(started.certainty(), computed)
     assert views.INTERVALS_PENDING not in set(views.leaderboard_table(started)["Tie group"])
+
+
+def test_a_board_started_from_its_snapshot_warms_what_its_first_publication_needs(small_store, small_documents):
+    """The app's start from a current snapshot (`warm_in_background`): every model's
+    replicates are computed meanwhile, so its first publication's intervals read no
+    published model's arrays again and equal a freshly loaded board's."""
+    board = small_store
+    publish_all(board, small_documents[5:6])
+    assert board.publishing.refresh_intervals()  # the snapshot is current
+    started = Leaderboard(board.store, board.benchmark)
+    assert started.certainty_from_snapshot()
+    started.warm_in_background().join(60)
+    form, document, submitted = small_documents[6]
+    started.publishing.publish(started.publishing.presubmit(dump_json(document), form), submitted_at=submitted)
+    new = set(started.models) - set(board.models)
+    for sid, model in started.models.items():
+        if sid not in new:  # the new model's replicates were made by its pre-submission
+            model.results.summaries = Unreadable()
+    assert started.publishing.refresh_intervals()
+    pd.testing.assert_frame_equal(started.certainty(), Leaderboard(board.store, board.benchmark).certainty())

@@ -16,7 +16,7 @@ from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, set_value
 from conftest import cli, tree_digest
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.submission.reading import read_document
 from leaderboard.submission.metadata import title_keys, validate_metadata

@@ -31,7 +31,7 @@ from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, Pre
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256, summarize
-from stats import evidence
+from stats import duel_tests, evidence
 
 log = logging.getLogger(__name__)
 
@@ -259,6 +259,39 @@ class Leaderboard:
         thread.start()
         return thread
 
+    def warm_in_background(self, after: threading.Event | None = None) -> threading.Thread:
+        """What a start that took its intervals from the snapshot has not computed, in a
+        thread (once `after` is set, when given): every model's replicates, kept on its
+        results, so that the first publication's intervals (`Publishing.refresh_intervals`)
+        compute the new model's alone (cold, every model's: 77 s at 10,000 full-size
+        models, bench/RESULTS.md), and what a first pre-submission would otherwise pay
+        (`warm_presubmission`)."""
+        state = self.state
+
+        def run():
+            try:
+                if after is not None:
+                    after.wait()
+                self.warm_presubmission()
+                for _ in ranking.task_replicates(self.benchmark, {m: state.models[m].results for m in state.models},
+                                                 list(state.models)):
+                    pass  # kept on the models' results
+            except Exception as e:  # noqa: BLE001 - whoever needs them computes them
+                log.warning("warming the board failed: %s", e)
+        thread = threading.Thread(target=run, name="leaderboard-warming", daemon=True)
+        thread.start()
+        return thread
+
+    def warm_presubmission(self) -> None:
+        """What every pre-submission of this state reads and the first would compute: the
+        panel, the references a file is aligned to, the sample file's first task, and
+        scipy.special, which the duels import on first use (2 s on a loaded machine)."""
+        duel_tests.scipy_special()
+        self.panel()
+        self.references()
+        if self.models:
+            self._sample_first_task_hash()
+
     def certainty_from_snapshot(self) -> bool:
         """Take the default view's intervals from the store's snapshot when it is current
         (`snapshot.current_snapshot`: a local store's last write computed them with the
@@ -367,16 +400,21 @@ class Leaderboard:
             self._sample = (owner, sample_document(self.benchmark, self.references()))
         return self._sample[1]
 
+    def _sample_first_task_hash(self) -> str:
+        """The hash of the sample file's first task's predictions, made once per reference model."""
+        owner = (reference_model := self._reference_model()) and reference_model.submission_id
+        if self._sample_first_task is None or self._sample_first_task[0] != owner:
+            first_task = self.benchmark.tasks[0].id
+            sample = sample_document(self.benchmark, self.references(), n_tasks=1)
+            self._sample_first_task = (owner, predictions_sha256({"predictions": sample["predictions"][first_task]}))
+        return self._sample_first_task[1]
+
     def is_sample_file(self, parsed) -> bool:
         """Whether a parsed file is the board's sample file (by its predictions). Its first
         task is compared first: any other file differs there, which is found without
         making the whole sample (a second per process)."""
-        owner = (reference_model := self._reference_model()) and reference_model.submission_id
         first_task = self.benchmark.tasks[0].id
-        if self._sample_first_task is None or self._sample_first_task[0] != owner:
-            sample = sample_document(self.benchmark, self.references(), n_tasks=1)
-            self._sample_first_task = (owner, predictions_sha256({"predictions": sample["predictions"][first_task]}))
-        if canonical_sha256(parsed.document["predictions"][first_task]) != self._sample_first_task[1]:
+        if canonical_sha256(parsed.document["predictions"][first_task]) != self._sample_first_task_hash():
             return False
         # The whole file's hash (a third of a second) when a file first matches it there, not
         # when the app offers the file at its start.

@@ -28,11 +28,15 @@ def scores_table(tournament: Tournament, benchmark: Benchmark) -> pd.DataFrame:
 
 def scores_from_win_scores(win_scores: np.ndarray, model_ids: list[str], benchmark: Benchmark) -> pd.DataFrame:
     """`scores_table` from win scores of shape (n_models, n_tasks), tasks in benchmark order."""
-    table = pd.DataFrame(win_scores, index=pd.Index(model_ids, name="submission_id"), columns=benchmark.task_ids)
-    for category in benchmark.categories:
-        table[category] = table[[t.id for t in benchmark.tasks_in(category)]].mean(axis=1, skipna=False)
-    table[OVERALL] = table[list(benchmark.categories)].mean(axis=1, skipna=False)
-    return table
+    column = {t: k for k, t in enumerate(benchmark.task_ids)}
+    categories = list(benchmark.categories)
+    # in numpy, one frame made at the end: a column added per category cost 0.3 s per call
+    by_category = np.column_stack([win_scores[:, [column[t.id] for t in benchmark.tasks_in(c)]].mean(axis=1)
+                                   for c in categories]).reshape(len(model_ids), len(categories))
+    overall = by_category.mean(axis=1)  # NaN wherever a category is, as a NaN task makes its category
+    return pd.DataFrame(np.column_stack([win_scores, by_category, overall]),
+                        index=pd.Index(model_ids, name="submission_id"),
+                        columns=[*benchmark.task_ids, *categories, OVERALL])
 
 
 def competition_rank(scores: pd.Series, family: pd.Series | None = None) -> pd.Series:

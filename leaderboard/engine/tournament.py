@@ -56,6 +56,17 @@ class ModelResults:
     aggregates: dict[str, float]
     summaries: "dict[str, np.ndarray]"
     replicates: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    # per (what, task order) a vector of the model made once (`kept_vector`): the boards of
+    # 10,000 models stack them per pre-submission instead of 500,000 lookups each time
+    vectors: dict[tuple, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+
+    def kept_vector(self, key: tuple, make) -> np.ndarray:
+        """The vector `make()` gives, kept under `key` (which names what it is and in which
+        task order): a model's results never change, nor what is derived from them."""
+        vector = self.vectors.get(key)
+        if vector is None:
+            vector = self.vectors[key] = np.asarray(make(), dtype=float)
+        return vector
 
 
 def task_seed(task_id: str) -> int:
