@@ -210,3 +210,10 @@ def test_above_the_size_limit_every_set_is_the_whole_range(small_store, monkeypa
         assert certainty[scope, "set_high"].tolist() == [len(ranked)] * len(ranked)
         assert (certainty[scope, "tier"] == 1).all() and (certainty[scope, "established_below"] == 0).all()
         assert (certainty[scope, "largest_unseparated"] == len(ranked)).all()
+
+
+def test_rank_sets_without_tasks_say_so():
+    """No task's replicates: a clear refusal, not numpy's "'NoneType' object is not subscriptable"."""
+    with pytest.raises(ValueError, match="at least one task"):
+        rank_sets.field_rank_sets(lambda: [], np.zeros((3, 0)), np.zeros(0, dtype=int), np.ones(3), np.arange(3),
+                                  np.full((3, 1), 0.5))
