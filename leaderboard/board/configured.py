@@ -10,12 +10,13 @@ from leaderboard.config.settings import Settings
 from leaderboard.config.tasks import Benchmark, load_benchmark
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import LocalStore
+from leaderboard.storage.store import Store
 
 DEMO_STORE = Path(__file__).resolve().parent.parent.parent / "demo_store"
 DEMO_MODELS = 40
 
 
-def open_configured_store(benchmark_name: str):
+def open_configured_store(benchmark_name: str) -> Store | None:
     """A HubStore for LEADERBOARD_REPO (with HF_TOKEN), else a LocalStore for
     LEADERBOARD_STORE, else None (the demo store)."""
     settings = Settings.from_environment()
@@ -40,5 +41,6 @@ def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
     store = LocalStore(demo_store_folder(benchmark), benchmark.name)
     if not store.submission_ids():
         from leaderboard.submission.demo import build_demo_store
-        return build_demo_store(store.root, DEMO_MODELS, benchmark=benchmark, progress=progress)
+        demo: Leaderboard = build_demo_store(store.root, DEMO_MODELS, benchmark=benchmark, progress=progress)
+        return demo
     return Leaderboard(store, benchmark, progress=progress)

@@ -2,6 +2,7 @@
 dataset repo) implement it. What both write for a change is assembled once, by
 `BoardRewrite.files`; each store only turns those paths into its own kind of commit."""
 
+from collections.abc import Mapping
 from typing import ContextManager, Protocol
 
 from leaderboard.storage.local import BoardRewrite, Publication, PublishedModel
@@ -32,7 +33,7 @@ class Store(Protocol):
 
     def duel_file_ids(self) -> list[str]: ...
 
-    def record_days(self, folder: str) -> dict[str, object]:
+    def record_days(self, folder: str) -> Mapping[str, object]:
         """The UTC days with records in `folder` (day_files.py), each with a version of its file."""
 
     def read_records(self, folder: str, day: str) -> bytes: ...
@@ -61,7 +62,7 @@ class Store(Protocol):
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         """A rebuild, migration, removal or flag change in one commit; returns the new revision."""
 
-    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+    def write_snapshot(self, snapshot: bytes, parent: str | None = None) -> str:
         """Replace leaderboard.parquet alone (the same ranking, its intervals now
         computed) when the store is still at `parent` (StoreConflict otherwise); returns
         the revision after."""
