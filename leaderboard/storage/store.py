@@ -3,9 +3,14 @@ dataset repo) implement it. What both write for a change is assembled once, by
 `BoardRewrite.files`; each store only turns those paths into its own kind of commit."""
 
 from collections.abc import Mapping
-from typing import ContextManager, Protocol
+from typing import TYPE_CHECKING, ContextManager, Protocol
+
+from leaderboard.json_types import JSONObject
 
 from leaderboard.storage.local import BoardRewrite, Publication, PublishedModel
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class Store(Protocol):
@@ -21,7 +26,7 @@ class Store(Protocol):
 
     def read_document(self, submission_id: str) -> bytes: ...
 
-    def read_tournament(self) -> dict: ...
+    def read_tournament(self) -> JSONObject: ...
 
     def read_flags(self) -> bytes | None: ...
 
@@ -43,13 +48,13 @@ class Store(Protocol):
         (the revision it was made on, the new one) when the store's revision moves with it
         (a Hub repo), else None."""
 
-    def read_duel_tables(self) -> tuple[list, list[str]]: ...
+    def read_duel_tables(self) -> tuple[list[pa.Table], list[str]]: ...
 
     def load_cached(self, submission_id: str) -> PublishedModel | None: ...
 
-    def save_cached(self, model: PublishedModel, stamp=None) -> None: ...
+    def save_cached(self, model: PublishedModel) -> None: ...
 
-    def lock(self, shared: bool = False) -> ContextManager: ...
+    def lock(self, shared: bool = False) -> ContextManager[None]: ...
 
     def publish(self, publication: Publication, parent: str | None = None) -> str:
         """The publication in one commit on top of `parent` (StoreConflict when the store
