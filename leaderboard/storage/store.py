@@ -2,6 +2,8 @@
 dataset repo) implement it. What both write for a change is assembled once, by
 `BoardRewrite.files`; each store only turns those paths into its own kind of commit."""
 
+from __future__ import annotations
+
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, ContextManager, Protocol
 
