@@ -2,20 +2,21 @@
 
 import json
 import math
+from typing import TypeGuard
 
 
-def dump_json(obj) -> bytes:
+def dump_json(obj: object) -> bytes:
     """Strict JSON (a NaN or infinity raises instead of writing what parsers refuse)."""
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-def is_json_number(v) -> bool:
+def is_json_number(v: object) -> TypeGuard[int | float]:
     """A number as JSON has it: int or float, not a bool (which Python counts as an int);
     NaN and infinity, which Python's parser accepts, included."""
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def is_finite_number(v) -> bool:
+def is_finite_number(v: object) -> bool:
     """A JSON number that is neither NaN nor infinite."""
     return is_json_number(v) and math.isfinite(v)
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from stats.arrays import BoolArray, FloatArray
 from stats.duel_tests import ALPHA, DuelResult
 from stats.metrics import METRIC_ALIASES, METRICS, ClassProbs, LabelPairs, Metric, register
 
@@ -10,7 +12,8 @@ __all__ = ["ALPHA", "ClassProbs", "DuelResult", "LabelPairs", "METRICS", "METRIC
            "duel_both_ways", "register"]
 
 
-def duel(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b, alpha: float = ALPHA) -> DuelResult:
+def duel(metric: Metric, aggregate_a: ArrayLike, summary_a: np.ndarray, aggregate_b: ArrayLike, summary_b: np.ndarray,
+         alpha: float = ALPHA) -> DuelResult:
     """Is A better than B at significance level `alpha`? Broadcasts: aggregates (...,),
     summaries (..., d).
 
@@ -24,8 +27,8 @@ def duel(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b, alpha: 
     return _verdicts(metric.test(summary_a, summary_b, delta), delta, _identical(summary_a, summary_b), alpha)
 
 
-def duel_both_ways(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b,
-                   alpha: float = ALPHA) -> tuple[DuelResult, DuelResult]:
+def duel_both_ways(metric: Metric, aggregate_a: ArrayLike, summary_a: np.ndarray, aggregate_b: ArrayLike,
+                   summary_b: np.ndarray, alpha: float = ALPHA) -> tuple[DuelResult, DuelResult]:
     """(`duel` of A against B, `duel` of B against A), equal to the last bit: the checks,
     and with the metric's `test_both_ways` what the tests share, done once."""
     delta = _duel_inputs(metric, aggregate_a, summary_a, aggregate_b, summary_b)
@@ -38,7 +41,8 @@ def duel_both_ways(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_
     return _verdicts(forward, delta, identical, alpha), _verdicts(backward, delta_back, identical, alpha)
 
 
-def _duel_inputs(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b) -> np.ndarray:
+def _duel_inputs(metric: Metric, aggregate_a: ArrayLike, summary_a: np.ndarray, aggregate_b: ArrayLike,
+                 summary_b: np.ndarray) -> FloatArray:
     """A's oriented lead (A minus B, positive when A is better); refuses non-finite inputs."""
     for name, value in (("aggregate", aggregate_a), ("aggregate", aggregate_b),
                         ("summary", summary_a), ("summary", summary_b)):
@@ -47,15 +51,17 @@ def _duel_inputs(metric: Metric, aggregate_a, summary_a, aggregate_b, summary_b)
     return _oriented_lead(metric, aggregate_a, aggregate_b)
 
 
-def _identical(summary_a, summary_b) -> np.ndarray:
-    return np.all(np.asarray(summary_a) == np.asarray(summary_b), axis=-1)
+def _identical(summary_a: ArrayLike, summary_b: ArrayLike) -> BoolArray:
+    identical: BoolArray = np.all(np.asarray(summary_a) == np.asarray(summary_b), axis=-1)
+    return identical
 
 
-def _oriented_lead(metric: Metric, aggregate_a, aggregate_b) -> np.ndarray:
-    return metric.sign * (np.asarray(aggregate_a, dtype=float) - np.asarray(aggregate_b, dtype=float))
+def _oriented_lead(metric: Metric, aggregate_a: ArrayLike, aggregate_b: ArrayLike) -> FloatArray:
+    lead: FloatArray = metric.sign * (np.asarray(aggregate_a, dtype=float) - np.asarray(aggregate_b, dtype=float))
+    return lead
 
 
-def _verdicts(p_value, delta: np.ndarray, identical: np.ndarray, alpha: float) -> DuelResult:
+def _verdicts(p_value: ArrayLike, delta: np.ndarray, identical: np.ndarray, alpha: float) -> DuelResult:
     p_value = np.asarray(p_value, dtype=float)
     p_value = np.where((delta < 0) | identical | np.isnan(p_value), 1.0, p_value)
     shape = np.broadcast_shapes(p_value.shape, delta.shape)

@@ -12,25 +12,28 @@ reference's unpaired one of Goutte & Gaussier, which is kept below to reproduce 
 from __future__ import annotations
 
 import functools
+import importlib
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 
+from stats.arrays import FloatArray
 
-def _scipy_stats():
+
+def _scipy_stats() -> ModuleType:
     """scipy.stats, imported on first use: it takes most of a second to import. Only the
     reference's AUROC test and the evidence views use it; a duel needs two distributions,
     which `scipy_special` has for a third of the cost."""
-    from scipy import stats
-    return stats
+    return importlib.import_module("scipy.stats")
 
 
-def scipy_special():
+def scipy_special() -> ModuleType:
     """scipy.special (Student's t and the normal distribution), imported on first use:
     reading and validating a file never needs it."""
-    from scipy import special
-    return special
+    return importlib.import_module("scipy.special")
 
 
 ALPHA = 0.05
@@ -117,11 +120,14 @@ def binary_paired_ttest_both_ways(a: np.ndarray, b: np.ndarray, delta: np.ndarra
 def _ones_in_common(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """sum(a * b) over the last axis of 0/1 values: a matrix-vector product when one side
     is a single row (one model against many; exact, every partial sum a whole number)."""
+    common: np.ndarray
     if a.ndim == 2 and a.shape[0] == 1 and b.ndim == 2:
-        return b @ a[0]
-    if b.ndim == 2 and b.shape[0] == 1 and a.ndim == 2:
-        return a @ b[0]
-    return np.sum(a * b, axis=-1)
+        common = b @ a[0]
+    elif b.ndim == 2 and b.shape[0] == 1 and a.ndim == 2:
+        common = a @ b[0]
+    else:
+        common = np.sum(a * b, axis=-1)
+    return common
 
 
 # --- paired bootstrap (word_perplexity, rouge, token_f1, chrf, macro_f1, mcc) -----------------------------------------
@@ -149,7 +155,8 @@ def paired_bootstrap(boot_a: np.ndarray, boot_b: np.ndarray, delta: np.ndarray) 
     larger is better, broadcastable shapes (..., R). delta: observed oriented
     difference, shape (...,). Returns shape (...,).
     """
-    return np.mean((boot_a - boot_b) > 2.0 * np.asarray(delta)[..., None], axis=-1)
+    p_value: np.ndarray = np.mean((boot_a - boot_b) > 2.0 * np.asarray(delta)[..., None], axis=-1)
+    return p_value
 
 
 def paired_bootstrap_both_ways(boot_a: np.ndarray, boot_b: np.ndarray, delta: np.ndarray
@@ -188,13 +195,14 @@ def roc_points(positive: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.
     return fps / fps[-1], tps, tps[-1] - tps
 
 
-def trapezoid_weights(fpr: np.ndarray) -> np.ndarray:
+def trapezoid_weights(fpr: FloatArray) -> FloatArray:
     """w such that the trapezoid area under (fpr, tpr) equals w @ tpr; shape (P,)."""
     step = np.diff(fpr)
-    return (np.r_[step, 0.0] + np.r_[0.0, step]) / 2.0
+    weights: FloatArray = (np.r_[step, 0.0] + np.r_[0.0, step]) / 2.0  # np.r_ is untyped
+    return weights
 
 
-def _auc_posterior_parts(gold: np.ndarray, probs: np.ndarray):
+def _auc_posterior_parts(gold: np.ndarray, probs: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per class with positives and negatives: trapezoid weights and Beta parameters."""
     for c in range(probs.shape[1]):
         positive = gold == c
@@ -226,7 +234,8 @@ def auc_posterior_draws(gold: np.ndarray, probs: np.ndarray, seed: int,
     """
     rng = np.random.default_rng(seed)
     parts = list(_auc_posterior_parts(gold, probs))
-    return sum(rng.beta(al, be, size=(n_draws, al.size)) @ w for w, al, be in parts) / len(parts)
+    draws: np.ndarray = sum(rng.beta(al, be, size=(n_draws, al.size)) @ w for w, al, be in parts) / len(parts)
+    return draws
 
 
 def bayes_auroc_normal(moments_a: np.ndarray, moments_b: np.ndarray,
@@ -239,7 +248,8 @@ def bayes_auroc_normal(moments_a: np.ndarray, moments_b: np.ndarray,
     """
     mean_a, var_a = moments_a[..., 0], moments_a[..., 1]
     mean_b, var_b = moments_b[..., 0], moments_b[..., 1]
-    return scipy_special().ndtr((mean_b - mean_a) / np.sqrt(var_a + var_b))
+    p_value: np.ndarray = scipy_special().ndtr((mean_b - mean_a) / np.sqrt(var_a + var_b))
+    return p_value
 
 
 def bayes_auroc_monte_carlo(draws_a: np.ndarray, draws_b: np.ndarray,
@@ -250,12 +260,14 @@ def bayes_auroc_monte_carlo(draws_a: np.ndarray, draws_b: np.ndarray,
     """
     draws_a, draws_b = np.broadcast_arrays(draws_a, draws_b)
     wins = _scipy_stats().mannwhitneyu(draws_a, draws_b, axis=-1, method="asymptotic").statistic
-    return 1.0 - wins / (draws_a.shape[-1] * draws_b.shape[-1])
+    p_value: np.ndarray = 1.0 - wins / (draws_a.shape[-1] * draws_b.shape[-1])
+    return p_value
 
 
 # --- paired AUROC test (avg_mcauroc, the engine's default) ---------------------------------
 
-def _one_vs_rest_parts(gold: np.ndarray, probs: np.ndarray):
+def _one_vs_rest_parts(gold: np.ndarray, probs: np.ndarray
+                       ) -> Iterator[tuple[np.ndarray, np.ndarray, float, int, int]]:
     """Per class with positives and negatives: (positive mask, placement values, AUC).
 
     A positive's placement is the share of negatives it outscores, a negative's the
@@ -322,13 +334,15 @@ def paired_auroc_both_ways(psi_a: np.ndarray, psi_b: np.ndarray, delta: np.ndarr
     return _auroc_p(-np.asarray(delta), sd), _auroc_p(np.asarray(delta), sd), identical
 
 
-def _auroc_difference_sd(psi_a: np.ndarray, psi_b: np.ndarray) -> np.ndarray:
-    return np.sqrt(np.sum((psi_a - psi_b) ** 2, axis=-1))
+def _auroc_difference_sd(psi_a: np.ndarray, psi_b: np.ndarray) -> FloatArray:
+    sd: FloatArray = np.sqrt(np.sum((psi_a - psi_b) ** 2, axis=-1))
+    return sd
 
 
 def _auroc_p(z_numerator: np.ndarray, sd: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
-        return scipy_special().ndtr(z_numerator / sd)
+        p_value: np.ndarray = scipy_special().ndtr(z_numerator / sd)
+    return p_value
 
 
 def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.ndarray, seed: int,
@@ -340,7 +354,7 @@ def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.nd
     """
     weights = np.random.default_rng(seed).dirichlet(np.ones(len(gold)), size=n_draws)  # (S, n)
 
-    def weighted_auc(probs):
+    def weighted_auc(probs: np.ndarray) -> FloatArray:
         aucs = []
         for c in range(probs.shape[1]):
             positive = gold == c
@@ -357,7 +371,8 @@ def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.nd
             below = cum[:, tie_start[group]]
             numerator = np.sum(np.where(pos, w, 0.0) * (below + 0.5 * tied), axis=1)
             aucs.append(numerator / (np.where(pos, w, 0).sum(1) * neg_w.sum(1)))
-        return np.mean(aucs, axis=0)
+        mean_auc: FloatArray = np.mean(aucs, axis=0)
+        return mean_auc
 
     return weighted_auc(probs_a) - weighted_auc(probs_b)
 

@@ -16,11 +16,12 @@ draws of test items of these sizes. numpy in, small result objects out, every dr
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from stats.arrays import BoolArray
 from stats.evidence import CERTAINTY_LEVEL, RankCertainty, nearest_tails_interval, tie_groups
 
 # Two models are near-copies when, over resampled test items, the variance of their
@@ -157,7 +158,8 @@ def candidates_of(score: np.ndarray, noise: np.ndarray, scores: np.ndarray, nois
     gap = CANDIDATE_NOISE_GAP * np.sqrt(np.square(noise) + np.square(noises))
     with np.errstate(invalid="ignore"):
         close = np.abs(scores - score) <= gap + 1e-12  # equal scores of two constant models pass
-    return close.all(axis=1) & np.isfinite(scores).all(axis=1) & np.isfinite(score).all()
+    candidates: BoolArray = close.all(axis=1) & np.isfinite(scores).all(axis=1) & np.isfinite(score).all()
+    return candidates
 
 
 def candidate_pairs(scores: np.ndarray, noise: np.ndarray) -> np.ndarray:
@@ -227,7 +229,8 @@ def linked(n_models: int, pairs: np.ndarray, share: np.ndarray, tie_order: np.nd
     return NearCopies(family, representative, pairs, share)
 
 
-def near_copies(scores: np.ndarray, noise: np.ndarray, replicates_of, tie_order: np.ndarray | None = None
+def near_copies(scores: np.ndarray, noise: np.ndarray, replicates_of: Callable[[np.ndarray], Iterable[np.ndarray]],
+                tie_order: np.ndarray | None = None
                 ) -> NearCopies:
     """Families of near-copies among N models, every pair looked at: scores, noise (N, T)
     the models' task scores (larger is better) and standard errors (`task_noise`; NaN
@@ -313,7 +316,7 @@ def field_certainty_and_draws(replicates: Iterable[np.ndarray], task_category: n
     weights = np.asarray(weights, dtype=float)
     others = []  # per task (N,): the weight of each model's opponents there (`_half_step`)
 
-    def counting_opponents(replicates):
+    def counting_opponents(replicates: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
         for values in replicates:
             values = np.asarray(values, dtype=float)
             weighing = np.where(np.isnan(values[0]), 0.0, weights)
@@ -394,7 +397,7 @@ def task_set_draws(per_task: Iterable[np.ndarray], task_category: np.ndarray, n_
     sums = None
     for t, values in enumerate(per_task):
         values = np.asarray(values, dtype=float)
-        if weights is None:  # per resample and task: the times it was drawn / its category's size
+        if weights is None or sums is None:  # both set on the first task; per resample and task: the times it was drawn / its category's size
             weights = np.zeros((len(values), len(category)))
             for c in range(n_scopes - 1):
                 members = np.flatnonzero(category == c)

@@ -24,10 +24,11 @@ refused (`NameClash`); looking up an unknown name lists the known ones (`Unknown
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, TypedDict
 
 import numpy as np
 
+from stats.arrays import FloatArray
 from stats import duel_tests as dt
 from stats.registry import Registry
 
@@ -40,7 +41,7 @@ class ClassProbs(NamedTuple):
 
     @property
     def n_classes(self) -> int:
-        return self.probs.shape[1]
+        return int(self.probs.shape[1])
 
 
 class LabelPairs(NamedTuple):
@@ -106,30 +107,34 @@ def register(metric: Metric) -> Metric:
     return METRICS.register(metric.name, metric, metric.aliases)
 
 
-def _word_perplexity(loglik_words: np.ndarray) -> np.ndarray:
+def _word_perplexity(loglik_words: np.ndarray) -> FloatArray:
     """exp(-sum(loglik) / sum(words)) over the last axis of (..., n, 2) or of two sums."""
-    return np.exp(-loglik_words[..., 0].sum(axis=-1) / loglik_words[..., 1].sum(axis=-1))
+    perplexity: FloatArray = np.exp(-loglik_words[..., 0].sum(axis=-1) / loglik_words[..., 1].sum(axis=-1))
+    return perplexity
 
 
-def _bootstrap_perplexity(samples: np.ndarray, seed: int) -> np.ndarray:
+def _bootstrap_perplexity(samples: np.ndarray, seed: int) -> FloatArray:
     counts = dt.resample_counts(len(samples), seed)
-    return -np.exp(-(counts @ samples[:, 0]) / (counts @ samples[:, 1]))  # negated: larger is better
+    perplexities: FloatArray = -np.exp(-(counts @ samples[:, 0]) / (counts @ samples[:, 1]))  # negated: larger is better
+    return perplexities
 
 
-def _bootstrap_mean(samples: np.ndarray, seed: int) -> np.ndarray:
-    return dt.resample_counts(len(samples), seed) @ samples / len(samples)
+def _bootstrap_mean(samples: np.ndarray, seed: int) -> FloatArray:
+    means: FloatArray = dt.resample_counts(len(samples), seed) @ samples / len(samples)
+    return means
 
 
-def _resampled_sums(summaries: np.ndarray, seed: int, r: int) -> np.ndarray:
+def _resampled_sums(summaries: np.ndarray, seed: int, r: int) -> FloatArray:
     """counts (R, n) @ per-sample values (N, n).T: (R, N). In float32 (7 digits), twice as
     fast as float64 at a thousand models; the sums of 0/1 values are exact."""
     counts = dt.resample_counts(summaries.shape[1], seed, r)
-    return (counts @ summaries.T.astype(np.float32)).astype(float)
+    return (counts @ summaries.T.astype(np.float32)).astype(np.float64)
 
 
-def resampled_means(summaries: np.ndarray, aggregates: np.ndarray, seed: int, r: int) -> np.ndarray:
+def resampled_means(summaries: np.ndarray, aggregates: np.ndarray, seed: int, r: int) -> FloatArray:
     """Replicates of a mean of per-sample values (the summaries): counts (R, n) @ values / n."""
-    return _resampled_sums(summaries, seed, r) / summaries.shape[1]
+    means: FloatArray = _resampled_sums(summaries, seed, r) / summaries.shape[1]
+    return means
 
 
 def _stored_replicates(summaries: np.ndarray, aggregates: np.ndarray, seed: int, r: int) -> np.ndarray:
@@ -137,10 +142,11 @@ def _stored_replicates(summaries: np.ndarray, aggregates: np.ndarray, seed: int,
     return summaries[:, :r].T
 
 
-def _auroc_replicates(summaries: np.ndarray, aggregates: np.ndarray, seed: int, r: int) -> np.ndarray:
+def _auroc_replicates(summaries: np.ndarray, aggregates: np.ndarray, seed: int, r: int) -> FloatArray:
     """Replicates of the AUROC to first order: the AUROC plus the resampled sum of the
     influence values (the summaries), sum_i psi_i (count_i - 1); its variance is DeLong's."""
-    return aggregates[None, :] + _resampled_sums(summaries, seed, r) - summaries.sum(axis=1)[None, :]
+    replicates: FloatArray = aggregates[None, :] + _resampled_sums(summaries, seed, r) - summaries.sum(axis=1)[None, :]
+    return replicates
 
 
 def _mean(samples: np.ndarray) -> float:
@@ -165,14 +171,15 @@ def _confusions(pairs: LabelPairs, counts: np.ndarray) -> np.ndarray:
     return out.reshape(len(counts), k, k + 1)
 
 
-def _macro_f1(conf: np.ndarray) -> np.ndarray:
+def _macro_f1(conf: np.ndarray) -> FloatArray:
     """Mean F1 over the classes among the gold or predicted labels (scikit-learn's macro
     average), per confusion matrix of (R, k, k + 1): shape (R,)."""
     k = conf.shape[1]
     tp = np.einsum("rkk->rk", conf[:, :, :k])
     occurs = conf.sum(axis=2) + conf[:, :, :k].sum(axis=1)  # gold + predicted = 2 tp + fp + fn
     present = occurs > 0
-    return np.sum(2 * tp / np.where(present, occurs, 1.0), axis=1) / present.sum(axis=1)
+    f1: FloatArray = np.sum(2 * tp / np.where(present, occurs, 1.0), axis=1) / present.sum(axis=1)
+    return f1
 
 
 def _mcc(conf: np.ndarray) -> np.ndarray:
@@ -187,7 +194,19 @@ def _mcc(conf: np.ndarray) -> np.ndarray:
     return np.where(scale > 0, covariance / np.where(scale > 0, scale, 1.0), 0.0)
 
 
-def _on_labels(score: Callable[[np.ndarray], np.ndarray]) -> dict:
+class _LabelScores(TypedDict):
+    aggregate: Callable[[LabelPairs], float]
+    summarize: Callable[[LabelPairs, int], np.ndarray]
+
+
+class _TestParts(TypedDict):
+    test: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+    test_both_ways: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+    test_name: str
+    replicates: Callable[[np.ndarray, np.ndarray, int, int], np.ndarray]
+
+
+def _on_labels(score: Callable[[np.ndarray], np.ndarray]) -> _LabelScores:
     """aggregate and summarize of a metric that `score` computes from confusion matrices:
     the metric on the samples, and on each bootstrap resample of them."""
     return {"aggregate": lambda s: float(score(_confusions(s, np.ones((1, len(s.gold)))))[0]),
@@ -212,12 +231,12 @@ def _answer_f1(samples: np.ndarray) -> np.ndarray:
     return _f1_of_counts(samples, 1.0)
 
 
-_T_TEST = {"test": dt.paired_ttest, "test_both_ways": dt.paired_ttest_both_ways, "test_name": "paired t-test",
+_T_TEST: _TestParts = {"test": dt.paired_ttest, "test_both_ways": dt.paired_ttest_both_ways, "test_name": "paired t-test",
            "replicates": resampled_means}
 # 0/1 samples: the same test from counts (`binary_paired_ttest_both_ways`), a product per task
 # for one model against many instead of passes over every difference
-_BINARY_T_TEST = {**_T_TEST, "test": dt.binary_paired_ttest, "test_both_ways": dt.binary_paired_ttest_both_ways}
-_BOOTSTRAP = {"test": dt.paired_bootstrap, "test_both_ways": dt.paired_bootstrap_both_ways,
+_BINARY_T_TEST: _TestParts = {**_T_TEST, "test": dt.binary_paired_ttest, "test_both_ways": dt.binary_paired_ttest_both_ways}
+_BOOTSTRAP: _TestParts = {"test": dt.paired_bootstrap, "test_both_ways": dt.paired_bootstrap_both_ways,
               "test_name": "paired bootstrap", "replicates": _stored_replicates}
 
 for _name, _label in (("acc", "accuracy"), ("exact_match", "exact match")):

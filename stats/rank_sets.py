@@ -17,6 +17,7 @@ never otherwise. numpy in, small result objects out.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -265,15 +266,16 @@ def rank_sets(draws: np.ndarray, point: np.ndarray, family: np.ndarray | None = 
     def rank_bound(could_be_above: np.ndarray) -> np.ndarray:
         """1 + the other families with a member in `could_be_above`[i] + own members in it."""
         families = (could_be_above.astype(np.float32) @ members) > 0  # float: BLAS (an int product took 8 s at 1,000)
-        return 1 + (families & (members == 0)).sum(axis=1) + (could_be_above & same).sum(axis=1)
+        bound: np.ndarray = 1 + (families & (members == 0)).sum(axis=1) + (could_be_above & same).sum(axis=1)
+        return bound
     low = rank_bound(above.T)
     high = rank_bound(~above & ~np.eye(n, dtype=bool))  # not established below the model
     return RankSets(low, high, above, critical, partial_order(above, point))
 
 
-def field_rank_sets(replicates, task_scores: np.ndarray, task_category: np.ndarray, weights: np.ndarray,
-                    family: np.ndarray, displayed: np.ndarray, items: int | None = None, level: float = 0.95,
-                    shares: np.ndarray | None = None) -> list[RankSets]:
+def field_rank_sets(replicates: Callable[[], Iterable[np.ndarray]], task_scores: np.ndarray, task_category: np.ndarray,
+                    weights: np.ndarray, family: np.ndarray, displayed: np.ndarray, items: int | None = None,
+                    level: float = 0.95, shares: np.ndarray | None = None) -> list[RankSets]:
     """Simultaneous rank sets of the field scores in every scope (overall, then each
     category), for the models with a displayed score in every scope (in their order).
 
@@ -297,6 +299,9 @@ def field_rank_sets(replicates, task_scores: np.ndarray, task_category: np.ndarr
     shares = (field_draws(replicates(), task_category, weights, n_scopes) if shares is None else shares)[:, ok]
     score_draws = scope_draws((np.asarray(values, dtype=float)[:, ok] for values in replicates()), task_category,
                               n_scopes)
+    if shares is None or score_draws is None:
+        raise ValueError("rank sets need at least one task's replicates")
+    shares = shares[:, ok]
     scores = category_means(np.asarray(task_scores, dtype=float)[ok], task_category)
     family = np.asarray(family)[ok]
     return [rank_sets(shares[:, :, s], displayed[ok, s], family, level, (score_draws[:, :, s], scores[:, s]), items)

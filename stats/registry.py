@@ -21,7 +21,7 @@ class UnknownName(KeyError):
         return str(self.args[0])
 
 
-class Registry(Mapping, Generic[T]):
+class Registry(Mapping[str, T], Generic[T]):
     """Entries by name (iteration, `in` and `[]` see the names only); `aliases` maps each
     name and alias to its name."""
 

@@ -290,3 +290,10 @@ def test_discordance_against_a_loop_over_pairs():
         values[:, ::2] = values[:, ::2] > 0.5  # 0/1 items beside values in [0, 1]
         pairs = itertools.combinations(range(len(values)), 2)
         assert discordance(values) == pytest.approx(np.mean([np.abs(values[a] - values[b]).sum() for a, b in pairs]))
+
+
+def test_rank_sets_without_tasks_say_so():
+    """No task's replicates: a clear refusal, not numpy's "'NoneType' object is not subscriptable"."""
+    with pytest.raises(ValueError, match="at least one task"):
+        rank_sets.field_rank_sets(lambda: [], np.zeros((3, 0)), np.zeros(0, dtype=int), np.ones(3), np.arange(3),
+                                  np.full((3, 1), 0.5))

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from leaderboard.board.reader import BoardReader
 from leaderboard.board.writing import NOTHING_CHANGED, locked, rewrite, stale_snapshot, write
@@ -47,7 +48,7 @@ def _in_pairs(rows: DuelRows, pairs: dict[int, set[int]]) -> np.ndarray:
     return np.isin(low << 32 | high.astype(np.int64), wanted)
 
 
-def _changed_verdicts(before: Tournament, after: Tournament, stale: DuelRows) -> list:
+def _changed_verdicts(before: Tournament, after: Tournament, stale: DuelRows) -> list[tuple[str, str, str, bool, bool]]:
     """(task, A, B, significant before, after) for every stale duel whose verdict changed."""
     changed = []
     for k in range(len(stale)):
@@ -181,7 +182,7 @@ class Administration:
                                 if before[sid] != after[sid]]
             return report
 
-    def _ranks_as_stored(self):
+    def _ranks_as_stored(self) -> pd.Series:
         """Ranks of the stored duels under the rule they were run for: the reference panel
         when every model has dueled its members (both rules agree when everyone dueled
         everyone), else the top models of each model's day (every stored duel counts)."""
@@ -200,7 +201,7 @@ class Administration:
         rows = tournament.rows()
         stale = rows.rules != board.rules
         owners = duel_file_owners(tournament, rows, board.models)
-        pairs = {}  # owner -> opponents whose pair is recomputed
+        pairs: dict[int, set[int]] = {}  # owner -> opponents whose pair is recomputed
         for first, second, owner in zip(rows.first[stale], rows.second[stale], owners[stale]):
             pairs.setdefault(int(owner), set()).add(int(second if owner == first else first))
         fresh = Tournament(tournament.task_ids, tournament.model_ids, rows.take(~_in_pairs(rows, pairs)))

@@ -13,12 +13,13 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.submission.demo import demo_submission, task_design
 from leaderboard.submission.metadata import validate_metadata
 from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256
+from leaderboard.storage.store import Store
 
 DEMO_STORE = Path(__file__).resolve().parent.parent.parent / "demo_store"
 DEMO_MODELS = 40
 
 
-def open_configured_store(benchmark_name: str):
+def open_configured_store(benchmark_name: str) -> Store | None:
     """A HubStore for LEADERBOARD_REPO (with HF_TOKEN), else a LocalStore for
     LEADERBOARD_STORE, else None (the demo store)."""
     settings = Settings.from_environment()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -13,7 +15,7 @@ import pandas as pd
 
 from leaderboard.board.reader import BoardReader
 from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, stale_snapshot, titles_of
-from leaderboard.config.tasks import PANEL
+from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import ranking
 from leaderboard.engine.panel import near_copy_metadata
 from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
@@ -26,10 +28,14 @@ from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import (LOOKALIKES_UNCHECKED, PUBLISHING_NEEDS_ICU, SubmissionMetadata,
                                              lookalikes_checked, submission_id, title_keys, validate_metadata)
-from leaderboard.submission.parsing import parse_submission
+from leaderboard.submission.parsing import ParsedSubmission, parse_submission
+from leaderboard.storage.flags import Flag
+from leaderboard.submission.alignment import TaskReference
 
 if TYPE_CHECKING:
     import threading
+
+    from leaderboard.board.state import BoardState
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +45,8 @@ SAMPLE_REFUSED = ("this is the leaderboard's sample file, which cannot be publis
                   "visitor's copy a duplicate. Publish your own model's results.")
 
 
-def unchecked_counts(benchmark, parsed, references: dict) -> list[str]:
+def unchecked_counts(benchmark: Benchmark, parsed: ParsedSubmission, references: Mapping[str, TaskReference]
+                     ) -> list[str]:
     """The document counts of tasks nothing checks (no published model to match, no
     `samples` in the tasks file), as a warning: a run made with --limit shows there."""
     counts = [f"{t.id} {len(parsed.document['predictions'][t.id]):,}" for t in benchmark.tasks
@@ -92,7 +99,8 @@ def refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, pr
                            f"choose another team or model name")
 
 
-def duel_new_model(board: BoardReader, tournament: Tournament, models: dict, flags: dict, sid: str,
+def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str, PublishedModel],
+                   flags: dict[str, Flag], sid: str,
                    ranked_now: pd.DataFrame, reuse: Tournament | None = None
                    ) -> tuple[list[str], tuple[str, ...], set[str], pd.DataFrame]:
     """Run into `tournament` (the board's duels; `models` holds the new model `sid`) the
@@ -121,7 +129,7 @@ def duel_new_model(board: BoardReader, tournament: Tournament, models: dict, fla
 
 
 def stored_metadata(metadata: SubmissionMetadata, predictions_sha256: str, results_sha256: str, sid: str,
-                    now: float) -> dict:
+                    now: float) -> dict[str, object]:
     return {**metadata.to_dict(), "submission_id": sid, "submission_timestamp": now,
             "model_predictions_sha256": predictions_sha256, "model_results_sha256": results_sha256}
 
@@ -132,11 +140,13 @@ class Publishing:
     def __init__(self, board: BoardReader):
         self.board = board
 
-    def presubmit(self, source, form: dict, progress: Progress = no_progress) -> Preview:
+    def presubmit(self, source: str | Path | bytes, form: Mapping[str, object], progress: Progress = no_progress) -> Preview:
         """Validate the form and the file, run the duels its publication would run (under
         the panel: its own and those the panel's change brings); stores nothing."""
         board = self.board
-        problems, metadata, parsed = [], None, None
+        problems: list[str] = []
+        metadata: SubmissionMetadata | None = None
+        parsed: ParsedSubmission | None = None
         try:
             metadata = validate_metadata(**form)
         except BadInput as e:
@@ -149,6 +159,8 @@ class Publishing:
             problems += e.problems
         if problems:
             raise BadInput(problems)
+        # no problem: both were made, the file from bytes read (parse_submission keeps them)
+        assert metadata is not None and parsed is not None and parsed.source is not None
         sid = submission_id(metadata, parsed)
         state = board.state
         models, tournament, ranked_now, flags = state.models, state.tournament, state.ranked, state.flags
@@ -240,7 +252,7 @@ class Publishing:
         raise StoreFailure(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
                            f"nothing was published, please try again")
 
-    def refresh_intervals(self, state=None) -> bool:
+    def refresh_intervals(self, state: BoardState | None = None) -> bool:
         """After a publication (whose commit leaves the snapshot, not current any more), or
         by a reader that found no current snapshot: compute the rank and score intervals of
         `state` (default: the board's) and write the snapshot with them, unless the board
@@ -295,7 +307,8 @@ class Publishing:
                                f"publishing again") from None
         return sid in board.models
 
-    def publish_all(self, submissions, progress: Progress = no_progress, count: int | None = None) -> list[str]:
+    def publish_all(self, submissions: Iterable[tuple[SubmissionMetadata, ParsedSubmission, float]],
+                    progress: Progress = no_progress, count: int | None = None) -> list[str]:
         """Publish validated submissions, an iterable of (SubmissionMetadata,
         ParsedSubmission, submitted_at) in time order, in one commit: the same files,
         duels and ranking as publishing them one by one, without a snapshot and a file

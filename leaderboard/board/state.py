@@ -9,6 +9,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -30,10 +32,21 @@ from leaderboard.storage.store import PublishedModel
 from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, PresubmissionLog, disclosure
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
-from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256, summarize
+from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256, parse_submission, predictions_sha256, summarize
 from stats import duel_tests, evidence
 
 log = logging.getLogger(__name__)
+
+
+class EvidenceEntry(TypedDict):
+    """The board under one view setting (`Leaderboard._evidence`), made from one state."""
+
+    of: Tournament  # the state's tournament it was made from
+    flags: dict[str, Flag]  # and its flags
+    duels: Tournament
+    ranked: pd.DataFrame
+    certainty: pd.DataFrame | None  # None until asked for
+    computing: threading.Lock  # held while the certainty is computed
 
 
 EMPTY_STATE = BoardState({}, Tournament([], []), None, pd.DataFrame(), {})
@@ -52,12 +65,12 @@ class Leaderboard:
         self.rules_description = rules_description(self.benchmark)
         self.rules = rules_id(self.rules_description)
         self.write_lock = threading.RLock()
-        self._evidence_cache: dict[tuple[bool, bool], dict] = {}  # (adjusted, exclude_flagged) -> state
+        self._evidence_cache: dict[tuple[bool, bool], EvidenceEntry] = {}  # (adjusted, exclude_flagged) -> state
         self._evidence_lock = threading.Lock()
         self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
         self._panel: tuple[BoardState | None, tuple[str, ...]] = (None, ())  # (of which state, its members)
-        self._sample: tuple[str | None, dict] | None = None  # (reference model, sample file)
-        self._sample_hash: tuple[dict, str] | None = None  # (sample file, the hash of its predictions)
+        self._sample: tuple[str | None, dict[str, Any]] | None = None  # (reference model, sample file)
+        self._sample_hash: tuple[dict[str, Any], str] | None = None  # (sample file, the hash of its predictions)
         self._sample_first_task: tuple[str | None, str] | None = None  # (reference model, hash of its first task)
         self.presubmissions = PresubmissionLog(store)  # disclosed pre-submissions
         self.publishing = Publishing(self)
@@ -87,7 +100,7 @@ class Leaderboard:
         self.replace_state(models, tournament, revision, flags=flags)
         self.load_problems, self.orphan_duels = problems + duel_problems + flag_problems, orphans
 
-    def _read_flags(self, models: dict) -> tuple[dict[str, Flag], list[str]]:
+    def _read_flags(self, models: dict[str, PublishedModel]) -> tuple[dict[str, Flag], list[str]]:
         """The stored flags of published models, and problems (entries of unpublished ones)."""
         data = self.store.read_flags()
         flags, problems = parse_flags(data) if data is not None else ({}, [])
@@ -127,7 +140,7 @@ class Leaderboard:
             self._panel = (state, members)
         return members
 
-    def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision,
+    def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision: str | None,
                    ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None:
         """The new state; `flags` None keeps the current flags."""
         flags = self.state.flags if flags is None else flags
@@ -183,7 +196,7 @@ class Leaderboard:
         """Every published model's `disclosure`."""
         return self.presubmissions.disclosures(self.models)
 
-    def model_of(self, sid: str, metadata: dict, parsed) -> PublishedModel:
+    def model_of(self, sid: str, metadata: dict[str, Any], parsed: ParsedSubmission) -> PublishedModel:
         """The model a parsed submission makes: its per-task summaries and references."""
         return PublishedModel(sid, metadata, summarize(parsed, self.benchmark),
                               {t: TaskReference.of(s) for t, s in parsed.tasks.items()})
@@ -228,7 +241,7 @@ class Leaderboard:
             self._fill_certainty(entry, state)
         return entry["certainty"]
 
-    def _fill_certainty(self, entry: dict, state: BoardState) -> None:
+    def _fill_certainty(self, entry: EvidenceEntry, state: BoardState) -> None:
         """Compute an evidence entry's certainty; called holding its `computing` lock, which
         it releases."""
         try:
@@ -237,7 +250,7 @@ class Leaderboard:
         finally:
             entry["computing"].release()
 
-    def certainty_in_background(self, then=None, after: threading.Event | None = None) -> threading.Thread:
+    def certainty_in_background(self, then: Callable[[], object] | None = None, after: threading.Event | None = None) -> threading.Thread:
         """The current state's default certainty computed in a thread (once `after` is set,
         when given), then `then()` called (there). From this call on until it is done,
         `certainty(wait=False)` is None and `intervals_pending()` true."""
@@ -245,7 +258,7 @@ class Leaderboard:
         entry = self._evidence(False, False, state)
         claimed = entry["certainty"] is None and entry["computing"].acquire(blocking=False)
 
-        def run():
+        def run() -> None:
             try:
                 if after is not None:
                     after.wait()
@@ -330,8 +343,9 @@ class Leaderboard:
         if a == b:
             raise BadInput("pick two different models")
         tournament = self._evidence(adjusted, False, state)["duels"]
-        if tournament.has_dueled(a, b):
-            return tournament.pair(a, b), tournament.pair(b, a), False
+        forward, backward = tournament.pair(a, b), tournament.pair(b, a)
+        if forward is not None and backward is not None and tournament.has_dueled(a, b):
+            return forward, backward, False
         raw = state.tournament
         index = np.array([raw.index(a), raw.index(b)], dtype=np.int32)
         rows = duel_rows(self.benchmark, Tournament(raw.task_ids, [a, b]), a, [b],
@@ -344,7 +358,7 @@ class Leaderboard:
                             rows.rules)
         return rows.take([0]), rows.take([1]), True
 
-    def _evidence(self, adjusted: bool, exclude_flagged: bool, state: BoardState | None = None) -> dict:
+    def _evidence(self, adjusted: bool, exclude_flagged: bool, state: BoardState | None = None) -> EvidenceEntry:
         """{"duels", "ranked", "certainty" (None until asked for)} under a view setting,
         made once per state: the entry names the tournament and flags it was made from, so
         a reader racing a reload never gets another state's."""
@@ -354,7 +368,9 @@ class Leaderboard:
         with self._evidence_lock:  # one entry per state and setting, whichever thread asks first
             return self._evidence_entry(key, tournament, models, flags, ranked, adjusted, exclude_flagged)
 
-    def _evidence_entry(self, key, tournament, models, flags, ranked, adjusted, exclude_flagged) -> dict:
+    def _evidence_entry(self, key: tuple[bool, bool], tournament: Tournament, models: dict[str, PublishedModel],
+                        flags: dict[str, Flag], ranked: pd.DataFrame, adjusted: bool, exclude_flagged: bool
+                        ) -> EvidenceEntry:
         entry = self._evidence_cache.get(key)
         if entry is None or entry["of"] is not tournament or entry["flags"] is not flags:
             duels = tournament
@@ -391,11 +407,11 @@ class Leaderboard:
             references = self._file_references[first.submission_id]
         return references
 
-    def sample_document(self) -> dict:
+    def sample_document(self) -> dict[str, Any]:
         """The board's sample file (`demo.sample_document` on its references), made once
         per reference model, so the file offered and the one recognized are the same."""
         reference_model = self._reference_model()
-        owner = reference_model and reference_model.submission_id
+        owner = reference_model.submission_id if reference_model else None
         if self._sample is None or self._sample[0] != owner:
             self._sample = (owner, sample_document(self.benchmark, self.references()))
         return self._sample[1]
@@ -409,7 +425,7 @@ class Leaderboard:
             self._sample_first_task = (owner, predictions_sha256({"predictions": sample["predictions"][first_task]}))
         return self._sample_first_task[1]
 
-    def is_sample_file(self, parsed) -> bool:
+    def is_sample_file(self, parsed: ParsedSubmission) -> bool:
         """Whether a parsed file is the board's sample file (by its predictions). Its first
         task is compared first: any other file differs there, which is found without
         making the whole sample (a second per process)."""
@@ -423,10 +439,10 @@ class Leaderboard:
             self._sample_hash = (document, predictions_sha256(document))
         return parsed.predictions_sha256 == self._sample_hash[1]
 
-    def watch(self, seconds: float, on_reload=None) -> threading.Thread:
+    def watch(self, seconds: float, on_reload: Callable[[], object] | None = None) -> threading.Thread:
         """Poll the store every `seconds` and reload when another replica published;
         `on_reload()` is called after each reload."""
-        def loop():
+        def loop() -> None:
             while True:
                 time.sleep(seconds)
                 try:

@@ -3,16 +3,18 @@ one-commit rewrites of the board's files after which the written state is the bo
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Collection, Iterable, Iterator, Mapping
+
 import numpy as np
 import pandas as pd
 
 from leaderboard.board.reader import BoardReader
 from leaderboard.engine.replay import duel_file_owners
-from leaderboard.engine.tournament import UNRECORDED_RULES, DuelRows, Tournament
+from leaderboard.engine.tournament import UNRECORDED_RULES, DuelRows, ReferenceDuels, Tournament
 from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, flags_json
-from leaderboard.storage.store import BoardRewrite
+from leaderboard.storage.store import BoardRewrite, PublishedModel
 from leaderboard.storage.snapshot import snapshot_parquet, stale_rows
 
 UNRECORDED_DESCRIPTION = {"version": None, "note": "imported from a reference-layout tournament.json; the rules "
@@ -24,7 +26,7 @@ NOTHING_PUBLISHED = "publishing failed, nothing was published"
 
 
 @contextlib.contextmanager
-def locked(board: BoardReader, failed: str):
+def locked(board: BoardReader, failed: str) -> Iterator[None]:
     """The board's and its store's write locks; a store that cannot be locked for writing
     (a read-only folder) is a StoreFailure starting with `failed` (`NOTHING_CHANGED`, ...)."""
     with board.write_lock, contextlib.ExitStack() as held:
@@ -35,7 +37,7 @@ def locked(board: BoardReader, failed: str):
         yield
 
 
-def titles_of(models: dict) -> dict:
+def titles_of(models: Mapping[str, PublishedModel]) -> dict[str, str]:
     return {s: m.title for s, m in models.items()}
 
 
@@ -44,7 +46,8 @@ def duel_file(board: BoardReader, tournament: Tournament, rows: DuelRows) -> byt
                                 {board.rules: board.rules_description, UNRECORDED_RULES: UNRECORDED_DESCRIPTION})
 
 
-def owned_duel_files(board: BoardReader, tournament: Tournament, models: dict, owners) -> dict[str, bytes]:
+def owned_duel_files(board: BoardReader, tournament: Tournament, models: Mapping[str, PublishedModel],
+                     owners: Iterable[str]) -> dict[str, bytes]:
     """The duel files of `owners` (submission ids), each with every row of `tournament`
     whose later published model it is. Reads each owner's rows without merging the
     tournament's parts (a publication at 10,000 models writes a few files of ~1M rows)."""
@@ -56,7 +59,7 @@ def owned_duel_files(board: BoardReader, tournament: Tournament, models: dict, o
     return files
 
 
-def write(board: BoardReader, change: BoardRewrite, models: dict, tournament: Tournament, ranked: pd.DataFrame,
+def write(board: BoardReader, change: BoardRewrite, models: dict[str, PublishedModel], tournament: Tournament, ranked: pd.DataFrame,
           flags: dict[str, Flag] | None) -> None:
     """Commit `change` on top of the board's loaded revision, then make its result the state."""
     try:
@@ -78,8 +81,9 @@ def write(board: BoardReader, change: BoardRewrite, models: dict, tournament: To
     board.replace_state(models, tournament, revision, ranked, flags)
 
 
-def rewrite(board: BoardReader, tournament: Tournament, models: dict, message: str, deleted=(),
-            removed: str | None = None, drop_legacy: bool = False, legacy: dict | None = None,
+def rewrite(board: BoardReader, tournament: Tournament, models: dict[str, PublishedModel], message: str,
+            deleted: Collection[str] = (), removed: str | None = None, drop_legacy: bool = False,
+            legacy: ReferenceDuels | None = None,
             only: set[str] | None = None, flags: dict[str, Flag] | None = None) -> int:
     """Write the duel files of `tournament` (grouped by owner; all, or those of the
     owners in `only`), delete the files in `deleted` that are not written, and write

@@ -24,15 +24,17 @@ published in.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
 from leaderboard.engine import ranking
+from leaderboard.engine.board_model import BoardModel
 from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament, duel_rows, rules_description, rules_id
 from stats import field
+from stats.arrays import FloatArray
 
 
 @dataclass(frozen=True)
@@ -93,7 +95,7 @@ class _Columns:
         self.won: dict[int, np.ndarray] = {}
         self.fought: dict[int, np.ndarray] = {}
 
-    def read(self, parts: Iterable[DuelRows], members) -> None:
+    def read(self, parts: Iterable[DuelRows], members: Iterable[int]) -> None:
         """Read the columns of the members not read yet, one pass over the rows."""
         new = [int(m) for m in members if int(m) not in self.won]
         if not new:
@@ -103,7 +105,7 @@ class _Columns:
         for rows in parts:
             self.add(rows, new)
 
-    def add(self, rows: DuelRows, members=None) -> None:
+    def add(self, rows: DuelRows, members: list[int] | None = None) -> None:
         """Enter `rows` into the columns of `members` (default: every column read)."""
         wanted = np.zeros(self.shape[0], dtype=bool)
         wanted[list(self.won) if members is None else members] = True
@@ -114,13 +116,14 @@ class _Columns:
             self.fought[member][rows.first[at]] = rows.fought[at]
             self.won[member][rows.first[at]] = rows.fought[at] & rows.significant[at]
 
-    def win_scores(self, members) -> np.ndarray:
+    def win_scores(self, members: Iterable[int]) -> FloatArray:
         won, fought = np.zeros(self.shape), np.zeros(self.shape)
         for m in members:
             won += self.won[int(m)]
             fought += self.fought[int(m)]
         with np.errstate(invalid="ignore", divide="ignore"):
-            return won / np.where(fought > 0, fought, np.nan)
+            scores: FloatArray = won / np.where(fought > 0, fought, np.nan)
+        return scores
 
 
 def dueled(parts: Iterable[DuelRows], n_models: int, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,7 +155,7 @@ def missing_duels(tournament: Tournament, members: list[str]) -> dict[str, list[
 
 
 def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
-           flagged=frozenset(), rules: str | None = None, backfill: bool = True,
+           flagged: Collection[str] = frozenset(), rules: str | None = None, backfill: bool = True,
            links: Mapping[str, Mapping[str, float]] | None = None) -> Panel:
     """The scores and the panel of the models of `tournament` (every one needs its
     `results`; see the module's text for the definitions).
@@ -168,7 +171,7 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     eligible = np.array([m not in flagged for m in ids], dtype=bool)
     id_order = np.array(ids, dtype=object).argsort().argsort()  # ties go to the smaller submission id
     if links is None and n:  # every pair looked at: reads the candidates' arrays
-        def replicates_of(indices):
+        def replicates_of(indices: Iterable[int]) -> Iterator[np.ndarray]:
             return ranking.task_replicates(benchmark, results, [ids[i] for i in indices])
         noise = field.task_noise(replicates_of(range(n)))
         # a flagged model is nobody's near-copy: it weighs nothing to share
@@ -179,7 +182,8 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     shares = field.field_shares(signed.T, weights).T
     overall = shares @ _task_weights(benchmark, task_ids)
     order = np.lexsort((id_order, -np.where(np.isnan(overall), -np.inf, np.round(overall, 9))))
-    members, families_seated = [], set()
+    members: list[int] = []
+    families_seated = set()
     for i in order:
         if len(members) == benchmark.top_opponents:
             break
@@ -201,7 +205,7 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
 TASK_NOISE, NEAR_COPIES = "task_noise", "near_copies"
 
 
-def near_copy_metadata(benchmark: Benchmark, models: Mapping, sid: str) -> dict:
+def near_copy_metadata(benchmark: Benchmark, models: Mapping[str, BoardModel], sid: str) -> dict[str, dict[str, float]]:
     """What the publication of model `sid` keeps about near-copies, found against the
     published `models` (id -> a model with `results` and `metadata`) with its own arrays
     and its candidates' alone: TASK_NOISE its bootstrap standard error per task (task id
@@ -232,8 +236,9 @@ def signed_task_scores(benchmark: Benchmark, task_ids: list[str], results: Mappi
     len(task_ids)), NaN where a model has no result."""
     signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
     key = ("aggregates", tuple(task_ids))
-    return np.array([results[m].kept_vector(key, lambda m=m: [results[m].aggregates.get(t, np.nan) for t in task_ids])
-                     for m in ids], dtype=float).reshape(len(ids), len(task_ids)) * signs
+    scores: FloatArray = np.array([results[m].kept_vector(key, lambda m=m: [results[m].aggregates.get(t, np.nan) for t in task_ids])
+                                   for m in ids], dtype=float).reshape(len(ids), len(task_ids)) * signs
+    return scores
 
 
 def linked_copies(ids: list[str], links: Mapping[str, Mapping[str, float]], eligible: np.ndarray,
@@ -245,7 +250,8 @@ def linked_copies(ids: list[str], links: Mapping[str, Mapping[str, float]], elig
     for m, theirs in links.items():
         for other, share in (theirs or {}).items():
             if m in position and other in position and eligible[position[m]] and eligible[position[other]]:
-                found[tuple(sorted((position[m], position[other])))] = float(share)
+                low, high = sorted((position[m], position[other]))
+                found[low, high] = float(share)
     pairs = np.array(sorted(found), dtype=int).reshape(-1, 2)
     return field.linked(len(ids), pairs, np.array([found[tuple(p)] for p in pairs]), tie_order)
 
@@ -287,7 +293,7 @@ def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str
         new.append(duel_rows(benchmark, tournament, ids[one], [ids[i] for i in lacking], results, rules))
     if not new:
         return DuelRows.empty(len(tournament.task_ids))
-    rows = DuelRows.concat(new, len(ids))
+    rows = DuelRows.concat(new, len(tournament.task_ids))
     to_member = position[rows.second] >= 0  # else the first is the member
     stored = np.where(to_member, forward[rows.first, np.maximum(position[rows.second], 0)],
                       backward[rows.second, np.maximum(position[rows.first], 0)])  # one direction may be stored

@@ -8,13 +8,14 @@ so every category weighs the same whatever its number of tasks.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
 from stats import evidence, field, rank_sets
+from leaderboard.engine.board_model import BoardModel
 from leaderboard.engine.tournament import ModelResults, SummaryRows, Tournament, task_seed
 
 OVERALL = "overall"
@@ -79,11 +80,12 @@ TASK_SET_FIELDS = ("task_set_score_low", "task_set_score_high", "task_set_rank_l
 CERTAINTY_FIELDS = ("score_low", "score_high", "rank_low", "rank_high", "group", *RANK_SET_FIELDS, *TASK_SET_FIELDS)
 # The last (ranked table, benchmark, panel, certainty): a publication's snapshot and the
 # board's views after it ask for the same table's certainty.
-_last_certainty: tuple = (None, None, None, None)
+_last_certainty: tuple[pd.DataFrame | None, Benchmark | None, frozenset[str], pd.DataFrame | None] = (
+    None, None, frozenset(), None)
 
 
 def certainty_table(ranked_table: pd.DataFrame, benchmark: Benchmark, results: Mapping[str, ModelResults],
-                    flagged=()) -> pd.DataFrame:
+                    flagged: Collection[str] = ()) -> pd.DataFrame:
     """How certain each score and rank of `ranked_table` (a `ranked` table of field
     scores, `engine/panel.py`) is: one row per model in its order, columns (scope, field)
     for scope `overall` and each category and field in CERTAINTY_FIELDS: the 95% interval
@@ -148,8 +150,8 @@ def rank_set_fields(benchmark: Benchmark, results: Mapping[str, ModelResults], i
                 "top_k_bits": np.full((n, n_scopes), float(np.log2(math.factorial(min(rank_sets.TOP_K, ok.sum())))))}
     signs = np.array([task.metric.sign for task in benchmark.tasks])
     task_scores = np.array([[results[m].aggregates[t] for t in benchmark.task_ids] for m in ids], dtype=float) * signs
-    samples = [task.samples for task in benchmark.tasks]
-    items = None if None in samples else min(samples)
+    samples = [task.samples for task in benchmark.tasks if task.samples is not None]
+    items = min(samples) if len(samples) == len(benchmark.tasks) else None
     sets = rank_sets.field_rank_sets(lambda: task_replicates(benchmark, results, ids), task_scores, task_category,
                                      weights, family, displayed, items, shares=draws)
     out = {"set_low": np.full((n, n_scopes), n), "set_high": np.full((n, n_scopes), n),
@@ -164,7 +166,8 @@ def rank_set_fields(benchmark: Benchmark, results: Mapping[str, ModelResults], i
     return out
 
 
-def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mapping, flagged=()) -> pd.DataFrame:
+def certainty_of(ranked_table: pd.DataFrame, benchmark: Benchmark, models: Mapping[str, BoardModel],
+                 flagged: Collection[str] = ()) -> pd.DataFrame:
     """`certainty_table` of a board: models (submission id -> a model with `results`)."""
     return certainty_table(ranked_table, benchmark, {m: models[m].results for m in ranked_table.index}, flagged)
 
@@ -212,7 +215,10 @@ def _compute_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults
     padded = rows if width == len(group) else rows[np.arange(width) % len(group)]
     for task, task_columns in zip(benchmark.tasks, columns):
         aggregates = np.array([results[group[k % len(group)]].aggregates[task.id] for k in range(width)], dtype=float)
-        values = task.metric.replicates(padded[:, task_columns], aggregates, task_seed(task.id), n_resamples)
+        replicates = task.metric.replicates
+        if replicates is None:  # `stats.metrics.register` refuses such a metric
+            raise ValueError(f"metric {task.metric.name!r} has no replicates; the intervals need them")
+        values = replicates(padded[:, task_columns], aggregates, task_seed(task.id), n_resamples)
         for k, m in enumerate(group):
             # a copy: a bootstrap metric's replicates are a view of `rows`, which the next batch overwrites
             results[m].replicates[(task.id, n_resamples)] = values[:, k].copy()

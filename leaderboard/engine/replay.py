@@ -12,29 +12,32 @@ published of the two.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Collection, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
 
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import panel as reference_panel, ranking
+from leaderboard.engine.board_model import BoardModel, FlagTime
 from leaderboard.engine.tournament import DuelRows, Tournament, play
 from leaderboard.engine.progress import Progress, no_progress
 
 
-def opponents_of_the_day(ranked_table: pd.DataFrame, benchmark: Benchmark, flagged=()) -> list[str]:
+def opponents_of_the_day(ranked_table: pd.DataFrame, benchmark: Benchmark, flagged: Collection[str] = ()
+                         ) -> list[str]:
     """A new model's opponents: the benchmark's top_opponents best models of a `ranked`
     table that are not in `flagged`."""
     return [m for m in ranked_table.index if m not in flagged][:benchmark.top_opponents]
 
 
-def submitted_times(models: dict) -> pd.Series:
+def submitted_times(models: Mapping[str, BoardModel]) -> pd.Series:
     """Each model's publication time (seconds since the epoch), by submission id."""
     return pd.Series({s: m.submitted for s, m in models.items()}, dtype=float)
 
 
-def expected_opponents(tournament: Tournament, models: dict, flags: dict, benchmark: Benchmark
+def expected_opponents(tournament: Tournament, models: Mapping[str, BoardModel], flags: Mapping[str, FlagTime],
+                       benchmark: Benchmark
                        ) -> Iterator[tuple[str, list[str]]]:
     """(model, the top models of its day) in time order, as the replay of `models` defines
     them (models flagged by then, per `flags`, are passed over). Scores of the earlier
@@ -64,7 +67,7 @@ def expected_opponents(tournament: Tournament, models: dict, flags: dict, benchm
         np.add.at(fought, a[among], rows.fought[among])
 
 
-def board_panel(tournament: Tournament, models: dict, flags, benchmark: Benchmark, rules: str | None = None,
+def board_panel(tournament: Tournament, models: Mapping[str, BoardModel], flags: Collection[str], benchmark: Benchmark, rules: str | None = None,
                 backfill: bool = False) -> reference_panel.Panel:
     """The reference panel of the models of `tournament` (all in `models`), never one in
     `flags`; `backfill`: run the duels it lacks into `tournament` (see `panel.settle`)."""
@@ -73,7 +76,7 @@ def board_panel(tournament: Tournament, models: dict, flags, benchmark: Benchmar
     return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill, links)
 
 
-def scores(tournament: Tournament, models: dict, flags, benchmark: Benchmark) -> pd.DataFrame:
+def scores(tournament: Tournament, models: Mapping[str, BoardModel], flags: Collection[str], benchmark: Benchmark) -> pd.DataFrame:
     """The scores table (`ranking.scores_table`'s shape) under the benchmark's rule, from
     the stored duels: against the reference panel, or over every stored duel of a model."""
     if benchmark.opponents == PANEL:
@@ -81,7 +84,8 @@ def scores(tournament: Tournament, models: dict, flags, benchmark: Benchmark) ->
     return ranking.scores_table(tournament, benchmark)
 
 
-def missing_duels(tournament: Tournament, models: dict, flags: dict, benchmark: Benchmark
+def missing_duels(tournament: Tournament, models: Mapping[str, BoardModel], flags: Mapping[str, FlagTime],
+                  benchmark: Benchmark
                   ) -> Iterator[tuple[str, list[str]]]:
     """(model, the opponents the rule expects it to have dueled and it has not), for
     each model that lacks some: the panel's members, or the top models of its day."""
@@ -95,7 +99,7 @@ def missing_duels(tournament: Tournament, models: dict, flags: dict, benchmark: 
             yield sid, missing
 
 
-def owners_of_pairs(pairs: dict[str, tuple[str, ...]], models: dict) -> dict[str, int]:
+def owners_of_pairs(pairs: Mapping[str, tuple[str, ...]], models: Mapping[str, BoardModel]) -> dict[str, int]:
     """Per model, how many of the pairs (a -> each b) it owns: the later published of each."""
     def later(a: str, b: str) -> str:
         return max(a, b, key=lambda m: (models[m].submitted, m))
@@ -107,7 +111,8 @@ def owners_of_pairs(pairs: dict[str, tuple[str, ...]], models: dict) -> dict[str
     return owned
 
 
-def run_missing_duels(tournament: Tournament, models: dict, flags: dict, benchmark: Benchmark, rules: str,
+def run_missing_duels(tournament: Tournament, models: Mapping[str, BoardModel], flags: Mapping[str, FlagTime],
+                      benchmark: Benchmark, rules: str,
                       progress: Progress = no_progress) -> dict[str, int]:
     """Play into `tournament` every duel the rule expects and it lacks: the panel's
     backfill, or the replay of `models` in time order. Returns, per model that owns new
@@ -116,7 +121,7 @@ def run_missing_duels(tournament: Tournament, models: dict, flags: dict, benchma
         progress(0.0, "settling the reference panel")
         return owners_of_pairs(board_panel(tournament, models, flags, benchmark, rules, backfill=True).backfilled,
                                models)
-    dueled = {}
+    dueled: dict[str, int] = {}
     for k, (sid, opponents) in enumerate(expected_opponents(tournament, models, flags, benchmark)):
         progress(k / len(models), f"duels of {sid}")
         results = {s: models[s].results for s in (sid, *opponents)}
@@ -126,7 +131,7 @@ def run_missing_duels(tournament: Tournament, models: dict, flags: dict, benchma
     return dueled
 
 
-def duel_file_owners(tournament: Tournament, rows: DuelRows, models: dict) -> np.ndarray:
+def duel_file_owners(tournament: Tournament, rows: DuelRows, models: Mapping[str, BoardModel]) -> np.ndarray:
     """Per row, the model whose duel file holds it: the later published of the two."""
     order = sorted(tournament.model_ids, key=lambda m: (models[m].submitted, m))
     position = np.empty(len(tournament.model_ids), dtype=np.int64)

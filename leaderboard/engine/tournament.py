@@ -17,9 +17,11 @@ import json
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TypedDict
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 import stats
 from stats import evidence
@@ -30,7 +32,7 @@ UNRECORDED_RULES = "unrecorded"
 MAX_PARTS = 16  # duels read from a reference-layout tournament.json
 
 
-def rules_description(benchmark: Benchmark) -> dict:
+def rules_description(benchmark: Benchmark) -> dict[str, object]:
     """What computes this benchmark's duels: per metric its test, and the shared parameters."""
     from stats import duel_tests
     metrics = sorted({t.metric_name for t in benchmark.tasks})
@@ -39,10 +41,21 @@ def rules_description(benchmark: Benchmark) -> dict:
             "tests": {m: stats.METRICS[m].test_name for m in metrics}}
 
 
-def rules_id(description: dict) -> str:
+def rules_id(description: Mapping[str, object]) -> str:
     """A short name for a rules description: its version and a hash of its content."""
     digest = hashlib.sha256(json.dumps(description, sort_keys=True).encode()).hexdigest()[:10]
     return f"v{description['version']}-{digest}"
+
+
+class DuelEntry(TypedDict):
+    """One task of one duel in the reference's JSON layout (`Tournament.to_json`)."""
+
+    significant: bool
+    p_value: float | None
+    delta: float | None
+
+
+ReferenceDuels = dict[str, dict[str, dict[str, DuelEntry]]]  # A id -> B id -> task id -> the duel there
 
 
 @dataclass
@@ -54,7 +67,7 @@ class ModelResults:
     that holds it reuses them (80 KB per model on 50 tasks)."""
 
     aggregates: dict[str, float]
-    summaries: "dict[str, np.ndarray]"
+    summaries: Mapping[str, np.ndarray]
     replicates: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     # per (what, task order) a vector of the model made once (`kept_vector`): the boards of
     # 10,000 models stack them per pre-submission instead of 500,000 lookups each time
@@ -85,7 +98,8 @@ class DuelRows:
 
     FIELDS = ("first", "second", "fought", "significant", "p_value", "delta", "rules")
 
-    def __init__(self, first, second, fought, significant, p_value, delta, rules):
+    def __init__(self, first: ArrayLike, second: ArrayLike, fought: ArrayLike, significant: ArrayLike,
+                 p_value: ArrayLike, delta: ArrayLike, rules: ArrayLike):
         self.first, self.second = np.asarray(first, dtype=np.int32), np.asarray(second, dtype=np.int32)
         self.fought, self.significant = np.asarray(fought, dtype=bool), np.asarray(significant, dtype=bool)
         self.p_value, self.delta = np.asarray(p_value, dtype=float), np.asarray(delta, dtype=float)
@@ -99,7 +113,7 @@ class DuelRows:
     def __len__(self) -> int:
         return len(self.first)
 
-    def take(self, index) -> "DuelRows":
+    def take(self, index: ArrayLike) -> "DuelRows":  # a mask or positions of rows
         return DuelRows(*(getattr(self, f)[index] for f in self.FIELDS))
 
     def renumbered(self, mapping: np.ndarray) -> "DuelRows":
@@ -299,7 +313,7 @@ class Tournament:
             rows.first, rows.second, rows.fought, np.where(known, adjusted <= alpha, rows.significant),
             np.where(known, adjusted, rows.p_value), rows.delta, rows.rules))
 
-    def rows_between(self, first_ids, second_ids) -> DuelRows:
+    def rows_between(self, first_ids: Iterable[str], second_ids: Iterable[str]) -> DuelRows:
         """Rows whose first model is in `first_ids` and second in `second_ids`."""
         rows = self.rows()
         firsts = np.zeros(len(self.model_ids), dtype=bool)
@@ -315,9 +329,9 @@ class Tournament:
 
     # --- the reference's JSON layout -------------------------------------------------------
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ReferenceDuels:
         """{A_id: {B_id: {task: {"significant", "p_value", "delta"}}}}, as the reference stores it."""
-        out = {m: {} for m in self.model_ids}
+        out: ReferenceDuels = {m: {} for m in self.model_ids}
         rows = self.rows()
         for k in np.lexsort((rows.second, rows.first)):
             a, b = self.model_ids[rows.first[k]], self.model_ids[rows.second[k]]
@@ -327,16 +341,17 @@ class Tournament:
         return out
 
     @classmethod
-    def from_json(cls, data: dict, task_ids: list[str], model_ids: list[str]) -> "Tournament":
+    def from_json(cls, data: Mapping[str, object] | None, task_ids: list[str], model_ids: list[str]) -> "Tournament":
         """Duels among `model_ids` only: entries of unknown models or tasks are dropped.
         Their rules are not recorded (UNRECORDED_RULES)."""
         return cls(task_ids, model_ids, rows_from_json(data, task_ids, {m: i for i, m in enumerate(model_ids)}))
 
 
-def rows_from_json(data: dict, task_ids: list[str], index: dict[str, int]) -> DuelRows:
+def rows_from_json(data: Mapping[str, object] | None, task_ids: list[str], index: Mapping[str, int]) -> DuelRows:
     """Rows from the reference layout, for the models in `index` (id -> model index)."""
     task_index = {t: k for k, t in enumerate(task_ids)}
-    pairs, cells = [], []
+    pairs: list[tuple[int, int]] = []
+    cells: list[tuple[int, int, bool, float, float]] = []
     for a, row in (data or {}).items():
         if a not in index or not isinstance(row, dict):
             continue
@@ -357,17 +372,17 @@ def rows_from_json(data: dict, task_ids: list[str], index: dict[str, int]) -> Du
         r, k, s, pv, d = (np.array(c) for c in zip(*cells))
         r, k = r.astype(int), k.astype(int)
         fought[r, k], significant[r, k], p_value[r, k], delta[r, k] = True, s.astype(bool), pv, d
-    pairs = np.array(pairs, dtype=np.int32).reshape(-1, 2)
+    pair_indices = np.array(pairs, dtype=np.int32).reshape(-1, 2)
     used = fought.any(axis=1)
-    return DuelRows(pairs[:, 0], pairs[:, 1], fought, significant, p_value, delta,
+    return DuelRows(pair_indices[:, 0], pair_indices[:, 1], fought, significant, p_value, delta,
                     np.full(p, UNRECORDED_RULES, dtype=object)).take(used)
 
 
-def _none_if_nan(x: float):
+def _none_if_nan(x: float) -> float | None:
     return None if np.isnan(x) else float(x)
 
 
-def _nan_if_none(x) -> float:
+def _nan_if_none(x: float | None) -> float:
     return np.nan if x is None else float(x)
 
 
@@ -379,7 +394,7 @@ def _unfought(first: int, second: int, t: int) -> DuelRows:
 
 # --- the engine ----------------------------------------------------------------------------
 
-def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: dict[str, ModelResults],
+def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: Mapping[str, ModelResults],
          opponent_ids: list[str], reuse: Tournament | None = None, rules: str | None = None) -> int:
     """Run the duels new_id vs each opponent, both directions, that `tournament` lacks.
 
@@ -396,7 +411,7 @@ def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: dic
             reused.append(opponent)
         else:
             todo.append(opponent)
-    if reused:
+    if reused and reuse is not None:  # reused is only filled from reuse
         mapping = np.full(len(reuse.model_ids), -1, dtype=np.int64)
         for m in (new_id, *reused):
             mapping[reuse.index(m)] = tournament.index(m)
@@ -420,7 +435,7 @@ class SummaryRows:
     than a copy per model and task. Several models are read at once (READ_THREADS): a Hub
     replica downloads a model's arrays when they are first read (storage/hub.py)."""
 
-    def __init__(self, task_ids: list[str], lengths: list[int], n_models: int, dtype=float,
+    def __init__(self, task_ids: list[str], lengths: list[int], n_models: int, dtype: DTypeLike = float,
                  bytes_at_once: int | None = None):
         self.task_ids = list(task_ids)
         bounds = np.cumsum([0, *lengths])
@@ -431,7 +446,7 @@ class SummaryRows:
         self.group_size = max(1, min(n_models, at_once // row_bytes))
         self._matrix = np.empty((self.group_size, int(bounds[-1])), dtype=dtype)
 
-    def groups(self, results, model_ids: list[str]):
+    def groups(self, results: Mapping[str, ModelResults], model_ids: list[str]) -> Iterator[tuple[int, np.ndarray]]:
         """(start, the rows of model_ids[start:start + group_size]), group after group; a
         group's rows are valid until the next is read."""
         with ThreadPoolExecutor(READ_THREADS) as pool:
@@ -442,7 +457,7 @@ class SummaryRows:
                     pass
                 yield start, rows
 
-    def _fill(self, row: np.ndarray, summaries) -> None:
+    def _fill(self, row: np.ndarray, summaries: Mapping[str, np.ndarray]) -> None:
         read_joined = getattr(summaries, "read_joined", None)  # a cache file's (storage/local.py)
         if read_joined is not None and read_joined(self.layout, row):
             return
@@ -451,7 +466,7 @@ class SummaryRows:
 
 
 def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponent_ids: list[str],
-              results: dict[str, ModelResults], rules: str) -> DuelRows:
+              results: Mapping[str, ModelResults], rules: str) -> DuelRows:
     """new_id against each opponent and back, every task: 2m rows (new vs all, then all vs new).
 
     The opponents' summaries are read in groups (`SummaryRows`: each model's file read

@@ -13,6 +13,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import threading
+from typing import TYPE_CHECKING, Generic, Protocol, Self, TypeVar
+
+from leaderboard.json_types import JSONObject
+
+if TYPE_CHECKING:
+    from leaderboard.storage.store import Store
 
 
 def day_of(at: float) -> str:
@@ -36,23 +42,37 @@ def utc_text(at: float) -> str:
     return dt.datetime.fromtimestamp(at, dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class DayLog:
+class DayRecord(Protocol):
+    """A record of a day file: its time, and how a parsed line makes one."""
+
+    @property
+    def at(self) -> float: ...  # epoch seconds
+
+    @classmethod
+    def from_json(cls, item: JSONObject) -> Self: ...
+
+
+Record = TypeVar("Record", bound=DayRecord)
+
+
+class DayLog(Generic[Record]):
     """The records of one of the store's day folders, read by day and kept until the day's
     file changes (its version: size and time of a local file, the blob id in a Hub repo).
     `kind` makes a record of a parsed line (`from_json`: KeyError, TypeError or ValueError
     when the line is not one) and has an `at` (epoch seconds); `what` names it in problems."""
 
-    def __init__(self, store, folder: str, kind, what: str):
+    def __init__(self, store: Store, folder: str, kind: type[Record], what: str):
         self.store, self.folder, self.kind, self.what = store, folder, kind, what
         self.problems: list[str] = []  # lines skipped, from the last read
-        self._days: dict[str, tuple[object, list]] = {}
+        self._days: dict[str, tuple[object, list[Record]]] = {}
         self._lock = threading.Lock()
 
-    def records(self, start: float, end: float) -> list:
+    def records(self, start: float, end: float) -> list[Record]:
         """The records made from `start` to `end` (epoch seconds)."""
         versions = self.store.record_days(self.folder)
         wanted = [d for d in days_between(start, end) if d in versions]
-        found, problems = [], []
+        found: list[Record] = []
+        problems: list[str] = []
         for day in wanted:
             with self._lock:
                 cached = self._days.get(day)
@@ -67,9 +87,10 @@ class DayLog:
         self.problems = problems
         return found
 
-    def _parse(self, data: bytes, name: str) -> tuple[list, list[str]]:
+    def _parse(self, data: bytes, name: str) -> tuple[list[Record], list[str]]:
         """A day file's records, and a problem line per line that is not one (skipped)."""
-        records, problems = [], []
+        records: list[Record] = []
+        problems: list[str] = []
         for number, line in enumerate(data.splitlines(), 1):
             if not line.strip():
                 continue

@@ -12,14 +12,22 @@ from __future__ import annotations
 import io
 import json
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import DTypeLike
 
 from leaderboard.engine.tournament import DuelRows
+from leaderboard.json_types import JSONObject
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 TASKS_KEY, RULES_KEY = b"leaderboard.tasks", b"leaderboard.rules"
 
 
-def duel_file(rows: DuelRows, model_ids: list[str], task_ids: list[str], rules: dict[str, dict]) -> bytes:
+def duel_file(rows: DuelRows, model_ids: list[str], task_ids: list[str], rules: dict[str, JSONObject]) -> bytes:
     """Parquet bytes of `rows` (model indices into `model_ids`); `rules` describes the
     rules ids (id -> description) the rows name, where known."""
     import pyarrow as pa
@@ -27,7 +35,7 @@ def duel_file(rows: DuelRows, model_ids: list[str], task_ids: list[str], rules: 
     t = len(task_ids)
     ids = np.asarray(model_ids, dtype=object)
 
-    def lists(values, kind):
+    def lists(values: np.ndarray, kind: pa.DataType) -> pa.FixedSizeListArray:
         return pa.FixedSizeListArray.from_arrays(pa.array(np.ascontiguousarray(values).ravel(), type=kind), t)
     table = pa.table({"first": pa.array(ids[rows.first], type=pa.string()),
                       "second": pa.array(ids[rows.second], type=pa.string()),
@@ -42,7 +50,7 @@ def duel_file(rows: DuelRows, model_ids: list[str], task_ids: list[str], rules: 
     return buffer.getvalue()
 
 
-def read_table(source):
+def read_table(source: str | Path | bytes) -> pa.Table:
     """One duel file (a path or bytes) as a pyarrow table; raises ValueError when it is
     not one."""
     import pyarrow as pa
@@ -57,16 +65,17 @@ def read_table(source):
     return table
 
 
-def rows_from_tables(tables: list, task_ids: list[str], index: dict[str, int]) -> tuple[DuelRows, set[str]]:
+def rows_from_tables(tables: list[pa.Table], task_ids: list[str], index: dict[str, int]) -> tuple[DuelRows, set[str]]:
     """The rows of the tables among the models of `index` (id -> model index), with task
     columns in the order of `task_ids` (a task missing from a file is not fought); and
     the ids of unknown models the files mention (their rows are dropped)."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    parts, unknown = [], set()
+    parts: list[DuelRows] = []
+    unknown: set[str] = set()
     ids = pa.array(list(index), type=pa.string())
     positions = np.array(list(index.values()), dtype=np.int64)
-    by_tasks: dict[str, list] = {}
+    by_tasks: dict[str, list[pa.Table]] = {}
     for table in tables:  # files with the same task list are converted together
         by_tasks.setdefault(table.schema.metadata[TASKS_KEY], []).append(table.replace_schema_metadata(None))
     for tasks_json, group in by_tasks.items():
@@ -102,7 +111,7 @@ def rows_from_tables(tables: list, task_ids: list[str], index: dict[str, int]) -
     return DuelRows.concat(parts, len(task_ids)), unknown
 
 
-def _matrix(column, n_tasks: int, kind) -> np.ndarray:
+def _matrix(column: pa.ChunkedArray, n_tasks: int, kind: DTypeLike) -> np.ndarray:
     """A column of fixed-size lists as one new (rows x n_tasks) array of `kind`, filled
     chunk by chunk: one copy of Arrow's buffers, writable, and no second one of the whole
     column (at 10,000 models a column of p-values is 400 MB)."""
@@ -114,7 +123,7 @@ def _matrix(column, n_tasks: int, kind) -> np.ndarray:
     return out
 
 
-def _codes(column) -> tuple[np.ndarray, np.ndarray]:
+def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     """A column of strings as (its distinct values, an object array; each row's index
     into them), from one dictionary shared by its chunks: no string per row is made."""
     import pyarrow as pa

@@ -26,7 +26,7 @@ class Flag:
     flagged_at: float
 
 
-def validate_flag(reason, link=None) -> tuple[str, str | None]:
+def validate_flag(reason: str, link: str | None = None) -> tuple[str, str | None]:
     """(reason, link) as stored: the reason normalized like a name, the link an http(s)
     address or None; raises BadInput naming each problem."""
     problems = []
@@ -65,5 +65,5 @@ def parse_flags(data: bytes) -> tuple[dict[str, Flag], list[str]]:
     return flags, problems
 
 
-def flags_json(flags: dict[str, Flag]) -> dict:
+def flags_json(flags: dict[str, Flag]) -> dict[str, dict[str, object]]:
     return {sid: asdict(flag) for sid, flag in sorted(flags.items())}

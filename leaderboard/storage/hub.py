@@ -343,7 +343,7 @@ class HubStore:
             self.save_cached(p.model, stamps[p.submission_id])
         return revision
 
-    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+    def write_snapshot(self, snapshot: bytes, parent: str | None = None) -> str:
         return self._commit([CommitOperationAdd(SNAPSHOT_FILE, snapshot)], "Ranking intervals", parent)
 
     def append_records(self, folder: str, day: str, lines: bytes, what: str) -> tuple[str, str]:

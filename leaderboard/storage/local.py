@@ -458,7 +458,7 @@ class LocalStore:
         self._commit(writes, deletes=tuple(deletes))
         return self.revision()
 
-    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+    def write_snapshot(self, snapshot: bytes, parent: str | None = None) -> str:
         """One file replaced by a rename (after the dataset card it needs, if any): no
         journal needed, and the revision (which follows the submissions, duels and flags) stays."""
         with self.lock(), refused_writes(self.root):

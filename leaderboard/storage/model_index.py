@@ -20,6 +20,7 @@ import os
 import threading
 from pathlib import Path
 
+from leaderboard.json_types import JSONObject
 from leaderboard.strict_json import dump_json
 
 INDEX_FILE = "index.jsonl"
@@ -33,13 +34,13 @@ class _FolderIndex:
         self.lock = threading.Lock()
         self._describe(None)
 
-    def _describe(self, identity) -> None:
+    def _describe(self, identity: tuple[int, int] | None) -> None:
         """Begin describing the index file `identity` (device, inode): nothing read yet."""
         self.identity = identity
         self.read_upto = 0  # bytes of that file read so far (it only grows)
         self.head = b""  # its first bytes, which an append-only file never changes
-        self.entries: dict[str, dict] = {}  # file name -> {"stat", "layout", "info"}
-        self.layouts: dict[str, dict] = {}  # hash -> layout part of an info, as the file holds them
+        self.entries: dict[str, JSONObject] = {}  # file name -> {"stat", "layout", "info"}
+        self.layouts: dict[str, JSONObject] = {}  # hash -> layout part of an info, as the file holds them
 
     def _follow(self, st: os.stat_result, head: bytes) -> None:
         """Forget what was read of another file (the folder deleted and begun again): one
@@ -76,7 +77,7 @@ class _FolderIndex:
                 continue  # cut short by a crash: its file is read again and appended
         self.read_upto += complete
 
-    def info(self, path: Path, stat: list[int]) -> dict | None:
+    def info(self, path: Path, stat: list[int]) -> JSONObject | None:
         with self.lock:
             entry = self.entries.get(path.name)
             if entry is None or entry["stat"] != stat:
@@ -86,7 +87,7 @@ class _FolderIndex:
                 return None
             return {**entry["info"], **self.layouts[entry["layout"]]}
 
-    def add(self, path: Path, stat: list[int], info: dict) -> None:
+    def add(self, path: Path, stat: list[int], info: JSONObject) -> None:
         layout = {k: info[k] for k in LAYOUT_KEYS if k in info}
         key = hashlib.sha256(dump_json(layout)).hexdigest()[:16]
         entry = {"file": path.name, "stat": stat, "layout": key,
@@ -124,11 +125,11 @@ def file_stat(path: Path) -> list[int]:
     return [st.st_size, st.st_mtime_ns]
 
 
-def cached_info(path: Path, stat: list[int]) -> dict | None:
+def cached_info(path: Path, stat: list[int]) -> JSONObject | None:
     """The info of the cache file at `path` (of `file_stat` `stat`), when indexed."""
     return _index_of(path.parent).info(path, stat)
 
 
-def remember_info(path: Path, stat: list[int], info: dict) -> None:
+def remember_info(path: Path, stat: list[int], info: JSONObject) -> None:
     """Append the info read from the cache file at `path` (of `file_stat` `stat`)."""
     _index_of(path.parent).add(path, stat, info)

@@ -16,10 +16,17 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from leaderboard.storage.day_files import DayLog, day_of, utc_text
+from leaderboard.engine.board_model import BoardModel
+from leaderboard.json_types import JSONObject
 from leaderboard.strict_json import dump_json
+
+if TYPE_CHECKING:
+    from leaderboard.storage.store import Store
 
 PRESUBMISSIONS_DIR = "presubmissions"
 WINDOW_DAYS = 30  # a card discloses the pre-submissions of this many days before publication
@@ -39,7 +46,7 @@ def requester_key(account: str | None, address: str) -> str:
     return f"account:{account}" if account else f"{ANONYMOUS}:{client_hash(address)}"
 
 
-def file_sha256(path) -> str:
+def file_sha256(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -72,7 +79,7 @@ class PresubmissionRecord:
                           "file_sha256": self.file_sha256, "rank": self.rank, "of": self.of}) + b"\n"
 
     @classmethod
-    def from_json(cls, item: dict) -> "PresubmissionRecord":
+    def from_json(cls, item: JSONObject) -> "PresubmissionRecord":
         """KeyError, TypeError or ValueError when `item` is not a record."""
         at = dt.datetime.fromisoformat(item["at"]).timestamp()
         account = None if item["requester"] == ANONYMOUS else str(item["requester"])
@@ -100,7 +107,7 @@ class Disclosure:
         of = f"{self.fewest}" if self.fewest == self.most else f"{self.fewest}–{self.most}"
         return f"would-be ranks {ranks} of {of}"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, object]:
         return {"by": self.owner, "by_account": self.by_account, "days": WINDOW_DAYS, "count": self.count,
                 "best_rank": self.best, "worst_rank": self.worst, "fewest_models": self.fewest,
                 "most_models": self.most}
@@ -110,7 +117,7 @@ class Disclosure:
         return f"{self.count} ({self.ranks_text().removeprefix('would-be ')})" if self.count else "0"
 
 
-def disclosure(records: Iterable[PresubmissionRecord], metadata: dict) -> Disclosure:
+def disclosure(records: Iterable[PresubmissionRecord], metadata: Mapping[str, Any]) -> Disclosure:
     """The Disclosure of the model with stored `metadata` among `records`."""
     published = float(metadata.get("submission_timestamp") or 0)
     account = metadata.get(PUBLISHER_KEY) or None
@@ -123,18 +130,18 @@ def disclosure(records: Iterable[PresubmissionRecord], metadata: dict) -> Disclo
                       max(r.rank for r in mine), min(r.of for r in mine), max(r.of for r in mine))
 
 
-class PresubmissionLog(DayLog):
+class PresubmissionLog(DayLog[PresubmissionRecord]):
     """The pre-submission records of one store (presubmissions/)."""
 
-    def __init__(self, store):
+    def __init__(self, store: Store):
         super().__init__(store, PRESUBMISSIONS_DIR, PresubmissionRecord, "a pre-submission record")
 
-    def record(self, record: PresubmissionRecord):
+    def record(self, record: PresubmissionRecord) -> tuple[str, str] | None:
         """Append `record` to its day's file, in one commit; what the store's
         `append_records` returns (a StoreFailure when it could not)."""
         return self.store.append_records(PRESUBMISSIONS_DIR, day_of(record.at), record.line(), "a pre-submission")
 
-    def disclosures(self, models: dict) -> dict[str, Disclosure]:
+    def disclosures(self, models: Mapping[str, BoardModel]) -> dict[str, Disclosure]:
         """Each published model's Disclosure (submission id -> Disclosure)."""
         times = [float(m.metadata.get("submission_timestamp") or 0) for m in models.values()]
         records = self.records(min(times) - WINDOW_DAYS * DAY, max(times)) if times else []

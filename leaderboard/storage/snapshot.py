@@ -6,6 +6,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
@@ -16,7 +18,10 @@ from leaderboard.config.tasks import Benchmark
 from leaderboard.engine.tournament import ModelResults
 from leaderboard.storage.flags import Flag, parse_flags
 from leaderboard.storage.store import PublishedModel
-from leaderboard.storage.presubmissions import PresubmissionLog
+from leaderboard.storage.presubmissions import Disclosure, PresubmissionLog
+
+if TYPE_CHECKING:
+    from leaderboard.storage.store import Store
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",
                    "link_to_model", "description", "submission_timestamp", "publisher"]
@@ -24,7 +29,8 @@ FLAG_FIELDS = ["flagged", "flag_reason", "flag_link"]  # a flagged model stays i
 DUEL_WINS_PREFIX = "duel_wins_"  # `duel_wins_<scope>`: the share of the reference panel beaten in duels
 
 
-def snapshot_table(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> pd.DataFrame:
+def snapshot_table(models: Mapping[str, PublishedModel], ranked: pd.DataFrame, benchmark: Benchmark,
+                   flags: Mapping[str, Flag]) -> pd.DataFrame:
     """One row per model, best first: ids, metadata, whether it is flagged (and why), rank,
     overall, category and task scores (fractions in [0, 1]), under the default rule the
     duel wins per scope (`duel_wins_<scope>`), then per scope
@@ -62,7 +68,7 @@ SNAPSHOT_OF = b"leaderboard.snapshot_of"  # the Parquet metadata key of `board_f
 INTERVALS_PENDING = b"leaderboard.intervals_pending"
 
 
-def board_fingerprint(submission_ids, flags: dict, benchmark: Benchmark) -> str:
+def board_fingerprint(submission_ids: Iterable[str], flags: Mapping[str, Flag], benchmark: Benchmark) -> str:
     """What a snapshot is computed from: the published models, their flags and the
     benchmark's tasks and categories. Every write that changes one of them writes the
     snapshot in the same commit; a reader compares the store's (a listing and flags.json,
@@ -72,7 +78,8 @@ def board_fingerprint(submission_ids, flags: dict, benchmark: Benchmark) -> str:
     return hashlib.sha256(json.dumps(described, ensure_ascii=False).encode()).hexdigest()
 
 
-def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, flags: dict) -> bytes:
+def snapshot_parquet(models: Mapping[str, PublishedModel], ranked: pd.DataFrame, benchmark: Benchmark,
+                     flags: Mapping[str, Flag]) -> bytes:
     """`snapshot_table` as Parquet, marked with its `board_fingerprint`."""
     buffer = io.BytesIO()
     arrow = pa.Table.from_pandas(snapshot_table(models, ranked, benchmark, flags), preserve_index=False)
@@ -82,7 +89,8 @@ def snapshot_parquet(models: dict, ranked: pd.DataFrame, benchmark: Benchmark, f
     return buffer.getvalue()
 
 
-def _describes(file: pq.ParquetFile, submission_ids, flags: dict, benchmark: Benchmark) -> bool:
+def _describes(file: pq.ParquetFile, submission_ids: Iterable[str], flags: Mapping[str, Flag], benchmark: Benchmark
+               ) -> bool:
     """Whether a snapshot file is of these models and flags (`board_fingerprint`), with its intervals."""
     marks = file.schema_arrow.metadata or {}
     made_of = marks.get(SNAPSHOT_OF)
@@ -90,7 +98,7 @@ def _describes(file: pq.ParquetFile, submission_ids, flags: dict, benchmark: Ben
             and INTERVALS_PENDING not in marks)
 
 
-def current_snapshot(store, benchmark: Benchmark) -> pd.DataFrame | None:
+def current_snapshot(store: Store, benchmark: Benchmark) -> pd.DataFrame | None:
     """The store's snapshot (`snapshot_table`) when it is current (`board_fingerprint`)
     and holds its intervals, else None."""
     data = store.read_snapshot()
@@ -109,7 +117,8 @@ def current_snapshot(store, benchmark: Benchmark) -> pd.DataFrame | None:
         return None
 
 
-def stale_rows(data: bytes | None, models: dict, flags: dict, benchmark: Benchmark) -> int | None:
+def stale_rows(data: bytes | None, models: Mapping[str, PublishedModel], flags: Mapping[str, Flag], benchmark: Benchmark
+               ) -> int | None:
     """For a stored snapshot file (`data`; None: there is none) that does not describe the
     board of `models` and `flags` (another board version, or its intervals never written):
     how many models it ranks. None when it describes them, or there is no snapshot (a store
@@ -137,7 +146,7 @@ class SnapshotBoard:
     for its default view: `table` prints it without loading the models or duels and
     without computing the certainty (seconds at thousands of models)."""
 
-    def __init__(self, table: pd.DataFrame, benchmark: Benchmark, store):
+    def __init__(self, table: pd.DataFrame, benchmark: Benchmark, store: Store):
         """`table`: a snapshot indexed by submission id (`current_snapshot`)."""
         self.benchmark, self.presubmissions = benchmark, PresubmissionLog(store)
         rows = table[[*METADATA_FIELDS, *FLAG_FIELDS]].astype(object).where(table.notna(), None).to_dict("index")
@@ -152,7 +161,7 @@ class SnapshotBoard:
         self._certainty = certainty_columns(table, benchmark)
 
     @classmethod
-    def of_store(cls, store, benchmark: Benchmark) -> "SnapshotBoard | None":
+    def of_store(cls, store: Store, benchmark: Benchmark) -> "SnapshotBoard | None":
         """The store's snapshot when it is current (`board_fingerprint`) and holds its
         intervals, else None."""
         table = current_snapshot(store, benchmark)
@@ -170,7 +179,7 @@ class SnapshotBoard:
         self.ranked(adjusted, exclude_flagged)
         return self._certainty
 
-    def disclosures(self) -> dict:
+    def disclosures(self) -> dict[str, Disclosure]:
         """Each model's disclosed pre-submissions (the store's records, not the snapshot's)."""
         return self.presubmissions.disclosures(self.models)
 

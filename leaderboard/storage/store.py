@@ -3,10 +3,15 @@ dataset repo) implement it. What both write for a change is assembled once, by
 `BoardRewrite.files`; each store only turns those paths into its own kind of commit."""
 from __future__ import annotations
 
+from __future__ import annotations
+
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ContextManager, Protocol
+from typing import TYPE_CHECKING, ContextManager, Protocol
+
+from leaderboard.json_types import JSONObject
 
 from leaderboard.engine.tournament import ModelResults
 from leaderboard.storage.flags import FLAGS_FILE
@@ -134,6 +139,9 @@ class PublishedModel:
     def submitted(self) -> float:
         return float(self.metadata.get("submission_timestamp") or 0)
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 
 class Store(Protocol):
     def exists(self) -> bool: ...
@@ -148,7 +156,7 @@ class Store(Protocol):
 
     def read_document(self, submission_id: str) -> bytes: ...
 
-    def read_tournament(self) -> dict: ...
+    def read_tournament(self) -> JSONObject: ...
 
     def read_flags(self) -> bytes | None: ...
 
@@ -160,7 +168,7 @@ class Store(Protocol):
 
     def duel_file_ids(self) -> list[str]: ...
 
-    def record_days(self, folder: str) -> dict[str, object]:
+    def record_days(self, folder: str) -> Mapping[str, object]:
         """The UTC days with records in `folder` (day_files.py), each with a version of its file."""
 
     def read_records(self, folder: str, day: str) -> bytes: ...
@@ -170,13 +178,13 @@ class Store(Protocol):
         (the revision it was made on, the new one) when the store's revision moves with it
         (a Hub repo), else None."""
 
-    def read_duel_tables(self) -> tuple[list, list[str]]: ...
+    def read_duel_tables(self) -> tuple[list[pa.Table], list[str]]: ...
 
     def load_cached(self, submission_id: str) -> PublishedModel | None: ...
 
-    def save_cached(self, model: PublishedModel, stamp=None) -> None: ...
+    def save_cached(self, model: PublishedModel) -> None: ...
 
-    def lock(self, shared: bool = False) -> ContextManager: ...
+    def lock(self, shared: bool = False) -> ContextManager[None]: ...
 
     def publish(self, publication: Publication, parent: str | None = None) -> str:
         """The publication in one commit on top of `parent` (StoreConflict when the store
@@ -189,7 +197,7 @@ class Store(Protocol):
     def rewrite(self, change: BoardRewrite, parent: str | None = None) -> str:
         """A rebuild, migration, removal or flag change in one commit; returns the new revision."""
 
-    def write_snapshot(self, snapshot: bytes, parent: str) -> str:
+    def write_snapshot(self, snapshot: bytes, parent: str | None = None) -> str:
         """Replace leaderboard.parquet alone (the same ranking, its intervals now
         computed) when the store is still at `parent` (StoreConflict otherwise); returns
         the revision after."""

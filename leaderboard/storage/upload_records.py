@@ -20,11 +20,17 @@ import logging
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from leaderboard.errors import StoreFailure
 from leaderboard.storage.day_files import DayLog, day_of, utc_text
+from leaderboard.json_types import JSONObject
 from leaderboard.strict_json import dump_json
+
+if TYPE_CHECKING:
+    from leaderboard.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -49,18 +55,18 @@ class UploadRecord:
         return dump_json({"at": utc_text(self.at), "requester": self.requester, "bytes": self.size}) + b"\n"
 
     @classmethod
-    def from_json(cls, item: dict) -> "UploadRecord":
+    def from_json(cls, item: JSONObject) -> "UploadRecord":
         """KeyError, TypeError or ValueError when `item` is not a record."""
         at = dt.datetime.fromisoformat(item["at"]).timestamp()
         return cls(round(at * 1000), str(item["requester"]), int(item["bytes"]))
 
 
-class UploadLog(DayLog):
+class UploadLog(DayLog[UploadRecord]):
     """The upload records of one store (uploads/) and those admitted here and not yet written.
     `on_commit(parent, revision)` is called after each write that moved the store's revision
     (a Hub commit), so the board follows it without a reload."""
 
-    def __init__(self, store, flush_seconds: float, on_commit=None):
+    def __init__(self, store: Store, flush_seconds: float, on_commit: Callable[[str, str], object] | None = None):
         super().__init__(store, UPLOADS_DIR, UploadRecord, "an upload record")
         self.flush_seconds, self.on_commit = flush_seconds, on_commit
         self._unwritten: list[UploadRecord] = []
@@ -102,7 +108,7 @@ class UploadLog(DayLog):
 
     def write_in_background(self) -> threading.Thread:
         """A thread writing the records as they come, at most once every `flush_seconds`."""
-        def loop():
+        def loop() -> None:
             while True:
                 self._waiting.wait()
                 self._waiting.clear()
