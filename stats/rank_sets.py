@@ -296,7 +296,7 @@ def field_rank_sets(replicates: Callable[[], Iterable[np.ndarray]], task_scores:
     ok = np.isfinite(displayed).all(axis=1)
     n_scopes = displayed.shape[1]
     from stats.field import category_means, field_draws, scope_draws  # field imports nothing from here
-    shares = (field_draws(replicates(), task_category, weights, n_scopes) if shares is None else shares)[:, ok]
+    shares = field_draws(replicates(), task_category, weights, n_scopes) if shares is None else shares
     score_draws = scope_draws((np.asarray(values, dtype=float)[:, ok] for values in replicates()), task_category,
                               n_scopes)
     if shares is None or score_draws is None:
