@@ -16,7 +16,8 @@ from playwright.sync_api import expect
 from conftest import DESKTOP, PHONE, built_once
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.strict_json import dump_json
-from leaderboard.submission.demo import build_demo_store, demo_model
+from leaderboard.board.configured import build_demo_store
+from leaderboard.submission.demo import demo_model
 from test_benchmarks import BENCHMARKS
 from test_e2e import browser, close, fill_form, open_page, rows, serve, settled, shot  # noqa: F401
 
