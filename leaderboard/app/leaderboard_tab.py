@@ -4,12 +4,10 @@ search, filters and sort apply to the whole board, on the server), its downloads
 and charts."""
 from __future__ import annotations
 
-import functools
-import math
-
 import gradio as gr
 
 from leaderboard.app.column_widths import column_widths
+from leaderboard.app.pager import Pager, turned_to
 from leaderboard.app.settings import PAGE_ROWS, PRIVATE, picked
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
@@ -24,10 +22,6 @@ VALUES_IN_CATEGORY = "Score: hover a header for what it counts. Metric value: th
 SCROLL_TO_START_JS = "() => { document.querySelector('#board .virtual-table-viewport')?.scrollTo({left: 0}); }"
 # What a link restores into the controls themselves (the sort too, with its choices).
 RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns", "p", "exclude_flagged"]
-# The pager's buttons: the page each turns to from the page shown (past the last: the last).
-TURNS = {"first": lambda page: 1, "previous": lambda page: page - 1, "next": lambda page: page + 1,
-         "last": lambda page: math.inf}
-TURN_LABELS = {"first": "« First", "previous": "‹ Previous", "next": "Next ›", "last": "Last »"}
 
 
 class LeaderboardTab:
@@ -65,16 +59,8 @@ class LeaderboardTab:
             self.note = gr.Markdown(first["note"], elem_id="board-note")
             self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label=first["label"], interactive=False,
                                       max_height=700, elem_id="board", wrap=True, column_widths=first["widths"])
-            with gr.Row(elem_id="pager"):
-                self.turns = {name: gr.Button(label, size="sm", elem_id=f"page-{name}", min_width=60,
-                                              interactive=first["turnable"][name])
-                              for name, label in TURN_LABELS.items() if name in ("first", "previous")}
-                self.pager = gr.Markdown(first["pager"], elem_id="page-of")
-                self.turns.update({name: gr.Button(label, size="sm", elem_id=f"page-{name}", min_width=60,
-                                                   interactive=first["turnable"][name])
-                                   for name, label in TURN_LABELS.items() if name in ("next", "last")})
-            # The page shown (the server's, after clamping), for the events and the URL.
-            self.page = gr.Number(first["page"], precision=0, visible=False, elem_id="page-number")
+            self.pager = Pager(shown=first["shown"])
+            self.page = self.pager.page
             with gr.Row():
                 self.csv = gr.DownloadButton("Download CSV", value=first["csv"], size="sm", elem_id="csv")
                 self.json = gr.DownloadButton("Download JSON", value=first["json"], size="sm", elem_id="json")
@@ -96,7 +82,7 @@ class LeaderboardTab:
         self.outputs = [self.table, self.note, self.legend, self.csv, self.json, self.ranking_chart, self.scatter, self.sort, self.values,
                         self.as_of, self.shown_revision,
                         self.exclude_flagged,  # shown while some model is flagged
-                        self.page, self.pager, *self.turns.values()]
+                        *self.pager.outputs]
         # What restore() may update.
         self.restored = [*(self.controls[key] for key in RESTORED_KEYS), self.sort, self.page, self.stale]
 
@@ -107,10 +93,9 @@ class LeaderboardTab:
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
             None, self.page, None, js=share.query_writer(share.PAGE_KEYS, push=False), **PRIVATE)
         category.change(None, None, None, js=SCROLL_TO_START_JS, **PRIVATE)
-        for name, button in self.turns.items():
-            button.click(functools.partial(self.turn, TURNS[name]), [*self.inputs, self.page, self.plot_open],
-                         self.outputs, queue=False, trigger_mode="always_last", **PRIVATE).then(
-                None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
+        for turned in self.pager.on_turn(self.turn, [*self.inputs, self.page, self.plot_open], self.outputs,
+                                         queue=False, trigger_mode="always_last"):
+            turned.then(None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
         self.tab.select(self.refresh_if_changed, [self.shown_revision, *self.inputs, self.page, self.plot_open],
                         self.outputs, queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
         plot_box.expand(lambda: True, None, self.plot_open, **PRIVATE).then(self.render_plot, self.inputs,
@@ -165,9 +150,7 @@ class LeaderboardTab:
             sorts=sorts, sort=view["sort"] if view["sort"] in [key for _, key in sorts] else board_views.RANK_SORT,
             values=values, values_open=category != OVERALL, as_of=board_views.as_of_note(board),
             revision=board_views.shown_version(board), exclude_flagged=view["exclude_flagged"],
-            any_flagged=bool(board.flags), page=shown.page, pager=board_views.pager_note(shown),
-            turnable={"first": shown.page > 1, "previous": shown.page > 1, "next": shown.page < shown.pages,
-                      "last": shown.page < shown.pages})
+            any_flagged=bool(board.flags), shown=shown)
 
     def update(self, view: dict, page: int, plot_open: bool, with_exports: bool = True) -> dict:
         """parts() as updates of the tab's outputs."""
@@ -180,19 +163,18 @@ class LeaderboardTab:
                                       info=VALUES_IN_CATEGORY if p["values_open"] else VALUES_IN_OVERALL),
                 self.as_of: p["as_of"], self.shown_revision: p["revision"],
                 self.exclude_flagged: gr.Checkbox(value=p["exclude_flagged"], visible=p["any_flagged"]),
-                self.page: p["page"], self.pager: p["pager"],
-                **{button: gr.Button(interactive=p["turnable"][name]) for name, button in self.turns.items()}}
+                **self.pager.updates(p["shown"])}
 
     def show(self, *values) -> dict:
         """The first page of the view of the inputs (self.inputs, then plot_open)."""
         *view, plot_open = values
         return self.update(self.board_view(view), 1, plot_open)
 
-    def turn(self, to_page, *values) -> dict:
-        """The page `to_page` gives from the page shown, of the same view (self.inputs, then
-        the page shown and plot_open)."""
-        *view, page, plot_open = values
-        return self.update(self.board_view(view), to_page(int(page or 1)), plot_open, with_exports=False)
+    def turn(self, *values) -> dict:
+        """Another page of the same view (self.inputs, then the page shown, plot_open and the
+        pager's button)."""
+        *view, page, plot_open, button = values
+        return self.update(self.board_view(view), turned_to(button, page), plot_open, with_exports=False)
 
     def show_after(self, event) -> None:
         """Show the current view again, on the page shown, once `event` is done (the board changed)."""

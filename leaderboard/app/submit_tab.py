@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 
 import gradio as gr
+import pandas as pd
 
 import content
 from leaderboard.temp_disk import LimitReached
-from leaderboard.app.settings import CACHE_SECONDS, PRESUBMISSIONS, PRIVATE, READ_ONLY, TEMP_DISK, script
+from leaderboard.app.column_widths import column_widths
+from leaderboard.app.pager import Pager, turned_to
+from leaderboard.app.settings import CACHE_SECONDS, PAGE_ROWS, PRESUBMISSIONS, PRIVATE, READ_ONLY, TEMP_DISK, script
 from leaderboard.app.previews import PreviewShelf
 from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
+from leaderboard.board.publishing import Preview
 from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.storage.presubmissions import file_sha256, requester_key
 from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
@@ -22,10 +27,22 @@ COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a f
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
 SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
 PREVIEW_DUELS_TITLE = "Your model's duels"
+# The new model's row and three on each side: with the outcome's headline, within a phone's first screen.
+NEIGHBOURHOOD_ROWS = 7
+WHOLE_RANKING = "See the whole ranking, a page at a time"
+NEIGHBOURHOOD = "Back to your model's neighbourhood"
 UPLOAD_EXPIRED = (f"The upload expired after {content.lifetime_text(CACHE_SECONDS)} (uploads are kept that long); "
                   f"upload the file again.")
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Presubmitted:
+    """A pre-submission kept for its confirmation (PreviewShelf): the preview, and the would-be
+    ranking as the page shows it, made once: each page of the preview is cut from it."""
+    preview: Preview
+    ranking: pd.DataFrame
 
 
 class SubmitTab:
@@ -79,6 +96,11 @@ class SubmitTab:
             self.status = gr.Markdown(elem_id="status")
             self.preview_state = gr.State(None)  # a token of `previews`: the preview itself stays on the server
             self.new_row = gr.Number(visible=False)  # the new model's position in the preview table, for the scroll
+            # The would-be ranking, a neighbourhood of the new model's row or (pager) one page of the whole.
+            self.preview_table = gr.Dataframe(interactive=False, elem_id="preview", max_height=600, visible=False,
+                                              wrap=True)
+            self.preview_pager = Pager("preview-")
+            self.whole_button = gr.Button(WHOLE_RANKING, size="sm", elem_id="preview-whole", visible=False)
             with gr.Group(visible=False) as self.publish_row:
                 publish_button = gr.Button("Publish…", variant="primary", elem_id="publish")
             with gr.Group(visible=False) as self.confirm_box:
@@ -86,8 +108,6 @@ class SubmitTab:
                 with gr.Row():
                     confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
                     cancel_button = gr.Button("Cancel", elem_id="cancel")
-            self.preview_table = gr.Dataframe(label="The leaderboard with your model", interactive=False,
-                                              elem_id="preview", max_height=600, visible=False, wrap=True)
             self.preview_duels = gr.Dataframe(label=PREVIEW_DUELS_TITLE, interactive=False, max_height=500,
                                               visible=False, line_breaks=True, wrap=True)
         self.account_outputs = [self.account_note, self.team, self.presubmit_button] if signin.required else []
@@ -100,22 +120,28 @@ class SubmitTab:
             self.release_presubmit, None, self.presubmit_button, queue=False, **PRIVATE)
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
                    [self.file_errors, self.compiled], queue=False, **PRIVATE)
+        ranking_outputs = [self.preview_table, *self.preview_pager.outputs, self.new_row, self.whole_button]
         self.cleared(self.presubmit_button, [self.status, self.form_errors, self.file_errors]).then(
             self.presubmit, [self.team, self.model, self.model_type, self.params, self.input_length, self.precision,
                              description, link, file],
-            [self.status, self.form_errors, self.file_errors, self.preview_table, self.preview_duels,
-             self.preview_state, self.new_row, self.publish_row, self.confirm_box],
+            [self.status, self.form_errors, self.file_errors, *ranking_outputs, self.preview_duels,
+             self.preview_state, self.publish_row, self.confirm_box],
             concurrency_limit=2, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
-        ).then(None, self.new_row, None, js=SCROLL_TO_NEW_ROW_JS)
+        ).then(None, js=SCROLL_TO_STATUS_JS)  # again: the outcome below it lets the page scroll that far
+        page_inputs = [self.preview_state, self.preview_pager.page]
+        self.whole_button.click(self.switch_ranking, page_inputs, [self.status, *ranking_outputs], queue=False,
+                                **PRIVATE).then(None, self.new_row, None, js=SCROLL_TO_NEW_ROW_JS)
+        self.preview_pager.on_turn(self.turn_ranking, page_inputs, [self.status, *ranking_outputs], queue=False,
+                                   trigger_mode="always_last")
         publish_button.click(lambda: {self.publish_row: gr.update(visible=False),
                                       self.confirm_box: gr.update(visible=True)},
                              None, [self.publish_row, self.confirm_box], **PRIVATE)
         cancel_button.click(self.cancel, self.preview_state,
-                            [self.status, self.preview_table, self.preview_duels, self.preview_state, self.confirm_box],
+                            [self.status, *ranking_outputs, self.preview_duels, self.preview_state, self.confirm_box],
                             **PRIVATE)
         leaderboard.show_after(self.cleared(confirm_button, [self.status]).then(
             self.publish, [self.preview_state],
-            [self.status, self.preview_state, self.confirm_box, self.model_pick, self.preview_table],
+            [self.status, self.preview_state, self.confirm_box, self.model_pick, *ranking_outputs],
             concurrency_limit=1, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE))
 
     @staticmethod
@@ -166,8 +192,8 @@ class SubmitTab:
         quota (PRESUBMISSIONS): per account when signed in, else per client address."""
         board = self.board
         hidden = gr.update(visible=False)
-        failed = {self.preview_table: hidden, self.preview_duels: hidden, self.preview_state: None,
-                  self.new_row: None, self.publish_row: hidden, self.confirm_box: hidden}
+        failed = {**self.ranking_hidden(), self.preview_duels: hidden, self.preview_state: None,
+                  self.publish_row: hidden, self.confirm_box: hidden}
         account, refused = self.publisher(oauth_token, team)
         if refused:
             return {self.status: refused, self.form_errors: "", self.file_errors: "", **failed}
@@ -191,7 +217,9 @@ class SubmitTab:
                 finally:  # read, or refused: the upload no longer holds its client's temporary disk
                     TEMP_DISK.release_file(file)
                 # What the page shows is made before the record: a pre-submission that fails records nothing.
-                summary, shown = submission.preview_summary(board, preview), self.preview_views(preview)
+                kept = Presubmitted(preview, board_views.with_model_links(submission.preview_table(board, preview),
+                                                                          board.models))
+                summary, shown = submission.preview_summary(board, preview), self.preview_views(kept)
                 try:
                     board.publishing.disclose(preview, sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
@@ -212,24 +240,68 @@ class SubmitTab:
             return {self.status: submission.presubmission_failed("an internal error, logged for the maintainers"),
                     self.form_errors: "", self.file_errors: "", **failed}
         return {self.status: summary + submission.disclosure_note(preview, record_failure), self.form_errors: "",
-                self.file_errors: "", **shown, self.preview_state: self.previews.put(request.session_hash, preview),
+                self.file_errors: "", **shown, self.preview_state: self.previews.put(request.session_hash, kept),
                 self.publish_row: gr.update(visible=self.can_publish), self.confirm_box: hidden}
 
-    def preview_views(self, preview) -> dict:
-        """The preview's table (its row marked) and its duels grid, with the row to scroll to."""
-        board = self.board
+    def preview_views(self, kept: Presubmitted) -> dict:
+        """The new model's neighbourhood in the would-be ranking (its row marked) and its duels grid."""
+        board, preview = self.board, kept.preview
         duels = details.model_duels(board, preview.submission_id, None, preview.tournament, preview.table.index)
         shown = details.duel_frame(board, duels, {**board.models, preview.submission_id: preview.model},
                                    details.GRID_COMPETITORS)  # entering the panel, it has dueled every model
-        preview_display = board_views.with_model_links(submission.preview_table(board, preview), board.models)
-        return {self.preview_table: gr.Dataframe(
-                    value=board_views.emphasised(preview_display, board_views.score_columns(board, None)[0].header,
-                                                 preview.submission_id),
-                    datatype=board_views.column_types(preview_display), visible=True),
+        return {**self.ranking_view(kept.ranking, preview.submission_id, 0),
                 self.preview_duels: gr.Dataframe(value=details.duel_grid(shown),
                                                  label=details.grid_label(len(duels.opponents), PREVIEW_DUELS_TITLE),
-                                                 column_widths=details.grid_widths(shown), visible=True),
-                self.new_row: preview_display.index.get_loc(preview.submission_id)}
+                                                 column_widths=details.grid_widths(shown), visible=True)}
+
+    def ranking_view(self, ranking: pd.DataFrame, model: str, page: int) -> dict:
+        """`ranking` (as the page shows it) with `model`'s row marked: page 0 the row's
+        neighbourhood, else page `page` of PAGE_ROWS rows with the pager; the row's position
+        on it, for the scroll (None: not on it)."""
+        columns = board_views.score_columns(self.board, None)
+        if page == 0:
+            rows = board_views.rows_around(ranking, model, NEIGHBOURHOOD_ROWS)
+            start = ranking.index.get_loc(rows.index[0])
+            label = f"Your model among its neighbours: rows {start + 1:,}–{start + len(rows):,} of {len(ranking):,}"
+            pager = self.preview_pager.updates(None, 0)
+        else:
+            shown = board_views.table_page(ranking, columns, page, PAGE_ROWS)
+            rows, label, pager = shown.rows, "The ranking with your model", self.preview_pager.updates(shown)
+        return {self.preview_table: gr.Dataframe(value=board_views.emphasised(rows, columns[0].header, model),
+                                                 datatype=board_views.column_types(rows), label=label,
+                                                 column_widths=column_widths(rows), visible=True),
+                **pager, self.new_row: rows.index.get_loc(model) if model in rows.index else None,
+                self.whole_button: gr.Button(WHOLE_RANKING if page == 0 else NEIGHBOURHOOD, visible=True)}
+
+    def ranking_hidden(self) -> dict:
+        hidden = gr.update(visible=False)
+        return {self.preview_table: hidden, **self.preview_pager.updates(None, 0), self.new_row: None,
+                self.whole_button: hidden}
+
+    def kept_preview(self, token, request: gr.Request) -> Presubmitted | dict:
+        """The pre-submission the page shows, or what the page shows once it has expired."""
+        kept = self.previews.get(request.session_hash, token)
+        if kept is not None:
+            return kept
+        return {self.status: f"This pre-submission has expired (they are kept for {content.lifetime_text(CACHE_SECONDS)}); "
+                             "pre-submit the file again.", **self.ranking_hidden()}
+
+    def switch_ranking(self, token, page, request: gr.Request) -> dict:
+        """From the new model's neighbourhood to the page of the whole ranking that holds its
+        row, and back."""
+        kept = self.kept_preview(token, request)
+        if isinstance(kept, dict):
+            return kept
+        model = kept.preview.submission_id
+        return self.ranking_view(kept.ranking, model,
+                                 board_views.page_of(kept.ranking, model, PAGE_ROWS) if not page else 0)
+
+    def turn_ranking(self, token, page, button, request: gr.Request) -> dict:
+        """Another page of the whole ranking (the pager's `button`)."""
+        kept = self.kept_preview(token, request)
+        if isinstance(kept, dict):
+            return kept
+        return self.ranking_view(kept.ranking, kept.preview.submission_id, turned_to(button, page))
 
     def compiling(self, file) -> dict:
         """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
@@ -277,13 +349,14 @@ class SubmitTab:
     def cancel(self, token, request: gr.Request) -> dict:
         self.previews.discard(request.session_hash, token)
         hidden = gr.update(visible=False)
-        return {self.status: "Pre-submission discarded.", self.preview_table: hidden, self.preview_duels: hidden,
+        return {self.status: "Pre-submission discarded.", **self.ranking_hidden(), self.preview_duels: hidden,
                 self.preview_state: None, self.confirm_box: hidden}
 
     def publish(self, token: str | None, request: gr.Request, oauth_token: gr.OAuthToken | None,
                 progress=gr.Progress()) -> dict:
         board = self.board
-        preview = self.previews.get(request.session_hash, token)
+        kept = self.previews.get(request.session_hash, token)
+        preview = kept.preview if kept is not None else None
         closed = {self.preview_state: None, self.confirm_box: gr.update(visible=False)}
         if not self.can_publish:
             return {self.status: content.READ_ONLY if READ_ONLY else content.PUBLISHED_BY_MAINTAINERS, **closed}
@@ -306,6 +379,5 @@ class SubmitTab:
         published = board_views.with_model_links(submission.published_table(board, sid), board.models)
         return {self.status: submission.published_summary(board, sid), **closed,
                 self.model_pick: gr.update(choices=details.model_choices(board, keep=[sid]), value=sid),
-                self.preview_table: gr.Dataframe(
-                    value=board_views.emphasised(published, board_views.score_columns(board, None)[0].header, sid),
-                    datatype=board_views.column_types(published))}
+                # its neighbourhood on the board: the whole board is the Leaderboard tab's
+                **self.ranking_view(published, sid, 0), self.whole_button: gr.update(visible=False)}

@@ -81,18 +81,16 @@ FIRST_MODEL = ("It would be the board's first model: with no other model to comp
 
 def preview_summary(board: Leaderboard, preview: Preview) -> str:
     row = preview.table.loc[preview.submission_id]
-    basis = ("(per task, the share of the other published models whose result it beats, near-copies of one "
-             "model counted once and flagged models not at all; averaged over each category's tasks, then over "
-             "the categories)" if preview.panel else f"from duels with {len(preview.opponents)} models")
+    basis = ("(per task, the share of the other published models whose result it beats; averaged over each "
+             "category's tasks, then over the categories: see How scoring works)" if preview.panel
+             else f"from duels with {len(preview.opponents)} models")
     lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank}** of {len(preview.table)}"]
     if len(preview.table) == 1:  # nothing to compare with: no scores, and no panel but its own
         lines += [FIRST_MODEL]
     else:
         lines += [f"Overall {score_name(board)} **{percent(row['overall'])}** {basis}. "
-                  f"The table below is scrolled to your model's row (★).", *_near_copy_note(board, preview),
-                  *_panel_change(board, preview),
-                  "", f"| Category | {score_name(board).capitalize()} |", "| --- | --- |"]
-        lines += [f"| {escape_markdown(c)} | {percent(row[c])} |" for c in board.benchmark.categories]
+                  f"Its row (★) is below.", *_near_copy_note(board, preview),
+                  *_panel_change(board, preview)]
     if preview.warnings:
         lines += ["", "**Warnings:**", *[f"- {escape_markdown(with_abbreviations(board.benchmark, w))}"
                                          for w in preview.warnings]]
@@ -108,8 +106,7 @@ def disclosure_note(preview: Preview, failure: str | None) -> str:
                 f"is shown all the same, but it is missing from the pre-submissions a published model's card "
                 f"discloses.")
     return (f"\n\nRecorded as a disclosed pre-submission (would-be rank {preview.rank} of {len(preview.table)}): "
-            f"a published model's card shows the pre-submissions of its account or team in the {WINDOW_DAYS} days "
-            f"before publication (see About).")
+            f"a published model's card shows its team's pre-submissions of the {WINDOW_DAYS} days before (see About).")
 
 
 def quota_refusal(message: str) -> str:

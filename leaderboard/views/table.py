@@ -334,6 +334,18 @@ def table_page(table: pd.DataFrame, columns: list[ScoreColumn], page: int, page_
     return TablePage(matching, int(min(max(1, page), pages)), pages, page_rows, len(table))
 
 
+def rows_around(table: pd.DataFrame, row_id: str, rows: int) -> pd.DataFrame:
+    """`rows` consecutive rows of `table` with `row_id`'s in the middle, or as near it as the
+    table's ends allow (a model's neighbourhood in the ranking)."""
+    start = min(max(0, table.index.get_loc(row_id) - rows // 2), max(0, len(table) - rows))
+    return table.iloc[start:start + rows]
+
+
+def page_of(table: pd.DataFrame, row_id: str, page_rows: int) -> int:
+    """The page (from 1) of `page_rows` rows of `table`, in its order, that holds `row_id`'s row."""
+    return table.index.get_loc(row_id) // page_rows + 1
+
+
 def pager_note(page: TablePage) -> str:
     """Where the page is: "Page 2 of 198 · rows 51–100 of 9,874 matching (of 10,000)"."""
     matching = len(page.matching)

@@ -1,0 +1,108 @@
+"""The pre-submission's preview (issues 36 and 35), in Chromium on a desktop (1440x900) and a
+phone (390x844): after a pre-submission the new model's row and its neighbours are whole in
+the window with the outcome's headline, the visitor having scrolled nowhere; the preview holds
+that neighbourhood, not the whole would-be ranking, which is a click away, a page at a time
+(the main table's pager).
+
+Screenshots are saved in test-artifacts/.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import DESKTOP, PHONE, built_once
+from leaderboard.config.tasks import load_benchmark
+from leaderboard.strict_json import dump_json
+from leaderboard.board.configured import build_demo_store
+from leaderboard.submission.demo import demo_model
+from test_benchmarks import BENCHMARKS
+from test_e2e import browser, close, fill_form, open_page, rows, serve, settled, shot  # noqa: F401
+
+MODELS = 13  # with the new one 14 rows: more than a neighbourhood, several pages
+PAGE_ROWS = 4
+PAGES = 4  # of 14 rows
+VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+
+
+@pytest.fixture(scope="module")
+def preview_url(tmp_path_factory):
+    """The app on a 13-model BenCzechMark demo store (test_e2e_first_screen's), 4 rows a page."""
+    template = built_once(tmp_path_factory, "first_screen_BenCzechMark",
+                          lambda root: build_demo_store(root, MODELS, seed=0,
+                                                        benchmark=load_benchmark(BENCHMARKS["BenCzechMark"])))
+    with serve(tmp_path_factory, template, LEADERBOARD_PAGE_ROWS=str(PAGE_ROWS)) as (url, _, _, _):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def preview_file(tmp_path_factory):
+    """A model's file the board does not hold (the demo's next model)."""
+    _, document, _ = demo_model(load_benchmark(BENCHMARKS["BenCzechMark"]), MODELS, seed=0)
+    path = tmp_path_factory.mktemp("preview") / "preview_model.json"
+    path.write_bytes(dump_json(document))
+    return path
+
+
+def whole_in_window(locator) -> bool:
+    return locator.evaluate("e => { const b = e.getBoundingClientRect(); "
+                            "return b.top >= -0.5 && b.bottom <= innerHeight && b.left >= 0 && b.right <= innerWidth; }")
+
+
+def row_in_window(row) -> bool:
+    """The row's height in the window, and its rank, change, model and score cells (the
+    columns right of them scroll sideways)."""
+    return row.evaluate("""r => { const b = r.getBoundingClientRect();
+        return b.top >= 0 && b.bottom <= innerHeight && [...r.querySelectorAll('[role=gridcell]')].slice(0, 4)
+            .every(c => { const cb = c.getBoundingClientRect(); return cb.left >= 0 && cb.right <= innerWidth; }); }""")
+
+
+def new_row(page):
+    return rows(page, "preview").filter(has_text="★")
+
+
+@VIEWPORTS
+def test_the_preview_shows_the_new_row_and_its_neighbours_and_pages_the_whole_ranking(
+        browser, preview_url, preview_file, viewport):
+    page = open_page(browser, preview_url, viewport)
+    settled(page)
+    fill_form(page, preview_file, "Preview Team", "preview-model")
+    page.locator("#presubmit").click()
+    status = page.locator("#status")
+    expect(status).to_contain_text("would rank", timeout=60000)
+    rank = int(re.search(r"would rank (\d+) of 14", status.inner_text()).group(1))
+    expect(new_row(page)).to_contain_text("★ Preview Team/preview-model")
+    page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
+    shot(page, "50_preview_first_screen", full_page=False)
+    # the headline and the new row whole in the window, as the page left it after the click
+    assert whole_in_window(status.locator("h3")), status.locator("h3").bounding_box()
+    assert row_in_window(new_row(page)), (new_row(page).bounding_box(), page.evaluate("innerHeight"))
+    # a neighbourhood, not the whole ranking: rows around the new one, in rank order
+    shown = rows(page, "preview").evaluate_all("rs => rs.map(r => r.querySelector('[role=gridcell]').innerText.trim())")
+    ranks = [int(r) for r in shown]
+    assert rank in ranks and len(ranks) < 14 and ranks == sorted(ranks), (rank, ranks)
+    assert all(r in ranks for r in range(max(1, rank - 2), min(14, rank + 2) + 1)), (rank, ranks)
+    # the whole would-be ranking a click away, a page at a time, from the new model's page
+    page.locator("#preview-whole").click()
+    pager = page.locator("#preview-page-of")
+    page_of_model = (rank - 1) // PAGE_ROWS + 1
+    expect(pager).to_contain_text(f"Page {page_of_model} of {PAGES}")
+    expect(new_row(page)).to_be_visible()
+    expect(rows(page, "preview")).to_have_count(PAGE_ROWS if page_of_model < PAGES else 14 - 3 * PAGE_ROWS)
+    page.locator("#preview-page-first").click()
+    expect(pager).to_contain_text(f"Page 1 of {PAGES}")
+    expect(rows(page, "preview").first.locator("[role=gridcell]").first).to_have_text("1")
+    page.locator("#preview-page-next").click()
+    expect(pager).to_contain_text(f"Page 2 of {PAGES}")
+    expect(rows(page, "preview").first.locator("[role=gridcell]").first).to_have_text(str(PAGE_ROWS + 1))
+    page.locator("#preview-page-last").click()
+    expect(pager).to_contain_text(f"Page {PAGES} of {PAGES}")
+    expect(rows(page, "preview")).to_have_count(14 - 3 * PAGE_ROWS)
+    shot(page, "51_preview_paged", full_page=False)
+    page.locator("#preview-whole").click()  # back to the new model's neighbourhood
+    expect(new_row(page)).to_be_visible()
+    expect(pager).to_be_hidden()
+    assert not page.dialogs
+    close(page)
