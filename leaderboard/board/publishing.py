@@ -35,7 +35,7 @@ from leaderboard.submission.alignment import TaskReference
 if TYPE_CHECKING:
     import threading
 
-    from leaderboard.board.state import BoardState
+    from leaderboard.board.reader import BoardState
 
 log = logging.getLogger(__name__)
 

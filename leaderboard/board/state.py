@@ -281,7 +281,7 @@ class Leaderboard:
         (`warm_presubmission`)."""
         state = self.state
 
-        def run():
+        def run() -> None:
             try:
                 if after is not None:
                     after.wait()
@@ -418,7 +418,8 @@ class Leaderboard:
 
     def _sample_first_task_hash(self) -> str:
         """The hash of the sample file's first task's predictions, made once per reference model."""
-        owner = (reference_model := self._reference_model()) and reference_model.submission_id
+        reference_model = self._reference_model()
+        owner = reference_model.submission_id if reference_model else None
         if self._sample_first_task is None or self._sample_first_task[0] != owner:
             first_task = self.benchmark.tasks[0].id
             sample = sample_document(self.benchmark, self.references(), n_tasks=1)
