@@ -127,7 +127,7 @@ class PublishedModel:
     submission_id: str
     metadata: JSONObject  # the file's "submission_metadata"
     results: ModelResults
-    references: dict[str, TaskReference]
+    references: Mapping[str, TaskReference]  # a cache file's read on access (model_arrays._References)
 
     @property
     def title(self) -> str:
