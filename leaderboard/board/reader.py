@@ -6,7 +6,7 @@ the board's attributes (only properties here)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -90,7 +90,7 @@ class BoardReader(Protocol):
 
     def model_of(self, sid: str, metadata: dict[str, Any], parsed: ParsedSubmission) -> PublishedModel: ...
 
-    def references(self) -> dict[str, TaskReference]: ...
+    def references(self) -> Mapping[str, TaskReference]: ...
 
     def is_sample_file(self, parsed: ParsedSubmission) -> bool: ...
 
