@@ -137,7 +137,7 @@ class TempDiskBudget:
             reservation = self._held.get(token)
             if reservation is None:
                 return
-            earlier = {self._paths.get(path) for path in paths} - {None, token}
+            earlier = {held for path in paths if (held := self._paths.get(path)) is not None} - {token}
             if paths and len(earlier) == 1 and all(path in self._paths for path in paths):
                 kept = self._held[earlier.pop()]
                 kept.until = max(kept.until, reservation.until)

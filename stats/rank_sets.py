@@ -181,8 +181,15 @@ def _holm(t: np.ndarray, alpha: float, items: int | None) -> np.ndarray:
     more statistics than items, comes out too small)."""
     from scipy.special import ndtr, ndtri, stdtr, stdtrit  # scipy only where the sets are computed
     m = len(t) * (len(t) - 1) // 2
-    upper_of = (lambda x: ndtr(-x)) if items is None else (lambda x: stdtr(max(items - 1, 1), -x))  # one tail's p
-    beyond = (lambda p: ndtri(1 - p / 2)) if items is None else (lambda p: stdtrit(max(items - 1, 1), 1 - p / 2))
+
+    def upper_of(x: np.ndarray) -> np.ndarray:  # one tail's p
+        tail: np.ndarray = ndtr(-x) if items is None else stdtr(max(items - 1, 1), -x)
+        return tail
+
+    def beyond(p: float) -> float:
+        bound: float = ndtri(1 - p / 2) if items is None else stdtrit(max(items - 1, 1), 1 - p / 2)
+        return bound
+
     # A pair with p at most alpha / m (its statistic beyond Bonferroni's, a hair over for
     # rounding) passes wherever it stands, as every pair before it does; one with p above
     # alpha (the last and loosest threshold) never does: only the pairs between are sorted.

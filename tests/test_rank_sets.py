@@ -297,3 +297,17 @@ def test_rank_sets_without_tasks_say_so():
     with pytest.raises(ValueError, match="at least one task"):
         rank_sets.field_rank_sets(lambda: [], np.zeros((3, 0)), np.zeros(0, dtype=int), np.ones(3), np.arange(3),
                                   np.full((3, 1), 0.5))
+
+
+def test_field_rank_sets_leave_out_a_model_without_a_displayed_score():
+    """A model whose displayed score is missing is left out once (the s11 merge masked the
+    field scores' draws twice: an IndexError whenever one was missing)."""
+    rng = np.random.default_rng(3)
+    skill = np.linspace(0, 1, 6)[:, None] * np.ones((1, 2))
+    scores, replicates = field_coverage.observe(rng, skill, 40, 100)
+    category = np.zeros(skill.shape[1], dtype=int)
+    n = len(skill)
+    displayed = field.category_means(field.field_shares(scores.T, np.ones(n)).T, category)
+    displayed[2] = np.nan
+    sets = rank_sets.field_rank_sets(lambda: replicates, scores, category, np.ones(n), np.arange(n), displayed, 40)
+    assert len(sets[0].low) == n - 1

@@ -3,6 +3,7 @@ LEADERBOARD_STORE, and LEADERBOARD_TASKS), else each benchmark's local demo stor
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from leaderboard.board.state import Leaderboard
@@ -11,7 +12,7 @@ from leaderboard.config.tasks import Benchmark, load_benchmark
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import LocalStore
 from leaderboard.submission.demo import demo_submission, task_design
-from leaderboard.submission.metadata import validate_metadata
+from leaderboard.submission.metadata import SubmissionMetadata, validate_metadata
 from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256
 from leaderboard.storage.store import Store
 
@@ -47,8 +48,8 @@ def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
     return Leaderboard(store, benchmark, progress=progress)
 
 
-def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchmark | None = None,
-                     progress=no_progress):
+def build_demo_store(root: str | Path, n_models: int = 40, seed: int = 0, benchmark: Benchmark | None = None,
+                     progress: Progress = no_progress) -> Leaderboard:
     """A store at `root` of `n_models` demo models, written in one commit; the same store
     as publishing them one by one (tests/test_demo.py checks), in a fraction of the time:
     the files are not parsed back and the snapshot is made once. Returns the Leaderboard."""
@@ -56,7 +57,7 @@ def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchma
     board = Leaderboard(LocalStore(root, benchmark.name), benchmark)
     designs = {t.id: task_design(t, seed) for t in board.benchmark.tasks}
 
-    def submissions():
+    def submissions() -> Iterator[tuple[SubmissionMetadata, ParsedSubmission, float]]:
         for i in range(n_models):
             form, document, submitted_at, tasks = demo_submission(board.benchmark, i, seed, designs)
             parsed = ParsedSubmission(tasks, document, canonical_sha256(document["predictions"]),

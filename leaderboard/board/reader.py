@@ -6,10 +6,10 @@ the board's attributes (only properties here)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -19,6 +19,7 @@ from leaderboard.storage.flags import Flag
 from leaderboard.storage.presubmissions import PresubmissionLog
 from leaderboard.storage.store import PublishedModel, Store
 from leaderboard.submission.alignment import TaskReference
+from leaderboard.submission.parsing import ParsedSubmission
 
 
 @dataclass(frozen=True)
@@ -59,10 +60,10 @@ class BoardReader(Protocol):
     def rules(self) -> str: ...
 
     @property
-    def rules_description(self) -> dict: ...
+    def rules_description(self) -> dict[str, object]: ...
 
     @property
-    def write_lock(self) -> AbstractContextManager: ...
+    def write_lock(self) -> AbstractContextManager[bool]: ...
 
     @property
     def presubmissions(self) -> PresubmissionLog: ...
@@ -73,7 +74,7 @@ class BoardReader(Protocol):
     @property
     def orphan_duels(self) -> set[str]: ...
 
-    def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision,
+    def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision: str | None,
                       ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None: ...
 
     def forget_orphan_duels(self) -> None: ...
@@ -87,11 +88,11 @@ class BoardReader(Protocol):
 
     def panel(self) -> tuple[str, ...]: ...
 
-    def model_of(self, sid: str, metadata: dict, parsed) -> PublishedModel: ...
+    def model_of(self, sid: str, metadata: dict[str, Any], parsed: ParsedSubmission) -> PublishedModel: ...
 
-    def references(self) -> dict[str, TaskReference]: ...
+    def references(self) -> Mapping[str, TaskReference]: ...
 
-    def is_sample_file(self, parsed) -> bool: ...
+    def is_sample_file(self, parsed: ParsedSubmission) -> bool: ...
 
     def titles(self) -> dict[str, str]: ...
 

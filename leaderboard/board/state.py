@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
 import numpy as np
@@ -67,7 +67,7 @@ class Leaderboard:
         self.write_lock = threading.RLock()
         self._evidence_cache: dict[tuple[bool, bool], EvidenceEntry] = {}  # (adjusted, exclude_flagged) -> state
         self._evidence_lock = threading.Lock()
-        self._file_references: dict[str, dict[str, TaskReference]] = {}  # read from files: caches lacked fields
+        self._file_references: dict[str, Mapping[str, TaskReference]] = {}  # read from files: caches lacked fields
         self._panel: tuple[BoardState | None, tuple[str, ...]] = (None, ())  # (of which state, its members)
         self._sample: tuple[str | None, dict[str, Any]] | None = None  # (reference model, sample file)
         self._sample_hash: tuple[dict[str, Any], str] | None = None  # (sample file, the hash of its predictions)
@@ -281,7 +281,7 @@ class Leaderboard:
         (`warm_presubmission`)."""
         state = self.state
 
-        def run():
+        def run() -> None:
             try:
                 if after is not None:
                     after.wait()
@@ -393,7 +393,7 @@ class Leaderboard:
         """The earliest published model, whose documents every new submission must match."""
         return min(self.models.values(), key=lambda m: (m.submitted, m.submission_id)) if self.models else None
 
-    def references(self) -> dict[str, TaskReference]:
+    def references(self) -> Mapping[str, TaskReference]:
         """Per task, what a new submission must match: taken from the earliest model."""
         first = self._reference_model()
         if first is None:
@@ -418,7 +418,8 @@ class Leaderboard:
 
     def _sample_first_task_hash(self) -> str:
         """The hash of the sample file's first task's predictions, made once per reference model."""
-        owner = (reference_model := self._reference_model()) and reference_model.submission_id
+        reference_model = self._reference_model()
+        owner = reference_model.submission_id if reference_model else None
         if self._sample_first_task is None or self._sample_first_task[0] != owner:
             first_task = self.benchmark.tasks[0].id
             sample = sample_document(self.benchmark, self.references(), n_tasks=1)

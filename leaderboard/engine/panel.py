@@ -218,8 +218,8 @@ def near_copy_metadata(benchmark: Benchmark, models: Mapping[str, BoardModel], s
     others = [m for m in models if m != sid and TASK_NOISE in models[m].metadata]
     scores = signed_task_scores(benchmark, task_ids, results, others)
     key = (TASK_NOISE, tuple(task_ids))
-    noise = np.array([models[m].results.kept_vector(key, lambda m=m: [models[m].metadata[TASK_NOISE].get(t, np.nan)
-                                                                      for t in task_ids]) for m in others],
+    noise = np.array([models[m].results.kept_vector(key, lambda: [models[m].metadata[TASK_NOISE].get(t, np.nan)
+                                                                for t in task_ids]) for m in others],
                      dtype=float).reshape(len(others), len(task_ids))
     own = signed_task_scores(benchmark, task_ids, results, [sid])[0]
     candidates = [others[k] for k in np.flatnonzero(field.candidates_of(own, own_noise, scores, noise))]
@@ -236,7 +236,7 @@ def signed_task_scores(benchmark: Benchmark, task_ids: list[str], results: Mappi
     len(task_ids)), NaN where a model has no result."""
     signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
     key = ("aggregates", tuple(task_ids))
-    scores: FloatArray = np.array([results[m].kept_vector(key, lambda m=m: [results[m].aggregates.get(t, np.nan) for t in task_ids])
+    scores: FloatArray = np.array([results[m].kept_vector(key, lambda: [results[m].aggregates.get(t, np.nan) for t in task_ids])
                                    for m in ids], dtype=float).reshape(len(ids), len(task_ids)) * signs
     return scores
 

@@ -17,7 +17,7 @@ import json
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TypedDict
 
 import numpy as np
@@ -71,9 +71,9 @@ class ModelResults:
     replicates: dict[tuple[str, int], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     # per (what, task order) a vector of the model made once (`kept_vector`): the boards of
     # 10,000 models stack them per pre-submission instead of 500,000 lookups each time
-    vectors: dict[tuple, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    vectors: dict[tuple[str, tuple[str, ...]], np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
-    def kept_vector(self, key: tuple, make) -> np.ndarray:
+    def kept_vector(self, key: tuple[str, tuple[str, ...]], make: Callable[[], ArrayLike]) -> np.ndarray:
         """The vector `make()` gives, kept under `key` (which names what it is and in which
         task order): a model's results never change, nor what is derived from them."""
         vector = self.vectors.get(key)

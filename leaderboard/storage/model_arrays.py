@@ -12,13 +12,13 @@ import mmap
 import os
 import struct
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from leaderboard.engine.tournament import ModelResults
+from leaderboard.json_types import JSONObject
 from leaderboard.storage import model_index
 from leaderboard.storage.store import PublishedModel
 from leaderboard.submission.alignment import TaskReference
@@ -28,14 +28,15 @@ READABLE_CACHE_VERSIONS = (1, 2, 3)  # 1 and 2 have no word counts (Leaderboard.
 LAZY_MODELS = 128  # models whose summaries stay in memory once read (a pre-submission reads 50)
 
 
-def encoded_with_info(model: PublishedModel, stamp) -> tuple[dict, bytes]:
+def encoded_with_info(model: PublishedModel, stamp: object) -> tuple[JSONObject, bytes]:
     """The model's arrays as .npz bytes, with their info (the file's small part: metadata,
     aggregates, array layout; `model_from_info` makes the model of it). `stamp`
     identifies the data file they came from. Each kind of array is stored concatenated
     over the tasks (the info says where each task's part ends): a zip with 4 members
     opens far faster than one with 3 per task."""
     summaries = {t: np.asarray(s, dtype=float) for t, s in model.results.summaries.items()}
-    refs, parts = {}, {"doc_ids": [], "gold": [], "words": []}
+    refs: dict[str, JSONObject] = {}
+    parts: dict[str, list[np.ndarray]] = {"doc_ids": [], "gold": [], "words": []}
     for t, r in model.references.items():
         refs[t] = {"n": r.n_samples, "doc_ids": r.doc_ids is not None, "n_classes": r.n_classes,
                    "words": r.words is not None}
@@ -47,7 +48,7 @@ def encoded_with_info(model: PublishedModel, stamp) -> tuple[dict, bytes]:
             "summary_shapes": {t: list(s.shape) for t, s in summaries.items()}}
     buffer = io.BytesIO()
     np.savez(buffer, info=np.array(json.dumps(info)), summaries=_joined([s.ravel() for s in summaries.values()]),
-             **{kind: _joined(arrays) for kind, arrays in parts.items()})
+             doc_ids=_joined(parts["doc_ids"]), gold=_joined(parts["gold"]), words=_joined(parts["words"]))
     return info, buffer.getvalue()
 
 
@@ -70,13 +71,13 @@ def decode_cached(path: Path, submission_id: str, is_current: Callable[[object],
             model_index.remember_info(path, stat, info)
         if info["version"] not in READABLE_CACHE_VERSIONS or not is_current(info["stamp"]):
             return None
-        file = (str(path), *stat)
+        file = (str(path), stat[0], stat[1])  # file_stat's [size, mtime_ns]
         return model_from_info(submission_id, info, lambda: file)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         return None
 
 
-def model_from_info(submission_id: str, info: dict, file: Callable[[], tuple[str, int, int]]) -> PublishedModel:
+def model_from_info(submission_id: str, info: JSONObject, file: Callable[[], tuple[str, int, int]]) -> PublishedModel:
     """The model an `encoded_with_info` file's info describes; its arrays are mapped from
     the file `file()` names (path, size, mtime_ns) when a duel first needs them: a Hub
     replica downloads the file then (hub.py)."""
@@ -99,10 +100,12 @@ def _mapped_arrays(path: str, size: int, mtime_ns: int) -> dict[str, np.ndarray]
     info = json.loads(str(members.pop("info")))
     if info["version"] == 1:  # one member per task and kind (Hub repos keep such files)
         return members
-    joined = {kind: members[kind] for kind in ("summaries", "doc_ids", "gold", "words") if kind in members}
-    arrays, start = {}, dict.fromkeys(joined, 0)
+    joined: dict[str, np.ndarray] = {kind: members[kind] for kind in ("summaries", "doc_ids", "gold", "words")
+                                     if kind in members}
+    arrays: dict[str, np.ndarray] = {}
+    start = dict.fromkeys(joined, 0)
 
-    def take(kind: str, name: str, shape) -> None:
+    def take(kind: str, name: str, shape: Sequence[int]) -> None:
         size = math.prod(shape)  # np.prod costs ~10 us a call: 130 calls a file, 1,000 files
         arrays[name] = joined[kind][start[kind]:start[kind] + size].reshape(shape)
         start[kind] += size
@@ -165,12 +168,12 @@ def read_member(path: str, size: int, mtime_ns: int, name: str, out: np.ndarray)
         offset, _, dtype = located
         f.seek(offset)
         if dtype == out.dtype and out.flags.c_contiguous:
-            return f.readinto(out.reshape(-1).view(np.uint8)) == out.nbytes
+            return f.readinto(out.reshape(-1).view(np.uint8).data) == out.nbytes
         out[:] = np.fromfile(f, dtype=dtype, count=out.size)
         return True
 
 
-def _stored_member(fd: int, name: str) -> tuple[int, tuple, np.dtype] | None:
+def _stored_member(fd: int, name: str) -> tuple[int, tuple[int, ...], np.dtype] | None:
     """(where its data begins, shape, dtype) of the .npy member `name` of a zip file,
     found by walking the members' local headers from the start; None when the walk meets
     anything it does not expect (a compressed member, sizes written after the data)."""
@@ -216,7 +219,7 @@ def _zip64_stored_size(extra: bytes, header: bytes) -> int | None:
 _NPY_PREFIX = 4096  # bytes read to find an .npy header (np.savez's are 128)
 
 
-def _npy_header(prefix: bytes) -> tuple[int, tuple, np.dtype] | None:
+def _npy_header(prefix: bytes) -> tuple[int, tuple[int, ...], np.dtype] | None:
     """(the header's length, shape, dtype) of the .npy data beginning with `prefix`, or
     None (not .npy, Fortran order, a header longer than the prefix)."""
     if not prefix.startswith(np.lib.format.MAGIC_PREFIX) or len(prefix) < 12:
@@ -227,7 +230,7 @@ def _npy_header(prefix: bytes) -> tuple[int, tuple, np.dtype] | None:
 
 
 @functools.lru_cache(maxsize=256)
-def _parsed_npy_header(header: bytes) -> tuple[int, tuple, np.dtype] | None:
+def _parsed_npy_header(header: bytes) -> tuple[int, tuple[int, ...], np.dtype] | None:
     """numpy's parse of an .npy header (a Python literal: ~100 us), kept: every model's
     summaries member has the same header."""
     f = io.BytesIO(header)
@@ -238,10 +241,10 @@ def _parsed_npy_header(header: bytes) -> tuple[int, tuple, np.dtype] | None:
     return None if fortran_order or dtype.hasobject else (len(header), shape, dtype)
 
 
-class _Summaries(Mapping):
+class _Summaries(Mapping[str, np.ndarray]):
     """A cache file's per-task summaries, read when a duel needs them."""
 
-    def __init__(self, file: Callable[[], tuple[str, int, int]], task_ids, stored_layout: list[tuple[str, int]] | None):
+    def __init__(self, file: Callable[[], tuple[str, int, int]], task_ids: Iterable[str], stored_layout: list[tuple[str, int]] | None):
         self._file, self._task_ids = file, list(task_ids)  # file(): (path, size, mtime_ns)
         self._stored_layout = stored_layout  # (task, summary length) as the file stores them end to end
 
@@ -258,28 +261,28 @@ class _Summaries(Mapping):
         task by task)."""
         return self._stored_layout == list(layout) and read_member(*self._file(), "summaries", out)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._task_ids)
 
     def __len__(self) -> int:
         return len(self._task_ids)
 
 
-class _References(Mapping):
+class _References(Mapping[str, TaskReference]):
     """A cache file's per-task references; their arrays are read on access."""
 
-    def __init__(self, file: Callable[[], tuple[str, int, int]], references: dict):
+    def __init__(self, file: Callable[[], tuple[str, int, int]], references: dict[str, JSONObject]):
         self._file, self._references = file, references  # file(): (path, size, mtime_ns)
 
     def __getitem__(self, task_id: str) -> TaskReference:
         r = self._references[task_id]
 
-        def array(kind: str, present) -> np.ndarray | None:
+        def array(kind: str, present: object) -> np.ndarray | None:
             return np.array(_mapped_arrays(*self._file())[f"{kind}/{task_id}"]) if present else None  # a copy
         return TaskReference(r["n"], array("doc_ids", r["doc_ids"]), array("gold", r["n_classes"]), r["n_classes"],
                              array("words", r.get("words")))
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(self._references)
 
     def __len__(self) -> int:

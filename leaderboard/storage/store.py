@@ -3,11 +3,9 @@ dataset repo) implement it. What both write for a change is assembled once, by
 `BoardRewrite.files`; each store only turns those paths into its own kind of commit."""
 from __future__ import annotations
 
-from __future__ import annotations
-
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ContextManager, Protocol
 
@@ -32,9 +30,9 @@ class Publication:
     """Everything one publication writes, in one commit."""
 
     submission_id: str
-    document: dict | bytes  # with "submission_metadata"; bytes: already as JSON (a batch holds many)
+    document: JSONObject | bytes  # with "submission_metadata"; bytes: already as JSON (a batch holds many)
     duels: bytes  # duels/<submission_id>.parquet
-    titles: dict  # every published model's; the commit writes the part of this one's (`titles_files`)
+    titles: dict[str, str]  # every published model's; the commit writes the part of this one's (`titles_files`)
     # leaderboard.parquet, or None: the commit leaves the snapshot, which its fingerprint then
     # marks as not current, and it is written after the commit with the intervals
     # (`Publishing.refresh_intervals`): a publication writes a bounded amount, not a row per model
@@ -69,10 +67,10 @@ def titles_part(submission_id: str) -> str:
     return f"{TITLES_DIR}/{hashlib.sha256(submission_id.encode()).hexdigest()[:TITLES_PART_DIGITS]}.json"
 
 
-def titles_files(titles: dict, ids) -> dict[str, bytes]:
+def titles_files(titles: dict[str, str], ids: Iterable[str]) -> dict[str, bytes]:
     """The titles parts (path -> bytes) holding the ids `ids`, each with every title of
     `titles` that belongs to it (empty when none does: the part of a removed model)."""
-    parts = {titles_part(sid): {} for sid in ids}
+    parts: dict[str, dict[str, str]] = {titles_part(sid): {} for sid in ids}
     for sid in sorted(titles):
         part = parts.get(titles_part(sid))
         if part is not None:
@@ -80,10 +78,10 @@ def titles_files(titles: dict, ids) -> dict[str, bytes]:
     return {path: dump_json(part) for path, part in parts.items()}
 
 
-def stored_titles(read) -> dict:
+def stored_titles(read: Callable[[str], bytes | None]) -> dict[str, str]:
     """Every stored title: the reference layout's single file, if any, under the parts
     (newer); `read(path)` returns a file's bytes or None."""
-    titles = json.loads(read(TITLES_FILE) or b"{}")
+    titles: dict[str, str] = json.loads(read(TITLES_FILE) or b"{}")
     for k in range(16 ** TITLES_PART_DIGITS):
         titles.update(json.loads(read(f"{TITLES_DIR}/{k:0{TITLES_PART_DIGITS}x}.json") or b"{}"))
     return titles
@@ -94,15 +92,15 @@ class BoardRewrite:
     """A rebuild, migration, removal or flag change: duel files written and deleted, the
     board files, and what happens to the reference layout's tournament.json."""
 
-    titles: dict
+    titles: dict[str, str]
     snapshot: bytes
     message: str
     duel_files: dict[str, bytes] = field(default_factory=dict)  # submission id -> Parquet bytes
     deleted_duel_files: tuple[str, ...] = ()
-    legacy_tournament: dict | None = None  # written as tournament.json when not None
+    legacy_tournament: JSONObject | None = None  # written as tournament.json when not None
     drop_legacy_tournament: bool = False
     removed: str | None = None  # a submission taken off the board with its arrays
-    flags: dict | None = None  # written as flags.json when not None (flags.flags_json)
+    flags: dict[str, dict[str, object]] | None = None  # written as flags.json when not None (flags.flags_json)
 
     def files(self, arrays_dir: str) -> tuple[dict[str, bytes], list[str]]:
         """The paths it writes (with their bytes) and deletes, in any store; `arrays_dir`:
@@ -127,9 +125,9 @@ class BoardRewrite:
 @dataclass
 class PublishedModel:
     submission_id: str
-    metadata: dict  # the file's "submission_metadata"
+    metadata: JSONObject  # the file's "submission_metadata"
     results: ModelResults
-    references: dict[str, TaskReference]
+    references: Mapping[str, TaskReference]  # a cache file's read on access (model_arrays._References)
 
     @property
     def title(self) -> str:
@@ -182,7 +180,9 @@ class Store(Protocol):
 
     def load_cached(self, submission_id: str) -> PublishedModel | None: ...
 
-    def save_cached(self, model: PublishedModel, stamp: None = None) -> None: ...  # the board passes no stamp: each store makes its own
+    # stamp: each store's own (LocalStore a list, HubStore a str), passed by the store itself;
+    # through the protocol none is (the store makes its own)
+    def save_cached(self, model: PublishedModel, stamp: None = None) -> None: ...
 
     def lock(self, shared: bool = False) -> ContextManager[None]: ...
 

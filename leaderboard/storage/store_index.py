@@ -38,10 +38,16 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable, Iterable
+from typing import IO, TYPE_CHECKING
+
+from leaderboard.json_types import JSONObject
 
 from leaderboard.storage import duel_files
 from leaderboard.storage.store import DUELS_DIR, INDEX_DIR
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _SEGMENT = re.compile(rf"{INDEX_DIR}/(\d+)-(\d+)\.zip")
 OWNER = "owner"
@@ -51,9 +57,9 @@ OWNER = "owner"
 class Segment:
     """What one index file holds (or what a write adds)."""
 
-    models: dict[str, dict] = field(default_factory=dict)  # submission id -> arrays info (with "stamp")
+    models: dict[str, JSONObject] = field(default_factory=dict)  # submission id -> arrays info (with "stamp")
     duel_files: dict[str, str] = field(default_factory=dict)  # owner -> the duel file's blob id
-    tables: list = field(default_factory=list)  # pyarrow tables of those files' rows, with OWNER
+    tables: list[pa.Table] = field(default_factory=list)  # pyarrow tables of those files' rows, with OWNER
 
     def entries(self) -> int:
         return len(self.models) + len(self.duel_files)
@@ -67,16 +73,28 @@ def is_duel_path(path: str) -> bool:
     return path.startswith(f"{DUELS_DIR}/") and path.endswith(".parquet") and path.count("/") == 1
 
 
-def segment_paths(files) -> list[str]:
+def segment_paths(files: Iterable[str]) -> list[str]:
     """The index's segments among a repo's file paths, oldest first."""
-    return sorted((p for p in files if _SEGMENT.fullmatch(p)), key=lambda p: int(_SEGMENT.fullmatch(p)[1]))
+    return sorted((p for p in files if _SEGMENT.fullmatch(p)), key=_sequence_of)
+
+
+def _numbers_of(path: str) -> tuple[int, int]:
+    """A segment path's (sequence, entries)."""
+    match = _SEGMENT.fullmatch(path)
+    if match is None:
+        raise ValueError(f"not an index segment's path: {path}")
+    return int(match[1]), int(match[2])
+
+
+def _sequence_of(path: str) -> int:
+    return _numbers_of(path)[0]
 
 
 def _entries_of(path: str) -> int:
-    return int(_SEGMENT.fullmatch(path)[2])
+    return _numbers_of(path)[1]
 
 
-def written_segment(files: dict[str, bytes], models: dict[str, dict], blob_id: Callable[[bytes], str]) -> Segment:
+def written_segment(files: dict[str, bytes], models: dict[str, JSONObject], blob_id: Callable[[bytes], str]) -> Segment:
     """The segment of a write: the duel files among `files` (path -> bytes) and the
     `models`' infos."""
     segment = Segment(dict(models))
@@ -89,7 +107,7 @@ def written_segment(files: dict[str, bytes], models: dict[str, dict], blob_id: C
     return segment
 
 
-def owned_rows(owner: str, table):
+def owned_rows(owner: str, table: pa.Table) -> pa.Table:
     """A duel file's table as a segment holds it: with the `OWNER` column."""
     import pyarrow as pa
     return table.append_column(OWNER, pa.array([owner] * table.num_rows, type=pa.string()))
@@ -106,7 +124,7 @@ def segment_bytes(segment: Segment, rows_format: str = ROWS_PARQUET) -> bytes:
     return buffer.getvalue()
 
 
-def write_segment(segment: Segment, file, rows_format: str = ROWS_PARQUET) -> None:
+def write_segment(segment: Segment, file: IO[bytes], rows_format: str = ROWS_PARQUET) -> None:
     """Write the segment as a zip into the binary `file`: the JSON members deflated, the
     rows' members (compressed already, or to be read as they are) stored, each streamed
     into it (at 10,000 models the rows are about a gigabyte). `rows_format`: ROWS_PARQUET
@@ -114,7 +132,7 @@ def write_segment(segment: Segment, file, rows_format: str = ROWS_PARQUET) -> No
     uncompressed, whose arrays are read without decoding)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-    by_tasks: dict[bytes, list] = {}
+    by_tasks: dict[bytes, list[pa.Table]] = {}
     for table in segment.tables:
         by_tasks.setdefault(table.schema.metadata[duel_files.TASKS_KEY], []).append(table)
 
@@ -126,7 +144,7 @@ def write_segment(segment: Segment, file, rows_format: str = ROWS_PARQUET) -> No
         archive.writestr(member("models.json", zipfile.ZIP_DEFLATED), json.dumps(segment.models).encode())
         archive.writestr(member("duel_files.json", zipfile.ZIP_DEFLATED), json.dumps(segment.duel_files).encode())
         for k, (tasks, group) in enumerate(by_tasks.items()):
-            rules = {}
+            rules: JSONObject = {}
             for table in group:
                 rules.update(json.loads(table.schema.metadata.get(duel_files.RULES_KEY, b"{}")))
             joined = pa.concat_tables([t.replace_schema_metadata(None) for t in group], promote_options="permissive")
@@ -170,7 +188,7 @@ def file_stamp(data: bytes) -> str:
     return f"{git_blob_id} {hashlib.sha256(data).hexdigest()}"
 
 
-def stamp_matches(listed, stamp) -> bool:
+def stamp_matches(listed: object, stamp: object) -> bool:
     """Whether a file listed with version `listed` (a Hub tree's id, a `file_stamp`, a local
     file's size and time) is the one recorded with `stamp`."""
     return listed == stamp or (isinstance(listed, str) and isinstance(stamp, str) and listed in stamp.split())
@@ -199,7 +217,7 @@ def current(segments: list[Segment], files: dict[str, str]) -> Segment:
     return out
 
 
-def duel_tables(segment: Segment) -> list:
+def duel_tables(segment: Segment) -> list[pa.Table]:
     """The segment's rows as duel_files.read_table gives a file's (without the owner)."""
     return [t.drop_columns([OWNER]) for t in segment.tables]
 
@@ -221,7 +239,7 @@ def merged_segment(existing: list[str], written: Segment, files_after: dict[str,
         total += _entries_of(path)
         deletes.append(path)
     segment = current(merged, files_after)
-    sequence = max((int(_SEGMENT.fullmatch(p)[1]) for p in [*existing, *deletes]), default=0) + 1
+    sequence = max((_sequence_of(p) for p in [*existing, *deletes]), default=0) + 1
     return f"{INDEX_DIR}/{sequence:08d}-{segment.entries()}.zip", segment, deletes
 
 
@@ -235,7 +253,7 @@ def index_changes(existing: list[str], written: Segment, files_after: dict[str, 
     return {path: segment_bytes(segment)}, deletes
 
 
-def index_of_history(history: list[tuple[dict[str, bytes], dict[str, dict]]],
+def index_of_history(history: list[tuple[dict[str, bytes], dict[str, JSONObject]]],
                      blob_id: Callable[[bytes], str]) -> dict[str, bytes]:
     """The index a history of writes leaves (each: the files it wrote, path -> bytes, and
     the infos of the models it published), as `index_changes` builds it write by write."""

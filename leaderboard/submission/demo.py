@@ -7,9 +7,11 @@ correlated across models as on a real benchmark and many models are close compet
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 
 import numpy as np
 
+from leaderboard.submission.alignment import TaskReference
 from leaderboard.submission.samples import TaskSamples
 from leaderboard.config.tasks import Benchmark, Task
 from stats import ClassProbs, LabelPairs
@@ -178,7 +180,7 @@ def _demo_profile(benchmark: Benchmark, index: int, seed: int) -> tuple[dict, di
     return form, skills, rng
 
 
-def sample_document(benchmark: Benchmark, references: dict, seed: int = 0, n_tasks: int | None = None) -> dict:
+def sample_document(benchmark: Benchmark, references: Mapping[str, TaskReference], seed: int = 0, n_tasks: int | None = None) -> dict:
     """A valid submission file for a store whose models share `references` (task id ->
     TaskReference, as Leaderboard.references()): same samples, doc_ids, gold labels and
     word counts, marked as the sample (SAMPLE_MARKER in its metadata). Without references

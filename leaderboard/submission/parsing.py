@@ -10,6 +10,7 @@ import hashlib
 import heapq
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,7 +50,7 @@ def predictions_sha256(document: dict) -> str:
 
 
 def parse_submission(source: str | Path | bytes, benchmark: Benchmark,
-                     references: dict[str, TaskReference] | None = None,
+                     references: Mapping[str, TaskReference] | None = None,
                      require_doc_ids: bool = True) -> ParsedSubmission:
     """Parse and validate a submission file against the benchmark and, when given, the
     per-task references of the published submissions (sample count, doc_id order, gold
