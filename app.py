@@ -28,7 +28,8 @@ from leaderboard.app.signin import SignOutGate
 from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
 from leaderboard.board.configured import open_configured_board
 from leaderboard.storage.hub import HubStore
-from leaderboard.app.limits import MB, UploadGate, UploadWindow
+from leaderboard.app.limits import UploadGate, UploadWindow
+from leaderboard.temp_disk import MB
 from leaderboard.storage.upload_records import UploadLog
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import TasksFileError

@@ -2,7 +2,6 @@
 benchmark; its own prose comes from the file's `description` and `about`."""
 from __future__ import annotations
 
-from leaderboard.app.previews import lifetime_text
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.storage.presubmissions import WINDOW_DAYS
 from leaderboard.views.markdown import escape_markdown
@@ -10,6 +9,16 @@ from leaderboard.views.table import weights_note
 from stats.duel_tests import N_RESAMPLES
 from stats.evidence import CERTAINTY_RESAMPLES
 from stats.metrics import SAMPLE_KINDS
+
+
+def lifetime_text(seconds: float) -> str:
+    """A lifetime for people: "45 seconds", "15 minutes", "2 hours"."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds >= 2 * size:
+            count = round(seconds / size)
+            return f"{count} {unit}s"
+    return f"{seconds:g} second{'s' * (seconds != 1)}"
+
 
 # How each duel test decides, by the registry's `test_name`.
 TEST_EXPLANATIONS = {

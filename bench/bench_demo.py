@@ -27,7 +27,7 @@ def one_by_one(store: Path, n_models: int) -> None:
     from leaderboard.board.state import Leaderboard
     from leaderboard.submission.demo import demo_model, task_design
     from leaderboard.storage.local import LocalStore
-    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.strict_json import dump_json
     board = Leaderboard(LocalStore(store))
     designs = {t.id: task_design(t, 0) for t in board.benchmark.tasks}
     for i in range(n_models):
@@ -36,7 +36,7 @@ def one_by_one(store: Path, n_models: int) -> None:
 
 
 def in_one_commit(store: Path, n_models: int) -> None:
-    from leaderboard.submission.demo import build_demo_store
+    from leaderboard.board.configured import build_demo_store
     build_demo_store(store, n_models, seed=0)
 
 

@@ -10,7 +10,7 @@ The store is bench_scale.py's synthetic one (40 samples per task, every duel run
 `rebuild`, so the panel is settled: a pre-submission duels it, not the whole board), laid
 out in the repo as the app writes it: submissions, per-model arrays under arrays/, duel
 files, titles, snapshot, and (`--layout index`, the default) the index files a history of
-one publication per model leaves (hub_index.py); `--layout files` leaves them out (the repo
+one publication per model leaves (store_index.py); `--layout files` leaves them out (the repo
 as versions before the index wrote it). Each replica runs in a fresh process with an empty
 cache (a new replica: load, then a pre-submission), then once more on the same cache (a
 restart), then the app itself from launch until it serves, new and restarted. Prints a

@@ -60,7 +60,7 @@ print(time.perf_counter() - t, status_mb("VmHWM"), base, outcome, sep="\\t")
 
 def files(workdir: Path) -> dict[str, Path]:
     from leaderboard.submission.demo import demo_model
-    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.strict_json import dump_json
     from leaderboard.submission.reading import MAX_FILE_BYTES, MAX_JSON_OBJECTS, MAX_JSON_VALUES
     from leaderboard.config.tasks import load_benchmark
     workdir.mkdir(parents=True, exist_ok=True)
@@ -89,7 +89,7 @@ def uploads(args) -> dict:
     from concurrent.futures import ThreadPoolExecutor
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from leaderboard.submission.demo import build_demo_store
+    from leaderboard.board.configured import build_demo_store
     from test_app_limits import PageSession, UnpackingPeak, UploadRefused, zip_bomb
     from test_e2e import free_port, start_app
 
@@ -146,14 +146,16 @@ def quotas(args) -> dict:
 
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import tree_digest
-    from leaderboard.app.limits import LimitReached, PresubmissionQuota
+    from leaderboard.app.limits import PresubmissionQuota
+    from leaderboard.temp_disk import LimitReached
     from leaderboard.board.state import Leaderboard
     from leaderboard.config.settings import Settings
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.storage.local import LocalStore
     from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR, PresubmissionRecord, requester_key
-    from leaderboard.storage.strict_json import dump_json
-    from leaderboard.submission.demo import build_demo_store, demo_model
+    from leaderboard.strict_json import dump_json
+    from leaderboard.board.configured import build_demo_store
+    from leaderboard.submission.demo import demo_model
     from test_app_limits import PageSession, UploadRefused, presubmit, shown
     from test_e2e import free_port, start_app
 

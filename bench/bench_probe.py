@@ -92,9 +92,10 @@ def main() -> None:
     parser.add_argument("--workdir", default=ROOT / "bench" / "out" / "probe", type=Path)
     args = parser.parse_args()
     from bad_files import bad_files
-    from leaderboard.submission.demo import build_demo_store, demo_model
+    from leaderboard.board.configured import build_demo_store
+    from leaderboard.submission.demo import demo_model
     from leaderboard.storage.local import LocalStore
-    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.strict_json import dump_json
     from leaderboard.config.tasks import load_benchmark
 
     shutil.rmtree(args.workdir, ignore_errors=True)

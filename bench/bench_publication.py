@@ -44,7 +44,7 @@ def new_files(work: Path, samples: int) -> dict[str, Path]:
     them, `.form.json`), on the store's task designs."""
     from bench.bench_scale import small_designs, store_contents
     from leaderboard.config.tasks import load_benchmark
-    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.strict_json import dump_json
     from leaderboard.submission.demo import demo_model, task_design
     benchmark = load_benchmark()
     contents = store_contents(benchmark, 0)

@@ -74,8 +74,9 @@ def build(workdir: Path) -> None:
     sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
     from bad_files import CASE_NAMES, bad_files
     from leaderboard.config.tasks import load_benchmark
-    from leaderboard.storage.strict_json import dump_json
-    from leaderboard.submission.demo import build_demo_store, demo_model
+    from leaderboard.strict_json import dump_json
+    from leaderboard.board.configured import build_demo_store
+    from leaderboard.submission.demo import demo_model
     benchmark = load_benchmark()
     workdir.mkdir(parents=True, exist_ok=True)
     if not (workdir / "store").exists():

@@ -30,9 +30,9 @@ def demo(root: Path) -> dict:
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine import ranking
     from leaderboard.engine.panel import settle
-    from leaderboard.engine.tournament import Tournament, summarize
+    from leaderboard.engine.tournament import Tournament
     from leaderboard.submission import demo as demo_models
-    from leaderboard.submission.parsing import ParsedSubmission
+    from leaderboard.submission.parsing import ParsedSubmission, summarize
     out = {}
     for tasks_file in ("tasks_metadata.json", "czechsuite_tasks.json"):
         t0 = time.perf_counter()

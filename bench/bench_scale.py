@@ -135,13 +135,13 @@ def phase_models(store: str, n_models: str, samples: str, distinct: str) -> dict
     """Write `n_models` models (data file, per-model cache, titles) without duels.
     `samples` 0: real task sizes, contents shared (the module's note)."""
     from leaderboard.submission.demo import FIRST_TIMESTAMP, demo_model, task_design
-    from leaderboard.storage.local import LocalStore, PublishedModel, titles_files
-    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.storage.local import LocalStore
+    from leaderboard.storage.store import PublishedModel, titles_files
+    from leaderboard.strict_json import dump_json
     from leaderboard.submission.alignment import TaskReference
-    from leaderboard.submission.parsing import parse_submission
+    from leaderboard.submission.parsing import parse_submission, summarize
     from leaderboard.submission.metadata import submission_id, validate_metadata
     from leaderboard.config.tasks import load_benchmark
-    from leaderboard.engine.tournament import summarize
     benchmark = load_benchmark()
     full_size = int(samples) == 0
     designs = ({t.id: task_design(t, seed=1) for t in benchmark.tasks} if full_size
@@ -384,7 +384,7 @@ def write_probe(new_file: Path, store: Path, model_name: str) -> None:
     from leaderboard.board.state import Leaderboard
     from leaderboard.submission.demo import sample_document
     from leaderboard.storage.local import LocalStore
-    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.strict_json import dump_json
     board = Leaderboard(LocalStore(store))
     new_file.write_bytes(dump_json(sample_document(board.benchmark, board.references(), seed=7)))
     new_file.with_suffix(".form.json").write_text(json.dumps(

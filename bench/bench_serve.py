@@ -120,7 +120,7 @@ def demo_file(store: Path, path: Path) -> Path:
     """A valid file of a demo model the store does not hold (not the board's sample file)."""
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
-    from leaderboard.storage.strict_json import dump_json
+    from leaderboard.strict_json import dump_json
     from leaderboard.submission.demo import SAMPLE_MARKER, sample_document
     board = Leaderboard(LocalStore(store))
     document = sample_document(board.benchmark, board.references(), seed=7)

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from leaderboard.storage.local import stored_titles  # noqa: E402
+from leaderboard.storage.store import stored_titles  # noqa: E402
 
 
 def main():
@@ -49,7 +49,7 @@ def main():
 
     from playwright.sync_api import expect, sync_playwright
 
-    from leaderboard.submission.demo import build_demo_store
+    from leaderboard.board.configured import build_demo_store
     from support.browser import launch_chromium
     from test_e2e import free_port, rows, start_app
 
@@ -68,7 +68,7 @@ def main():
         from leaderboard.board.state import Leaderboard
         from leaderboard.submission.demo import sample_document
         from leaderboard.storage.local import LocalStore
-        from leaderboard.storage.strict_json import dump_json
+        from leaderboard.strict_json import dump_json
         board = Leaderboard(LocalStore(store))
         sample.write_bytes(dump_json(sample_document(board.benchmark, board.references())))
     picked = picked_model(store)

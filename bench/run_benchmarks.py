@@ -26,7 +26,7 @@ def peak_mb() -> float:
 
 
 def phase_build(store: Path, n_models: Path) -> dict:
-    from leaderboard.submission.demo import build_demo_store
+    from leaderboard.board.configured import build_demo_store
     t = time.perf_counter()
     build_demo_store(store, int(str(n_models)), seed=1)
     return {"seconds": time.perf_counter() - t}
@@ -74,9 +74,8 @@ def phase_reference_pair(store: Path) -> dict:
 
     import stats
     from bench.reference_rules import reference_duel
-    from leaderboard.submission.parsing import parse_submission
+    from leaderboard.submission.parsing import parse_submission, summarize
     from leaderboard.config.tasks import load_benchmark
-    from leaderboard.engine.tournament import summarize
     benchmark = load_benchmark()
     a_path, b_path = sorted((store / "data").glob("*.json"))[:2]
     a, b = parse_submission(a_path, benchmark), parse_submission(b_path, benchmark)
@@ -129,7 +128,7 @@ def main():
         results["build"] = run_phase("build", store, args.models)
     if not new_file.exists():
         from leaderboard.submission.demo import demo_model
-        from leaderboard.storage.strict_json import dump_json
+        from leaderboard.strict_json import dump_json
         from leaderboard.config.tasks import load_benchmark
         form, document, _ = demo_model(load_benchmark(), 999, seed=1)
         new_file.write_bytes(dump_json(document))

@@ -13,14 +13,14 @@ import sys
 import traceback
 
 import stats
-from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.local import LocalStore
+from leaderboard.storage.store import SNAPSHOT_FILE
+from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, StoreNotFound
 from leaderboard.submission.alignment import TaskReference
-from leaderboard.submission.parsing import parse_submission
+from leaderboard.submission.parsing import parse_submission, summarize
 from leaderboard.config.settings import Settings
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.engine.tournament import summarize
 
 # The board (pandas), the Hub client, the views (plotly) and the demo generator are
 # imported by the commands that use them: `validate` and `--help` start in a blink.
@@ -388,7 +388,7 @@ def cmd_compile(args) -> None:
 
 
 def cmd_demo(args) -> None:
-    from leaderboard.submission.demo import build_demo_store
+    from leaderboard.board.configured import build_demo_store
     if args.models < 1:
         raise BadInput(f"--models must be at least 1, got {args.models}")
     if LocalStore(args.store).submission_ids():

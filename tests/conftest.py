@@ -27,10 +27,12 @@ from filelock import FileLock
 from playwright.sync_api import expect, sync_playwright
 
 from leaderboard.cli import main as cli_main
-from leaderboard.submission.demo import build_demo_store, demo_model, task_design
+from leaderboard.board.configured import build_demo_store
+from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.board.state import Leaderboard
-from leaderboard.storage.local import TOURNAMENT_FILE, LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.local import LocalStore
+from leaderboard.storage.store import TOURNAMENT_FILE
+from leaderboard.strict_json import dump_json
 from leaderboard.storage.upload_records import UPLOADS_DIR
 from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files
@@ -341,12 +343,13 @@ def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard,
 def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, bytes]:
     """A local store's board as the Hub store commits it, one publication per model in
     time order: submissions, arrays, duel files, titles, snapshot, card
-    and (`index`) the index files that history leaves (hub_index.py); without `index`, the
+    and (`index`) the index files that history leaves (store_index.py); without `index`, the
     repo as versions before the index wrote it."""
-    from leaderboard.storage import hub_index
+    from leaderboard.storage import store_index
     from leaderboard.storage.dataset_card import CARD_FILE, dataset_card
     from leaderboard.storage.hub import ARRAYS_DIR
-    from leaderboard.storage.local import DUELS_DIR, SNAPSHOT_FILE, encoded_with_info, titles_files
+    from leaderboard.storage.model_arrays import encoded_with_info
+    from leaderboard.storage.store import DUELS_DIR, SNAPSHOT_FILE, titles_files
     from leaderboard.storage.snapshot import snapshot_parquet
     board = Leaderboard(LocalStore(store), benchmark)
     files = {**titles_files(board.titles(), board.models), CARD_FILE: dataset_card(benchmark.name),
@@ -354,7 +357,7 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
     history = []  # per publication: the files it wrote and its model's info
     for sid in board.submitted.sort_values(kind="stable").index:
         document = (store / "data" / f"{sid}.json").read_bytes()
-        info, arrays = encoded_with_info(board.models[sid], hub_index.file_stamp(document))
+        info, arrays = encoded_with_info(board.models[sid], store_index.file_stamp(document))
         written = {f"data/{sid}.json": document, f"{ARRAYS_DIR}/{sid}.npz": arrays}
         duels = store / DUELS_DIR / f"{sid}.parquet"
         if duels.exists():
@@ -362,7 +365,7 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
         files.update(written)
         history.append((written, {sid: info}))
     if index:
-        files.update(hub_index.index_of_history(history, hub_index.file_stamp))
+        files.update(store_index.index_of_history(history, store_index.file_stamp))
     return files
 
 

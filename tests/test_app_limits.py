@@ -24,11 +24,14 @@ import pytest
 
 from bad_files import CASE_NAMES
 from conftest import tree_digest
+from harness_logs import DATE_A, write_run
 from leaderboard.submission.demo import demo_model
-from leaderboard.app.limits import MB, LimitReached, TempDiskBudget, UploadWindow
-from leaderboard.app.previews import PreviewShelf, lifetime_text
+from leaderboard.app.limits import UploadWindow
+from leaderboard.temp_disk import MB, LimitReached, TempDiskBudget
+from leaderboard.app.previews import PreviewShelf
+from content import lifetime_text
 from leaderboard.storage.local import LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.storage.upload_records import UploadLog
 from leaderboard.views.submission import with_abbreviations
 from test_e2e import ROOT, serve
@@ -280,6 +283,25 @@ def test_a_bad_archive_is_refused_by_the_upload_handler_without_server_paths(ser
     assert "The archive was not accepted" in file_errors and message in file_errors, file_errors
     assert "/tmp" not in file_errors and str(cache) not in file_errors, file_errors
     assert tree_digest(store) == before
+
+
+def test_an_upload_is_compiled_once_and_pre_submitted_from_that_compile(server, full_benchmark, tmp_path):
+    """A .zip of harness output is compiled by the upload's handler (to fill the form in);
+    the pre-submission of that upload in the same session uses that compile, not a second
+    one. The evidence, without timing or patching: the upload's file on the server's disk is
+    replaced by bytes that are no archive once the handler has compiled it, and the
+    pre-submission still previews the compiled model."""
+    url, _, _, _ = server
+    results = write_run(tmp_path / "out", full_benchmark, full_benchmark.task_ids,
+                        demo_model(full_benchmark, 77, seed=0)[1], DATE_A)
+    archive = zip_of(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
+                                             for p in results.parent.iterdir()])
+    session = PageSession(url)
+    upload = session.upload(archive)
+    assert "Compiled from the harness output" in shown(session.call("uploaded", [upload, *EMPTY_FORM_FROM_LOGS])[0])
+    Path(upload["path"]).write_bytes(b"no archive any more")
+    status, form_errors, file_errors, *_ = session.call("presubmit", [*FORM, upload])
+    assert "would rank" in shown(status), shown(status + form_errors + file_errors)
 
 
 # --- bounds on uploads: per address and the server's temporary disk ---------------------------

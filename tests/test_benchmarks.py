@@ -21,7 +21,7 @@ from conftest import cli as run_cli, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.demo import sample_document
 from leaderboard.storage.local import LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.config.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
 from test_e2e import ARTIFACTS, DESKTOP, PHONE, ROOT, choose, close, fill_form, free_port, open_page, rows, start_app

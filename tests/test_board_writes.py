@@ -22,11 +22,13 @@ from playwright.sync_api import expect
 from conftest import DESKTOP, PHONE, SMALL_TASKS, cli, publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
-from leaderboard.submission.demo import build_demo_store, demo_model, task_design
+from leaderboard.board.configured import build_demo_store
+from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.flags import FLAGS_FILE
-from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore, titles_part
+from leaderboard.storage.local import LocalStore
+from leaderboard.storage.store import SNAPSHOT_FILE, titles_part
 from leaderboard.storage.snapshot import SnapshotBoard, stale_rows
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import load_benchmark
 from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown

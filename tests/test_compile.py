@@ -17,10 +17,12 @@ from markdown_it import MarkdownIt
 from conftest import SMALL_TASKS, cli
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
 from leaderboard.submission.archive import extracted
-from leaderboard.app.limits import LimitReached, TempDiskBudget
+from leaderboard.temp_disk import LimitReached, TempDiskBudget
 from leaderboard.cli import main
 from leaderboard.submission.demo import demo_model
+from leaderboard.board.state import Leaderboard
 from leaderboard.errors import BadInput
+from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
 
 # The small benchmark with harness names of its own: compile is not tied to BenCzechMark.
@@ -332,6 +334,20 @@ def test_a_local_checkpoint_path_fills_the_model_name_with_a_hint_to_edit_it(sma
     assert compiled.form["model_name"] == "step-5000" and "team_name" not in compiled.form
     assert ("Model name: step-5000, the last part of a local path in the logs; give the model's public name"
             in html.unescape(compiled.summary.replace("\\", ""))), compiled.summary
+
+
+def test_an_archive_is_compiled_under_the_board_it_is_uploaded_to(small_store, tmp_path):
+    """Each call compiles the archive it is given for its own board: nothing from an earlier
+    call on the same path (another board's, another benchmark's) answers for it."""
+    from leaderboard.views.submission import compile_archive
+    benchmark = small_store.benchmark
+    path = write_run(tmp_path / "out", benchmark, benchmark.task_ids, demo_model(benchmark, 7, seed=0)[1], DATE_A)
+    archive = make_zip(tmp_path / "logs.zip", [(str(p.relative_to(tmp_path)), p.read_bytes())
+                                               for p in path.parent.iterdir()])
+    assert json.loads(compile_archive(small_store, str(archive)).data)["metadata"]["model_name"] == MODEL
+    other = Leaderboard(LocalStore(tmp_path / "other"), load_benchmark())  # BenCzechMark: none of these tasks
+    with pytest.raises(BadInput):
+        compile_archive(other, str(archive))
 
 
 def test_unpacking_holds_the_declared_size_of_the_temporary_disk_before_writing(tmp_path):

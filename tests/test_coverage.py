@@ -132,8 +132,8 @@ def demo_board(tasks_file: str, seed: int, n_models: int = 40) -> dict[str, list
     from leaderboard.config.tasks import load_benchmark
     from leaderboard.engine import ranking
     from leaderboard.engine.panel import settle
-    from leaderboard.engine.tournament import Tournament, summarize
-    from leaderboard.submission.parsing import ParsedSubmission
+    from leaderboard.engine.tournament import Tournament
+    from leaderboard.submission.parsing import ParsedSubmission, summarize
 
     benchmark = load_benchmark(Path(__file__).resolve().parent.parent / "data" / tasks_file)
     designs = {t.id: demo.task_design(t, seed) for t in benchmark.tasks}

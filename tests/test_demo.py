@@ -10,7 +10,8 @@ import pytest
 
 from conftest import SMALL_TASKS, cli, publish_all
 from leaderboard.board.state import Leaderboard
-from leaderboard.submission.demo import build_demo_store, demo_model, task_design
+from leaderboard.board.configured import build_demo_store
+from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.views.table import leaderboard_table

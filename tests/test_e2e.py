@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from conftest import DESKTOP, PHONE, shared_context, tree_digest
 from leaderboard.submission.demo import demo_model
 from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"

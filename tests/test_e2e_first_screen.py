@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from conftest import DESKTOP, PHONE, built_once
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.submission.demo import build_demo_store
+from leaderboard.board.configured import build_demo_store
 from test_benchmarks import BENCHMARKS
 from test_e2e import browser, close, open_filters, open_page, rows, serve, settled, shot  # noqa: F401
 

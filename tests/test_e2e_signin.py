@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 import content
 from fake_hub import FakeHub
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.demo import demo_model
 from test_app_limits import PageSession
 from test_e2e import DESKTOP, PHONE, ARTIFACTS, browser, free_port, open_page, rows, start_app  # noqa: F401 (fixture)

@@ -17,8 +17,9 @@ from conftest import tree_digest
 from leaderboard.storage.dataset_card import CARD_FILE
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import FLAGS_FILE, MARKER
-from leaderboard.storage.local import SNAPSHOT_FILE, LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.local import LocalStore
+from leaderboard.storage.store import SNAPSHOT_FILE
+from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput
 from leaderboard.views import details, table as views
 from test_hub import REPO, replica

@@ -21,9 +21,10 @@ from conftest import cli, publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import demo_model
-from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, SNAPSHOT_FILE, LocalStore
+from leaderboard.storage.local import JOURNAL_FILE, LocalStore
+from leaderboard.storage.store import DUELS_DIR, SNAPSHOT_FILE
 from leaderboard.storage.snapshot import SnapshotBoard
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.bounds import MAX_LINK_LENGTH
 
 ROOT = Path(__file__).resolve().parent.parent

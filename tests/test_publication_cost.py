@@ -18,7 +18,7 @@ from leaderboard.engine import ranking, tournament as engine
 from leaderboard.engine.tournament import ModelResults, Tournament, duel_rows, task_seed
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.snapshot import SnapshotBoard, snapshot_table
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.views import table as views
 from leaderboard.views.api import ReadApi
 import stats

@@ -19,7 +19,7 @@ from leaderboard.cli import main
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.errors import BadInput
 from leaderboard.storage.local import LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.views import details
 from leaderboard.views.submission import compile_archive, harness_form, harness_hints
 

@@ -19,8 +19,9 @@ from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage import duel_files, local
-from leaderboard.storage.local import DUELS_DIR, JOURNAL_FILE, TOURNAMENT_FILE, LocalStore
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.local import JOURNAL_FILE, LocalStore
+from leaderboard.storage.store import DUELS_DIR, TOURNAMENT_FILE
+from leaderboard.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.engine.tournament import Tournament
 from leaderboard.errors import StoreFailure, UnfinishedWrite

@@ -16,7 +16,7 @@ from leaderboard.config.tasks import TOP_OF_ITS_DAY
 from leaderboard.storage.local import LocalStore
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine.ranking import competition_rank
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.views import details, share, submission, table as views
 from leaderboard.views.markdown import escape_markdown
 

@@ -13,7 +13,7 @@ from leaderboard.app.about_tab import AboutTab
 from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
-from leaderboard.app.limits import LimitReached
+from leaderboard.temp_disk import LimitReached
 from leaderboard.app.settings import (API_CONCURRENCY, API_RATE, CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, SETTINGS,
                                       SIGNED_OUT, STATIC, script)
 from leaderboard.app.gradio_compat import prepare_sign_in

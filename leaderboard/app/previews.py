@@ -18,15 +18,6 @@ from leaderboard.config.settings import DEFAULT_CACHE_SECONDS
 Item = TypeVar("Item")
 
 
-def lifetime_text(seconds: float) -> str:
-    """A lifetime for people: "45 seconds", "15 minutes", "2 hours"."""
-    for unit, size in (("hour", 3600), ("minute", 60)):
-        if seconds >= 2 * size:
-            count = round(seconds / size)
-            return f"{count} {unit}s"
-    return f"{seconds:g} second{'s' * (seconds != 1)}"
-
-
 class PreviewShelf(Generic[Item]):
     def __init__(self, ttl: float = DEFAULT_CACHE_SECONDS, per_session: int = 1, total: int = 8,
                  clock: Callable[[], float] = time.monotonic):
@@ -58,6 +49,12 @@ class PreviewShelf(Generic[Item]):
             self._expire()
             entry = self._items.get(token or "")
             return entry[2] if entry is not None and entry[0] == session else None
+
+    def newest(self, session: str) -> Item | None:
+        """The newest item still kept for `session`, if any (no token: one item per session)."""
+        with self._lock:
+            self._expire()
+            return next((item for s, _, item in reversed(self._items.values()) if s == session), None)
 
     def discard(self, session: str, token: str | None) -> None:
         with self._lock:

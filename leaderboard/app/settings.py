@@ -6,7 +6,8 @@ from pathlib import Path
 
 import gradio as gr
 
-from leaderboard.app.limits import MB, PresubmissionQuota, RequestRate, TempDiskBudget
+from leaderboard.app.limits import PresubmissionQuota, RequestRate
+from leaderboard.temp_disk import MB, TempDiskBudget
 from leaderboard.app.signin import SignOuts
 from leaderboard.config.settings import Settings
 

@@ -8,9 +8,9 @@ import logging
 import gradio as gr
 
 import content
-from leaderboard.app.limits import LimitReached
+from leaderboard.temp_disk import LimitReached
 from leaderboard.app.settings import CACHE_SECONDS, PRESUBMISSIONS, PRIVATE, READ_ONLY, TEMP_DISK, script
-from leaderboard.app.previews import PreviewShelf, lifetime_text
+from leaderboard.app.previews import PreviewShelf
 from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
 from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.storage.presubmissions import file_sha256, requester_key
@@ -22,7 +22,7 @@ COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a f
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
 SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
 PREVIEW_DUELS_TITLE = "Your model's duels"
-UPLOAD_EXPIRED = (f"The upload expired after {lifetime_text(CACHE_SECONDS)} (uploads are kept that long); "
+UPLOAD_EXPIRED = (f"The upload expired after {content.lifetime_text(CACHE_SECONDS)} (uploads are kept that long); "
                   f"upload the file again.")
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,9 @@ class SubmitTab:
 
     def __init__(self, board, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard, signin: SignIn):
         self.board, self.previews, self.model_pick, self.signin = board, previews, model_pick, signin
+        # Each session's last compiled upload (its path, the compile), kept as long as Gradio keeps
+        # the upload: its pre-submission uses it instead of compiling the archive again.
+        self.compiled_uploads: PreviewShelf[tuple[str, submission.Compiled]] = PreviewShelf(CACHE_SECONDS)
         self.can_publish = not READ_ONLY and signin.mode != MAINTAINERS
         notice = (content.READ_ONLY if READ_ONLY else
                   content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
@@ -182,8 +185,8 @@ class SubmitTab:
         try:
             with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
                 try:
-                    source = (submission.compile_archive(board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
-                              .data if submission.is_archive(file) else file)
+                    source = (self.compiled_upload(file, request.session_hash, progress).data
+                              if submission.is_archive(file) else file)
                     preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
                 finally:  # read, or refused: the upload no longer holds its client's temporary disk
                     TEMP_DISK.release_file(file)
@@ -234,7 +237,14 @@ class SubmitTab:
             return gr.skip()
         return {self.file_errors: COMPILING, self.presubmit_button: gr.Button(interactive=False)}
 
-    def uploaded(self, file, team, model, model_type, input_length, params, precision,
+    def compiled_upload(self, file: str, session: str, progress) -> submission.Compiled:
+        """The session's compile of the upload at `file` (by `uploaded`), or a compile now."""
+        held = self.compiled_uploads.newest(session)
+        if held is not None and held[0] == file:
+            return held[1]
+        return submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+
+    def uploaded(self, file, team, model, model_type, input_length, params, precision, request: gr.Request,
                  progress=gr.Progress()) -> dict:
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
         and the compiled JSON can be downloaded; a JSON file: nothing to do."""
@@ -253,6 +263,7 @@ class SubmitTab:
                     **as_filled}
         finally:  # read, or refused: the upload no longer holds its client's temporary disk
             TEMP_DISK.release_file(file)
+        self.compiled_uploads.put(request.session_hash, (file, compiled))
         form = compiled.form
         return {self.file_errors: compiled.summary,
                 self.compiled: gr.DownloadButton(value=submission.compiled_file(self.board, compiled), visible=True),
@@ -278,7 +289,7 @@ class SubmitTab:
             return {self.status: content.READ_ONLY if READ_ONLY else content.PUBLISHED_BY_MAINTAINERS, **closed}
         if preview is None:
             message = ("Nothing to publish: pre-submit a file first." if token is None else
-                       f"This pre-submission has expired (they are kept for {lifetime_text(CACHE_SECONDS)}); "
+                       f"This pre-submission has expired (they are kept for {content.lifetime_text(CACHE_SECONDS)}); "
                        "pre-submit the file again.")
             return {self.status: message, **closed}
         publisher, refused = self.publisher(oauth_token, preview.metadata.team_name)

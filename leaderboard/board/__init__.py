@@ -6,5 +6,7 @@
 - `publishing` (`board.publishing`): pre-submission and publication;
 - `administration` (`board.admin`): remove, flag, unflag, rebuild, migrate, check, export;
 - `writing`: the write path both share (duel files, one-commit rewrites);
-- `configured`: the store and board the environment configures, and the demo store.
+- `reader`: what the writing roles may use of the board (`BoardReader`: its state, read-only,
+  and the calls that replace it), so they import no `Leaderboard`;
+- `configured`: the store and board the environment configures, and the demo store (`build_demo_store`).
 """

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from leaderboard.board.writing import NOTHING_CHANGED, locked, rewrite, write
+from leaderboard.board.reader import BoardReader
+from leaderboard.board.writing import NOTHING_CHANGED, locked, rewrite, stale_snapshot, write
 from leaderboard.config.tasks import PANEL
 from leaderboard.engine import panel as reference_panel, ranking, replay
 from leaderboard.engine.replay import duel_file_owners, missing_duels, run_missing_duels, submitted_times
@@ -17,13 +17,10 @@ from leaderboard.engine.tournament import DuelRows, Tournament, duel_rows
 from leaderboard.errors import BadInput, NotFound
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.flags import Flag, flags_json, validate_flag
-from leaderboard.storage.local import TITLES_FILE, TOURNAMENT_FILE, BoardRewrite
-from leaderboard.storage.snapshot import snapshot_parquet, stale_rows
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.storage.store import TITLES_FILE, TOURNAMENT_FILE, BoardRewrite
+from leaderboard.storage.snapshot import snapshot_parquet
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import normalize_name
-
-if TYPE_CHECKING:
-    from leaderboard.board.state import Leaderboard
 
 
 @dataclass
@@ -67,7 +64,7 @@ def _changed_verdicts(before: Tournament, after: Tournament, stale: DuelRows) ->
 class Administration:
     """The maintainers' commands on `board` (its `admin`)."""
 
-    def __init__(self, board: Leaderboard):
+    def __init__(self, board: BoardReader):
         self.board = board
 
     def remove(self, submission_id: str, reason: str) -> None:
@@ -156,11 +153,8 @@ class Administration:
         return problems
 
     def stale_snapshot(self) -> int | None:
-        """How many models the store's ranking snapshot ranks when it is not the loaded
-        board's (a publication whose snapshot could not be written after its commit); None
-        when it is, or the store has none. `Publishing.refresh_intervals` writes it again."""
-        board = self.board
-        return stale_rows(board.store.read_snapshot_file(), board.models, board.flags, board.benchmark)
+        """`writing.stale_snapshot`; `Publishing.refresh_intervals` writes it again."""
+        return stale_snapshot(self.board)
 
     def rebuild(self, progress: Progress = no_progress, recompute: bool = False) -> RebuildReport:
         """Run the duels the tasks file's rule expects and the store lacks: the reference

@@ -10,6 +10,9 @@ from leaderboard.config.settings import Settings
 from leaderboard.config.tasks import Benchmark, load_benchmark
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.local import LocalStore
+from leaderboard.submission.demo import demo_submission, task_design
+from leaderboard.submission.metadata import validate_metadata
+from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256
 
 DEMO_STORE = Path(__file__).resolve().parent.parent.parent / "demo_store"
 DEMO_MODELS = 40
@@ -39,6 +42,24 @@ def open_configured_board(progress: Progress = no_progress) -> Leaderboard:
         return Leaderboard(configured, benchmark, progress=progress)
     store = LocalStore(demo_store_folder(benchmark), benchmark.name)
     if not store.submission_ids():
-        from leaderboard.submission.demo import build_demo_store
         return build_demo_store(store.root, DEMO_MODELS, benchmark=benchmark, progress=progress)
     return Leaderboard(store, benchmark, progress=progress)
+
+
+def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchmark | None = None,
+                     progress=no_progress):
+    """A store at `root` of `n_models` demo models, written in one commit; the same store
+    as publishing them one by one (tests/test_demo.py checks), in a fraction of the time:
+    the files are not parsed back and the snapshot is made once. Returns the Leaderboard."""
+    benchmark = benchmark or load_benchmark()
+    board = Leaderboard(LocalStore(root, benchmark.name), benchmark)
+    designs = {t.id: task_design(t, seed) for t in board.benchmark.tasks}
+
+    def submissions():
+        for i in range(n_models):
+            form, document, submitted_at, tasks = demo_submission(board.benchmark, i, seed, designs)
+            parsed = ParsedSubmission(tasks, document, canonical_sha256(document["predictions"]),
+                                      canonical_sha256(document["results"]))
+            yield validate_metadata(**form), parsed, submitted_at
+    board.publishing.publish_all(submissions(), lambda f, message: progress(f, f"building the demo store: {message}"), n_models)
+    return board

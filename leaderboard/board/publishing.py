@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, titles_of
+from leaderboard.board.reader import BoardReader
+from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, stale_snapshot, titles_of
 from leaderboard.config.tasks import PANEL
 from leaderboard.engine import ranking
 from leaderboard.engine.panel import near_copy_metadata
@@ -19,18 +20,16 @@ from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_
 from leaderboard.engine.tournament import Tournament, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.engine.progress import Progress, no_progress
-from leaderboard.storage.local import Publication, PublishedModel
+from leaderboard.storage.store import Publication, PublishedModel
 from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash
 from leaderboard.storage.snapshot import snapshot_parquet
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import (LOOKALIKES_UNCHECKED, PUBLISHING_NEEDS_ICU, SubmissionMetadata,
                                              lookalikes_checked, submission_id, title_keys, validate_metadata)
 from leaderboard.submission.parsing import parse_submission
 
 if TYPE_CHECKING:
     import threading
-
-    from leaderboard.board.state import Leaderboard
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +92,7 @@ def refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, pr
                            f"choose another team or model name")
 
 
-def duel_new_model(board: Leaderboard, tournament: Tournament, models: dict, flags: dict, sid: str,
+def duel_new_model(board: BoardReader, tournament: Tournament, models: dict, flags: dict, sid: str,
                    ranked_now: pd.DataFrame, reuse: Tournament | None = None
                    ) -> tuple[list[str], tuple[str, ...], set[str], pd.DataFrame]:
     """Run into `tournament` (the board's duels; `models` holds the new model `sid`) the
@@ -130,7 +129,7 @@ def stored_metadata(metadata: SubmissionMetadata, predictions_sha256: str, resul
 class Publishing:
     """Pre-submission and publication on `board` (its `publishing`)."""
 
-    def __init__(self, board: Leaderboard):
+    def __init__(self, board: BoardReader):
         self.board = board
 
     def presubmit(self, source, form: dict, progress: Progress = no_progress) -> Preview:
@@ -269,7 +268,7 @@ class Publishing:
         version's (`Administration.stale_snapshot`: a publication whose snapshot could not
         be written after its commit), not when it has none (the reference layout has none).
         A store that refuses the write (read-only) keeps the stale one. Whether it wrote it."""
-        if self.board.admin.stale_snapshot() is None:
+        if stale_snapshot(self.board) is None:
             return False
         try:
             return self.refresh_intervals()

@@ -9,44 +9,31 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from leaderboard.board.administration import Administration
+from leaderboard.board.reader import BoardState
 from leaderboard.board.publishing import Publishing
 from leaderboard.board.writing import titles_of
 from leaderboard.config.tasks import PANEL, Benchmark, load_benchmark
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine import ranking, replay
 from leaderboard.engine.replay import submitted_times
-from leaderboard.engine.tournament import (DuelRows, Tournament, duel_rows, rows_from_json, rules_description,
-                                           rules_id, summarize)
+from leaderboard.engine.tournament import DuelRows, Tournament, duel_rows, rows_from_json, rules_description, rules_id
 from leaderboard.errors import BadInput, NotFound
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, parse_flags
-from leaderboard.storage.local import PublishedModel
+from leaderboard.storage.store import PublishedModel
 from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, PresubmissionLog, disclosure
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
-from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256
+from leaderboard.submission.parsing import canonical_sha256, parse_submission, predictions_sha256, summarize
 from stats import evidence
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class BoardState:
-    """What the board shows, from one revision of the store. Replaced whole, in one
-    assignment, so a reader in another thread never mixes two states."""
-
-    models: dict[str, PublishedModel]
-    tournament: Tournament
-    revision: str | None
-    ranked: pd.DataFrame
-    flags: dict[str, Flag]  # flagged published models
 
 
 EMPTY_STATE = BoardState({}, Tournament([], []), None, pd.DataFrame(), {})
@@ -146,6 +133,10 @@ class Leaderboard:
         flags = self.state.flags if flags is None else flags
         ranked = self.rank(models, tournament, flags) if ranked is None else ranked
         self.state = BoardState(models, tournament, revision, ranked, flags)
+
+    def forget_orphan_duels(self) -> None:
+        """A rewrite wrote every duel file: none names an unpublished model any more."""
+        self.orphan_duels = set()
 
     # One state's parts; a reader needing several reads `state` once instead.
     @property

@@ -3,21 +3,17 @@ one-commit rewrites of the board's files after which the written state is the bo
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 
+from leaderboard.board.reader import BoardReader
 from leaderboard.engine.replay import duel_file_owners
 from leaderboard.engine.tournament import UNRECORDED_RULES, DuelRows, Tournament
 from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, flags_json
-from leaderboard.storage.local import BoardRewrite
-from leaderboard.storage.snapshot import snapshot_parquet
-
-if TYPE_CHECKING:
-    from leaderboard.board.state import Leaderboard
+from leaderboard.storage.store import BoardRewrite
+from leaderboard.storage.snapshot import snapshot_parquet, stale_rows
 
 UNRECORDED_DESCRIPTION = {"version": None, "note": "imported from a reference-layout tournament.json; the rules "
                                                   "that computed these duels were not recorded"}
@@ -28,7 +24,7 @@ NOTHING_PUBLISHED = "publishing failed, nothing was published"
 
 
 @contextlib.contextmanager
-def locked(board: Leaderboard, failed: str):
+def locked(board: BoardReader, failed: str):
     """The board's and its store's write locks; a store that cannot be locked for writing
     (a read-only folder) is a StoreFailure starting with `failed` (`NOTHING_CHANGED`, ...)."""
     with board.write_lock, contextlib.ExitStack() as held:
@@ -43,12 +39,12 @@ def titles_of(models: dict) -> dict:
     return {s: m.title for s, m in models.items()}
 
 
-def duel_file(board: Leaderboard, tournament: Tournament, rows: DuelRows) -> bytes:
+def duel_file(board: BoardReader, tournament: Tournament, rows: DuelRows) -> bytes:
     return duel_files.duel_file(rows, tournament.model_ids, tournament.task_ids,
                                 {board.rules: board.rules_description, UNRECORDED_RULES: UNRECORDED_DESCRIPTION})
 
 
-def owned_duel_files(board: Leaderboard, tournament: Tournament, models: dict, owners) -> dict[str, bytes]:
+def owned_duel_files(board: BoardReader, tournament: Tournament, models: dict, owners) -> dict[str, bytes]:
     """The duel files of `owners` (submission ids), each with every row of `tournament`
     whose later published model it is. Reads each owner's rows without merging the
     tournament's parts (a publication at 10,000 models writes a few files of ~1M rows)."""
@@ -60,7 +56,7 @@ def owned_duel_files(board: Leaderboard, tournament: Tournament, models: dict, o
     return files
 
 
-def write(board: Leaderboard, change: BoardRewrite, models: dict, tournament: Tournament, ranked: pd.DataFrame,
+def write(board: BoardReader, change: BoardRewrite, models: dict, tournament: Tournament, ranked: pd.DataFrame,
           flags: dict[str, Flag] | None) -> None:
     """Commit `change` on top of the board's loaded revision, then make its result the state."""
     try:
@@ -82,7 +78,7 @@ def write(board: Leaderboard, change: BoardRewrite, models: dict, tournament: To
     board.replace_state(models, tournament, revision, ranked, flags)
 
 
-def rewrite(board: Leaderboard, tournament: Tournament, models: dict, message: str, deleted=(),
+def rewrite(board: BoardReader, tournament: Tournament, models: dict, message: str, deleted=(),
             removed: str | None = None, drop_legacy: bool = False, legacy: dict | None = None,
             only: set[str] | None = None, flags: dict[str, Flag] | None = None) -> int:
     """Write the duel files of `tournament` (grouped by owner; all, or those of the
@@ -102,5 +98,12 @@ def rewrite(board: Leaderboard, tournament: Tournament, models: dict, message: s
                           message, files, tuple(sid for sid in deleted if sid not in files), legacy, drop_legacy,
                           removed, None if flags is None else flags_json(flags))
     write(board, change, models, tournament, ranked, flags)
-    board.orphan_duels = set()
+    board.forget_orphan_duels()
     return len(files)
+
+
+def stale_snapshot(board: BoardReader) -> int | None:
+    """How many models the store's ranking snapshot ranks when it is not the loaded
+    board's (a publication whose snapshot could not be written after its commit); None
+    when it is, or the store has none."""
+    return stale_rows(board.store.read_snapshot_file(), board.models, board.flags, board.benchmark)

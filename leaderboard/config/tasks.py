@@ -16,7 +16,7 @@ from stats.registry import UnknownName
 
 from leaderboard.config.settings import Settings
 from leaderboard.errors import BadInput
-from leaderboard.storage.strict_json import exact_text, is_finite_number
+from leaderboard.strict_json import exact_text, is_finite_number
 
 # The shipped tasks files are package data (the repository's data/ links here), so an
 # installed command finds them from any folder.

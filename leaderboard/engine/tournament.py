@@ -23,8 +23,6 @@ import numpy as np
 
 import stats
 from stats import evidence
-from leaderboard.submission.parsing import ParsedSubmission
-from leaderboard.errors import BadInput
 from leaderboard.config.tasks import Benchmark
 
 RULES_VERSION = 2
@@ -63,25 +61,6 @@ class ModelResults:
 def task_seed(task_id: str) -> int:
     """The seed of a task's random draws: the same for every model, run and machine."""
     return zlib.crc32(task_id.encode("utf-8"))
-
-
-def summarize(parsed: ParsedSubmission, benchmark: Benchmark) -> ModelResults:
-    """Each task's score and test summary; a task whose score or summary is not finite
-    (say, an AUROC task whose gold labels hold one class) is refused, naming the task."""
-    aggregates, summaries, problems = {}, {}, []
-    for task in benchmark.tasks:
-        samples = parsed.tasks[task.id].samples
-        with np.errstate(all="ignore"):
-            aggregates[task.id] = (parsed.aggregates[task.id] if task.id in parsed.aggregates  # parsing computed it
-                                   else task.metric.aggregate(samples))
-            summaries[task.id] = np.asarray(task.metric.summarize(samples, task_seed(task.id)), dtype=float)
-        if not (np.isfinite(aggregates[task.id]) and np.isfinite(summaries[task.id]).all()):
-            problems.append(f"task {task.id}: the {task.metric_name} of these samples is not a finite number "
-                            f"({aggregates[task.id]}); for a classification task, gold labels must hold "
-                            f"at least two classes")
-    if problems:
-        raise BadInput(problems)
-    return ModelResults(aggregates, summaries)
 
 
 class DuelRows:

@@ -6,8 +6,8 @@ caller computed on: the Hub refuses it (HTTP 412) if another replica committed f
 which becomes `StoreConflict`, and the caller refreshes and tries again.
 
 A replica reads each model's small part (metadata, aggregates, array layout) and the
-duel rows from the index (hub_index.py: a few consolidated files, each entry checked
-against the id of the file it summarizes: `hub_index.file_stamp`), and what the index lacks file by file.
+duel rows from the index (store_index.py: a few consolidated files, each entry checked
+against the id of the file it summarizes: `store_index.file_stamp`), and what the index lacks file by file.
 Per-model arrays are downloaded from `arrays/<id>.npz` (committed with each publication)
 when a duel first needs them, in parallel when several do (`tournament.SummaryRows`),
 and kept in a local cache folder; a submission without one (a copy of the reference
@@ -34,10 +34,11 @@ from leaderboard.config.settings import Settings
 from leaderboard.storage.flags import FLAGS_FILE
 from leaderboard.storage.day_files import day_path
 from leaderboard.storage.dataset_card import CARD_FILE, card_update
-from leaderboard.storage import duel_files, hub_index, model_index
-from leaderboard.storage.local import (DUELS_DIR, SNAPSHOT_FILE, TOURNAMENT_FILE, BoardRewrite, Publication,
-                                       PublishedModel, publication_files, stored_titles, write_atomically,
-                                       write_cached, decode_cached, encoded_with_info, model_from_info)
+from leaderboard.storage import duel_files, store_index, model_index
+from leaderboard.storage.local import write_atomically, write_cached
+from leaderboard.storage.model_arrays import decode_cached, encoded_with_info, model_from_info
+from leaderboard.storage.store import (DUELS_DIR, SNAPSHOT_FILE, TOURNAMENT_FILE, BoardRewrite, Publication, PublishedModel,
+                                       publication_files, stored_titles)
 from leaderboard.errors import StoreConflict, StoreFailure, StoreNotFound
 
 log = logging.getLogger(__name__)
@@ -180,24 +181,24 @@ class HubStore:
         self._unindexed_duels.update(unindexed)
         with ThreadPoolExecutor(DOWNLOAD_THREADS) as pool:
             results = list(pool.map(read, unindexed))
-        return (hub_index.duel_tables(index) + [t for t, _ in results if t is not None],
+        return (store_index.duel_tables(index) + [t for t, _ in results if t is not None],
                 [p for _, p in results if p is not None])
 
-    def _current_index(self, with_rows: bool) -> hub_index.Segment:
-        """The index's entries that describe the files at self._sha (hub_index.current);
+    def _current_index(self, with_rows: bool) -> store_index.Segment:
+        """The index's entries that describe the files at self._sha (store_index.current);
         its segments downloaded in parallel. `with_rows` False: without the duel rows."""
         self.revision()
         files = self._files
 
         def read(path):
             try:
-                return hub_index.read_segment(self._read(path), with_rows)
+                return store_index.read_segment(self._read(path), with_rows)
             except ValueError as e:
                 log.warning("%s is skipped: %s", path, e)
                 return None
         with ThreadPoolExecutor(DOWNLOAD_THREADS) as pool:
-            segments = list(pool.map(read, hub_index.segment_paths(files)))
-        return hub_index.current([s for s in segments if s is not None], files)
+            segments = list(pool.map(read, store_index.segment_paths(files)))
+        return store_index.current([s for s in segments if s is not None], files)
 
     def _indexed_models(self) -> dict[str, dict]:
         """The index's current model infos (submission id -> info), read once per revision."""
@@ -224,7 +225,7 @@ class HubStore:
         holds but the index lacks goes into the index with the next write."""
         stamp = self._files.get(f"data/{submission_id}.json")
         local = self.cache_dir / f"{submission_id}.npz"
-        model = decode_cached(local, submission_id, lambda stored: hub_index.stamp_matches(stamp, stored)) if local.exists() else None
+        model = decode_cached(local, submission_id, lambda stored: store_index.stamp_matches(stamp, stored)) if local.exists() else None
         if f"{ARRAYS_DIR}/{submission_id}.npz" not in self._files:
             return model
         indexed = self._indexed_models().get(submission_id)
@@ -232,7 +233,7 @@ class HubStore:
             return model_from_info(submission_id, indexed, lambda: self._arrays_file(submission_id, stamp))
         if model is None:
             self._arrays_file(submission_id, stamp)
-            model = decode_cached(local, submission_id, lambda stored: hub_index.stamp_matches(stamp, stored))
+            model = decode_cached(local, submission_id, lambda stored: store_index.stamp_matches(stamp, stored))
         info = model_index.cached_info(local, model_index.file_stat(local)) if model and indexed is None else None
         if info is not None:
             self._unindexed_models[submission_id] = info
@@ -244,7 +245,7 @@ class HubStore:
         fetched = self._fetched.get(submission_id)
         if fetched is None or fetched[0] != stamp:
             local = self.cache_dir / f"{submission_id}.npz"
-            if not local.exists() or decode_cached(local, submission_id, lambda stored: hub_index.stamp_matches(stamp, stored)) is None:
+            if not local.exists() or decode_cached(local, submission_id, lambda stored: store_index.stamp_matches(stamp, stored)) is None:
                 data = self._read(f"{ARRAYS_DIR}/{submission_id}.npz")
                 write_atomically(local, lambda f: f.write(data))
             fetched = (stamp, (str(local), *model_index.file_stat(local)))
@@ -305,18 +306,18 @@ class HubStore:
     def _index_operations(self, operations: list, models: dict[str, dict]) -> list:
         """For a write of the board (`operations` write duel files, or publish `models`):
         the index's segment of what it writes and of what this replica read file by file
-        for lack of an index entry, merged as hub_index.index_changes says."""
+        for lack of an index entry, merged as store_index.index_changes says."""
         adds = {op.path_in_repo: op.path_or_fileobj for op in operations if isinstance(op, CommitOperationAdd)}
-        if not models and not any(map(hub_index.is_duel_path, adds)):
+        if not models and not any(map(store_index.is_duel_path, adds)):
             return []
-        unindexed = {path: self._read(path) for path in map(hub_index.duel_path, sorted(self._unindexed_duels))
+        unindexed = {path: self._read(path) for path in map(store_index.duel_path, sorted(self._unindexed_duels))
                      if path in self._files and path not in adds}
-        written = hub_index.written_segment({**unindexed, **adds}, {**self._unindexed_models, **models},
-                                            hub_index.file_stamp)
+        written = store_index.written_segment({**unindexed, **adds}, {**self._unindexed_models, **models},
+                                            store_index.file_stamp)
         deleted = {op.path_in_repo for op in operations if isinstance(op, CommitOperationDelete)}
         after = {path: blob for path, blob in self._files.items() if path not in deleted}
-        after.update({path: hub_index.file_stamp(data) for path, data in adds.items()})
-        index_adds, index_deletes = hub_index.index_changes(hub_index.segment_paths(self._files), written, after,
+        after.update({path: store_index.file_stamp(data) for path, data in adds.items()})
+        index_adds, index_deletes = store_index.index_changes(store_index.segment_paths(self._files), written, after,
                                                             self._read)
         return ([CommitOperationAdd(path, data) for path, data in index_adds.items()] +
                 [CommitOperationDelete(path) for path in index_deletes])
@@ -328,7 +329,7 @@ class HubStore:
         """Several publications in one commit, in time order (`publication_files`), with
         each model's arrays; returns the new revision."""
         files = publication_files(publications)
-        stamps = {p.submission_id: hub_index.file_stamp(files[f"data/{p.submission_id}.json"]) for p in publications}
+        stamps = {p.submission_id: store_index.file_stamp(files[f"data/{p.submission_id}.json"]) for p in publications}
         infos = {}
         for p in publications:
             infos[p.submission_id], files[f"{ARRAYS_DIR}/{p.submission_id}.npz"] = encoded_with_info(

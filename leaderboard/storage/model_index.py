@@ -20,7 +20,7 @@ import os
 import threading
 from pathlib import Path
 
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 
 INDEX_FILE = "index.jsonl"
 HEAD_BYTES = 256  # compared on each catch-up to tell a recreated index from the one read

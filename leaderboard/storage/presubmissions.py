@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from leaderboard.storage.day_files import DayLog, day_of, utc_text
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 
 PRESUBMISSIONS_DIR = "presubmissions"
 WINDOW_DAYS = 30  # a card discloses the pre-submissions of this many days before publication

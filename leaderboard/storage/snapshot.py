@@ -15,7 +15,7 @@ from leaderboard.engine import ranking
 from leaderboard.config.tasks import Benchmark
 from leaderboard.engine.tournament import ModelResults
 from leaderboard.storage.flags import Flag, parse_flags
-from leaderboard.storage.local import PublishedModel
+from leaderboard.storage.store import PublishedModel
 from leaderboard.storage.presubmissions import PresubmissionLog
 
 METADATA_FIELDS = ["team_name", "model_name", "model_type", "parameters", "precision", "input_length",

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from leaderboard.errors import StoreFailure
 from leaderboard.storage.day_files import DayLog, day_of, utc_text
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 
 log = logging.getLogger(__name__)
 

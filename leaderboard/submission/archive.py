@@ -16,7 +16,7 @@ import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
 
-from leaderboard.app.limits import TempDiskBudget
+from leaderboard.temp_disk import TempDiskBudget
 from leaderboard.errors import BadInput
 
 MAX_ARCHIVE_BYTES = 256 * 2**20

@@ -10,11 +10,8 @@ import zlib
 
 import numpy as np
 
-from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256
 from leaderboard.submission.samples import TaskSamples
-from leaderboard.submission.metadata import validate_metadata
-from leaderboard.config.tasks import Benchmark, Task, load_benchmark
-from leaderboard.engine.progress import no_progress
+from leaderboard.config.tasks import Benchmark, Task
 from stats import ClassProbs, LabelPairs
 
 TEAMS = ["CzechAI", "Brno NLP", "Vltava Labs", "Morava ML", "Prague LLM", "Krkonose", "Sumava AI",
@@ -203,24 +200,3 @@ SAMPLE_NOTE = ("made by the leaderboard to try a pre-submission; it cannot be pu
 
 
 SAMPLE_INDEX = 10_000  # far from the demo store's models, so never already published
-
-
-def build_demo_store(root, n_models: int = 40, seed: int = 0, benchmark: Benchmark | None = None,
-                     progress=no_progress):
-    """A store at `root` of `n_models` demo models, written in one commit; the same store
-    as publishing them one by one (tests/test_demo.py checks), in a fraction of the time:
-    the files are not parsed back and the snapshot is made once. Returns the Leaderboard."""
-    from leaderboard.board.state import Leaderboard
-    from leaderboard.storage.local import LocalStore
-    benchmark = benchmark or load_benchmark()
-    board = Leaderboard(LocalStore(root, benchmark.name), benchmark)
-    designs = {t.id: task_design(t, seed) for t in board.benchmark.tasks}
-
-    def submissions():
-        for i in range(n_models):
-            form, document, submitted_at, tasks = demo_submission(board.benchmark, i, seed, designs)
-            parsed = ParsedSubmission(tasks, document, canonical_sha256(document["predictions"]),
-                                      canonical_sha256(document["results"]))
-            yield validate_metadata(**form), parsed, submitted_at
-    board.publishing.publish_all(submissions(), lambda f, message: progress(f, f"building the demo store: {message}"), n_models)
-    return board

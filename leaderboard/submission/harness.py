@@ -34,14 +34,14 @@ from pathlib import Path
 import jsonlines
 import numpy as np
 
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.reading import MAX_FILE_BYTES
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.errors import BadInput, some_names
 from leaderboard.config.tasks import Benchmark, Task, harness_version
 from leaderboard.engine.progress import no_progress
 from leaderboard.engine.progress import Progress
-from leaderboard.storage.strict_json import is_finite_number
+from leaderboard.strict_json import is_finite_number
 
 # Copied from the run into the submission's "metadata" (the harness's own names).
 RUN_KEYS = ("model_name", "model_name_sanitized", "model_source", "lm_eval_version", "transformers_version",

@@ -13,9 +13,12 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from leaderboard.config.tasks import Benchmark
+from leaderboard.engine.tournament import ModelResults, task_seed
 from leaderboard.errors import BadInput, some_names
-from leaderboard.storage.strict_json import is_json_number
+from leaderboard.strict_json import is_json_number
 from leaderboard.submission.bounds import metadata_problems
 from leaderboard.submission.alignment import TaskReference, alignment_problem
 from leaderboard.submission.reading import read_document, read_source
@@ -115,3 +118,22 @@ def _results_warnings(parsed: ParsedSubmission, benchmark: Benchmark) -> list[st
             warnings.append(f"task {task_id}: 'results' says {task.metric_name} = {reported:.6g}, the samples "
                             f"give {computed:.6g}; the leaderboard uses the value from the samples")
     return warnings
+
+
+def summarize(parsed: ParsedSubmission, benchmark: Benchmark) -> ModelResults:
+    """Each task's score and test summary; a task whose score or summary is not finite
+    (say, an AUROC task whose gold labels hold one class) is refused, naming the task."""
+    aggregates, summaries, problems = {}, {}, []
+    for task in benchmark.tasks:
+        samples = parsed.tasks[task.id].samples
+        with np.errstate(all="ignore"):
+            aggregates[task.id] = (parsed.aggregates[task.id] if task.id in parsed.aggregates  # parsing computed it
+                                   else task.metric.aggregate(samples))
+            summaries[task.id] = np.asarray(task.metric.summarize(samples, task_seed(task.id)), dtype=float)
+        if not (np.isfinite(aggregates[task.id]) and np.isfinite(summaries[task.id]).all()):
+            problems.append(f"task {task.id}: the {task.metric_name} of these samples is not a finite number "
+                            f"({aggregates[task.id]}); for a classification task, gold labels must hold "
+                            f"at least two classes")
+    if problems:
+        raise BadInput(problems)
+    return ModelResults(aggregates, summaries)

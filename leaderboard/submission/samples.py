@@ -15,7 +15,7 @@ import numpy as np
 
 from leaderboard.config.tasks import Task
 from leaderboard.errors import some_names
-from leaderboard.storage.strict_json import exact_text, is_json_number
+from leaderboard.strict_json import exact_text, is_json_number
 from stats import METRIC_ALIASES, ClassProbs, LabelPairs
 from stats.metrics import SAMPLE_KINDS
 

@@ -18,7 +18,7 @@ from leaderboard.storage.presubmissions import WINDOW_DAYS, Disclosure
 from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.config.tasks import TOP_OF_ITS_DAY, Benchmark
-from leaderboard.storage.strict_json import is_finite_number
+from leaderboard.strict_json import is_finite_number
 from leaderboard.views.table import (META_COLUMNS, PUBLISHER, submitted_date, delta_scale, is_overall, p_phrase,
                                      parameters_text, percent, score_header)
 

@@ -2,10 +2,7 @@
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 
@@ -13,8 +10,8 @@ from leaderboard.submission.archive import extracted
 from leaderboard.board.publishing import Preview
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.harness import compile_runs
-from leaderboard.app.limits import TempDiskBudget
-from leaderboard.storage.strict_json import dump_json
+from leaderboard.temp_disk import TempDiskBudget
+from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import PRECISIONS
 from leaderboard.errors import BadInput
 from leaderboard.engine.progress import no_progress
@@ -170,11 +167,6 @@ class Compiled:
     summary: str  # Markdown: what was compiled, and notes
 
 
-_COMPILED: OrderedDict[tuple, Compiled] = OrderedDict()  # the last few archives, by path and time
-_COMPILED_KEEP = 4
-_COMPILED_LOCK = threading.Lock()
-
-
 def is_archive(path: str | None) -> bool:
     return bool(path) and str(path).lower().endswith(".zip")
 
@@ -239,11 +231,6 @@ def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progr
     """The submission compiled from an uploaded .zip of harness output folders (unpacked
     safely within `budget`, the folder removed afterwards). Raises BadInput; messages
     name files inside the archive, not the server's temporary folder."""
-    stat = Path(path).stat()
-    key = (str(path), stat.st_size, stat.st_mtime_ns)
-    with _COMPILED_LOCK:
-        if key in _COMPILED:
-            return _COMPILED[key]
     with extracted(path, budget=budget) as folder:
         def in_archive(text: str) -> str:
             """The text with the unpacking folder's paths as paths inside the archive."""
@@ -258,12 +245,7 @@ def compile_archive(board: Leaderboard, path: str, progress: Progress = no_progr
     lines = [f"**Compiled from the harness output**: {len(document['predictions'])} tasks, {n:,} samples of "
              f"{code_span(meta.get('model_name'))}. The form is filled in from the logs where they say; check it."]
     lines += [f"- {escape_markdown(text)}" for text in [*harness_hints(meta), *map(in_archive, notes)]]
-    compiled = Compiled(dump_json(document), harness_form(meta), "\n".join(lines))
-    with _COMPILED_LOCK:
-        _COMPILED[key] = compiled
-        while len(_COMPILED) > _COMPILED_KEEP:
-            _COMPILED.popitem(last=False)
-    return compiled
+    return Compiled(dump_json(document), harness_form(meta), "\n".join(lines))
 
 
 def compiled_file(board: Leaderboard, compiled: Compiled) -> str:

@@ -24,7 +24,7 @@ from leaderboard.engine import ranking
 from leaderboard.board.publishing import Preview
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import MARKER
-from leaderboard.storage.local import PublishedModel
+from leaderboard.storage.store import PublishedModel
 from leaderboard.submission.metadata import MAX_NAME_LENGTH
 from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
 

@@ -5,7 +5,7 @@ folder, `.cache/index/`, written by the readers that had to read files on their 
 (`LocalStore.read_duel_tables`).
 
     index/<sequence>-<entries>.zip    a segment, holding
-        models.json        per model: its arrays file's info (`local.encoded_with_info`:
+        models.json        per model: its arrays file's info (`model_arrays.encoded_with_info`:
                            metadata, aggregates, array layout), stamped with the `file_stamp`
                            of its submission file (a Hub repo's only)
         duel_files.json    per duel file it holds (by owner, the model the file is named
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Callable
 
 from leaderboard.storage import duel_files
-from leaderboard.storage.local import DUELS_DIR, INDEX_DIR
+from leaderboard.storage.store import DUELS_DIR, INDEX_DIR
 
 _SEGMENT = re.compile(rf"{INDEX_DIR}/(\d+)-(\d+)\.zip")
 OWNER = "owner"
