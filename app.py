@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 
-from leaderboard.app.gradio_stubs import skip_stub_writing
+from leaderboard.app.gradio_compat import queued, skip_stub_writing
 
 if __name__ == "__main__":
     # No garbage collection while the app starts: the imports and the page's build make some
@@ -35,10 +35,6 @@ from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import TasksFileError
 
 log = logging.getLogger("leaderboard.app")
-# How often Gradio's queue looks for waiting events while it has none. Gradio's own
-# millisecond is a thousand wake-ups a second, 2-3% of a core for an app nobody uses; a
-# queued event (a pre-submission, a publication) now waits at most 10 ms longer to start.
-QUEUE_POLL_SECONDS = 0.01
 
 
 def main():
@@ -84,13 +80,6 @@ def main():
     gc.enable()
     serving.set()
     app.block_thread()
-
-
-def queued(app):
-    """The page with Gradio's queue: 8 events at once, polled every QUEUE_POLL_SECONDS when idle."""
-    app.queue(default_concurrency_limit=8)
-    app._queue.sleep_when_free = QUEUE_POLL_SECONDS  # Gradio has no setting for it
-    return app
 
 
 if __name__ == "__main__":

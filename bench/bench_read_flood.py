@@ -103,13 +103,13 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # stopped: the apps it started are stopped too
 
     from playwright.sync_api import expect, sync_playwright
-    from conftest import CHROMIUM_ARGS
+    from support.browser import launch_chromium
     from test_e2e import rows
 
     work = Path(tempfile.mkdtemp(prefix="bench_read_flood-"))
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            browser = launch_chromium(p)
             for name, tree in (t.split("=", 1) for t in args.tree):
                 store, temp = work / name / "store", work / name / "gradio"
                 shutil.copytree(args.store, store)

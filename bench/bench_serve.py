@@ -140,7 +140,7 @@ def main():
     args = parser.parse_args()
 
     from playwright.sync_api import expect, sync_playwright
-    from conftest import CHROMIUM_ARGS
+    from support.browser import launch_chromium
     from test_e2e import rows
 
     trees = dict(t.split("=", 1) for t in args.tree)
@@ -157,7 +157,7 @@ def main():
     figures = {name: {k: [] for k in ("start_wall", "start_cpu", "cpu_3s_after_start", "idle_cpu_per_s",
                                       "first_page_cpu", "another_page_cpu", "presubmit_cpu")} for name in trees}
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        browser = launch_chromium(p)
         for _ in range(args.repeats):
             for name, tree in trees.items():
                 app = App(Path(tree), stores[name], args.port, temps[name])

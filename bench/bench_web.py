@@ -55,7 +55,7 @@ def main():
 
     from bench.bench_scale import linked_copy, write_probe
     from leaderboard.board.configured import build_demo_store
-    from conftest import CHROMIUM_ARGS
+    from support.browser import launch_chromium
     from test_e2e import free_port, rows, start_app
 
     store = Path(args.store) if args.store else Path(args.workdir) / f"store{args.models}"
@@ -79,7 +79,7 @@ def main():
     try:
         page_html = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600).read())
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+            browser = launch_chromium(p)
             viewports = {"1440x900": {"width": 1440, "height": 900}, "390x844": {"width": 390, "height": 844}}
             for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
                 results[name] = measure(browser, viewport, port, args, sample, picked, expect, rows)

@@ -38,7 +38,6 @@ def scipy_special() -> ModuleType:
 
 ALPHA = 0.05
 N_RESAMPLES = 1000
-N_POSTERIOR_DRAWS = 1000
 
 
 @dataclass(frozen=True)
@@ -202,7 +201,7 @@ def trapezoid_weights(fpr: FloatArray) -> FloatArray:
     return weights
 
 
-def _auc_posterior_parts(gold: np.ndarray, probs: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def auc_posterior_parts(gold: np.ndarray, probs: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per class with positives and negatives: trapezoid weights and Beta parameters."""
     for c in range(probs.shape[1]):
         positive = gold == c
@@ -219,23 +218,11 @@ def auc_posterior_moments(gold: np.ndarray, probs: np.ndarray) -> np.ndarray:
     weighted sum of independent Beta draws, and so is their mean over classes: its
     mean and variance are exact sums.
     """
-    parts = list(_auc_posterior_parts(gold, probs))
+    parts = list(auc_posterior_parts(gold, probs))
     k = len(parts)
     mean = sum(w @ (al / (al + be)) for w, al, be in parts) / k
     var = sum((w ** 2) @ (al * be / ((al + be) ** 2 * (al + be + 1))) for w, al, be in parts) / k ** 2
     return np.array([mean, var])
-
-
-def auc_posterior_draws(gold: np.ndarray, probs: np.ndarray, seed: int,
-                        n_draws: int = N_POSTERIOR_DRAWS) -> np.ndarray:
-    """Seeded Monte-Carlo draws of the posterior class-averaged AUC: shape (n_draws,).
-
-    The reference's sampling scheme; `bayes_auroc_normal` is its closed-form limit.
-    """
-    rng = np.random.default_rng(seed)
-    parts = list(_auc_posterior_parts(gold, probs))
-    draws: np.ndarray = sum(rng.beta(al, be, size=(n_draws, al.size)) @ w for w, al, be in parts) / len(parts)
-    return draws
 
 
 def bayes_auroc_normal(moments_a: np.ndarray, moments_b: np.ndarray,
@@ -244,23 +231,12 @@ def bayes_auroc_normal(moments_a: np.ndarray, moments_b: np.ndarray,
 
     moments_*: (..., 2) posterior mean and variance from `auc_posterior_moments`.
     A sum of many independent Betas is close to normal, so
-    p = Phi((mean_B - mean_A) / sqrt(var_A + var_B)). Returns shape (...,).
+    p = Phi((mean_B - mean_A) / sqrt(var_A + var_B)). Returns shape (...,). The closed-form
+    limit of the reference's Monte-Carlo scheme (tests/support/auroc_monte_carlo.py).
     """
     mean_a, var_a = moments_a[..., 0], moments_a[..., 1]
     mean_b, var_b = moments_b[..., 0], moments_b[..., 1]
     p_value: np.ndarray = scipy_special().ndtr((mean_b - mean_a) / np.sqrt(var_a + var_b))
-    return p_value
-
-
-def bayes_auroc_monte_carlo(draws_a: np.ndarray, draws_b: np.ndarray,
-                            delta: np.ndarray | None = None) -> np.ndarray:
-    """p = P(AUC_A <= AUC_B) over all pairs of A's and B's posterior draws.
-
-    draws_*: (..., S) from `auc_posterior_draws`. Returns shape (...,).
-    """
-    draws_a, draws_b = np.broadcast_arrays(draws_a, draws_b)
-    wins = _scipy_stats().mannwhitneyu(draws_a, draws_b, axis=-1, method="asymptotic").statistic
-    p_value: np.ndarray = 1.0 - wins / (draws_a.shape[-1] * draws_b.shape[-1])
     return p_value
 
 
@@ -343,38 +319,6 @@ def _auroc_p(z_numerator: np.ndarray, sd: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         p_value: np.ndarray = scipy_special().ndtr(z_numerator / sd)
     return p_value
-
-
-def auroc_difference_draws(gold: np.ndarray, probs_a: np.ndarray, probs_b: np.ndarray, seed: int,
-                           n_draws: int = N_POSTERIOR_DRAWS) -> np.ndarray:
-    """Seeded Bayesian-bootstrap draws of AUC_A - AUC_B (class-averaged): shape (n_draws,).
-
-    Each draw weighs the n shared samples by Dirichlet(1, ..., 1) and recomputes both
-    weighted AUROCs; the Monte-Carlo counterpart of `paired_auroc`.
-    """
-    weights = np.random.default_rng(seed).dirichlet(np.ones(len(gold)), size=n_draws)  # (S, n)
-
-    def weighted_auc(probs: np.ndarray) -> FloatArray:
-        aucs = []
-        for c in range(probs.shape[1]):
-            positive = gold == c
-            if positive.all() or not positive.any():
-                continue
-            order = np.argsort(probs[:, c], kind="mergesort")
-            score, pos, w = probs[order, c], positive[order], weights[:, order]
-            neg_w = np.where(pos, 0.0, w)
-            _, first = np.unique(score, return_index=True)
-            group = np.searchsorted(score[first], score)
-            tie_start = np.concatenate([first, [len(score)]])
-            cum = np.concatenate([np.zeros((len(w), 1)), np.cumsum(neg_w, axis=1)], axis=1)
-            tied = cum[:, tie_start[group + 1]] - cum[:, tie_start[group]]
-            below = cum[:, tie_start[group]]
-            numerator = np.sum(np.where(pos, w, 0.0) * (below + 0.5 * tied), axis=1)
-            aucs.append(numerator / (np.where(pos, w, 0).sum(1) * neg_w.sum(1)))
-        mean_auc: FloatArray = np.mean(aucs, axis=0)
-        return mean_auc
-
-    return weighted_auc(probs_a) - weighted_auc(probs_b)
 
 
 def one_vs_rest_auroc(gold: np.ndarray, probs: np.ndarray) -> float:

@@ -37,6 +37,7 @@ from leaderboard.storage.upload_records import UPLOADS_DIR
 from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files
 from fake_hub import FakeHub
+from support.browser import ChromiumMissing, launch_chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -132,9 +133,6 @@ def pytest_collection_modifyitems(config, items):
 # machine: 2026-11-23, load average 17); it still fails when the text never comes.
 expect.set_options(timeout=30_000)
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
 
 @pytest.fixture(scope="session")
 def chromium():
@@ -142,7 +140,10 @@ def chromium():
     the browser tests, which open their pages in its `shared_context` unless a page must be
     another person's browser."""
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        try:
+            browser = launch_chromium(p)
+        except ChromiumMissing as e:
+            pytest.fail(str(e), pytrace=False)
         yield browser
         browser.close()
 

@@ -1,13 +1,13 @@
 """How `app.py` serves the page: Gradio's queue, which looks for waiting events every
 millisecond while it has none, looks every `QUEUE_POLL_SECONDS` instead; Gradio, imported
-after `gradio_stubs.skip_stub_writing()`, writes no type stubs of its components."""
+after `gradio_compat.skip_stub_writing()`, writes no type stubs of its components."""
 import subprocess
 import sys
 from pathlib import Path
 
 import gradio as gr
 
-import app
+from leaderboard.app import gradio_compat
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,8 +21,8 @@ def page() -> gr.Blocks:
 def test_the_queue_looks_for_waiting_events_every_10_ms_not_every_millisecond():
     gradio_own = page().queue(default_concurrency_limit=8)._queue
     assert gradio_own.sleep_when_free == 0.001  # what app.py replaces (Gradio has no setting for it)
-    served = app.queued(page())._queue
-    assert served.sleep_when_free == app.QUEUE_POLL_SECONDS == 0.01
+    served = gradio_compat.queued(page())._queue
+    assert served.sleep_when_free == gradio_compat.QUEUE_POLL_SECONDS == 0.01
     assert served.default_concurrency_limit == 8
 
 
@@ -30,13 +30,13 @@ def test_gradio_imported_after_skip_stub_writing_writes_no_stubs_and_builds_a_pa
     # In a fresh interpreter: a process imports Gradio once, and this one has.
     code = """
 import sys
-from leaderboard.app import gradio_stubs
-gradio_stubs.skip_stub_writing()
+from leaderboard.app import gradio_compat
+gradio_compat.skip_stub_writing()
 import gradio as gr
 from gradio import blocks_events, component_meta
-assert component_meta.create_or_modify_pyi is gradio_stubs._write_no_stub
-assert blocks_events.create_or_modify_pyi is gradio_stubs._write_no_stub
-assert not any(isinstance(f, gradio_stubs._StubWriterSkipper) for f in sys.meta_path)
+assert component_meta.create_or_modify_pyi is gradio_compat.write_no_stub
+assert blocks_events.create_or_modify_pyi is gradio_compat.write_no_stub
+assert not any(isinstance(f, gradio_compat._StubWriterSkipper) for f in sys.meta_path)
 with gr.Blocks() as blocks:
     button = gr.Button("go")
     out = gr.Markdown()

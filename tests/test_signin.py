@@ -8,8 +8,8 @@ import pytest
 from gradio.routes import App
 
 from fake_hub import FakeHub
-from leaderboard.app.signin import (ANYONE, MAINTAINERS, SIGNED_IN, Account, MockedSignInRefused, SignIn,
-                                    SignInFailed, prepare_gradio, whoami)
+from leaderboard.app.gradio_compat import MockedSignInRefused, prepare_sign_in
+from leaderboard.app.signin import ANYONE, MAINTAINERS, SIGNED_IN, Account, SignIn, SignInFailed, whoami
 from leaderboard.config.settings import Settings
 
 PROVIDER = Settings(openid_provider_url="https://hub.example", oauth_client_id="id", oauth_client_secret="secret")
@@ -48,7 +48,7 @@ def test_whoami_reads_the_account_and_its_organizations_from_the_hub(tmp_path, m
 def test_gradios_mocked_sign_in_is_never_mounted():
     """Outside a Space with no provider, a page with a LoginButton would get Gradio's mock
     (every visitor signed in as the server's Hub account): refused, the app not built."""
-    prepare_gradio(Settings())
+    prepare_sign_in(Settings())
     with pytest.raises(MockedSignInRefused):
         with gr.Blocks() as page:
             gr.LoginButton()

@@ -1,6 +1,7 @@
 """The duel tests against independent computations, on seeded synthetic data."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -17,6 +18,7 @@ from stats import METRICS, ClassProbs, LabelPairs, duel
 from stats import duel_tests as dt
 from stats.metrics import REFERENCE_AUROC, resampled_means
 from stats_samples import binary_models, classifier, f1_counts, labeller, perplexity_samples, samples_of
+from support.auroc_monte_carlo import auc_posterior_draws, auroc_difference_draws, bayes_auroc_monte_carlo
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -212,7 +214,7 @@ def test_monte_carlo_p_is_share_of_pairs():
     rng = np.random.default_rng(7)
     a, b = rng.normal(0.80, 0.01, (3, 200)), rng.normal(0.81, 0.01, (3, 200))
     brute = [np.mean(np.less_equal.outer(x, y)) for x, y in zip(a, b)]
-    np.testing.assert_allclose(dt.bayes_auroc_monte_carlo(a, b), brute)
+    np.testing.assert_allclose(bayes_auroc_monte_carlo(a, b), brute)
 
 
 def test_closed_form_agrees_with_seeded_monte_carlo():
@@ -221,11 +223,11 @@ def test_closed_form_agrees_with_seeded_monte_carlo():
     gold = rng.integers(0, 3, 400)
     a = classifier(rng, gold, 3, 1.3)
     n_draws = 4000
-    draws_a = dt.auc_posterior_draws(gold, a, seed=1, n_draws=n_draws)
+    draws_a = auc_posterior_draws(gold, a, seed=1, n_draws=n_draws)
     for skill in (1.0, 1.15, 1.25, 1.3, 1.4):
         b = classifier(rng, gold, 3, skill)
         closed = dt.bayes_auroc_normal(dt.auc_posterior_moments(gold, a), dt.auc_posterior_moments(gold, b))
-        mc = dt.bayes_auroc_monte_carlo(draws_a, dt.auc_posterior_draws(gold, b, seed=2, n_draws=n_draws))
+        mc = bayes_auroc_monte_carlo(draws_a, auc_posterior_draws(gold, b, seed=2, n_draws=n_draws))
         # standard error of the all-pairs estimate is below sqrt(p(1-p)/S) * sqrt(2)
         se = np.sqrt(2 * max(closed * (1 - closed), 1e-4) / n_draws)
         assert abs(closed - mc) < 4 * se + 0.005, (skill, closed, mc)
@@ -267,7 +269,7 @@ def test_paired_auroc_agrees_with_seeded_bayesian_bootstrap():
         b = classifier(rng, gold, 3, skill)
         delta = dt.one_vs_rest_auroc(gold, a) - dt.one_vs_rest_auroc(gold, b)
         closed = dt.paired_auroc(dt.auroc_influence(gold, a), dt.auroc_influence(gold, b), delta)
-        draws = dt.auroc_difference_draws(gold, a, b, seed=3, n_draws=n_draws)
+        draws = auroc_difference_draws(gold, a, b, seed=3, n_draws=n_draws)
         assert draws.mean() == pytest.approx(delta, abs=4 * draws.std() / np.sqrt(n_draws))
         mc = np.mean(draws <= 0)
         se = np.sqrt(max(closed * (1 - closed), 1e-3) / n_draws)
@@ -330,10 +332,32 @@ def test_p_values_are_reproducible_across_processes():
     assert any(0 < float.fromhex(p) < 1 for p, _, _ in first.values())  # real tests ran, not only p = 1
 
 
-def test_monte_carlo_draws_are_reproducible():
+DRAWN = """
+import hashlib, sys
+import numpy as np
+sys.path.insert(0, "tests")
+from support.auroc_monte_carlo import auc_posterior_draws
+classes = np.load(sys.argv[1])
+print(hashlib.sha256(auc_posterior_draws(classes["gold"], classes["probs"], int(sys.argv[2])).tobytes()).hexdigest())
+"""
+
+
+def test_monte_carlo_draws_are_reproducible(tmp_path):
+    """The draws of one seed in this process are the same in a fresh one (nothing taken from
+    the process: its hash seed, its id, a generator's state), and a seed one apart draws others."""
     gold = np.arange(100) % 2
     probs = classifier(np.random.default_rng(0), gold, 2, 1.0)
-    np.testing.assert_array_equal(dt.auc_posterior_draws(gold, probs, 3), dt.auc_posterior_draws(gold, probs, 3))
+    np.savez(tmp_path / "classes.npz", gold=gold, probs=probs)
+
+    def drawn_in_a_fresh_process(seed: int) -> str:
+        run = subprocess.run([sys.executable, "-c", DRAWN, str(tmp_path / "classes.npz"), str(seed)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONHASHSEED": "7"})
+        assert run.returncode == 0, run.stderr[-2000:]
+        return run.stdout.strip()
+
+    here = hashlib.sha256(auc_posterior_draws(gold, probs, 3).tobytes()).hexdigest()
+    assert drawn_in_a_fresh_process(3) == here
+    assert drawn_in_a_fresh_process(4) != here
 
 
 def false_positive_rate(metric, draw_pair, n_pairs, seed=12):

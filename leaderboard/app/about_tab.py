@@ -3,9 +3,9 @@ addressed to this server as the browser reached it."""
 from __future__ import annotations
 
 import gradio as gr
-from gradio.route_utils import get_root_url
 
 import content
+from leaderboard.app.gradio_compat import root_url
 from leaderboard.app.report_card_section import ReportCardSection
 from leaderboard.app.settings import PRIVATE
 from leaderboard.views import share
@@ -22,4 +22,4 @@ class AboutTab:
     def fill(self, request: gr.Request) -> str:
         """The tab's text, its API example addressed as the browser reached this server
         (behind a proxy: the forwarded host)."""
-        return content.about(self.board.benchmark, get_root_url(request.request, request.request.url.path, None) + "/")
+        return content.about(self.board.benchmark, root_url(request) + "/")

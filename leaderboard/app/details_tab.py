@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE, download, picked
+from leaderboard.app.gradio_compat import picked
+from leaderboard.app.settings import PRIVATE, download
 from leaderboard.views import details, share, table as board_views
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE, download, picked
+from leaderboard.app.gradio_compat import picked
+from leaderboard.app.settings import PRIVATE, download
 from leaderboard.views import compare, details, share, table as board_views
 from leaderboard.views.markdown import escape_markdown
 

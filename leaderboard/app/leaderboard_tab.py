@@ -7,8 +7,9 @@ from __future__ import annotations
 import gradio as gr
 
 from leaderboard.app.column_widths import column_widths
+from leaderboard.app.gradio_compat import SCROLL_TO_START_JS, picked
 from leaderboard.app.pager import Pager, turned_to
-from leaderboard.app.settings import PAGE_ROWS, PRIVATE, picked
+from leaderboard.app.settings import PAGE_ROWS, PRIVATE
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
 from leaderboard.views.ranking_chart import ranking_chart
@@ -17,9 +18,6 @@ OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Score", board_views.WIN_SCORE), ("Metric value", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows scores only; choose a category to see each task's metric."
 VALUES_IN_CATEGORY = "Score: hover a header for what it counts. Metric value: the task's own metric, in the header's unit."
-# Another category's view starts at its score: the last view's sideways scroll would leave
-# that column under the pinned rank and Model columns.
-SCROLL_TO_START_JS = "() => { document.querySelector('#board .virtual-table-viewport')?.scrollTo({left: 0}); }"
 # What a link restores into the controls themselves (the sort too, with its choices).
 RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns", "p", "exclude_flagged"]
 

@@ -23,6 +23,7 @@ from collections.abc import Container
 
 from starlette.concurrency import run_in_threadpool
 
+from leaderboard.app.gradio_compat import UPLOAD_PATH, oauth_info
 from leaderboard.storage.presubmissions import DAY, PresubmissionLog, requester_key
 from leaderboard.storage.upload_records import UploadLog, UploadRecord
 from leaderboard.temp_disk import LimitReached, TempDiskBudget, megabytes, minutes
@@ -135,7 +136,7 @@ def upload_requester(scope, signed_out: Container[str] = ()) -> tuple[str, str]:
     """(whom the upload bounds count, how messages name it) for an ASGI request: the
     signed-in account (Gradio's OAuth session, when sign-in is on, not expired and its token
     not `signed_out`), else the client address (hashed, as requester_key keys both)."""
-    info = (scope.get("session") or {}).get("oauth_info") or {}
+    info = oauth_info(scope)
     account = (info.get("userinfo") or {}).get("preferred_username")
     if account and (info.get("expires_at") or math.inf) > time.time() and \
             str(info.get("access_token")) not in signed_out:
@@ -157,7 +158,7 @@ class UploadGate:
         self.signed_out = signed_out
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].endswith("/gradio_api/upload"):
+        if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].endswith(UPLOAD_PATH):
             return await self.app(scope, receive, send)
         length = dict(scope["headers"]).get(b"content-length", b"")
         if not length.isdigit():

@@ -16,7 +16,8 @@ from leaderboard.app.leaderboard_tab import LeaderboardTab
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.settings import (API_CONCURRENCY, API_RATE, CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, SETTINGS,
                                       SIGNED_OUT, STATIC, script)
-from leaderboard.app.signin import SignIn, prepare_gradio
+from leaderboard.app.gradio_compat import prepare_sign_in
+from leaderboard.app.signin import SignIn
 from leaderboard.app.submit_tab import SubmitTab
 from leaderboard.app.view_state import restore_on_load
 from leaderboard.app.previews import PreviewShelf
@@ -33,7 +34,7 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
     categories = [board_views.OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
     signin = signin or SignIn(SETTINGS, hub_backed=isinstance(board.store, HubStore), signed_out=SIGNED_OUT)
-    prepare_gradio(signin.settings)
+    prepare_sign_in(signin.settings)
     default_view = share.view_from_query({}, board)
     with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from leaderboard.app.settings import PRIVATE, download, picked
+from leaderboard.app.gradio_compat import picked
+from leaderboard.app.settings import PRIVATE, download
 from leaderboard.views import item_matrix, report_card, share
 
 

@@ -40,14 +40,6 @@ PRIVATE = {"api_visibility": "private"}
 STATIC = Path(__file__).parent / "static"
 
 
-def picked(dropdown):
-    """A dropdown's event for one pick by the user: `blur`. Gradio's Dropdown sends `input`
-    twice for a pick with the mouse (on the pick, then again on the blur that closes the
-    list; measured: two identical requests, each rendered), and `blur` once for any pick,
-    by mouse or keyboard, both of which end by blurring the box."""
-    return dropdown.blur
-
-
 def download(path: str | None):
     """A download button's update holding `path`, disabled while it holds none (a file made
     by a later event): a click then does nothing, where an enabled button gave no download."""

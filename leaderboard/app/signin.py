@@ -6,7 +6,7 @@ account's own token.
 Gradio mounts its sign-in routes when a page has a `gr.LoginButton`: inside a Space the
 real ones (authlib, the provider in OPENID_PROVIDER_URL), outside one a mocked sign-in that
 signs every visitor in as the server's own Hub account. That mock is never mounted here
-(`prepare_gradio`): with a configured provider the real routes are mounted outside a Space
+(`gradio_compat.prepare_sign_in`): with a configured provider the real routes are mounted outside a Space
 too, and without one no LoginButton is built and publishing is a maintainer's command-line
 action.
 """
@@ -18,37 +18,14 @@ import time
 from dataclasses import dataclass
 
 import gradio as gr
-import gradio.oauth
 import httpx2
 import huggingface_hub
 from huggingface_hub.errors import HfHubHTTPError
 
+from leaderboard.app.gradio_compat import LOGOUT_PATH, oauth_info
 from leaderboard.config.settings import Settings
 
 ANYONE, SIGNED_IN, MAINTAINERS = "anyone", "signed in", "maintainers"  # who may publish from the page
-
-
-class MockedSignInRefused(RuntimeError):
-    pass
-
-
-def _refuse_mocked_sign_in(app) -> None:
-    raise MockedSignInRefused("Gradio's mocked sign-in (every visitor signed in as the server's own Hub account) is "
-                              "never mounted: configure OPENID_PROVIDER_URL, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET")
-
-
-def prepare_gradio(settings: Settings) -> None:
-    """Gradio's sign-in routes as this board needs them: the real ones for the provider in
-    `settings` (wherever the app runs), the mocked ones refused. Gradio reads its own copies
-    of the variables when imported; they are replaced by the settings' here."""
-    gradio.oauth._add_mocked_oauth_routes = _refuse_mocked_sign_in
-    if settings.sign_in_configured:
-        gradio.oauth.OPENID_PROVIDER_URL = settings.openid_provider_url.rstrip("/")
-        gradio.oauth.OAUTH_CLIENT_ID = settings.oauth_client_id
-        gradio.oauth.OAUTH_CLIENT_SECRET = settings.oauth_client_secret
-        gradio.oauth.OAUTH_SCOPES = settings.oauth_scopes
-        # Gradio picks the real routes only when it believes it runs in a Space.
-        gradio.oauth.get_space = lambda: "configured OpenID provider"
 
 
 @dataclass(frozen=True)
@@ -113,8 +90,8 @@ class SignOutGate:
         self.app, self.signed_out = app, signed_out
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["path"].endswith("/logout"):
-            info = (scope.get("session") or {}).get("oauth_info") or {}
+        if scope["type"] == "http" and scope["path"].endswith(LOGOUT_PATH):
+            info = oauth_info(scope)
             if info.get("access_token"):
                 self.signed_out.add(str(info["access_token"]), info.get("expires_at"))
         await self.app(scope, receive, send)
