@@ -610,3 +610,23 @@ def test_a_first_submission_shows_its_document_counts_in_the_preview(mini, small
     assert main(["--tasks", str(tasks_file), "presubmit", str(tmp_path / "s.json"), "--store",
                  str(small_store.store.root), *form]) == 0
     assert "documents per task" not in capsys.readouterr().err
+
+
+def upload_handler(board):
+    """The Submit tab's handler of a finished upload, as the served page calls it."""
+    from leaderboard.app.page import build_app
+    return next(f.fn for f in build_app(board).fns.values() if getattr(f.fn, "__name__", "") == "uploaded")
+
+
+def test_an_uploaded_json_file_leaves_the_form_as_typed(small_store, tmp_path):
+    """A JSON file has nothing to fill in: the upload's handler must not send the form's fields
+    back as they were when the upload began, which undid what was typed meanwhile (under load,
+    the parameters and input length typed while the file uploaded came back empty)."""
+    import gradio as gr
+    uploaded = upload_handler(small_store)
+    path = tmp_path / "model.json"
+    path.write_text("{}")
+    answer = uploaded(str(path), "", "", None, None, None, None, request=None)
+    form = [v for k, v in answer.items() if getattr(k, "elem_id", None) in ("team", "model", "params", "input-length")]
+    assert len(form) == 4
+    assert all(v == gr.update() for v in form), form

@@ -320,9 +320,11 @@ class SubmitTab:
                  progress=gr.Progress()) -> dict:
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
         and the compiled JSON can be downloaded; a JSON file: nothing to do."""
-        as_filled = {self.compiled: gr.DownloadButton(visible=False), self.team: team, self.model: model,
-                     self.model_type: model_type, self.input_length: input_length, self.params: params,
-                     self.precision: precision}
+        # Fields the logs do not fill are left alone (no update): echoing the values this event
+        # was sent with undid what was typed while the file uploaded.
+        as_filled = {self.compiled: gr.DownloadButton(visible=False),
+                     **{field: gr.update() for field in (self.team, self.model, self.model_type, self.input_length,
+                                                         self.params, self.precision)}}
         if not submission.is_archive(file):
             return {self.file_errors: "", **as_filled}
         try:
@@ -337,14 +339,14 @@ class SubmitTab:
             TEMP_DISK.release_file(file)
         self.compiled_uploads.put(request.session_hash, (file, compiled))
         form = compiled.form
-        return {self.file_errors: compiled.summary,
+        return {**as_filled, self.file_errors: compiled.summary,
                 self.compiled: gr.DownloadButton(value=submission.compiled_file(self.board, compiled), visible=True),
-                # Signed in, the team is one of the account's names, not the logs'.
-                self.team: team if self.signin.required else team or form.get("team_name", ""),
-                self.model: model or form.get("model_name", ""),
-                self.model_type: form.get("model_type", model_type),
-                self.input_length: form.get("input_length", input_length), self.params: form.get("parameters", params),
-                self.precision: form.get("precision", precision)}
+                # Signed in, the team is one of the account's names, not the logs'; what was typed stays.
+                **({} if self.signin.required or team or "team_name" not in form else {self.team: form["team_name"]}),
+                **({} if model or "model_name" not in form else {self.model: form["model_name"]}),
+                **{field: form[key] for field, key in ((self.model_type, "model_type"), (self.input_length, "input_length"),
+                                                       (self.params, "parameters"), (self.precision, "precision"))
+                   if key in form}}
 
     def cancel(self, token, request: gr.Request) -> dict:
         self.previews.discard(request.session_hash, token)
