@@ -9,7 +9,7 @@ from leaderboard.engine.tournament import ModelResults
 
 
 class BoardModel(Protocol):
-    """A published model (`storage.local.PublishedModel`)."""
+    """A published model (`storage.store.PublishedModel`)."""
 
     @property
     def submission_id(self) -> str: ...
