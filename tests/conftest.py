@@ -79,7 +79,7 @@ def uses_a_module_fixture(item) -> bool:
 
 # Served apps that the tests of several files share (session-scoped, below): such files' tests
 # form one xdist group named after the app, so that one worker starts it once.
-SHARED_APPS = ("shared_app", "flagged_server")
+SHARED_APPS = ("shared_app", "flagged_server", "paged_app")
 
 
 def xdist_groups(items) -> dict:
@@ -385,6 +385,23 @@ def app_url(shared_app):
     before = tree_digest(shared_app[1])
     yield shared_app
     assert tree_digest(shared_app[1]) == before, "a test changed the shared app's store"
+
+
+PAGED_MODELS, PAGED_ROWS = 13, 4  # 4 pages of the table; with a pre-submitted model 14 rows, still 4
+
+
+@pytest.fixture(scope="session")
+def paged_app(tmp_path_factory):
+    """The app on a 13-model BenCzechMark demo store (test_e2e_first_screen's) at 4 rows a
+    page, started once for test_e2e_paging.py (which reads it) and test_e2e_preview.py (whose
+    pre-submissions are recorded and publish nothing, so no ranking moves): its url."""
+    from test_benchmarks import BENCHMARKS
+    from test_e2e import serve
+    template = built_once(tmp_path_factory, "first_screen_BenCzechMark",
+                          lambda root: build_demo_store(root, PAGED_MODELS, seed=0,
+                                                        benchmark=load_benchmark(BENCHMARKS["BenCzechMark"])))
+    with serve(tmp_path_factory, template, LEADERBOARD_PAGE_ROWS=str(PAGED_ROWS)) as (url, _, _, _):
+        yield url
 
 
 REASON, EVIDENCE = "test set in the training data", "https://example.com/report"

@@ -1,5 +1,6 @@
 """The leaderboard table one page at a time, in a real headless Chromium on a desktop and a
-phone: the 5-model demo board at 2 rows a page; paging forward and back (the page in the
+phone: the 13-model demo board at 4 rows a page (conftest's `paged_app`, shared with
+test_e2e_preview.py); paging forward and back (the page in the
 URL, restored from it), a search narrowing the count and cleared with Backspace, a category
 switch starting at page 1, and the Details picker finding a model outside the first page.
 
@@ -14,17 +15,14 @@ import pytest
 from playwright.sync_api import expect
 
 from leaderboard.views import share
-from test_e2e import DESKTOP, PHONE, browser, choose, close, open_page, rows, serve, shot  # noqa: F401
+from conftest import PAGED_MODELS as MODELS
+from test_e2e import DESKTOP, PHONE, browser, choose, close, open_page, rows, shot  # noqa: F401
 
-MODELS, PAGE_ROWS = 5, 2  # 3 pages
+FIRST = f"Page 1 of 4 · rows 1–4 of {MODELS}"  # 4 rows a page
+SECOND = f"Page 2 of 4 · rows 5–8 of {MODELS}"
+THIRD = f"Page 3 of 4 · rows 9–12 of {MODELS}"
+LAST = f"Page 4 of 4 · row 13 of {MODELS}"
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-
-
-@pytest.fixture(scope="module")
-def paged_app(tmp_path_factory, full_store_template):
-    """The app on the 5-model demo store with 2 rows a page."""
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_PAGE_ROWS=str(PAGE_ROWS)) as (url, _, _, _):
-        yield url
 
 
 def pager(page):
@@ -38,30 +36,30 @@ def first_rank(page) -> str:
 @VIEWPORTS
 def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser, paged_app, viewport):
     page = open_page(browser, paged_app, viewport)
-    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}", timeout=60000)
+    expect(pager(page)).to_have_text(FIRST, timeout=60000)
     expect(page.locator("#page-previous")).to_be_disabled()
     assert first_rank(page) == "1"
     shot(page, "paging_first")
 
     page.locator("#page-next").click()
-    expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
-    expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("3")
+    expect(pager(page)).to_have_text(SECOND)
+    expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("5")
     expect(page).to_have_url(re.compile(r"[?&]table_page=2\b"))
     page.locator("#page-last").click()
-    expect(pager(page)).to_have_text(f"Page 3 of 3 · row 5 of {MODELS}")
+    expect(pager(page)).to_have_text(LAST)
     expect(page.locator("#page-next")).to_be_disabled()
     expect(page.locator("#page-last")).to_be_disabled()
-    outside = rows(page).first.locator("[role=gridcell]").nth(1).inner_text().strip()  # rank 5's title
+    outside = rows(page).first.locator("[role=gridcell]").nth(1).inner_text().strip()  # rank 13's title
     shot(page, "paging_last")
     page.locator("#page-previous").click()
-    expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
+    expect(pager(page)).to_have_text(THIRD)
     page.locator("#page-first").click()
-    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}")
+    expect(pager(page)).to_have_text(FIRST)
     expect(page).not_to_have_url(re.compile(r"table_page="))  # page 1 is the default
 
     page.goto(f"{paged_app}?table_page=7")  # a shared link opens its page
-    expect(pager(page)).to_have_text(f"Page 3 of 3 · row 5 of {MODELS}", timeout=60000)
-    expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("5")
+    expect(pager(page)).to_have_text(LAST, timeout=60000)
+    expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("13")
 
     # A search runs over the whole board and starts at its first page; Backspace clears it.
     team = outside.split("/")[0]
@@ -77,17 +75,17 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
     for _ in team:
         search.press("Backspace")
     assert search.input_value() == "", search.input_value()
-    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}")
+    expect(pager(page)).to_have_text(FIRST)
     expect(page).not_to_have_url(re.compile(r"search="))
 
     # Another category is another ranking: it starts at its first page, and pages as well.
     page.locator("#page-next").click()
-    expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
+    expect(pager(page)).to_have_text(SECOND)
     choose(page, "category", "NER")
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank")
-    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}")
+    expect(pager(page)).to_have_text(FIRST)
     page.locator("#page-last").click()
-    expect(pager(page)).to_have_text(f"Page 3 of 3 · row 5 of {MODELS}")
+    expect(pager(page)).to_have_text(LAST)
 
     # The Details picker lists the best models; the search box finds one from the last page.
     page.get_by_role("tab", name="Details").click()
@@ -114,7 +112,7 @@ def test_a_category_pick_asks_the_server_once(browser, paged_app):
     """Gradio's Dropdown sends `input` twice for a pick with the mouse (on the pick and on
     the blur after it); the board listens to the blur, so one pick is one request."""
     page = open_page(browser, paged_app, DESKTOP)
-    expect(pager(page)).to_have_text(f"Page 1 of 3 · rows 1–2 of {MODELS}", timeout=60000)
+    expect(pager(page)).to_have_text(FIRST, timeout=60000)
     sent = []  # each request's inputs
     page.on("request", lambda r: sent.append(json.loads(r.post_data)["data"])
             if r.method == "POST" and "/run/predict" in r.url else None)
@@ -122,7 +120,7 @@ def test_a_category_pick_asks_the_server_once(browser, paged_app):
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank")
     # A later request, answered: a second request of the pick (sent with the first) has been sent by then.
     page.locator("#page-next").click()
-    expect(pager(page)).to_have_text(f"Page 2 of 3 · rows 3–4 of {MODELS}")
+    expect(pager(page)).to_have_text(SECOND)
     views = [data for data in sent if len(data) == len(share.BOARD_KEYS) + 1]  # the view's inputs and plot_open
     assert [view[0] for view in views] == ["NER"], views
     close(page)

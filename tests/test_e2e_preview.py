@@ -13,28 +13,16 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import DESKTOP, PHONE, built_once
+from conftest import DESKTOP, PAGED_MODELS, PAGED_ROWS, PHONE
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.strict_json import dump_json
-from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model
 from test_benchmarks import BENCHMARKS
-from test_e2e import browser, close, fill_form, open_page, rows, serve, settled, shot  # noqa: F401
+from test_e2e import browser, close, fill_form, open_page, rows, settled, shot  # noqa: F401
 
-MODELS = 13  # with the new one 14 rows: more than a neighbourhood, several pages
-PAGE_ROWS = 4
-PAGES = 4  # of 14 rows
+MODELS, PAGE_ROWS = PAGED_MODELS, PAGED_ROWS  # conftest's `paged_app`, 13 models
+PAGES = 4  # of 14 rows with the new one: more than a neighbourhood, several pages
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-
-
-@pytest.fixture(scope="module")
-def preview_url(tmp_path_factory):
-    """The app on a 13-model BenCzechMark demo store (test_e2e_first_screen's), 4 rows a page."""
-    template = built_once(tmp_path_factory, "first_screen_BenCzechMark",
-                          lambda root: build_demo_store(root, MODELS, seed=0,
-                                                        benchmark=load_benchmark(BENCHMARKS["BenCzechMark"])))
-    with serve(tmp_path_factory, template, LEADERBOARD_PAGE_ROWS=str(PAGE_ROWS)) as (url, _, _, _):
-        yield url
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +53,8 @@ def new_row(page):
 
 @VIEWPORTS
 def test_the_preview_shows_the_new_row_and_its_neighbours_and_pages_the_whole_ranking(
-        browser, preview_url, preview_file, viewport):
-    page = open_page(browser, preview_url, viewport)
+        browser, paged_app, preview_file, viewport):
+    page = open_page(browser, paged_app, viewport)
     settled(page)
     fill_form(page, preview_file, "Preview Team", "preview-model")
     page.locator("#presubmit").click()
