@@ -38,6 +38,7 @@ from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files
 from fake_hub import FakeHub
 from support.browser import ChromiumMissing, launch_chromium
+from support.hub_repos import index_of_history
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -365,7 +366,7 @@ def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, byte
         files.update(written)
         history.append((written, {sid: info}))
     if index:
-        files.update(store_index.index_of_history(history, store_index.file_stamp))
+        files.update(index_of_history(history, store_index.file_stamp))
     return files
 
 

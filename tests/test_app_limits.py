@@ -34,6 +34,7 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
 from leaderboard.storage.upload_records import UploadLog
 from leaderboard.views.submission import with_abbreviations
+from support.disk_budget import bytes_held
 from test_e2e import ROOT, serve
 
 FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
@@ -469,7 +470,7 @@ def test_the_upload_window_and_the_disk_budget_say_when_to_retry(tmp_path):
     now[0] += 100
     disk.reserve(20 * MB, "The upload", seconds=300)
     now[0] += 200
-    assert disk.in_use() == 20 * MB  # the first upload's time is over; the last holds until its own
+    assert bytes_held(disk) == 20 * MB  # the first upload's time is over; the last holds until its own
 
 
 # --- the temporary disk shared fairly: a share per client, the anonymous visitors' part, reads release ---
@@ -548,13 +549,13 @@ def test_identical_bytes_are_reserved_once_and_a_read_upload_is_released():
     first = disk.reserve(8 * MB, "The upload", seconds=600, client=("10.0.0.1", "your address"))
     disk.stored(first, ["/cache/abc/sample.json"])
     again = disk.reserve(8 * MB, "The upload", seconds=600, client=("10.0.0.2", "your address"))
-    assert disk.in_use() == 16 * MB  # before its bytes are read, an upload may be anything
+    assert bytes_held(disk) == 16 * MB  # before its bytes are read, an upload may be anything
     disk.stored(again, ["/cache/abc/sample.json"])  # Gradio stored the same bytes at the same path
-    assert disk.in_use() == 8 * MB
+    assert bytes_held(disk) == 8 * MB
     disk.release_file("/cache/abc/sample.json")
-    assert disk.in_use() == 0
+    assert bytes_held(disk) == 0
     disk.release_file("/cache/abc/sample.json")  # read twice: nothing more to release
-    assert disk.in_use() == 0
+    assert bytes_held(disk) == 0
 
 
 def test_the_upload_count_is_shared_by_replicas_and_survives_a_restart(tmp_path_factory, full_store_template,
