@@ -69,12 +69,6 @@ class Panel:
         table.attrs["duel_wins"] = ranking.scores_from_win_scores(self.win_scores, ids, benchmark)
         return table
 
-    def near_copy_of(self, model_id: str) -> list[str]:
-        """The other members of a model's family of near-copies."""
-        ids = list(self.model_ids)
-        own = self.family[ids.index(model_id)]
-        return [m for m, f in zip(ids, self.family) if f == own and m != model_id]
-
 
 class _Columns:
     """Per member, every model's duels against it: won and fought, each (n_models,
