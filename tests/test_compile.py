@@ -2,6 +2,9 @@
 layout) -> a submission file; every problem named; safe extraction of uploaded archives."""
 from __future__ import annotations
 
+from support.cli import cli
+from support.stores import SMALL_TASKS
+
 import html
 import json
 import os
@@ -14,7 +17,6 @@ import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 
-from conftest import SMALL_TASKS, cli
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
 from leaderboard.submission.archive import extracted
 from leaderboard.temp_disk import LimitReached, TempDiskBudget

@@ -7,6 +7,9 @@ Screenshots are saved in test-artifacts/.
 """
 from __future__ import annotations
 
+from support.pages import DESKTOP, PHONE, choose, close, open_page, rows, shot
+from support.servers import serve
+
 import json
 import re
 
@@ -14,7 +17,6 @@ import pytest
 from playwright.sync_api import expect
 
 from leaderboard.views import share
-from test_e2e import DESKTOP, PHONE, browser, choose, close, open_page, rows, serve, shot  # noqa: F401
 
 MODELS, PAGE_ROWS = 5, 2  # 3 pages
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -8,18 +8,21 @@ Screenshots are saved in test-artifacts/.
 """
 from __future__ import annotations
 
+from support.built_once import built_once
+
+from support.benchmarks import BENCHMARKS
+from support.pages import DESKTOP, PHONE, close, fill_form, open_page, rows, settled, shot
+from support.servers import serve
+
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import DESKTOP, PHONE, built_once
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.strict_json import dump_json
 from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model
-from test_benchmarks import BENCHMARKS
-from test_e2e import browser, close, fill_form, open_page, rows, serve, settled, shot  # noqa: F401
 
 MODELS = 13  # with the new one 14 rows: more than a neighbourhood, several pages
 PAGE_ROWS = 4

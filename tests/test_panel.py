@@ -3,6 +3,10 @@ the panel of the best models, checked against hand-worked boards, slow loops ove
 and simulated models whose abilities are known."""
 from __future__ import annotations
 
+from support.stores import SMALL_TASKS, publish_all
+
+from support.cli import cli as run_cli
+
 import itertools
 import json
 import shutil
@@ -12,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import SMALL_TASKS, cli as run_cli, publish_all
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine import ranking
@@ -399,7 +402,7 @@ def test_rebuild_recompute_moves_a_store_from_the_original_rule_to_the_panel(tmp
 # --- the original rule reproduces a reference-layout store's old ranking ---------------------
 
 def cli(tasks: Path, *args):
-    """The command on the benchmark of `tasks` (conftest's `cli`)."""
+    """The command on the benchmark of `tasks` (`support.cli.cli`)."""
     return run_cli("--tasks", tasks, *args)
 
 

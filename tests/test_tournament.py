@@ -1,6 +1,9 @@
 """Tournament, scores and the local store through the Leaderboard API, on real files."""
 from __future__ import annotations
 
+from support.reference_layout import reference_layout_store
+from support.stores import duel_frame, publish_all, tree_digest
+
 import dataclasses
 import json
 import os
@@ -14,7 +17,6 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import duel_frame, publish_all, reference_layout_store, tree_digest
 from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard

@@ -1,6 +1,10 @@
 """Hub repos as the Hub store leaves them, built for the tests from a history of writes."""
 from __future__ import annotations
 
+from pathlib import Path
+from leaderboard.board.state import Leaderboard
+from leaderboard.storage.local import LocalStore
+
 from collections.abc import Callable
 
 from leaderboard.storage.store_index import index_changes, segment_paths, written_segment
@@ -21,3 +25,32 @@ def index_of_history(history: list[tuple[dict[str, bytes], dict[str, JSONObject]
             del index[path]
         index.update(adds)
     return index
+
+
+def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, bytes]:
+    """A local store's board as the Hub store commits it, one publication per model in
+    time order: submissions, arrays, duel files, titles, snapshot, card
+    and (`index`) the index files that history leaves (store_index.py); without `index`, the
+    repo as versions before the index wrote it."""
+    from leaderboard.storage import store_index
+    from leaderboard.storage.dataset_card import CARD_FILE, dataset_card
+    from leaderboard.storage.hub import ARRAYS_DIR
+    from leaderboard.storage.model_arrays import encoded_with_info
+    from leaderboard.storage.store import DUELS_DIR, SNAPSHOT_FILE, titles_files
+    from leaderboard.storage.snapshot import snapshot_parquet
+    board = Leaderboard(LocalStore(store), benchmark)
+    files = {**titles_files(board.titles(), board.models), CARD_FILE: dataset_card(benchmark.name),
+             SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), benchmark, board.flags)}
+    history = []  # per publication: the files it wrote and its model's info
+    for sid in board.submitted.sort_values(kind="stable").index:
+        document = (store / "data" / f"{sid}.json").read_bytes()
+        info, arrays = encoded_with_info(board.models[sid], store_index.file_stamp(document))
+        written = {f"data/{sid}.json": document, f"{ARRAYS_DIR}/{sid}.npz": arrays}
+        duels = store / DUELS_DIR / f"{sid}.parquet"
+        if duels.exists():
+            written[f"{DUELS_DIR}/{sid}.parquet"] = duels.read_bytes()
+        files.update(written)
+        history.append((written, {sid: info}))
+    if index:
+        files.update(index_of_history(history, store_index.file_stamp))
+    return files
