@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from test_coverage import demo_board  # noqa: E402 (the tests folder is on the path just above)
+from support.coverage_boards import demo_board  # noqa: E402 (the tests folder is on the path just above)
 
 
 FIELDS = ("score_inside", "rank_inside", "score_width", "rank_width")  # test_coverage.demo_board's

@@ -93,7 +93,7 @@ def app_start(hub, home: Path, workdir: Path, port: int) -> dict:
     """`python app.py` on the repo from launch until it serves, and until the hub answered
     its last request (its background downloads ended: QUIET_SECONDS without one after it):
     seconds, requests, MB downloaded, peak MB."""
-    from test_e2e import start_app
+    from support.servers import start_app
     env = {key: value for key, value in os.environ.items() if key not in ("HF_HUB_CACHE", "LEADERBOARD_STORE")}
     env.update(LEADERBOARD_REPO=REPO, HF_ENDPOINT=hub.url, HF_HOME=str(home), GRADIO_SERVER_PORT=str(port),
                GRADIO_ANALYTICS_ENABLED="False")
@@ -139,7 +139,7 @@ def main():
 
     from bench.bench_publication import new_files
     from bench.bench_scale import built_store
-    from conftest import hub_repo_files
+    from support.hub_repos import hub_repo_files
     from fake_hub import FakeHub
     from leaderboard.config.tasks import load_benchmark
     work = Path(args.workdir)

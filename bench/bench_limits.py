@@ -90,8 +90,9 @@ def uploads(args) -> dict:
 
     sys.path.insert(0, str(ROOT / "tests"))
     from leaderboard.board.configured import build_demo_store
-    from test_app_limits import PageSession, UnpackingPeak, UploadRefused, zip_bomb
-    from test_e2e import free_port, start_app
+    from support.page_sessions import PageSession, UploadRefused
+    from support.archives import UnpackingPeak, zip_bomb
+    from support.servers import free_port, start_app
 
     workdir = args.workdir / "uploads"
     unpacking, cache, store = workdir / "tmp", workdir / "gradio", workdir / "store"
@@ -145,7 +146,7 @@ def quotas(args) -> dict:
     import shutil
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from conftest import tree_digest
+    from support.stores import tree_digest
     from leaderboard.app.limits import PresubmissionQuota
     from leaderboard.temp_disk import LimitReached
     from leaderboard.board.state import Leaderboard
@@ -156,8 +157,8 @@ def quotas(args) -> dict:
     from leaderboard.strict_json import dump_json
     from leaderboard.board.configured import build_demo_store
     from leaderboard.submission.demo import demo_model
-    from test_app_limits import PageSession, UploadRefused, presubmit, shown
-    from test_e2e import free_port, start_app
+    from support.page_sessions import PageSession, UploadRefused, presubmit, shown
+    from support.servers import free_port, start_app
 
     workdir = args.workdir / "quotas"
     shutil.rmtree(workdir, ignore_errors=True)

@@ -104,7 +104,7 @@ def main():
 
     from playwright.sync_api import expect, sync_playwright
     from support.browser import launch_chromium
-    from test_e2e import rows
+    from support.pages import rows
 
     work = Path(tempfile.mkdtemp(prefix="bench_read_flood-"))
     try:

@@ -106,9 +106,9 @@ class Contents:
 def store_contents(benchmark, n_others: int) -> Contents:
     import numpy as np
 
-    from leaderboard.submission.demo import demo_skills
+    from leaderboard.submission.demo import demo_profile
     pool = np.array(PANEL_POOL)
-    skills = np.array([list(demo_skills(benchmark, int(i), seed=1).values()) for i in pool])
+    skills = np.array([list(demo_profile(benchmark, int(i), seed=1)[1].values()) for i in pool])  # [1]: per category
     worst, best = skills.min(axis=1), skills.max(axis=1)
     order = np.argsort(-worst, kind="stable")
     k = benchmark.top_opponents

@@ -141,7 +141,7 @@ def main():
 
     from playwright.sync_api import expect, sync_playwright
     from support.browser import launch_chromium
-    from test_e2e import rows
+    from support.pages import rows
 
     trees = dict(t.split("=", 1) for t in args.tree)
     work = Path(args.workdir or tempfile.mkdtemp(prefix="bench_serve-"))

@@ -56,7 +56,8 @@ def main():
     from bench.bench_scale import linked_copy, write_probe
     from leaderboard.board.configured import build_demo_store
     from support.browser import launch_chromium
-    from test_e2e import free_port, rows, start_app
+    from support.servers import free_port, start_app
+    from support.pages import rows
 
     store = Path(args.store) if args.store else Path(args.workdir) / f"store{args.models}"
     if not store.exists():
@@ -190,7 +191,7 @@ def fill_submit_form(page, sample: Path, model: str, expect, wait: float) -> Non
 def empty_page(browser, repeats: int, port: int | None) -> dict:
     """The floor: an empty Gradio page (one Markdown) served and loaded the same way."""
     import gradio as gr
-    from test_e2e import free_port
+    from support.servers import free_port
     port = port or free_port()
     with gr.Blocks() as demo:
         gr.Markdown("empty", elem_id="empty")

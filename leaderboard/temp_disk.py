@@ -70,10 +70,6 @@ class TempDiskBudget:
         self._tokens = itertools.count()
         self._lock = threading.Lock()
 
-    def in_use(self) -> int:
-        with self._lock:
-            return self._expire()
-
     def _expire(self) -> int:
         now = self.clock()
         for token in [t for t, held in self._held.items() if held.until <= now]:

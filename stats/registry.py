@@ -41,11 +41,6 @@ class Registry(Mapping[str, T], Generic[T]):
         self._aliases.update(dict.fromkeys((name, *aliases), name))
         return entry
 
-    def unregister(self, name: str) -> None:
-        del self._entries[name]
-        for alias in [a for a, owner in self._aliases.items() if owner == name]:
-            del self._aliases[alias]
-
     def __getitem__(self, name: str) -> T:
         try:
             return self._entries[name]

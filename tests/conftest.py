@@ -2,17 +2,11 @@
 test tiers (`make check` runs the unit tier, `make test` all three)."""
 from __future__ import annotations
 
-import contextlib
 import gc
-import hashlib
-import io
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
-from typing import Callable
 
 # One BLAS thread in each test process and in the apps and commands it starts (they inherit
 # the environment), set before numpy is first imported: pytest-xdist already runs one process
@@ -20,26 +14,23 @@ from typing import Callable
 # products the tests make without making them faster (bench/RESULTS.md, the suite's time).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np
-import pandas as pd
 import pytest
-from filelock import FileLock
 from playwright.sync_api import expect, sync_playwright
 
-from leaderboard.cli import main as cli_main
 from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
-from leaderboard.storage.store import TOURNAMENT_FILE
 from leaderboard.strict_json import dump_json
-from leaderboard.storage.upload_records import UPLOADS_DIR
 from leaderboard.config.tasks import load_benchmark
 from bad_files import CASE_NAMES, bad_files
 from fake_hub import FakeHub
 from support.browser import ChromiumMissing, launch_chromium
-
-ROOT = Path(__file__).resolve().parent.parent
+from support.built_once import built_once
+from support.pages import PHONE, SHARED, close, open_page
+from support.benchmarks import BENCHMARKS
+from support.servers import EVIDENCE, PAGED_MODELS, PAGED_ROWS, REASON, serve
+from support.stores import SMALL_TASKS, publish_all, tree_digest
 
 # Tiers, assigned here so that a new test in an existing file gets one without a marker
 # (a test may still carry one itself).
@@ -148,30 +139,6 @@ def chromium():
         browser.close()
 
 
-DESKTOP, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}  # the browser tests' viewports
-APPS_SITE = "http://127.0.0.1/"  # the site of every app the tests serve, whatever its port
-SHARED = {}  # this process's shared browser context ("context") and its page of the apps' site ("keeper")
-
-
-def shared_context(browser):
-    """The browser context the browser tests of this process open their pages in, holding a
-    blank page of the apps' site (answered by Playwright, no server) for as long as it lives:
-    Chromium then keeps the site's renderer process, with the scripts it has compiled, from
-    one test's pages to the next's, and a page of the app loads for about 1.1 s of Chromium's
-    CPU instead of 1.7 s in a context of its own (bench/RESULTS.md). The app keeps nothing in
-    the browser (no cookie, no storage; Gradio's session is per page load), so pages in this
-    context are as separate as pages in contexts of their own; cookies are cleared after
-    each test (`close_pages_left_open`). Its pages take the desktop's size unless set (the
-    tabs that links open)."""
-    if "context" not in SHARED:
-        context = browser.new_context(viewport=DESKTOP)
-        keeper = context.new_page()
-        keeper.route(APPS_SITE, lambda route: route.fulfill(body="", content_type="text/html"))
-        keeper.goto(APPS_SITE)
-        SHARED.update(context=context, keeper=keeper)
-    return SHARED["context"]
-
-
 @pytest.fixture(autouse=True)
 def close_pages_left_open(request):
     """After each browser test, the pages it left open in the shared browser context (a test
@@ -182,24 +149,6 @@ def close_pages_left_open(request):
             if page is not SHARED["keeper"]:
                 page.close()
         SHARED["context"].clear_cookies()
-
-
-SMALL_TASKS = {
-    "benchmark": "Mini",
-    "categories": ["Knowledge", "Language", "Summaries"],
-    "tasks": [
-        {"id": "t_acc", "abbreviation": "ACC", "short_name": "Acc", "name": "Accuracy task",
-         "category": "Knowledge", "metric": "acc", "dataset_url": "https://example.com/acc"},
-        {"id": "t_em", "abbreviation": "EM", "short_name": "EM", "name": "Exact match task",
-         "category": "Knowledge", "metric": "exact_match", "dataset_url": "https://example.com/em"},
-        {"id": "t_auc", "abbreviation": "AUC", "short_name": "AUC", "name": "Classification task",
-         "category": "Language", "metric": "avg_mcauroc", "dataset_url": "https://example.com/auc"},
-        {"id": "t_ppl", "abbreviation": "PPL", "short_name": "PPL", "name": "Perplexity task",
-         "category": "Language", "metric": "word_perplexity", "dataset_url": "https://example.com/ppl"},
-        {"id": "t_rouge", "abbreviation": "RG", "short_name": "Rouge", "name": "Summary task",
-         "category": "Summaries", "metric": "rouge_raw_r2_mid_f", "dataset_url": "https://example.com/rg"},
-    ],
-}
 
 
 @pytest.fixture(scope="session")
@@ -226,11 +175,6 @@ def small_documents(small_benchmark):
     return [demo_model(small_benchmark, i, 0, designs) for i in range(8)]
 
 
-def publish_all(board, documents):
-    for form, document, ts in documents:
-        board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=ts)
-
-
 @pytest.fixture(scope="session")
 def small_store_template(tmp_path_factory, small_benchmark, small_documents) -> Path:
     """A local store of the first 5 small demo models, published once (copy it before use)."""
@@ -245,25 +189,6 @@ def small_store(tmp_path, small_benchmark, small_store_template):
     the session's, 30 times cheaper than publishing them again."""
     shutil.copytree(small_store_template, tmp_path / "store")
     return Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
-
-
-def built_once(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
-    """The folder `build(folder)` makes, made once per test run: pytest-xdist's workers share
-    it (the first builds it under a file lock, the others wait and reuse it; pytest-xdist's
-    "making session-scoped fixtures execute only once"). Read-only: copy it before changing it."""
-    if "PYTEST_XDIST_WORKER" not in os.environ:  # one process: its own temporary folder
-        folder = tmp_path_factory.mktemp(name) / name
-        build(folder)
-        return folder
-    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, the workers' parent
-    folder = shared / name
-    with FileLock(shared / f"{name}.lock"):
-        if not folder.exists():
-            partial = shared / f"{name}.partial"  # renamed when whole: a failed build is not reused
-            shutil.rmtree(partial, ignore_errors=True)
-            build(partial)
-            partial.rename(folder)
-    return folder
 
 
 @pytest.fixture(scope="session")
@@ -306,88 +231,22 @@ def bad_file_corpus(tmp_path_factory, new_model_file) -> dict[str, tuple[Path, s
     return {case: (folder / f"{index}.json", expected[case]) for index, case in enumerate(CASE_NAMES)}
 
 
-def tree_digest(root: Path, exclude: str | tuple[str, ...] = ()) -> str:
-    """A hash of every file's path and bytes under root (the lock file, the upload quota's
-    records and the files or folders at the root named in `exclude`, excepted). The upload records (uploads/)
-    are the quota's operational metadata, not the board's data: the web app writes one for
-    every upload it admits, a file refused afterwards included; the checks are that a
-    refused file changes none of the board's data."""
-    h = hashlib.sha256()
-    for p in sorted(Path(root).rglob("*")):
-        excluded = (UPLOADS_DIR, *([exclude] if isinstance(exclude, str) else exclude))
-        if p.is_file() and p.name != ".lock" and p.relative_to(root).parts[0] not in excluded:
-            h.update(str(p.relative_to(root)).encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()
-
-
-def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard, Path]:
-    """A board in our layout, and a copy of it as the reference writes it: tournament.json
-    with bare-bool duels on one task, the old rouge spelling, no cache."""
-    board = Leaderboard(LocalStore(tmp_path / "ours"), benchmark)
-    publish_all(board, documents)
-    root = board.admin.export_reference_layout(tmp_path / "ref")
-    for path in (root / "data").glob("*.json"):
-        doc = json.loads(path.read_text())
-        for sample in doc["predictions"]["t_rouge"]:
-            sample["rouge_raw_r2_mid_f_without_bootstrap"] = sample.pop("rouge_raw_r2_mid_f")
-        path.write_text(json.dumps(doc))
-    tour = json.loads((root / TOURNAMENT_FILE).read_text())
-    for row in tour.values():
-        for entry in row.values():
-            entry["t_acc"] = entry["t_acc"]["significant"]
-    (root / TOURNAMENT_FILE).write_text(json.dumps(tour))
-    return board, root
-
-
-def hub_repo_files(store: Path, benchmark, index: bool = True) -> dict[str, bytes]:
-    """A local store's board as the Hub store commits it, one publication per model in
-    time order: submissions, arrays, duel files, titles, snapshot, card
-    and (`index`) the index files that history leaves (store_index.py); without `index`, the
-    repo as versions before the index wrote it."""
-    from leaderboard.storage import store_index
-    from leaderboard.storage.dataset_card import CARD_FILE, dataset_card
-    from leaderboard.storage.hub import ARRAYS_DIR
-    from leaderboard.storage.model_arrays import encoded_with_info
-    from leaderboard.storage.store import DUELS_DIR, SNAPSHOT_FILE, titles_files
-    from leaderboard.storage.snapshot import snapshot_parquet
-    board = Leaderboard(LocalStore(store), benchmark)
-    files = {**titles_files(board.titles(), board.models), CARD_FILE: dataset_card(benchmark.name),
-             SNAPSHOT_FILE: snapshot_parquet(board.models, board.ranked(), benchmark, board.flags)}
-    history = []  # per publication: the files it wrote and its model's info
-    for sid in board.submitted.sort_values(kind="stable").index:
-        document = (store / "data" / f"{sid}.json").read_bytes()
-        info, arrays = encoded_with_info(board.models[sid], store_index.file_stamp(document))
-        written = {f"data/{sid}.json": document, f"{ARRAYS_DIR}/{sid}.npz": arrays}
-        duels = store / DUELS_DIR / f"{sid}.parquet"
-        if duels.exists():
-            written[f"{DUELS_DIR}/{sid}.parquet"] = duels.read_bytes()
-        files.update(written)
-        history.append((written, {sid: info}))
-    if index:
-        files.update(store_index.index_of_history(history, store_index.file_stamp))
-    return files
-
-
 @pytest.fixture(scope="session")
 def shared_app(tmp_path_factory, full_store_template):
     """The app on a copy of the 5-model store, started once for the browser modules that
     only read it (those that take conftest's `app_url`): (url, store folder)."""
-    from test_e2e import serve
+    from support.servers import serve
     with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
         yield url, store
 
 
 @pytest.fixture(scope="module")
 def app_url(shared_app):
-    """`shared_app` for a module that does not make its own app (test_e2e's `app_url` does):
+    """`shared_app` for a module that does not make its own app (`support.own_app.app_url` does):
     its tests must leave the store as they found it, as the next module expects it."""
     before = tree_digest(shared_app[1])
     yield shared_app
     assert tree_digest(shared_app[1]) == before, "a test changed the shared app's store"
-
-
-PAGED_MODELS, PAGED_ROWS = 13, 4  # 4 pages of the table; with a pre-submitted model 14 rows, still 4
 
 
 @pytest.fixture(scope="session")
@@ -395,8 +254,6 @@ def paged_app(tmp_path_factory):
     """The app on a 13-model BenCzechMark demo store (test_e2e_first_screen's) at 4 rows a
     page, started once for test_e2e_paging.py (which reads it) and test_e2e_preview.py (whose
     pre-submissions are recorded and publish nothing, so no ranking moves): its url."""
-    from test_benchmarks import BENCHMARKS
-    from test_e2e import serve
     template = built_once(tmp_path_factory, "first_screen_BenCzechMark",
                           lambda root: build_demo_store(root, PAGED_MODELS, seed=0,
                                                         benchmark=load_benchmark(BENCHMARKS["BenCzechMark"])))
@@ -404,15 +261,12 @@ def paged_app(tmp_path_factory):
         yield url
 
 
-REASON, EVIDENCE = "test set in the training data", "https://example.com/report"
-
-
 @pytest.fixture(scope="session")
 def flagged_server(tmp_path_factory, full_store_template):
     """The app on a 5-model store whose second model is flagged while it runs (as the
     command line does it), started once for the tests that read it (test_api.py,
     test_e2e_flags.py): (url, store, flagged id, its title)."""
-    from test_e2e import serve
+    from support.servers import serve
     with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
         board = Leaderboard(LocalStore(store))
         flagged = board.ranked().index[1]
@@ -428,58 +282,23 @@ def hub(tmp_path):
     hub.stop()
 
 
-def _pipe(stream) -> io.TextIOWrapper:
-    """An in-memory stand-in for a child's stdout or stderr on a pipe: bytes, with the
-    encoding and error handler this interpreter gave its own stream (so what a real pipe
-    cannot take fails alike), and not a terminal."""
-    return io.TextIOWrapper(io.BytesIO(), encoding=stream.encoding, errors=stream.errors)
+@pytest.fixture(scope="module")
+def browser(chromium):
+    """The process's Chromium (`chromium`), under the name the browser modules' tests take."""
+    return chromium
 
 
-def _as_subprocess_reads(pipe: io.TextIOWrapper) -> str:
-    """The pipe's bytes decoded as subprocess.run(text=True) decodes them: strict, with
-    universal newlines."""
-    pipe.flush()
-    return io.TextIOWrapper(io.BytesIO(pipe.buffer.getvalue()), encoding=sys.__stdout__.encoding).read()
+@pytest.fixture
+def page(browser, app_url):
+    page = open_page(browser, app_url[0])
+    yield page
+    assert not page.dialogs, page.dialogs
+    close(page)
 
 
-def cli(*args, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
-    """`python -m leaderboard *args` run as `__main__` runs it (its `main`, SystemExit's
-    code), in this process: the exit code and the output as
-    `subprocess.run(capture_output=True, text=True)` gives them, without a fresh
-    interpreter's start and imports (0.7-1 s of CPU per command). `env`, when given, is
-    the whole environment during the call; `cwd` the working directory. For tests of what
-    a command does; the tests of the process itself (a cold start's imports, a terminal,
-    arguments that are not UTF-8, SIGKILL, huggingface_hub's settings read at its import,
-    several processes at once) start real ones."""
-    argv = [str(a) for a in args]
-    stdout, stderr = _pipe(sys.__stdout__), _pipe(sys.__stderr__)
-    saved_environment, saved_cwd = dict(os.environ), os.getcwd()
-    try:
-        if env is not None:
-            os.environ.clear()
-            os.environ.update(env)
-        os.chdir(cwd)
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            try:
-                code = cli_main(argv)
-            except SystemExit as e:  # argparse's errors and --help
-                code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
-                if not isinstance(e.code, (int, type(None))):
-                    print(e.code, file=sys.stderr)
-    finally:
-        os.chdir(saved_cwd)
-        os.environ.clear()
-        os.environ.update(saved_environment)
-    return subprocess.CompletedProcess(["python", "-m", "leaderboard", *argv], code,
-                                       _as_subprocess_reads(stdout), _as_subprocess_reads(stderr))
-
-
-def duel_frame(board) -> pd.DataFrame:
-    """Every stored duel row by model ids, in a fixed order: boards that index their models
-    differently compare equal when they hold the same duels."""
-    rows, ids = board.tournament.rows(), np.asarray(board.tournament.model_ids, dtype=object)
-    frame = pd.DataFrame({"first": ids[rows.first], "second": ids[rows.second], "rules": rows.rules})
-    for name in ("fought", "significant", "p_value", "delta"):
-        for k, task in enumerate(board.tournament.task_ids):
-            frame[f"{name}/{task}"] = getattr(rows, name)[:, k]
-    return frame.sort_values(["first", "second"], ignore_index=True)
+@pytest.fixture
+def phone(browser, app_url):
+    page = open_page(browser, app_url[0], PHONE)
+    yield page
+    assert not page.dialogs, page.dialogs
+    close(page)

@@ -3,6 +3,9 @@ it: exactly the documented read-only endpoints are listed, each answers, bad arg
 get their message, and no endpoint that changes state can be called."""
 from __future__ import annotations
 
+from support.servers import EVIDENCE, REASON
+from support.stores import tree_digest
+
 import hashlib
 import os
 
@@ -11,7 +14,6 @@ from gradio_client import Client
 from gradio_client.exceptions import AppError
 
 import content
-from conftest import EVIDENCE, REASON, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
@@ -239,7 +241,7 @@ API_PER_MINUTE = 3
 @pytest.fixture(scope="module")
 def rate_bounded(tmp_path_factory, full_store_template):
     """The app answering each address at most API_PER_MINUTE read-API requests a minute."""
-    from test_e2e import serve
+    from support.servers import serve
     with serve(tmp_path_factory, full_store_template, LEADERBOARD_API_PER_MINUTE=str(API_PER_MINUTE)) as (url, *_):
         yield url
 

@@ -5,15 +5,16 @@ file of the corpus refused with its message and the store untouched; pre-submiss
 20 sessions keep the server's memory bounded; unit tests of the pre-submission shelf."""
 from __future__ import annotations
 
-import contextlib
-import html
-import json
+from support.archives import UnpackingPeak, unpacked_bytes, zip_bomb
+from support.page_sessions import FORM, PageSession, UploadRefused, presubmit, publish, shown
+from support.paths import ROOT
+from support.servers import serve
+from support.stores import tree_digest
+
 import os
 import re
 import shutil
 import time
-import threading
-import uuid
 import warnings
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -23,7 +24,6 @@ import httpx
 import pytest
 
 from bad_files import CASE_NAMES
-from conftest import tree_digest
 from harness_logs import DATE_A, write_run
 from leaderboard.submission.demo import demo_model
 from leaderboard.app.limits import UploadWindow
@@ -34,9 +34,8 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
 from leaderboard.storage.upload_records import UploadLog
 from leaderboard.views.submission import with_abbreviations
-from test_e2e import ROOT, serve
+from support.disk_budget import bytes_held
 
-FORM = ["Tester", "Web-1", "chat", 7, 4096, "bfloat16", "", "https://example.com/m"]
 EMPTY_FORM_FROM_LOGS = ["", "", "pretrained", None, None, "bfloat16"]  # team, model, type, length, params, precision
 MEMORY_BOUND_MB = 300  # growth of the server RSS over 19 more sessions; unbounded previews took ~33 MB each
 
@@ -48,66 +47,6 @@ def server(tmp_path_factory, full_store_template):
     with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR="100000",
                LEADERBOARD_UPLOAD_MB_PER_HOUR="100000", LEADERBOARD_TEMP_DISK_MB="100000") as running:
         yield running
-
-
-def shown(markdown: str) -> str:
-    """What a reader sees of the app's markdown: escapes removed."""
-    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
-
-
-class UploadRefused(RuntimeError):
-    def __init__(self, response: httpx.Response):
-        super().__init__(response.text)
-        self.status, self.retry_after = response.status_code, response.headers.get("retry-after")
-
-
-class PageSession:
-    """One browser tab's session with the app, as its page talks to the server: files go
-    to /upload, an event joins the queue by its function's index, the result comes on the
-    session's event stream. Gradio keeps the page's state (the pre-submission's token)
-    per session."""
-
-    def __init__(self, url: str, address: str | None = None, cookie: str | None = None):
-        """`address`: the client's address as a trusted local proxy reports it (X-Forwarded-For);
-        `cookie`: a Cookie header to send (a browser's saved sign-in)."""
-        self.url, self.session_hash = url, uuid.uuid4().hex[:11]
-        headers = {**({"X-Forwarded-For": address} if address else {}), **({"Cookie": cookie} if cookie else {})}
-        self.http = httpx.Client(base_url=url, timeout=300, headers=headers)
-        config = self.http.get("config").json()
-        self.functions = {d["api_name"]: d["id"] for d in config["dependencies"] if d.get("api_name")}
-
-    def upload(self, path: Path) -> dict:
-        with open(path, "rb") as f:
-            response = self.http.post("gradio_api/upload", files={"files": (path.name, f)})
-        if response.status_code != 200:
-            raise UploadRefused(response)
-        return {"path": response.json()[0], "orig_name": path.name, "meta": {"_type": "gradio.FileData"}}
-
-    def call(self, function: str, data: list) -> list:
-        """The outputs of the event whose function is `function`; RuntimeError on an error."""
-        joined = self.http.post("gradio_api/queue/join", json={
-            "data": data, "fn_index": self.functions[function], "session_hash": self.session_hash,
-            "event_data": None, "trigger_id": None})
-        joined.raise_for_status()
-        with self.http.stream("GET", "gradio_api/queue/data", params={"session_hash": self.session_hash}) as events:
-            for line in events.iter_lines():
-                message = json.loads(line[len("data:"):]) if line.startswith("data:") else {}
-                if message.get("msg") == "process_completed":
-                    if not message.get("success"):
-                        raise RuntimeError(message.get("output"))
-                    return message["output"]["data"]
-        raise RuntimeError("the event stream ended without a result")
-
-
-def presubmit(session: PageSession, path: Path) -> str:
-    """The status and the messages by the form and the file, as one text."""
-    status, form_errors, file_errors, *_ = session.call("presubmit", [*FORM, session.upload(path)])
-    return "\n".join((status, form_errors, file_errors))
-
-
-def publish(session: PageSession) -> str:
-    """The status after confirming the session's pre-submission."""
-    return session.call("publish", [None])[0]
 
 
 def test_every_bad_file_is_refused_by_the_web_upload(server, bad_file_corpus, full_benchmark):
@@ -376,49 +315,6 @@ def test_uploads_past_the_temporary_disk_are_refused_with_when_to_retry(bounded_
 BOMB_MB, BOMBS = 100, 6
 
 
-def zip_bomb(path: Path, megabytes: int) -> Path:
-    """`megabytes` of zeros in one entry: about 0.1% of that on disk."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-        with z.open("run/samples_bomb.jsonl", "w") as entry:
-            for _ in range(megabytes):
-                entry.write(bytes(2**20))
-    return path
-
-
-def unpacked_bytes(folder: Path) -> int:
-    """Bytes in the archives' unpacking folders (harness-*) under `folder`; files removed
-    while counting count nothing (os.walk skips folders it cannot read)."""
-    total = 0
-    for unpacking in folder.glob("harness-*"):
-        for parent, _, names in os.walk(unpacking):
-            for name in names:
-                with contextlib.suppress(FileNotFoundError):
-                    total += os.stat(os.path.join(parent, name)).st_size
-    return total
-
-
-class UnpackingPeak:
-    """The most bytes the unpacking folders under `folder` held while the block ran,
-    sampled every 2 ms by a thread."""
-
-    def __init__(self, folder: Path):
-        self.folder, self.bytes, self._done = folder, 0, threading.Event()
-        self._thread = threading.Thread(target=self._sample)
-
-    def _sample(self):
-        while not self._done.is_set():
-            self.bytes = max(self.bytes, unpacked_bytes(self.folder))
-            self._done.wait(0.002)  # a sampling interval, not a wait for an outcome
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._done.set()
-        self._thread.join()
-
-
 def test_zip_bombs_unpacked_at_once_stay_within_the_temporary_disk(tmp_path_factory, full_store_template, tmp_path):
     """Six sessions upload a 100 MB zip bomb each and the server compiles them at the same
     time, with 150 MB of temporary disk: the unpacking folders' measured peak stays within
@@ -469,7 +365,7 @@ def test_the_upload_window_and_the_disk_budget_say_when_to_retry(tmp_path):
     now[0] += 100
     disk.reserve(20 * MB, "The upload", seconds=300)
     now[0] += 200
-    assert disk.in_use() == 20 * MB  # the first upload's time is over; the last holds until its own
+    assert bytes_held(disk) == 20 * MB  # the first upload's time is over; the last holds until its own
 
 
 # --- the temporary disk shared fairly: a share per client, the anonymous visitors' part, reads release ---
@@ -548,13 +444,13 @@ def test_identical_bytes_are_reserved_once_and_a_read_upload_is_released():
     first = disk.reserve(8 * MB, "The upload", seconds=600, client=("10.0.0.1", "your address"))
     disk.stored(first, ["/cache/abc/sample.json"])
     again = disk.reserve(8 * MB, "The upload", seconds=600, client=("10.0.0.2", "your address"))
-    assert disk.in_use() == 16 * MB  # before its bytes are read, an upload may be anything
+    assert bytes_held(disk) == 16 * MB  # before its bytes are read, an upload may be anything
     disk.stored(again, ["/cache/abc/sample.json"])  # Gradio stored the same bytes at the same path
-    assert disk.in_use() == 8 * MB
+    assert bytes_held(disk) == 8 * MB
     disk.release_file("/cache/abc/sample.json")
-    assert disk.in_use() == 0
+    assert bytes_held(disk) == 0
     disk.release_file("/cache/abc/sample.json")  # read twice: nothing more to release
-    assert disk.in_use() == 0
+    assert bytes_held(disk) == 0
 
 
 def test_the_upload_count_is_shared_by_replicas_and_survives_a_restart(tmp_path_factory, full_store_template,

@@ -5,6 +5,14 @@ Screenshots are saved in test-artifacts/ as bench_<benchmark>_<step>_<width>.png
 """
 from __future__ import annotations
 
+from support.benchmarks import BENCHMARKS, SUITE_FILE
+from support.pages import DESKTOP, PHONE, choose, close, fill_form, open_page, rows
+from support.paths import ARTIFACTS, ROOT
+from support.servers import free_port, start_app
+from support.stores import tree_digest
+
+from support.cli import cli as run_cli
+
 import json
 import os
 import random
@@ -17,25 +25,18 @@ import pytest
 from playwright.sync_api import expect
 from seqeval.metrics import f1_score as seqeval_f1
 
-from conftest import cli as run_cli, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.submission.demo import sample_document
 from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
 from leaderboard.submission.parsing import parse_submission
-from leaderboard.config.tasks import DEFAULT_TASKS_FILE, TasksFileError, load_benchmark
-from test_e2e import ARTIFACTS, DESKTOP, PHONE, ROOT, choose, close, fill_form, free_port, open_page, rows, start_app
+from leaderboard.config.tasks import TasksFileError, load_benchmark
 
-SUITE_FILE = ROOT / "data" / "czechsuite_tasks.json"
-OPEN_LLM_FILE = ROOT / "data" / "open_llm_leaderboard_v2_tasks.json"
-EUROEVAL_FILE = ROOT / "data" / "euroeval_czech_tasks.json"
-BENCHMARKS = {"BenCzechMark": DEFAULT_TASKS_FILE, "CzechSuite": SUITE_FILE, "OpenLLMv2": OPEN_LLM_FILE,
-              "EuroEval": EUROEVAL_FILE}
 N_MODELS = 6
 
 
 def cli(tasks: Path, *args: str) -> subprocess.CompletedProcess:
-    """The command on the benchmark of `tasks` (conftest's `cli`), no LEADERBOARD_ setting in its environment."""
+    """The command on the benchmark of `tasks` (`support.cli.cli`), no LEADERBOARD_ setting in its environment."""
     return run_cli("--tasks", tasks, *args, env={k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")})
 
 

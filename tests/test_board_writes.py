@@ -5,6 +5,15 @@ models than top_opponents + 1, a flag's reason changed, store paths relative to 
 working directory, a Hub commit that lands but whose answer is an error."""
 from __future__ import annotations
 
+from support.cli import cli
+from support.hub_replicas import REPO, preview, replica
+from support.page_sessions import PageSession, presubmit, shown
+from support.pages import DESKTOP, PHONE, close, fill_form, open_page, shot
+from support.servers import serve
+from support.stores import SMALL_TASKS, publish_all, tree_digest
+
+from support.page_sessions import publish as publish_in_page
+
 import contextlib
 import io
 import json
@@ -19,7 +28,6 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import expect
 
-from conftest import DESKTOP, PHONE, SMALL_TASKS, cli, publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.board.configured import build_demo_store
@@ -31,9 +39,6 @@ from leaderboard.storage.snapshot import SnapshotBoard, stale_rows
 from leaderboard.strict_json import dump_json
 from leaderboard.errors import StoreFailure
 from leaderboard.config.tasks import load_benchmark
-from test_app_limits import PageSession, presubmit, publish as publish_in_page, shown
-from test_e2e import close, fill_form, open_page, serve, shot
-from test_hub import REPO, preview, replica
 
 ROOT = Path(__file__).resolve().parent.parent
 TOP_OPPONENTS = 2
@@ -93,7 +98,7 @@ def test_rebuild_recompute_moves_a_store_to_the_panel_and_lists_the_ranks_that_m
 
 
 def run(tasks: Path, *args, cwd: Path = ROOT):
-    """The command on the benchmark of `tasks`, through `main` in this process (conftest's `cli`)."""
+    """The command on the benchmark of `tasks`, through `main` in this process (`support.cli.cli`)."""
     return cli("--tasks", tasks, *args, cwd=cwd)
 
 

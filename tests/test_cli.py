@@ -1,8 +1,11 @@
 """The command line as a user runs it: real files, exit codes, what it prints. Each command
-runs through `main` as `python -m leaderboard` runs it (conftest's `cli`, in this process);
+runs through `main` as `python -m leaderboard` runs it (`support.cli.cli`, in this process);
 the tests of the process itself start real ones: exit codes, a cold start's imports, a
 terminal, the Hub's address from the environment."""
 from __future__ import annotations
+
+from support.cli import cli
+from support.stores import tree_digest
 
 import io
 import json
@@ -16,7 +19,6 @@ from pathlib import Path
 import pandas as pd
 
 
-from conftest import cli, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 

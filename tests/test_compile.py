@@ -2,6 +2,9 @@
 layout) -> a submission file; every problem named; safe extraction of uploaded archives."""
 from __future__ import annotations
 
+from support.cli import cli
+from support.stores import SMALL_TASKS
+
 import html
 import json
 import os
@@ -14,7 +17,6 @@ import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 
-from conftest import SMALL_TASKS, cli
 from harness_logs import DATE_A, DATE_B, MODEL, sanitize_model_name, write_run, write_two_runs
 from leaderboard.submission.archive import extracted
 from leaderboard.temp_disk import LimitReached, TempDiskBudget
@@ -24,6 +26,7 @@ from leaderboard.board.state import Leaderboard
 from leaderboard.errors import BadInput
 from leaderboard.storage.local import LocalStore
 from leaderboard.config.tasks import load_benchmark
+from support.disk_budget import bytes_held
 
 # The small benchmark with harness names of its own: compile is not tied to BenCzechMark.
 MINI_HARNESS = {"t_acc": ("mini_quiz", True), "t_em": ("mini_open_qa", False), "t_auc": ("mini_nli", True),
@@ -363,8 +366,8 @@ def test_unpacking_holds_the_declared_size_of_the_temporary_disk_before_writing(
     assert list(parent.iterdir()) == []
     budget.release(upload)
     with extracted(archive, parent, budget=budget) as folder:
-        assert budget.in_use() == 6 * 2**20 and (folder / "run" / "samples_a.jsonl").stat().st_size == 6 * 2**20
-    assert budget.in_use() == 0 and list(parent.iterdir()) == []
+        assert bytes_held(budget) == 6 * 2**20 and (folder / "run" / "samples_a.jsonl").stat().st_size == 6 * 2**20
+    assert bytes_held(budget) == 0 and list(parent.iterdir()) == []
     with pytest.raises(LimitReached, match="needs 12 MB of temporary space, more than this server's 10 MB in all"):
         with extracted(make_zip(tmp_path / "big.zip", [("run/b.jsonl", bytes(12 * 2**20))]), parent, budget=budget):
             pass

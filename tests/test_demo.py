@@ -1,6 +1,9 @@
 """The demo store: built in one commit, and the same store as publishing its models one by one."""
 from __future__ import annotations
 
+from support.cli import cli
+from support.stores import SMALL_TASKS, publish_all
+
 import json
 import os
 from pathlib import Path
@@ -8,7 +11,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import SMALL_TASKS, cli, publish_all
 from leaderboard.board.state import Leaderboard
 from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model, task_design

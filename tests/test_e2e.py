@@ -4,178 +4,21 @@ Screenshots of each step are saved in test-artifacts/.
 """
 from __future__ import annotations
 
-import contextlib
+from support.own_app import app_url  # noqa: F401 (fixture: an app of the module's own, whose store its tests change)
+
+from support.pages import DESKTOP, PHONE, blank_page, choose, close, column, fill_form, headers, open_filters, open_page, rows, shot
+from support.stores import tree_digest
+
 import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import threading
-from pathlib import Path
 
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import DESKTOP, PHONE, shared_context, tree_digest
 from leaderboard.submission.demo import demo_model
 from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR
 from leaderboard.strict_json import dump_json
-
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_app(env: dict, log_path: Path, seconds: float = 180.0) -> subprocess.Popen:
-    """Start app.py and return once it says it is serving (no polling): its output is
-    copied to log_path by a thread, which signals the "Running on" line."""
-    process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
-    serving = threading.Event()
-
-    def copy_output():
-        with open(log_path, "w") as log:
-            for line in process.stdout:
-                log.write(line)
-                log.flush()
-                if "Running on local URL" in line:
-                    serving.set()
-        serving.set()  # the app exited: stop waiting
-
-    threading.Thread(target=copy_output, daemon=True).start()
-    if not serving.wait(seconds) or process.poll() is not None:
-        process.kill()
-        raise RuntimeError(f"the app did not start; see {log_path}")
-    return process
-
-
-@contextlib.contextmanager
-def serve(tmp_path_factory, full_store_template, store: Path | None = None, **env):
-    """The app on a copy of the template store (or on `store`, as it is), with `env` added to
-    its environment: (url, store folder, process id, Gradio's cache folder)."""
-    if store is None:
-        store = tmp_path_factory.mktemp("served") / "store"
-        shutil.copytree(full_store_template, store)
-    port = free_port()
-    # Every test's uploads, pre-submissions and API requests come from this machine's address:
-    # their quotas out of the way unless a test sets them (test_app_limits.py,
-    # test_presubmissions.py and test_api.py test them). The upload count is kept in the store
-    # (issue 32 item 5), so a shared app's many tests would otherwise meet the hourly 20.
-    env = {**os.environ, "LEADERBOARD_STORE": str(store), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False", "GRADIO_TEMP_DIR": str(tmp_path_factory.mktemp("gradio")),
-           "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "100000", "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "100000",
-           "LEADERBOARD_API_PER_MINUTE": "100000", "LEADERBOARD_UPLOADS_PER_HOUR": "100000",
-           "LEADERBOARD_UPLOAD_MB_PER_HOUR": "1000000", **env}
-    process = start_app(env, tmp_path_factory.mktemp("log") / "app.log")
-    try:
-        yield f"http://127.0.0.1:{port}/", store, process.pid, Path(env["GRADIO_TEMP_DIR"])
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory, full_store_template):
-    with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
-        yield url, store
-
-
-@pytest.fixture(scope="module")
-def browser(chromium):
-    """The process's Chromium (conftest.py), under the name the e2e modules import from here."""
-    return chromium
-
-
-def blank_page(browser, viewport: dict = DESKTOP, address: str | None = None, own_context: bool = False):
-    """A page of `viewport`'s size, not yet at a URL; `page.dialogs` collects alert()s (a user
-    string run as HTML). In the process's shared browser context (conftest.py's
-    `shared_context`), or in a context of its own when the page is another person's browser
-    (`own_context`). `address`: the client's address as a trusted local proxy reports it
-    (X-Forwarded-For, on every request of the page). Close it with `close`."""
-    if own_context:
-        page = browser.new_context(viewport=viewport).new_page()
-    else:
-        page = shared_context(browser).new_page()
-        page.set_viewport_size(viewport)
-    if address is not None:
-        page.set_extra_http_headers({"X-Forwarded-For": address})
-    page.own_context = own_context
-    page.dialogs = []
-    page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
-    return page
-
-
-def open_page(browser, url: str, viewport: dict = DESKTOP, address: str | None = None, own_context: bool = False):
-    """`blank_page` at `url`."""
-    page = blank_page(browser, viewport, address, own_context)
-    page.goto(url)
-    return page
-
-
-def close(page) -> None:
-    """Close a page of `blank_page`, with its browser context when it has one of its own."""
-    (page.context if page.own_context else page).close()
-
-
-@pytest.fixture
-def page(browser, app_url):
-    page = open_page(browser, app_url[0])
-    yield page
-    assert not page.dialogs, page.dialogs
-    close(page)
-
-
-@pytest.fixture
-def phone(browser, app_url):
-    page = open_page(browser, app_url[0], PHONE)
-    yield page
-    assert not page.dialogs, page.dialogs
-    close(page)
-
-
-def shot(page, name: str, full_page: bool = True) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}_{page.viewport_size['width']}.png"), full_page=full_page)
-
-
-def choose(page, elem_id: str, option: str) -> None:
-    page.locator(f"#{elem_id} input").click()
-    page.get_by_role("option", name=option, exact=True).click()
-
-
-def open_filters(page) -> None:
-    """Open the Leaderboard tab's filters, columns and p-value setting (one click from the table)."""
-    page.locator("#filters").get_by_text("Filters, columns, significance").click()
-
-
-def settled(page) -> None:
-    """The table shown and the page's load events answered (no component waiting on one), painted."""
-    expect(rows(page).first).to_be_visible()
-    page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
-    page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
-
-
-def rows(page, elem_id: str = "board"):
-    """Gradio's Dataframe renders its rows virtually, as div[role=row]."""
-    return page.locator(f"#{elem_id} div[role=row]")
-
-
-def column(page, index: int, elem_id: str = "board") -> list[str]:
-    """The rendered cells' texts of one column."""
-    return [t.strip() for t in page.locator(f"#{elem_id} div[role=row] [role=gridcell]:nth-child({index + 1})")
-            .all_inner_texts()]
-
-
-def headers(page, elem_id: str = "board") -> list[str]:
-    return [" ".join(t.split()) for t in page.locator(f"#{elem_id} thead th .header").all_inner_texts()]
 
 
 def type_into(page, elem_id: str, text: str) -> None:
@@ -398,18 +241,6 @@ def test_a_leaderboard_row_links_to_its_model_details(page):
     expect(page.locator("#card")).to_contain_text("Rank 3 of 5", timeout=30000)
     expect(page.locator("#model-pick input")).to_have_value(title)
     assert "tab=details" in page.url
-
-
-def fill_form(page, file: Path, team: str, model: str, input_length: str = "4096"):
-    page.get_by_role("tab", name="Submit").click()
-    page.locator("#team textarea, #team input").first.fill(team)
-    page.locator("#model textarea, #model input").first.fill(model)
-    page.locator("#params input").fill("7")
-    page.locator("#input-length input").fill(input_length)
-    page.locator("#link textarea, #link input").first.fill("https://example.com/e2e")
-    page.locator("#file input[type=file]").set_input_files(str(file))
-    # Pre-submit before the upload has finished would send no file (under load it did)
-    expect(page.locator("#file").get_by_role("cell", name=file.name)).to_be_visible(timeout=30000)
 
 
 def test_invalid_file_shows_error_and_publishes_nothing(page, app_url, tmp_path, new_model_file):

@@ -3,6 +3,12 @@ phone sizes: compiled on the server, the form filled in from the logs, pre-submi
 published, and its provenance shown in the model details. Screenshots in test-artifacts/."""
 from __future__ import annotations
 
+from support.own_app import app_url  # noqa: F401 (fixture: an app of the module's own, whose store its tests change)
+
+from support.pages import DESKTOP, PHONE, close, open_page, rows, shot
+from support.servers import serve
+from support.stores import tree_digest
+
 import os
 import re
 import zipfile
@@ -11,11 +17,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from conftest import tree_digest
 from harness_logs import DATE_A, MODEL, write_run, write_two_runs
 from leaderboard.submission.demo import demo_model
 # app_url: a fresh app on a copy of the 5-model store, one per test module
-from test_e2e import DESKTOP, PHONE, app_url, browser, close, open_page, rows, serve, shot  # noqa: F401 (fixtures)
 
 
 def zip_folder(folder, path):

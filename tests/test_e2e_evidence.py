@@ -5,6 +5,8 @@ Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
+from support.pages import choose, close, column, headers, open_filters, open_page, rows, shot
+
 import hashlib
 import re
 from urllib.parse import urlencode
@@ -16,7 +18,6 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.views import item_matrix
 
 # app_url: conftest's, the app shared by the modules that only read it
-from test_e2e import browser, choose, close, column, headers, open_filters, open_page, page, phone, rows, shot  # noqa: F401
 
 
 def downloaded_name(page, selector: str) -> str:

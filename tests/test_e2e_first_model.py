@@ -7,14 +7,16 @@ Screenshots are saved in test-artifacts/ (first_model_*).
 """
 from __future__ import annotations
 
+from support.pages import DESKTOP, PHONE, close, fill_form, open_page, rows, shot
+from support.servers import free_port, start_app
+from support.signin_pages import fill, signed_in_page
+
 import os
 
 from playwright.sync_api import expect
 
 from fake_hub import FakeHub
 from leaderboard.storage.presubmissions import PRESUBMISSIONS_DIR
-from test_e2e import DESKTOP, PHONE, browser, close, fill_form, free_port, open_page, rows, shot, start_app  # noqa: F401 (fixture)
-from test_e2e_signin import fill, signed_in_page
 
 REPO = "czech/new-board"
 ACCOUNT = "alice"

@@ -8,16 +8,19 @@ Screenshots are saved in test-artifacts/.
 """
 from __future__ import annotations
 
+from support.built_once import built_once
+
+from support.benchmarks import BENCHMARKS
+from support.pages import DESKTOP, PHONE, close, open_filters, open_page, settled, shot
+from support.servers import serve
+
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import DESKTOP, PHONE, built_once
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.board.configured import build_demo_store
-from test_benchmarks import BENCHMARKS
-from test_e2e import browser, close, open_filters, open_page, rows, serve, settled, shot  # noqa: F401
 
 MODELS = 13  # more than the rows a first screen must hold
 WANTED_ROWS = {"desktop": 12, "phone": 6}

@@ -3,14 +3,15 @@ reason on the board and in the model's details, the switch that ranks without fl
 models, and the link that keeps it. Screenshots in test-artifacts/."""
 from __future__ import annotations
 
+from support.pages import DESKTOP, PHONE, close, column, open_filters, open_page, rows, shot
+from support.servers import EVIDENCE, REASON
+
 import re
 
 import pytest
 from playwright.sync_api import expect
 
 from leaderboard.storage.flags import MARKER
-from conftest import EVIDENCE, REASON
-from test_e2e import DESKTOP, PHONE, browser, close, column, open_filters, open_page, rows, shot  # noqa: F401
 
 
 @pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])

@@ -6,12 +6,13 @@ The app is conftest.py's `shared_app` (these tests only read it).
 """
 from __future__ import annotations
 
+from support.pages import DESKTOP, PHONE, choose, close, open_page, rows, settled, shot
+
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from test_e2e import DESKTOP, PHONE, browser, choose, close, open_page, rows, settled, shot  # noqa: F401
 
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 

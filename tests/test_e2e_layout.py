@@ -6,13 +6,14 @@ Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
+from support.pages import DESKTOP, PHONE, choose, close, open_page, rows, shot
+
 from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
 
 # app_url: conftest's, the app shared by the modules that only read it
-from test_e2e import DESKTOP, PHONE, browser, choose, close, open_page, rows, shot  # noqa: F401
 
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
 

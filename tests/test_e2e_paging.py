@@ -8,6 +8,9 @@ Screenshots are saved in test-artifacts/.
 """
 from __future__ import annotations
 
+from support.pages import DESKTOP, PHONE, choose, close, open_page, rows, shot
+from support.servers import PAGED_MODELS as MODELS
+
 import json
 import re
 
@@ -15,8 +18,6 @@ import pytest
 from playwright.sync_api import expect
 
 from leaderboard.views import share
-from conftest import PAGED_MODELS as MODELS
-from test_e2e import DESKTOP, PHONE, browser, choose, close, open_page, rows, shot  # noqa: F401
 
 FIRST = f"Page 1 of 4 · rows 1–4 of {MODELS}"  # 4 rows a page
 SECOND = f"Page 2 of 4 · rows 5–8 of {MODELS}"

@@ -8,17 +8,18 @@ Screenshots are saved in test-artifacts/.
 """
 from __future__ import annotations
 
+from support.benchmarks import BENCHMARKS
+from support.pages import DESKTOP, PHONE, close, fill_form, open_page, rows, settled, shot
+from support.servers import PAGED_MODELS, PAGED_ROWS
+
 import re
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import DESKTOP, PAGED_MODELS, PAGED_ROWS, PHONE
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.strict_json import dump_json
 from leaderboard.submission.demo import demo_model
-from test_benchmarks import BENCHMARKS
-from test_e2e import browser, close, fill_form, open_page, rows, settled, shot  # noqa: F401
 
 MODELS, PAGE_ROWS = PAGED_MODELS, PAGED_ROWS  # conftest's `paged_app`, 13 models
 PAGES = 4  # of 14 rows with the new one: more than a neighbourhood, several pages

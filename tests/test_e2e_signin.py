@@ -6,6 +6,12 @@ Screenshots are saved in test-artifacts/ (signin_*).
 """
 from __future__ import annotations
 
+from support.page_sessions import PageSession
+from support.pages import DESKTOP, PHONE, open_page, rows
+from support.paths import ARTIFACTS
+from support.servers import free_port, start_app
+from support.signin_pages import fill, signed_in_page
+
 import json
 import os
 import re
@@ -18,8 +24,6 @@ import content
 from fake_hub import FakeHub
 from leaderboard.strict_json import dump_json
 from leaderboard.submission.demo import demo_model
-from test_app_limits import PageSession
-from test_e2e import DESKTOP, PHONE, ARTIFACTS, browser, free_port, open_page, rows, start_app  # noqa: F401 (fixture)
 
 REPO = "czech/leaderboard"
 ALICE, ALICE_ORG, BOB, BOB_ORG, CAROL = "alice", "alice-lab", "bob", "bob-org", "carol"
@@ -65,17 +69,6 @@ def model_files(tmp_path_factory, full_benchmark):
     return paths
 
 
-def signed_in_page(browser, url: str, hub: FakeHub, account: str | None, viewport: dict):
-    """A person's browser: signed in to the hub as `account` (None: not at all), on the app's
-    Submit tab, signed in to the app through its button when `account` is given."""
-    page = open_page(browser, url + "?tab=submission", viewport, own_context=True)
-    if account is not None:
-        page.context.add_cookies([{"name": "fake_hub_account", "value": account, "url": hub.url}])
-        page.locator("#login").click()
-        expect(page.locator("#signin-note")).to_contain_text(f"Signed in as {account}", timeout=60000)
-    return page
-
-
 def save(page, name: str) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"signin_{name}_{page.viewport_size['width']}.png"
@@ -94,18 +87,6 @@ def choose_team(page, team: str) -> list[str]:
     option.click()
     expect(page.locator("#team input")).to_have_value(team)
     return offered
-
-
-def fill(page, file, model: str) -> None:
-    page.locator("#model textarea, #model input").first.fill(model)
-    page.locator("#params input").fill("7")
-    page.locator("#input-length input").fill("4096")
-    page.locator("#link textarea, #link input").first.fill("https://example.com/signed")
-    held = page.locator("#file").get_by_role("button", name="Clear")
-    if held.count():  # the file of a pre-submission before: cleared as a user does
-        held.click()
-    page.locator("#file input[type=file]").set_input_files(str(file))
-    expect(page.locator("#file").get_by_role("cell", name=file.name)).to_be_visible(timeout=30000)
 
 
 def presubmit(page, title: str) -> None:

@@ -3,6 +3,9 @@ validated, read back by a new process's board, marked in the views and the snaps
 ranking without flagged models; flagged models are not opponents of new submissions."""
 from __future__ import annotations
 
+from support.hub_replicas import REPO, replica
+from support.stores import tree_digest
+
 import dataclasses
 
 import io
@@ -13,7 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import tree_digest
 from leaderboard.storage.dataset_card import CARD_FILE
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import FLAGS_FILE, MARKER
@@ -22,7 +24,6 @@ from leaderboard.storage.store import SNAPSHOT_FILE
 from leaderboard.strict_json import dump_json
 from leaderboard.errors import BadInput
 from leaderboard.views import details, table as views
-from test_hub import REPO, replica
 
 EVIDENCE = "https://example.com/contamination-report"
 
@@ -176,7 +177,7 @@ def test_flagged_models_are_marked_in_the_table_details_and_exports(small_store)
 
 
 def test_flag_and_unflag_on_the_hub_are_one_commit_each(hub, tmp_path, small_benchmark, small_documents):
-    from conftest import publish_all
+    from support.stores import publish_all
     hub.create_repo(REPO)
     board = replica(hub, tmp_path, small_benchmark, "a")
     publish_all(board, small_documents[:3])

@@ -3,6 +3,9 @@ killed processes mid-write, simultaneous duplicate publications, spreadsheet and
 terminal injection, an unreachable Hub, a board of one model."""
 from __future__ import annotations
 
+from support.cli import cli
+from support.stores import publish_all, tree_digest
+
 import json
 import os
 import shutil
@@ -17,7 +20,6 @@ import pandas as pd
 import pytest
 
 import stats
-from conftest import cli, publish_all, tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import demo_model

@@ -3,6 +3,11 @@
 store beside a Hub repo's). Nothing here reaches the internet."""
 from __future__ import annotations
 
+from support.hub_replicas import REPO, preview, replica
+from support.hub_repos import hub_repo_files
+from support.reference_layout import reference_layout_store
+from support.stores import SMALL_TASKS, duel_frame, publish_all
+
 import base64
 import io
 import json
@@ -22,7 +27,6 @@ import pytest
 from huggingface_hub import DatasetCard, HfApi
 from huggingface_hub.errors import HfHubHTTPError
 
-from conftest import SMALL_TASKS, duel_frame, hub_repo_files, publish_all, reference_layout_store
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.storage import store_index
@@ -38,20 +42,6 @@ from leaderboard.submission.parsing import parse_submission
 from leaderboard.errors import StoreFailure
 
 ROOT = Path(__file__).resolve().parent.parent
-REPO = "czech/leaderboard"
-
-
-def replica(hub, tmp_path, benchmark, name: str, token: str | None = "default") -> Leaderboard:
-    """One app instance: its own store object and its own local caches."""
-    token = hub.token if token == "default" else token
-    store = HubStore(REPO, token=token, endpoint=hub.url, cache_dir=tmp_path / f"cache-{name}",
-                     benchmark_name=benchmark.name)
-    return Leaderboard(store, benchmark)
-
-
-def preview(board, document_entry):
-    form, document, _ = document_entry
-    return board.publishing.presubmit(dump_json(document), form)
 
 
 def test_first_publication_into_an_empty_repo(hub, tmp_path, small_benchmark, small_documents, monkeypatch):
@@ -313,7 +303,7 @@ def test_load_dataset_returns_the_ranking_of_a_local_store(small_store, tmp_path
 
 
 def test_the_app_on_a_hub_repo_never_shows_or_logs_the_token(hub, tmp_path, full_store_template):
-    from test_e2e import free_port, start_app
+    from support.servers import free_port, start_app
     files = {str(p.relative_to(full_store_template)): p.read_bytes()
              for p in full_store_template.rglob("*") if p.is_file() and p.name != ".lock" and ".cache" not in p.parts}
     hub.create_repo(REPO, files)

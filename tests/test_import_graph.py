@@ -99,3 +99,32 @@ def test_no_import_runs_up_a_layer():
               for module, targets in sorted(import_graph().items()) for target in sorted(targets)
               if layer_of(target) > layer_of(module)]
     assert upward == [], "\n".join(upward)
+
+
+def imports_of_tests(path: Path) -> list[str]:
+    """Where `path` imports a test module or conftest ("line: module"), anywhere in it: test
+    modules share helpers through tests/support, and conftest holds fixtures only."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            modules = [node.module or ""]
+        else:
+            continue
+        found += [f"{node.lineno}: {m}" for m in modules
+                  if m.removeprefix("tests.").split(".")[0] == "conftest" or m.removeprefix("tests.").startswith("test_")]
+    return sorted(found, key=lambda hit: int(hit.split(":")[0]))
+
+
+def test_the_test_import_check_finds_an_import_from_a_test_module_or_conftest(tmp_path):
+    source = tmp_path / "test_m.py"
+    source.write_text("import conftest\nfrom support.pages import rows\n\ndef f():\n    from test_e2e import serve\n"
+                      "    from tests.conftest import cli\n")
+    assert imports_of_tests(source) == ["1: conftest", "5: test_e2e", "6: tests.conftest"]
+
+
+def test_no_test_or_benchmark_imports_from_a_test_module_or_conftest():
+    found = [f"{path.relative_to(ROOT)}:{hit}" for path in sorted([*ROOT.glob("tests/**/*.py"), *ROOT.glob("bench/*.py")])
+             for hit in imports_of_tests(path)]
+    assert found == [], "\n".join(found)

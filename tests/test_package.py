@@ -9,6 +9,8 @@ packages, so that a command that needs one fails here as it would on a cluster w
 are not installed. The wheel's own metadata must not require them outside the `app` extra."""
 from __future__ import annotations
 
+from support.paths import ROOT
+
 import email
 import json
 import shutil
@@ -20,7 +22,6 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
 from harness_logs import DATE_A, MODEL, write_run
 from leaderboard.submission.demo import demo_model
 from leaderboard.errors import BadInput

@@ -3,6 +3,10 @@ the panel of the best models, checked against hand-worked boards, slow loops ove
 and simulated models whose abilities are known."""
 from __future__ import annotations
 
+from support.stores import SMALL_TASKS, publish_all
+
+from support.cli import cli as run_cli
+
 import itertools
 import json
 import shutil
@@ -12,11 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import SMALL_TASKS, cli as run_cli, publish_all
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine import ranking
-from leaderboard.engine.panel import settle, win_scores_against
+from leaderboard.engine.panel import settle
 from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament
 from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.storage.local import LocalStore
@@ -74,18 +77,22 @@ def hand_board(ids: list[str], wins: set[tuple[str, str]], aggregates: dict[str,
 
 
 def test_win_scores_against_a_panel_equal_a_loop_over_pairs():
-    """Random sparse duels (some pairs one way only, some tasks unfought), in two parts."""
+    """Random sparse duels (some pairs one way only, some tasks unfought), in two parts,
+    against the panel of 8 that simulated results seat."""
     rng = np.random.default_rng(5)
     n, t = 30, 4
+    benchmark = accuracy_benchmark(t, 2, 8)
     pairs = [(a, b) for a in range(n) for b in range(n) if a != b and rng.random() < 0.5]
     fought = rng.random((len(pairs), t)) < 0.9
     rows = DuelRows([a for a, _ in pairs], [b for _, b in pairs], fought, rng.random((len(pairs), t)) < 0.4,
                     np.full((len(pairs), t), 0.5), np.zeros((len(pairs), t)), ["x"] * len(pairs))
-    tournament = Tournament([f"t{k}" for k in range(t)], [f"m{i}" for i in range(n)], rows.take(slice(0, 200)))
+    results = simulated_results(benchmark, n, seed=5)
+    tournament = Tournament(benchmark.task_ids, list(results), rows.take(slice(0, 200)))
     tournament.add_rows(rows.take(slice(200, None)))
-    members = rng.choice(n, 8, replace=False)
-    measured = win_scores_against(tournament.parts(), n, t, members)
-    slow = slow_win_scores(tournament, [f"m{i}" for i in members])
+    panel = settle(benchmark, tournament, results, backfill=False)
+    assert len(panel.members) == 8
+    measured = panel.win_scores
+    slow = slow_win_scores(tournament, panel.members)
     np.testing.assert_array_equal(np.isnan(measured), np.isnan(slow))
     np.testing.assert_allclose(measured, slow)
 
@@ -207,7 +214,8 @@ def test_one_seat_per_family_of_near_copies():
     results["a2"] = ModelResults({task: copied.mean()}, {task: copied})
     panel = settle(benchmark, tournament, results, backfill=False)
     assert panel.members == ("a", "b", "b2")
-    assert panel.near_copy_of("a") == ["a2"]
+    family = dict(zip(panel.model_ids, panel.family))
+    assert [m for m in panel.model_ids if family[m] == family["a"]] == ["a", "a2"]
     without = slow_field_scores(benchmark, results, ["a", "b", "b2", "c", "d"])
     scores = panel.scores(benchmark)["overall"]
     for m in ["b", "b2", "c", "d"]:
@@ -394,7 +402,7 @@ def test_rebuild_recompute_moves_a_store_from_the_original_rule_to_the_panel(tmp
 # --- the original rule reproduces a reference-layout store's old ranking ---------------------
 
 def cli(tasks: Path, *args):
-    """The command on the benchmark of `tasks` (conftest's `cli`)."""
+    """The command on the benchmark of `tasks` (`support.cli.cli`)."""
     return run_cli("--tasks", tasks, *args)
 
 

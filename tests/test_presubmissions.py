@@ -6,13 +6,18 @@ retry and nothing stored; through the board, and through a served app's page pro
 and its public API."""
 from __future__ import annotations
 
+from support.page_sessions import FORM, PageSession, shown
+from support.servers import serve
+from support.stores import tree_digest
+
+from support.page_sessions import presubmit as page_presubmit, publish as page_publish
+
 import json
 import random
 import time
 
 import pytest
 
-from conftest import tree_digest
 from leaderboard.app.limits import PresubmissionQuota, UploadWindow, upload_requester
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.signin import SignOuts
@@ -26,8 +31,6 @@ from leaderboard.strict_json import dump_json
 from leaderboard.storage.upload_records import UPLOADS_DIR, UploadLog
 from leaderboard.submission.demo import demo_model
 from leaderboard.views import details, submission, table as views
-from test_app_limits import FORM, PageSession, shown, presubmit as page_presubmit, publish as page_publish
-from test_e2e import serve
 
 NOW = 1_795_000_000.0  # 2026-11-18, a fixed "now" for records made by hand
 
@@ -140,7 +143,7 @@ def test_a_pre_submission_that_fails_is_neither_recorded_nor_counted(small_store
     import gradio as gr
     from leaderboard.app.signin import SignIn
     from leaderboard.config.settings import Settings
-    from test_signin import signin_tab
+    from support.signin_pages import signin_tab
     board, root = small_store, small_store.store.root
     submit = signin_tab(board, SignIn(Settings.from_environment(), hub_backed=False))
     path = tmp_path / "model.json"

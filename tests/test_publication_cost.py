@@ -5,6 +5,8 @@ intervals are computed after the publication's commit (the page, the table and t
 say "being refreshed" meanwhile), equal to those of a board loaded afresh."""
 from __future__ import annotations
 
+from support.stores import publish_all
+
 import os
 import threading
 
@@ -12,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import publish_all
 from leaderboard.board.state import Leaderboard
 from leaderboard.engine import ranking, tournament as engine
 from leaderboard.engine.tournament import ModelResults, Tournament, duel_rows, task_seed

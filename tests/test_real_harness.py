@@ -5,6 +5,8 @@ as accuracy, labelled "BLEU accuracy"). Every score is checked against the harne
 results_*.json and every duel against scipy's paired t-test on the logged values."""
 from __future__ import annotations
 
+from support.stores import tree_digest
+
 import json
 import zipfile
 from pathlib import Path
@@ -13,7 +15,6 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from conftest import tree_digest
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.config.tasks import load_benchmark

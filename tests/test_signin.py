@@ -3,6 +3,8 @@ against the local Hub, Gradio's mocked sign-in refused, and the Submit tab's han
 refusing what the page would never send (no sign-in, another account's team)."""
 from __future__ import annotations
 
+from support.signin_pages import signin_tab
+
 import gradio as gr
 import pytest
 from gradio.routes import App
@@ -96,18 +98,3 @@ def test_a_tampered_team_is_refused_by_the_handler_with_the_reason(small_store, 
     assert out[submit.status] == ("**Not accepted**: Team\\: you are signed in as alice, so the team must be your "
                                   "account or one of your organizations \\(alice, alice\\-lab\\); got bob\\-org.")
     assert sorted(small_store.models) == before
-
-
-def signin_tab(board, signin):
-    """The Submit tab of a page built for `board` with `signin`."""
-    from leaderboard.app.previews import PreviewShelf
-    from leaderboard.app.submit_tab import SubmitTab
-    with gr.Blocks():
-        with gr.Tabs():
-            with gr.Tab("Details"):
-                pick = gr.Dropdown()
-
-            class Board:
-                def show_after(self, event):
-                    return event
-            return SubmitTab(board, PreviewShelf(ttl=60), pick, Board(), signin)

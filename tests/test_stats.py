@@ -17,6 +17,7 @@ import stats
 from stats import METRICS, ClassProbs, LabelPairs, duel
 from stats import duel_tests as dt
 from stats.metrics import REFERENCE_AUROC, resampled_means
+from stats.registry import Registry
 from stats_samples import binary_models, classifier, f1_counts, labeller, perplexity_samples, samples_of
 from support.auroc_monte_carlo import auc_posterior_draws, auroc_difference_draws, bayes_auroc_monte_carlo
 
@@ -531,15 +532,14 @@ def test_alpha_decides_significance():
     assert not duel(ACC, a.mean(), a[None], b.mean(), b[None], alpha=0.01).significant[0]
 
 
-def test_registering_a_metric_is_one_entry():
+def test_registering_a_metric_is_one_entry(monkeypatch):
+    monkeypatch.setattr(stats.metrics, "METRICS", Registry("metric"))  # the test's metric leaves with it
     judge = stats.register(stats.Metric(name="judge_score_test", sample_kind="unit_interval", higher_is_better=True,
                                         aggregate=lambda s: float(np.mean(s)),
                                         summarize=lambda s, seed: np.asarray(s, float), test=dt.paired_ttest,
                                         test_name="paired t-test", replicates=resampled_means))
-    try:
-        rng = np.random.default_rng(13)
-        a, b = rng.random(200) * 0.5 + 0.4, rng.random(200) * 0.5
-        r = duel(judge, a.mean(), a[None], b.mean(), b[None])
-        assert r.significant[0] and r.delta[0] == pytest.approx(a.mean() - b.mean())
-    finally:
-        stats.METRICS.unregister("judge_score_test")
+    assert list(stats.metrics.METRICS) == ["judge_score_test"]
+    rng = np.random.default_rng(13)
+    a, b = rng.random(200) * 0.5 + 0.4, rng.random(200) * 0.5
+    r = duel(judge, a.mean(), a[None], b.mean(), b[None])
+    assert r.significant[0] and r.delta[0] == pytest.approx(a.mean() - b.mean())

@@ -1,6 +1,9 @@
 """Tournament, scores and the local store through the Leaderboard API, on real files."""
 from __future__ import annotations
 
+from support.reference_layout import reference_layout_store
+from support.stores import duel_frame, publish_all, tree_digest
+
 import dataclasses
 import json
 import os
@@ -14,7 +17,6 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import duel_frame, publish_all, reference_layout_store, tree_digest
 from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
@@ -25,6 +27,7 @@ from leaderboard.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
 from leaderboard.engine.tournament import Tournament
 from leaderboard.errors import StoreFailure, UnfinishedWrite
+from support.reference_layout import tournament_from_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,7 +54,7 @@ def test_win_scores_category_and_overall_by_hand():
     for (task, a, b), won in wins.items():
         stored.setdefault(a, {}).setdefault(b, {})[task] = {"significant": won, "p_value": 0.01 if won else 0.5,
                                                             "delta": 0.1}
-    tour = Tournament.from_json(stored, bench.task_ids, ["x", "y", "z"])
+    tour = tournament_from_json(stored, bench.task_ids, ["x", "y", "z"])
     table = ranking.scores_table(tour, bench)
     # x: t1 2/2, t2 1/2, t3 0/2 -> A = (1 + .5)/2 = .75, B = 0, overall .375
     # y: t1 1/2, t2 0/2, t3 2/2 -> A = .25, B = 1, overall .625
@@ -72,12 +75,12 @@ def test_tournament_json_round_trip_and_old_bare_bool_entries(small_benchmark):
     data = {"a": {"b": {"t_acc": True, "t_em": {"significant": False, "p_value": 0.3}}},
             "b": {"a": {"t_acc": {"significant": False, "p_value": 1.0, "delta": -0.1}}},
             "gone": {"a": {"t_acc": True}}}
-    tour = Tournament.from_json(data, small_benchmark.task_ids, ["a", "b"])
+    tour = tournament_from_json(data, small_benchmark.task_ids, ["a", "b"])
     out = tour.to_json()
     assert out["a"]["b"]["t_acc"] == {"significant": True, "p_value": None, "delta": None}
     assert out["a"]["b"]["t_em"]["p_value"] == 0.3
     assert "gone" not in out
-    assert Tournament.from_json(out, small_benchmark.task_ids, ["a", "b"]).to_json() == out
+    assert tournament_from_json(out, small_benchmark.task_ids, ["a", "b"]).to_json() == out
 
 
 # --- publication, incremental duels, rebuild ----------------------------------------------

@@ -2,6 +2,9 @@
 a specific message, exit code 2, and a store left byte-for-byte unchanged."""
 from __future__ import annotations
 
+from support.cli import cli
+from support.stores import tree_digest
+
 import copy
 import json
 import os
@@ -13,7 +16,6 @@ import numpy as np
 import pytest
 
 from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, set_value
-from conftest import cli, tree_digest
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json

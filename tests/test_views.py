@@ -482,7 +482,7 @@ def test_what_the_logs_do_not_record_is_said_so_and_an_aggregated_task_is_explai
 
 def test_a_metric_label_names_the_measure_in_headers_and_legend(tmp_path):
     from leaderboard.config.tasks import load_benchmark
-    from conftest import SMALL_TASKS
+    from support.stores import SMALL_TASKS
     tasks = json.loads(json.dumps(SMALL_TASKS))
     tasks["tasks"][0].update(metric_label="BLEU accuracy", harness_metric="bleu_acc")
     (tmp_path / "tasks.json").write_text(json.dumps(tasks))

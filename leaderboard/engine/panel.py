@@ -69,21 +69,6 @@ class Panel:
         table.attrs["duel_wins"] = ranking.scores_from_win_scores(self.win_scores, ids, benchmark)
         return table
 
-    def near_copy_of(self, model_id: str) -> list[str]:
-        """The other members of a model's family of near-copies."""
-        ids = list(self.model_ids)
-        own = self.family[ids.index(model_id)]
-        return [m for m, f in zip(ids, self.family) if f == own and m != model_id]
-
-
-def win_scores_against(parts: Iterable[DuelRows], n_models: int, n_tasks: int, members: np.ndarray) -> np.ndarray:
-    """Per model and task, the share of `members` (model indices) it beats among the
-    members it dueled there: (n_models, n_tasks), NaN where it dueled none. `parts`: the
-    duel rows (a tournament's `parts()`), each ordered pair once; a model never duels itself."""
-    columns = _Columns(n_models, n_tasks)
-    columns.read(parts, members)
-    return columns.win_scores(members)
-
 
 class _Columns:
     """Per member, every model's duels against it: won and fought, each (n_models,

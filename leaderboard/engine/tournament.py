@@ -340,12 +340,6 @@ class Tournament:
                          for t, task in enumerate(self.task_ids) if rows.fought[k, t]}
         return out
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, object] | None, task_ids: list[str], model_ids: list[str]) -> "Tournament":
-        """Duels among `model_ids` only: entries of unknown models or tasks are dropped.
-        Their rules are not recorded (UNRECORDED_RULES)."""
-        return cls(task_ids, model_ids, rows_from_json(data, task_ids, {m: i for i, m in enumerate(model_ids)}))
-
 
 def rows_from_json(data: Mapping[str, object] | None, task_ids: list[str], index: Mapping[str, int]) -> DuelRows:
     """Rows from the reference layout, for the models in `index` (id -> model index)."""

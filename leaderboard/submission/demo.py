@@ -140,7 +140,7 @@ def demo_submission(benchmark: Benchmark, index: int, seed: int = 0, designs: di
                     n_tasks: int | None = None) -> tuple[dict, dict, int, dict[str, TaskSamples]]:
     """demo_model, and the per-sample arrays its file holds (task id -> TaskSamples);
     `n_tasks`: only the first tasks (the same values: they are drawn in task order)."""
-    form, skills, rng = _demo_profile(benchmark, index, seed)
+    form, skills, rng = demo_profile(benchmark, index, seed)
     designs = designs or {t.id: task_design(t, seed) for t in benchmark.tasks}
     predictions, results, tasks = {}, {}, {}
     for task in benchmark.tasks[:n_tasks]:
@@ -155,16 +155,11 @@ def demo_submission(benchmark: Benchmark, index: int, seed: int = 0, designs: di
     return form, document, FIRST_TIMESTAMP + 3 * 86400 * index, tasks
 
 
-def demo_skills(benchmark: Benchmark, index: int, seed: int = 0) -> dict[str, float]:
-    """The `index`-th demo model's skill per category. Every sample kind's expected score
-    rises with the skill (perplexity falls), so it orders the models on each task of the
-    category as infinitely many items would: the truth that simulations check against."""
-    return _demo_profile(benchmark, index, seed)[1]
-
-
-def _demo_profile(benchmark: Benchmark, index: int, seed: int) -> tuple[dict, dict[str, float], np.random.Generator]:
+def demo_profile(benchmark: Benchmark, index: int, seed: int) -> tuple[dict, dict[str, float], np.random.Generator]:
     """The `index`-th demo model's form fields, skill per category, and its generator
-    (to draw its samples next)."""
+    (to draw its samples next). Every sample kind's expected score rises with the skill
+    (perplexity falls), so the skill orders the models on each task of the category as
+    infinitely many items would: the truth that simulations check against."""
     rng = _rng(seed, index, "model")
     size = SIZES[int(rng.integers(len(SIZES)))]
     ability = 0.45 * np.log2(size) - 1.0 + rng.normal(0, 0.45)

@@ -1,0 +1,45 @@
+"""Signing in: the Submit tab built with a sign-in, and a person's browser signed in at the fake hub."""
+from __future__ import annotations
+
+from playwright.sync_api import expect
+import gradio as gr
+from fake_hub import FakeHub
+from support.pages import open_page
+
+
+def signed_in_page(browser, url: str, hub: FakeHub, account: str | None, viewport: dict):
+    """A person's browser: signed in to the hub as `account` (None: not at all), on the app's
+    Submit tab, signed in to the app through its button when `account` is given."""
+    page = open_page(browser, url + "?tab=submission", viewport, own_context=True)
+    if account is not None:
+        page.context.add_cookies([{"name": "fake_hub_account", "value": account, "url": hub.url}])
+        page.locator("#login").click()
+        expect(page.locator("#signin-note")).to_contain_text(f"Signed in as {account}", timeout=60000)
+    return page
+
+
+def fill(page, file, model: str) -> None:
+    page.locator("#model textarea, #model input").first.fill(model)
+    page.locator("#params input").fill("7")
+    page.locator("#input-length input").fill("4096")
+    page.locator("#link textarea, #link input").first.fill("https://example.com/signed")
+    held = page.locator("#file").get_by_role("button", name="Clear")
+    if held.count():  # the file of a pre-submission before: cleared as a user does
+        held.click()
+    page.locator("#file input[type=file]").set_input_files(str(file))
+    expect(page.locator("#file").get_by_role("cell", name=file.name)).to_be_visible(timeout=30000)
+
+
+def signin_tab(board, signin):
+    """The Submit tab of a page built for `board` with `signin`."""
+    from leaderboard.app.previews import PreviewShelf
+    from leaderboard.app.submit_tab import SubmitTab
+    with gr.Blocks():
+        with gr.Tabs():
+            with gr.Tab("Details"):
+                pick = gr.Dropdown()
+
+            class Board:
+                def show_after(self, event):
+                    return event
+            return SubmitTab(board, PreviewShelf(ttl=60), pick, Board(), signin)
