@@ -26,6 +26,8 @@ import pytest
 from filelock import FileLock
 from playwright.sync_api import expect, sync_playwright
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.administration import Administration
 from leaderboard.cli import main as cli_main
 from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model, task_design
@@ -228,7 +230,7 @@ def small_documents(small_benchmark):
 
 def publish_all(board, documents):
     for form, document, ts in documents:
-        board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=ts)
+        Publishing(board).publish(Publishing(board).presubmit(dump_json(document), form), submitted_at=ts)
 
 
 @pytest.fixture(scope="session")
@@ -326,7 +328,7 @@ def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard,
     with bare-bool duels on one task, the old rouge spelling, no cache."""
     board = Leaderboard(LocalStore(tmp_path / "ours"), benchmark)
     publish_all(board, documents)
-    root = board.admin.export_reference_layout(tmp_path / "ref")
+    root = Administration(board).export_reference_layout(tmp_path / "ref")
     for path in (root / "data").glob("*.json"):
         doc = json.loads(path.read_text())
         for sample in doc["predictions"]["t_rouge"]:
@@ -399,7 +401,7 @@ def flagged_server(tmp_path_factory, full_store_template):
     with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
         board = Leaderboard(LocalStore(store))
         flagged = board.ranked().index[1]
-        board.admin.flag(flagged, REASON, EVIDENCE)
+        Administration(board).flag(flagged, REASON, EVIDENCE)
         yield url, store, flagged, board.models[flagged].title
 
 

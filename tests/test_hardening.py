@@ -18,6 +18,7 @@ import pytest
 
 import stats
 from conftest import cli, publish_all, tree_digest
+from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import demo_model
@@ -148,7 +149,7 @@ KILL_CHILD = textwrap.dedent("""
     board = Leaderboard(LocalStore(root), load_benchmark(tasks))
     if action == "publish":
         form, document = json.loads(open(argument).read())
-        preview = board.publishing.presubmit(json.dumps(document).encode(), form)
+        preview = Publishing(board).presubmit(json.dumps(document).encode(), form)
     steps = 0
 
     def step(call, kind):
@@ -164,9 +165,9 @@ KILL_CHILD = textwrap.dedent("""
 
     os.fsync, os.replace = step(os.fsync, "fsync"), step(os.replace, "rename")
     if action == "publish":
-        board.publishing.publish(preview)
+        Publishing(board).publish(preview)
     else:
-        board.admin.remove(argument, "kill test")
+        Administration(board).remove(argument, "kill test")
     print("done", flush=True)
 """)
 
@@ -233,7 +234,7 @@ def _store_invariants(root: Path, benchmark) -> Leaderboard:
         assert SnapshotBoard.of_store(LocalStore(root), benchmark) is None
     assert {p.stem for p in (root / DUELS_DIR).glob("*.parquet")} <= published
     assert board.orphan_duels == set()
-    assert board.admin.check() == []
+    assert Administration(board).check() == []
     assert not (root / JOURNAL_FILE).exists()
     assert not [p for p in root.rglob("*.tmp")]
     return board
