@@ -6,6 +6,7 @@ retry and nothing stored; through the board, and through a served app's page pro
 and its public API."""
 from __future__ import annotations
 
+import functools
 import json
 import random
 import time
@@ -14,6 +15,7 @@ import pytest
 
 from conftest import tree_digest
 from leaderboard.board.publishing import Publishing
+from leaderboard.board.reader import follow
 from leaderboard.app.limits import PresubmissionQuota, UploadWindow, upload_requester
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.signin import SignOuts
@@ -270,7 +272,7 @@ def test_hub_upload_records_are_batched_and_shared_by_replicas(hub, tmp_path, sm
     replica's board follows its own commits without a reload."""
     hub.create_repo(REPO)
     board = hub_board(hub, tmp_path, small_benchmark, "a")
-    a = UploadLog(board.store, flush_seconds=3600, on_commit=board.follow)
+    a = UploadLog(board.store, flush_seconds=3600, on_commit=functools.partial(follow, board))
     first = UploadWindow(max_uploads=3, max_bytes=10**9, uploads=a, clock=lambda: NOW)
     client = requester_key(None, "192.0.2.30")
     commits = hub.commits
