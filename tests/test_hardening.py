@@ -142,6 +142,8 @@ KILL_CHILD = textwrap.dedent("""
     # (an fsync or a rename; K < 0: never). Each step is printed first, so the parent
     # knows whether the journal's rename, the commit point, happened before the kill.
     import json, os, signal, sys
+    from leaderboard.board.administration import Administration
+    from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     from leaderboard.config.tasks import load_benchmark
