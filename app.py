@@ -16,6 +16,7 @@ if __name__ == "__main__":
     gc.disable()
     skip_stub_writing()  # before Gradio's import, below
 
+import functools
 import logging
 import threading
 
@@ -27,6 +28,8 @@ from leaderboard.app.settings import (CACHE_SECONDS, CACHE_SWEEP_SECONDS, HUB_UP
 from leaderboard.app.signin import SignOutGate
 from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
 from leaderboard.board.configured import open_configured_board
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.reader import follow
 from leaderboard.storage.hub import HubStore
 from leaderboard.app.limits import UploadGate, UploadWindow
 from leaderboard.temp_disk import MB
@@ -57,12 +60,12 @@ def main():
         board.warm_in_background(after=serving)
     else:
         board.certainty_in_background(after=serving, then=lambda: (board.warm_presubmission(),
-                                                                   board.publishing.refresh_stale_snapshot()))
+                                                                   Publishing(board).refresh_stale_snapshot()))
     app = build_app(board)
     # Uploads are admitted by address and by temporary disk before Gradio stores them,
     # counted from the store's upload records: written at once locally, batched on the Hub.
     upload_log = UploadLog(board.store, HUB_UPLOAD_RECORD_SECONDS if isinstance(board.store, HubStore) else 0,
-                           on_commit=board.follow)
+                           on_commit=functools.partial(follow, board))
     upload_log.write_in_background()
     uploads = UploadWindow(SETTINGS.uploads_per_hour, SETTINGS.upload_mb_per_hour * MB, upload_log)
     gate = Middleware(UploadGate, uploads=uploads, disk=TEMP_DISK, keep_seconds=CACHE_SECONDS + CACHE_SWEEP_SECONDS,

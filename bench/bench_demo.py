@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 def one_by_one(store: Path, n_models: int) -> None:
     """The build before issue 18: each demo model pre-submitted and published in turn."""
+    from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.submission.demo import demo_model, task_design
     from leaderboard.storage.local import LocalStore
@@ -32,7 +33,7 @@ def one_by_one(store: Path, n_models: int) -> None:
     designs = {t.id: task_design(t, 0) for t in board.benchmark.tasks}
     for i in range(n_models):
         form, document, submitted_at = demo_model(board.benchmark, i, 0, designs)
-        board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=submitted_at)
+        Publishing(board).publish(Publishing(board).presubmit(dump_json(document), form), submitted_at=submitted_at)
 
 
 def in_one_commit(store: Path, n_models: int) -> None:

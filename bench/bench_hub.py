@@ -47,6 +47,7 @@ REPLICA = """
 import json, resource, sys, time
 t = time.perf_counter()
 from pathlib import Path
+from leaderboard.board.publishing import Publishing
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.hub import HubStore
 from leaderboard.config.tasks import load_benchmark
@@ -58,7 +59,7 @@ print(json.dumps({"seconds": time.perf_counter() - t, "models": len(board.models
 if sys.stdin.readline().strip() == "presubmit":
     new = Path(sys.argv[4])
     t = time.perf_counter()
-    preview = board.publishing.presubmit(new, json.loads(new.with_suffix(".form.json").read_text()))
+    preview = Publishing(board).presubmit(new, json.loads(new.with_suffix(".form.json").read_text()))
     print(json.dumps({"seconds": time.perf_counter() - t, "rank": int(preview.table.loc[preview.submission_id, "rank"]),
                       "entered_panel": preview.submission_id in preview.panel, "peak_mb": peak()}), flush=True)
 """

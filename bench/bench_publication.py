@@ -72,6 +72,7 @@ def phase_publication(store: str, new_file: str, repeats: str) -> dict:
     """In one process, started as the app starts: load, intervals from the snapshot, the
     start's background warming (waited for); pre-submit once and `repeats` times more;
     publish with every duel; refresh the intervals."""
+    from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.engine.tournament import Tournament
     from leaderboard.storage.local import LocalStore
@@ -87,18 +88,18 @@ def phase_publication(store: str, new_file: str, repeats: str) -> dict:
     presubmits = []
     for _ in range(1 + int(repeats)):
         t = time.perf_counter()
-        preview = board.publishing.presubmit(Path(new_file), form)
+        preview = Publishing(board).presubmit(Path(new_file), form)
         presubmits.append(time.perf_counter() - t)
     entered = preview.submission_id in preview.panel
     no_duels = dataclasses.replace(preview, tournament=Tournament(board.benchmark.task_ids))
     t = time.perf_counter()
-    board.publishing.publish(no_duels)
+    Publishing(board).publish(no_duels)
     publish = time.perf_counter() - t
     out.update(first_presubmit_s=presubmits[0], presubmit_s=statistics.median(presubmits[1:]),
                publish_with_its_duels_s=publish, entered_panel=entered,
                panel_change=[len(part) for part in preview.panel_change], models=len(board.models))
     t, cpu = time.perf_counter(), time.process_time()
-    board.publishing.refresh_intervals()
+    Publishing(board).refresh_intervals()
     out.update(intervals_after_publish_s=time.perf_counter() - t, intervals_after_publish_cpu_s=time.process_time() - cpu)
     return out
 

@@ -10,6 +10,8 @@ The store, the valid file and the corpus are made once in W with this tree's cod
 repeat runs every tree in turn, each in a fresh process (`sys.path` starting at the tree);
 the figures are medians over the repeats of CPU seconds (`time.process_time`). Every
 command must exit 2 with its case's expected message (a miss is counted and printed).
+The stored per-model arrays' read (the store's own files, not submissions) is
+`bench_arrays.py`'s.
 """
 from __future__ import annotations
 

@@ -199,12 +199,13 @@ def phase_duels(store: str, samples: str, duels: str, distinct: str) -> dict:
     """The duels of the models `phase_models` wrote: `duels` "rebuild" runs `rebuild`
     (timed), "settled" computes the settled panel's duels once per pair of contents
     (`settled_duels`) and writes them as `rebuild` would."""
+    from leaderboard.board.administration import Administration
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
     if duels == "rebuild":
-        report = board.admin.rebuild()
+        report = Administration(board).rebuild()
         return {"rebuild_seconds": time.perf_counter() - t, "dueled": report.dueled, "rebuild_peak_mb": peak_mb()}
     ids = sorted(board.models, key=lambda sid: board.models[sid].submitted)  # as phase_models wrote them
     contents, demo_of = model_contents(board.benchmark, len(ids), int(samples) == 0, int(distinct))
@@ -290,6 +291,7 @@ def missing_after_load(store: str) -> int:
 def phase_in_process(store: str, new_file: str, repeats: str = str(REPEATS)) -> dict:
     """Load, pre-submit (a first call, then `repeats` more) and publish in one process;
     bytes one publication wrote."""
+    from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     form = json.loads(Path(new_file).with_suffix(".form.json").read_text())
@@ -300,11 +302,11 @@ def phase_in_process(store: str, new_file: str, repeats: str = str(REPEATS)) -> 
     times = []
     for _ in range(1 + int(repeats)):
         t = time.perf_counter()
-        preview = board.publishing.presubmit(Path(new_file), form)
+        preview = Publishing(board).presubmit(Path(new_file), form)
         times.append(time.perf_counter() - t)
     before = {p: p.stat() for p in Path(store).rglob("*") if p.is_file()}
     t = time.perf_counter()
-    board.publishing.publish(preview)
+    Publishing(board).publish(preview)
     publish = time.perf_counter() - t
     changed = {}  # file -> bytes written: a new or replaced file's size, what an appended one grew by
     for p in Path(store).rglob("*"):

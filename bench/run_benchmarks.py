@@ -33,6 +33,7 @@ def phase_build(store: Path, n_models: Path) -> dict:
 
 
 def phase_presubmit(store: Path, new_file: Path) -> dict:
+    from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     t = time.perf_counter()
@@ -42,7 +43,7 @@ def phase_presubmit(store: Path, new_file: Path) -> dict:
     times = []
     for _ in range(3):
         t = time.perf_counter()
-        preview = board.publishing.presubmit(new_file, form)
+        preview = Publishing(board).presubmit(new_file, form)
         times.append(time.perf_counter() - t)
     return {"load_seconds": load, "presubmit_seconds": min(times), "presubmit_all": times,
             "opponents": len(preview.opponents), "rank": preview.rank, "peak_mb": peak_mb()}
@@ -58,12 +59,13 @@ def phase_cold_start(store: Path) -> dict:
 
 
 def phase_rebuild(store: Path) -> dict:
+    from leaderboard.board.administration import Administration
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     (store / "tournament.json").unlink()
     t = time.perf_counter()
     board = Leaderboard(LocalStore(store))
-    pairs = board.admin.rebuild()
+    pairs = Administration(board).rebuild()
     return {"seconds": time.perf_counter() - t, "pairs": pairs, "peak_mb": peak_mb()}
 
 

@@ -185,17 +185,18 @@ def _print_excerpt(table, position: int) -> None:
 
 
 def cmd_presubmit(args, publish: bool = False) -> None:
+    from leaderboard.board.publishing import Publishing
     import pandas as pd
     from leaderboard.views.table import leaderboard_table, percent
     board = _open_board(args, must_exist=False)  # publishing into a new folder creates the store
     bar = Bar("pre-submission")
     try:
-        preview = board.publishing.presubmit(args.file, _form(args), progress=bar)
+        preview = Publishing(board).presubmit(args.file, _form(args), progress=bar)
         if publish:
-            board.publishing.publish(preview, progress=bar)
+            Publishing(board).publish(preview, progress=bar)
             bar(1.0, "computing the rank and score intervals")  # after the commit, then written with the snapshot
             try:
-                board.publishing.refresh_intervals()
+                Publishing(board).refresh_intervals()
             except StoreFailure as e:  # the model is published all the same: only the snapshot is behind
                 preview.warnings.append(f"{preview.submission_id} is published, but writing the ranking snapshot "
                                         f"after it failed ({e}); the ranking snapshot will be refreshed on the next "
@@ -227,6 +228,7 @@ def cmd_presubmit(args, publish: bool = False) -> None:
 
 
 def cmd_table(args) -> None:
+    from leaderboard.board.publishing import Publishing
     from leaderboard.storage.snapshot import SnapshotBoard
     from leaderboard.views.table import leaderboard_table
     board = None
@@ -246,14 +248,15 @@ def cmd_table(args) -> None:
         # no current snapshot (a publication's commit leaves it): this reader computed what it
         # holds, so it writes it for the next (a Hub repo's gets it from the app, which commits it)
         with contextlib.suppress(OSError, StoreFailure):  # a store this user cannot write: only speed lost
-            board.publishing.refresh_intervals()
+            Publishing(board).refresh_intervals()
 
 
 def cmd_rebuild(args) -> None:
+    from leaderboard.board.administration import Administration
     board = _open_board(args)
     bar = Bar("rebuild")
     try:
-        report = board.admin.rebuild(progress=bar, recompute=args.recompute)
+        report = Administration(board).rebuild(progress=bar, recompute=args.recompute)
     finally:
         bar.close()
     print(f"rebuilt {board.store}: {len(board.models)} models, {report.dueled} missing model pairs dueled")
@@ -274,38 +277,43 @@ def cmd_rebuild(args) -> None:
 
 
 def cmd_migrate(args) -> None:
+    from leaderboard.board.administration import Administration
     board = _open_board(args)
-    files = board.admin.migrate()
+    files = Administration(board).migrate()
     print(f"migrated {board.store}: tournament.json -> {files} duel files in duels/ "
           f"({len(board.tournament)} duel rows, {len(board.models)} models); ranking unchanged. "
           f"Run `rebuild --recompute` to bring duels of unrecorded rules under {board.rules}")
 
 
 def cmd_export(args) -> None:
+    from leaderboard.board.administration import Administration
     board = _open_board(args)
-    folder = board.admin.export_reference_layout(args.output)
+    folder = Administration(board).export_reference_layout(args.output)
     print(f"wrote {len(board.models)} submissions, tournament.json and the titles file to {folder}")
 
 
 def cmd_remove(args) -> None:
+    from leaderboard.board.administration import Administration
     board = _open_board(args)
     title = board.models[args.submission_id].title if args.submission_id in board.models else args.submission_id
-    board.admin.remove(args.submission_id, args.reason)
+    Administration(board).remove(args.submission_id, args.reason)
     _say(f"removed {title} ({args.submission_id}) from {board.store}: {len(board.models)} models left")
 
 
 def cmd_flag(args) -> None:
+    from leaderboard.board.administration import Administration
     board = _open_board(args)
-    board.admin.flag(args.submission_id, args.reason, args.link)
+    Administration(board).flag(args.submission_id, args.reason, args.link)
     flagged = board.flags[args.submission_id]
     _say(f"flagged {board.models[args.submission_id].title} ({args.submission_id}) on {board.store}: "
          f"{flagged.reason}{f' ({flagged.link})' if flagged.link else ''}; new submissions will not duel it")
 
 
 def cmd_unflag(args) -> None:
+    from leaderboard.board.administration import Administration
     board = _open_board(args)
     flag = board.flags.get(args.submission_id)
-    board.admin.unflag(args.submission_id, args.reason or "")
+    Administration(board).unflag(args.submission_id, args.reason or "")
     skipped = sum(m.submitted >= flag.flagged_at for m in board.models.values())
     _say(f"unflagged {board.models[args.submission_id].title} ({args.submission_id}) on {board.store}"
          + (f"; {skipped} models published while it was flagged did not duel it: `check` lists the missing "
@@ -319,9 +327,10 @@ def _repair(store) -> str:
 
 
 def cmd_check(args) -> None:
+    from leaderboard.board.administration import Administration
     board = _open_board(args)
-    problems = board.admin.check()
-    stale = board.admin.stale_snapshot()
+    problems = Administration(board).check()
+    stale = Administration(board).stale_snapshot()
     if stale is not None:
         problems.append(f"{SNAPSHOT_FILE} is stale: it ranks {stale} models of {len(board.models)}; "
                         f"run `{_repair(board.store)}` (the app's next start and the board's next write do too)")
@@ -336,13 +345,14 @@ def cmd_check(args) -> None:
 
 
 def cmd_refresh_snapshot(args) -> None:
+    from leaderboard.board.publishing import Publishing
     from leaderboard.storage.snapshot import stale_rows
     board = _open_board(args)
     stored = board.store.read_snapshot_file()
     if stored is not None and stale_rows(stored, board.models, board.flags, board.benchmark) is None:
         print(f"{board.store}: {SNAPSHOT_FILE} is current ({len(board.models)} models); nothing written")
         return
-    if not board.publishing.refresh_intervals():  # another write came first, with its own snapshot
+    if not Publishing(board).refresh_intervals():  # another write came first, with its own snapshot
         raise StoreFailure(f"{board.store} changed while the intervals were computed; {SNAPSHOT_FILE} was not "
                            f"written: run `check` to see whether it is stale now")
     print(f"{board.store}: wrote {SNAPSHOT_FILE}, the ranking of {len(board.models)} models with their intervals")

@@ -17,6 +17,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from leaderboard.board.administration import Administration
 from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model, task_design
 from leaderboard.board.state import Leaderboard
@@ -270,7 +271,7 @@ def flagged_server(tmp_path_factory, full_store_template):
     with serve(tmp_path_factory, full_store_template) as (url, store, _, _):
         board = Leaderboard(LocalStore(store))
         flagged = board.ranked().index[1]
-        board.admin.flag(flagged, REASON, EVIDENCE)
+        Administration(board).flag(flagged, REASON, EVIDENCE)
         yield url, store, flagged, board.models[flagged].title
 
 

@@ -28,6 +28,8 @@ import pyarrow.parquet as pq
 import pytest
 from playwright.sync_api import expect
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.board.configured import build_demo_store
@@ -228,9 +230,9 @@ def test_a_commit_that_landed_with_an_error_answer_is_a_publication(hub, tmp_pat
     publish_all(board, small_documents[:2])
     waiting = preview(board, small_documents[2])
     hub.fail_after_next_commits = 1
-    sid = board.publishing.publish(waiting)
+    sid = Publishing(board).publish(waiting)
     assert f"data/{sid}.json" in hub.files(REPO) and hub.commits == 3  # landed once, not twice
-    assert sid in board.models and board.admin.check() == []
+    assert sid in board.models and Administration(board).check() == []
     assert sid in replica(hub, tmp_path, small_benchmark, "b").models
 
 
@@ -241,22 +243,22 @@ def test_failures_after_a_commit_landed_are_not_reported_as_nothing_published(hu
     publish_all(board, small_documents[:2])
     # Reading the new commit's files fails once: read again, it is there.
     hub.fail_next_tree_listings = 1
-    sid = board.publishing.publish(preview(board, small_documents[2]))
+    sid = Publishing(board).publish(preview(board, small_documents[2]))
     assert f"data/{sid}.json" in hub.files(REPO) and sid in board.models
     # Reading fails twice: the store cannot tell, and says the commit may have landed.
     hub.fail_next_tree_listings = 2
     with pytest.raises(StoreFailure, match="the commit may have landed") as unknown:
-        board.publishing.publish(preview(board, small_documents[3]))
+        Publishing(board).publish(preview(board, small_documents[3]))
     assert "nothing was published" not in str(unknown.value)
     assert sum(f.startswith("data/") for f in hub.files(REPO)) == 4
     # Keeping the arrays in the local cache fails (its place is taken by a folder): the
     # commit holds them, so the publication stands.
     waiting = preview(board, small_documents[4])
     (tmp_path / "cache-a" / f"{waiting.submission_id}.npz").mkdir()
-    assert board.publishing.publish(waiting) == waiting.submission_id
+    assert Publishing(board).publish(waiting) == waiting.submission_id
     assert f"data/{waiting.submission_id}.json" in hub.files(REPO)
     fresh = replica(hub, tmp_path, small_benchmark, "b")
-    assert len(fresh.models) == 5 and fresh.admin.check() == []
+    assert len(fresh.models) == 5 and Administration(fresh).check() == []
 
 
 def test_a_failed_commit_is_a_store_failure_saying_nothing_landed(hub, tmp_path, small_benchmark, small_documents):
@@ -266,7 +268,7 @@ def test_a_failed_commit_is_a_store_failure_saying_nothing_landed(hub, tmp_path,
     files = hub.files(REPO)
     hub.fail_next_commits = 1
     with pytest.raises(StoreFailure, match="nothing was published"):
-        board.publishing.publish(preview(board, small_documents[2]))
+        Publishing(board).publish(preview(board, small_documents[2]))
     assert hub.files(REPO) == files
 
 
@@ -279,11 +281,11 @@ def test_a_flag_or_removal_whose_commit_failed_says_whether_it_may_have_landed(h
     head = hub.head(REPO)
     hub.fail_next_commits = 1
     with pytest.raises(StoreFailure, match="nothing was changed"):
-        board.admin.flag(top, "leaked")
+        Administration(board).flag(top, "leaked")
     assert hub.head(REPO) == head
     hub.fail_after_next_commits = 1
     with pytest.raises(StoreFailure, match="the change may have landed") as landed:
-        board.admin.remove(second, "leaked")
+        Administration(board).remove(second, "leaked")
     assert "nothing was changed" not in str(landed.value)
     assert f"data/{second}.json" not in hub.files(REPO) and second not in board.models  # and the board shows it
 
@@ -329,7 +331,7 @@ def test_a_publication_whose_snapshot_commit_finds_the_hub_gone_is_reported_publ
     hub.create_repo(REPO)
     seed = replica(hub, tmp_path, small_benchmark, "seed")
     publish_all(seed, small_documents[:2])
-    assert seed.publishing.refresh_intervals() and snapshot_rows(hub) == 2
+    assert Publishing(seed).refresh_intervals() and snapshot_rows(hub) == 2
     form, document, _ = small_documents[2]
     path = tmp_path / "model.json"
     path.write_bytes(dump_json(document))
@@ -364,10 +366,10 @@ def test_the_apps_start_writes_a_stale_snapshot_again(tmp_path_factory, full_sto
     root = tmp_path_factory.mktemp("stale") / "store"
     shutil.copytree(full_store_template, root)
     board = Leaderboard(LocalStore(root), full_benchmark)
-    board.publishing.publish(board.publishing.presubmit(new_model_file, {
+    Publishing(board).publish(Publishing(board).presubmit(new_model_file, {
         "team_name": "Stale Lab", "model_name": "m", "model_type": "chat", "parameters": 7, "input_length": 4096,
         "precision": "bfloat16", "link_to_model": "https://example.com/stale"}))
-    assert board.admin.stale_snapshot() == 5
+    assert Administration(board).stale_snapshot() == 5
     with serve(tmp_path_factory, full_store_template, LEADERBOARD_STORE=str(root)):
         deadline = time.monotonic() + 120
         while stale_rows((root / SNAPSHOT_FILE).read_bytes(), board.models, board.flags, full_benchmark) is not None:
@@ -494,8 +496,8 @@ def test_a_publication_writes_what_it_adds_whatever_the_board_size(tmp_path, few
     written = {}
     for n in (8, 48):
         board = build_demo_store(tmp_path / f"store{n}", n, benchmark=benchmark)
-        preview = board.publishing.presubmit(dump_json(document), form)
-        written[n] = bytes_written(board.store.root, lambda: board.publishing.publish(preview, submitted_at=submitted))
+        preview = Publishing(board).presubmit(dump_json(document), form)
+        written[n] = bytes_written(board.store.root, lambda: Publishing(board).publish(preview, submitted_at=submitted))
         sid = preview.submission_id
         assert set(written[n]) == {f"data/{sid}.json", f".cache/{sid}.npz", ".cache/index.jsonl",
                                    f"duels/{sid}.parquet", titles_part(sid)}

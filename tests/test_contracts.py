@@ -8,8 +8,10 @@ import inspect
 import re
 from pathlib import Path
 
+import pytest
+
 from leaderboard.board.reader import BoardReader
-from leaderboard.board.state import Leaderboard
+from leaderboard.board.state import EMPTY_STATE, Leaderboard
 from leaderboard.storage.hub import HubStore
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.store import Store
@@ -59,6 +61,22 @@ def test_the_board_gives_its_writers_what_their_reader_protocol_says(tmp_path, s
                       for name in ("publishing", "administration", "writing"))
     used = set(re.findall(r"(?<!leaderboard\.)\bboard\.([a-z_]+)\b", writers))  # not `leaderboard.board.x`, a module
     assert used and used <= {name for name in vars(BoardReader) if not name.startswith("_")}, used - set(vars(BoardReader))
+
+
+def test_the_board_state_is_read_only_and_its_writers_are_its_neighbours(tmp_path, small_benchmark):
+    """Issue 37: `Leaderboard` builds no writer (they are built beside it and take a
+    `BoardReader`), its state cannot be assigned, and the one call of the protocol that
+    changes the board is `install` (`refresh` reloads it from the store); the reading
+    role's module imports no writing role."""
+    board = Leaderboard(LocalStore(tmp_path), small_benchmark)
+    assert not hasattr(board, "publishing") and not hasattr(board, "admin")
+    with pytest.raises(AttributeError):
+        board.state = EMPTY_STATE  # type: ignore[misc]
+    methods = {name for name, member in vars(BoardReader).items() if not name.startswith("_") and callable(member)}
+    assert {"install", "refresh"} <= methods and not methods & {"replace_state", "forget_orphan_duels", "follow"}
+    reading_role = (ROOT / "leaderboard" / "board" / "state.py").read_text()
+    assert not re.findall(r"^from leaderboard\.board\.(publishing|administration|writing) import", reading_role,
+                          re.MULTILINE)
 
 
 def test_a_store_without_a_protocol_method_or_with_another_signature_is_found():

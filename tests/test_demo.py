@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model, task_design
@@ -44,11 +46,11 @@ def test_the_demo_store_equals_publishing_its_models_one_by_one(tmp_path, tasks,
     sequential = Leaderboard(LocalStore(tmp_path / "sequential"), benchmark)
     designs = {t.id: task_design(t, 3) for t in benchmark.tasks}
     publish_all(sequential, [demo_model(benchmark, i, 3, designs) for i in range(n_models)])
-    assert sequential.publishing.refresh_intervals()  # after the last commit, as `publish` and the app do
+    assert Publishing(sequential).refresh_intervals()  # after the last commit, as `publish` and the app do
 
     demo = Leaderboard(LocalStore(tmp_path / "demo"), benchmark)  # as read back from disk
     sequential = Leaderboard(LocalStore(tmp_path / "sequential"), benchmark)
-    assert demo.admin.check() == [] and len(demo.models) == n_models
+    assert Administration(demo).check() == [] and len(demo.models) == n_models
     pd.testing.assert_frame_equal(leaderboard_table(demo, None), leaderboard_table(sequential, None), check_exact=True)
     for category in benchmark.categories:
         pd.testing.assert_frame_equal(leaderboard_table(demo, category), leaderboard_table(sequential, category),

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.administration import Administration
 from leaderboard.storage.dataset_card import CARD_FILE
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import FLAGS_FILE, MARKER
@@ -36,7 +38,7 @@ def test_a_flag_is_one_write_read_back_with_its_reason_and_link(small_store):
     root = small_store.store.root
     top = small_store.ranked().index[0]
     before = {p.name: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != ".lock"}
-    small_store.admin.flag(top, "  test set   in the training data ", EVIDENCE)
+    Administration(small_store).flag(top, "  test set   in the training data ", EVIDENCE)
     after = {p.name: p.read_bytes() for p in root.rglob("*") if p.is_file() and p.name != ".lock"}
     changed = {name for name in after if before.get(name) != after[name]}
     # titles rewritten with the same bytes; duels untouched; the dataset card comes with the
@@ -50,7 +52,7 @@ def test_a_flag_is_one_write_read_back_with_its_reason_and_link(small_store):
     assert snapshot.loc[top, "flagged"] and snapshot.loc[top, "flag_reason"] == "test set in the training data"
     assert snapshot.loc[top, "flag_link"] == EVIDENCE
     assert snapshot["flagged"].sum() == 1 and snapshot["flag_reason"].isna().sum() == len(snapshot) - 1
-    board.admin.unflag(top, "the report was wrong")
+    Administration(board).unflag(top, "the report was wrong")
     assert json.loads((root / FLAGS_FILE).read_text()) == {}
     assert reopened(small_store).flags == {}
     assert not pd.read_parquet(root / SNAPSHOT_FILE)["flagged"].any()
@@ -69,7 +71,7 @@ def test_bad_flags_are_refused_and_change_nothing(small_store, sid, reason, link
     sid = sid or small_store.ranked().index[0]
     before = tree_digest(small_store.store.root)
     with pytest.raises(BadInput) as refused:
-        small_store.admin.flag(sid, reason, link)
+        Administration(small_store).flag(sid, reason, link)
     assert message in "\n".join(refused.value.problems)
     assert tree_digest(small_store.store.root) == before and small_store.flags == {}
 
@@ -77,9 +79,9 @@ def test_bad_flags_are_refused_and_change_nothing(small_store, sid, reason, link
 def test_unflag_refuses_a_model_that_is_not_flagged(small_store):
     before = tree_digest(small_store.store.root)
     with pytest.raises(BadInput, match="is not flagged"):
-        small_store.admin.unflag(small_store.ranked().index[0])
+        Administration(small_store).unflag(small_store.ranked().index[0])
     with pytest.raises(BadInput, match="no published model"):
-        small_store.admin.unflag("nobody")
+        Administration(small_store).unflag("nobody")
     assert tree_digest(small_store.store.root) == before
 
 
@@ -87,11 +89,11 @@ def test_excluding_flagged_models_ranks_as_if_they_and_their_duels_were_gone(sma
     """The ranking without a flagged model equals the ranking of a copy of the store from
     which that model was removed (removal drops its duels from the stored ones)."""
     flagged = small_store.ranked().index[1]
-    small_store.admin.flag(flagged, "contaminated")
+    Administration(small_store).flag(flagged, "contaminated")
     copy = tmp_path / "copy"
     shutil.copytree(small_store.store.root, copy)
     without = Leaderboard(LocalStore(copy), small_store.benchmark)
-    without.admin.remove(flagged, "compare")
+    Administration(without).remove(flagged, "compare")
     excluded = small_store.ranked(exclude_flagged=True)
     assert flagged not in excluded.index and flagged in small_store.ranked().index
     pd.testing.assert_frame_equal(excluded, without.ranked())
@@ -108,7 +110,7 @@ def test_excluding_flagged_models_ranks_as_if_they_and_their_duels_were_gone(sma
     # with adjusted p-values too: the same as adjusting the copy without the model
     pd.testing.assert_frame_equal(small_store.ranked(adjusted=True, exclude_flagged=True),
                                   without.ranked(adjusted=True))
-    small_store.admin.unflag(flagged)  # a new flag state is a new ranking, not the cached one
+    Administration(small_store).unflag(flagged)  # a new flag state is a new ranking, not the cached one
     assert flagged in small_store.ranked(adjusted=True, exclude_flagged=True).index
 
 
@@ -117,22 +119,22 @@ def test_flagged_models_are_not_opponents_and_check_follows_the_flags(small_stor
     monkeypatch.setattr(small_store, "benchmark", dataclasses.replace(small_store.benchmark, top_opponents=2,
                                                                       opponents="top-of-its-day"))
     top = list(small_store.ranked().index)
-    small_store.admin.flag(top[0], "leaked answers")
+    Administration(small_store).flag(top[0], "leaked answers")
     form, document, _ = small_documents[6]
-    preview = small_store.publishing.presubmit(dump_json(document), form)
+    preview = Publishing(small_store).presubmit(dump_json(document), form)
     assert preview.opponents == top[1:3]
-    sid = small_store.publishing.publish(preview)
+    sid = Publishing(small_store).publish(preview)
     assert sorted(small_store.tournament.opponents(sid)) == sorted(top[1:3])
-    assert small_store.admin.check() == []  # the replay passes over models flagged by then
-    small_store.admin.unflag(top[0])
-    problems = small_store.admin.check()
+    assert Administration(small_store).check() == []  # the replay passes over models flagged by then
+    Administration(small_store).unflag(top[0])
+    problems = Administration(small_store).check()
     assert len(problems) == 1 and f"{sid}: 1 missing duels (with {top[0]})" in problems[0]
 
 
 def test_removing_a_flagged_model_drops_its_flag(small_store):
     gone = small_store.ranked().index[2]
-    small_store.admin.flag(gone, "duplicate of another model")
-    small_store.admin.remove(gone, "duplicate")
+    Administration(small_store).flag(gone, "duplicate of another model")
+    Administration(small_store).remove(gone, "duplicate")
     assert small_store.flags == {} and json.loads((small_store.store.root / FLAGS_FILE).read_text()) == {}
     assert reopened(small_store).load_problems == []
 
@@ -150,7 +152,7 @@ def test_a_flag_of_an_unpublished_model_or_a_broken_file_is_reported_not_fatal(s
 
 def test_flagged_models_are_marked_in_the_table_details_and_exports(small_store):
     flagged = small_store.ranked().index[1]
-    small_store.admin.flag(flagged, 'scores "too good"', EVIDENCE)
+    Administration(small_store).flag(flagged, 'scores "too good"', EVIDENCE)
     table = views.leaderboard_table(small_store)
     assert table.loc[flagged, "Flagged"] and table.loc[flagged, "Flag reason"] == 'scores "too good"'
     assert table["Flagged"].sum() == 1 and table.loc[flagged, "Flag link"] == EVIDENCE
@@ -185,15 +187,15 @@ def test_flag_and_unflag_on_the_hub_are_one_commit_each(hub, tmp_path, small_ben
     flagged = board.ranked().index[0]
     commits = hub.commits
     with pytest.raises(BadInput, match="Link: an http"):
-        board.admin.flag(flagged, "leaked", "ftp://example.com")
+        Administration(board).flag(flagged, "leaked", "ftp://example.com")
     assert hub.commits == commits
-    board.admin.flag(flagged, "leaked", EVIDENCE)
+    Administration(board).flag(flagged, "leaked", EVIDENCE)
     assert hub.commits == commits + 1
     assert json.loads(hub.read(REPO, FLAGS_FILE))[flagged]["link"] == EVIDENCE
     snapshot = pd.read_parquet(io.BytesIO(hub.read(REPO, SNAPSHOT_FILE))).set_index("submission_id")
     assert snapshot.loc[flagged, "flagged"] and snapshot.loc[flagged, "flag_reason"] == "leaked"
     assert other.refresh(fresh=True) and other.flags[flagged].reason == "leaked"
     np.testing.assert_array_equal(other.ranked(exclude_flagged=True).index, board.ranked(exclude_flagged=True).index)
-    board.admin.unflag(flagged, "cleared")
+    Administration(board).unflag(flagged, "cleared")
     assert hub.commits == commits + 2 and json.loads(hub.read(REPO, FLAGS_FILE)) == {}
     assert other.refresh(fresh=True) and other.flags == {}

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 import stats
+from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.cli import main
 from leaderboard.submission.demo import demo_model
@@ -143,6 +144,8 @@ KILL_CHILD = textwrap.dedent("""
     # (an fsync or a rename; K < 0: never). Each step is printed first, so the parent
     # knows whether the journal's rename, the commit point, happened before the kill.
     import json, os, signal, sys
+    from leaderboard.board.administration import Administration
+    from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
     from leaderboard.config.tasks import load_benchmark
@@ -150,7 +153,7 @@ KILL_CHILD = textwrap.dedent("""
     board = Leaderboard(LocalStore(root), load_benchmark(tasks))
     if action == "publish":
         form, document = json.loads(open(argument).read())
-        preview = board.publishing.presubmit(json.dumps(document).encode(), form)
+        preview = Publishing(board).presubmit(json.dumps(document).encode(), form)
     steps = 0
 
     def step(call, kind):
@@ -166,9 +169,9 @@ KILL_CHILD = textwrap.dedent("""
 
     os.fsync, os.replace = step(os.fsync, "fsync"), step(os.replace, "rename")
     if action == "publish":
-        board.publishing.publish(preview)
+        Publishing(board).publish(preview)
     else:
-        board.admin.remove(argument, "kill test")
+        Administration(board).remove(argument, "kill test")
     print("done", flush=True)
 """)
 
@@ -235,7 +238,7 @@ def _store_invariants(root: Path, benchmark) -> Leaderboard:
         assert SnapshotBoard.of_store(LocalStore(root), benchmark) is None
     assert {p.stem for p in (root / DUELS_DIR).glob("*.parquet")} <= published
     assert board.orphan_duels == set()
-    assert board.admin.check() == []
+    assert Administration(board).check() == []
     assert not (root / JOURNAL_FILE).exists()
     assert not [p for p in root.rglob("*.tmp")]
     return board

@@ -27,6 +27,8 @@ import pytest
 from huggingface_hub import DatasetCard, HfApi
 from huggingface_hub.errors import HfHubHTTPError
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.storage import store_index
@@ -55,7 +57,7 @@ def test_first_publication_into_an_empty_repo(hub, tmp_path, small_benchmark, sm
     assert sum(f.startswith("duels/") for f in files) == 3 and TOURNAMENT_FILE not in files
     assert "README.md" in files and SNAPSHOT_FILE not in files  # a publication's commit leaves the snapshot
     assert set(board.store.read_titles()) == set(board.models)  # the titles parts
-    assert board.publishing.refresh_intervals() and SNAPSHOT_FILE in hub.files(REPO)  # written after, with intervals
+    assert Publishing(board).refresh_intervals() and SNAPSHOT_FILE in hub.files(REPO)  # written after, with intervals
     # A new replica starts from the committed arrays, without parsing a submission file.
     monkeypatch.setattr("leaderboard.board.state.parse_submission", lambda *a, **k: pytest.fail("parsed a file"))
     fresh = replica(hub, tmp_path, small_benchmark, "b")
@@ -120,17 +122,17 @@ def test_a_stale_publication_is_retried_with_the_missing_duels(hub, tmp_path, sm
 
     def a_commits_first(publication, parent):  # a lands between b's refresh and b's commit
         if not published:
-            published.append(a.publishing.publish(racing))
+            published.append(Publishing(a).publish(racing))
         return commit(publication, parent=parent)
 
     b.store.publish = a_commits_first
-    second = b.publishing.publish(waiting)
+    second = Publishing(b).publish(waiting)
     first = published[0]
     assert hub.rejected == 1  # b's first attempt was refused (HTTP 412), then retried
     fresh = replica(hub, tmp_path, small_benchmark, "c")
     assert {first, second} <= set(fresh.models)
     assert fresh.tournament.has_dueled(second, first) and fresh.tournament.has_dueled(first, second)
-    assert fresh.admin.check() == []
+    assert Administration(fresh).check() == []
 
 
 def test_two_replicas_publishing_at_once_both_land(hub, tmp_path, small_benchmark, small_documents):
@@ -143,7 +145,7 @@ def test_two_replicas_publishing_at_once_both_land(hub, tmp_path, small_benchmar
 
     def publish(k):
         start.wait()
-        results[k] = boards[k].publishing.publish(previews[k])
+        results[k] = Publishing(boards[k]).publish(previews[k])
 
     threads = [threading.Thread(target=publish, args=(k,)) for k in range(2)]
     for t in threads:
@@ -155,7 +157,7 @@ def test_two_replicas_publishing_at_once_both_land(hub, tmp_path, small_benchmar
     assert len(fresh.models) == 5 and set(results.values()) <= set(fresh.models)
     assert sum(f.startswith("data/") for f in hub.files(REPO)) == 5  # nothing published twice
     assert fresh.tournament.has_dueled(results[0], results[1]) and fresh.tournament.has_dueled(results[1], results[0])
-    assert fresh.admin.check() == []
+    assert Administration(fresh).check() == []
 
 
 def test_a_failed_commit_changes_nothing(hub, tmp_path, small_benchmark, small_documents):
@@ -166,10 +168,10 @@ def test_a_failed_commit_changes_nothing(hub, tmp_path, small_benchmark, small_d
     waiting = preview(board, small_documents[2])
     hub.fail_next_commits = 1
     with pytest.raises(StoreFailure, match="nothing was published"):
-        board.publishing.publish(waiting)
+        Publishing(board).publish(waiting)
     assert hub.head(REPO) == head and hub.files(REPO) == files
     pd.testing.assert_frame_equal(board.ranked(), ranked)
-    assert board.publishing.publish(waiting) in replica(hub, tmp_path, small_benchmark, "b").models  # and it can be retried
+    assert Publishing(board).publish(waiting) in replica(hub, tmp_path, small_benchmark, "b").models  # and it can be retried
 
 
 def test_without_a_write_token_publishing_fails_clearly(hub, tmp_path, small_benchmark, small_documents):
@@ -188,7 +190,7 @@ def test_a_replica_picks_up_another_replicas_publication(hub, tmp_path, small_be
     b = replica(hub, tmp_path, small_benchmark, "b")
     reloaded = threading.Event()
     b.watch(0.1, on_reload=reloaded.set)
-    sid = a.publishing.publish(preview(a, small_documents[2]))
+    sid = Publishing(a).publish(preview(a, small_documents[2]))
     assert reloaded.wait(timeout=60)  # a limit for a hung poller, not a speed expectation
     assert sid in b.models
     pd.testing.assert_frame_equal(b.ranked(), a.ranked())
@@ -200,7 +202,7 @@ def test_remove_is_one_commit_and_check_reports_problems(hub, tmp_path, small_be
     publish_all(board, small_documents[:4])
     gone = board.ranked().index[1]
     commits = hub.commits
-    board.admin.remove(gone, reason="results were leaked")
+    Administration(board).remove(gone, reason="results were leaked")
     assert hub.commits == commits + 1
     assert not any(gone in f for f in hub.files(REPO))
     for name in (f for f in hub.files(REPO) if f.startswith("duels/")):
@@ -210,7 +212,7 @@ def test_remove_is_one_commit_and_check_reports_problems(hub, tmp_path, small_be
         ["git", "--git-dir", str(hub.root / f"{REPO}.git"), "log", "-1", "--format=%s"],
         capture_output=True, text=True).stdout
     fresh = replica(hub, tmp_path, small_benchmark, "b")
-    assert gone not in fresh.models and fresh.admin.check() == []
+    assert gone not in fresh.models and Administration(fresh).check() == []
     # Damage the repo by hand: an orphan duel and a missing one.
     duel_names = sorted(f for f in hub.files(REPO) if f.startswith("duels/"))
     lost = max(duel_names, key=lambda name: len(hub.read(REPO, name)))
@@ -222,10 +224,10 @@ def test_remove_is_one_commit_and_check_reports_problems(hub, tmp_path, small_be
     sink = io.BytesIO()
     pq.write_table(ghost, sink)
     hub.repo(REPO).commit(hub.head(REPO), {kept: sink.getvalue()}, [lost], "damage")
-    problems = replica(hub, tmp_path, small_benchmark, "c").admin.check()
+    problems = Administration(replica(hub, tmp_path, small_benchmark, "c")).check()
     assert any("missing duels" in p for p in problems) and any("ghost_model" in p for p in problems)
     fixed = replica(hub, tmp_path, small_benchmark, "d")
-    assert fixed.admin.rebuild().dueled >= 1 and fixed.admin.check() == []
+    assert Administration(fixed).rebuild().dueled >= 1 and Administration(fixed).check() == []
 
 
 def loaded_ranking(path: str, env: dict) -> dict:
@@ -255,7 +257,7 @@ def test_load_dataset_returns_the_ranking(hub, tmp_path, small_benchmark, small_
     hub.create_repo(REPO)
     board = replica(hub, tmp_path, small_benchmark, "a")
     publish_all(board, small_documents[:4])
-    assert board.publishing.refresh_intervals()  # as the app does after a publication
+    assert Publishing(board).refresh_intervals()  # as the app does after a publication
     assert_is_the_ranking(loaded_ranking(REPO, hub_env(hub, tmp_path)), board)
 
 
@@ -275,7 +277,7 @@ def test_load_dataset_returns_the_ranking_of_a_repo_that_had_a_card(hub, tmp_pat
     hub.create_repo(REPO, {"README.md": MAINTAINERS_CARD})
     board = replica(hub, tmp_path, small_benchmark, "a")
     publish_all(board, small_documents[:3])
-    assert board.publishing.refresh_intervals()
+    assert Publishing(board).refresh_intervals()
     assert_is_the_ranking(loaded_ranking(REPO, hub_env(hub, tmp_path)), board)
     card = hub.read(REPO, "README.md").decode()
     assert "license: cc-by-4.0" in card and card.endswith(MAINTAINERS_CARD.decode().split("---\n", 2)[2])
@@ -298,7 +300,7 @@ def test_a_card_gains_the_ranking_config_keeping_the_maintainers_own_and_a_broke
 def test_load_dataset_returns_the_ranking_of_a_local_store(small_store, tmp_path):
     """The local store's folder, as `python app.py` or the CLI leave it."""
     board = small_store
-    assert board.publishing.refresh_intervals()
+    assert Publishing(board).refresh_intervals()
     assert_is_the_ranking(loaded_ranking(str(board.store.root), {"HF_HOME": str(tmp_path / "hf")}), board)
 
 
@@ -380,14 +382,14 @@ def test_a_presubmission_downloads_only_the_arrays_its_duels_need(hub, tmp_path,
     lazy = replica(hub, tmp_path, panel_benchmark, "lazy")
     document, form = new_document(panel_benchmark)
     hub.downloaded.clear()
-    preview = lazy.publishing.presubmit(document, form)
+    preview = Publishing(lazy).presubmit(document, form)
     fetched = {p for p in hub.downloaded if p.startswith("arrays/")}
     assert {f"arrays/{sid}.npz" for sid in preview.opponents} <= fetched and len(fetched) < INDEXED_MODELS / 2
     assert set(hub.downloaded) == fetched
     every = Leaderboard(HubStore("czech/without-index", panel_benchmark.name, endpoint=hub.url,
                                  cache_dir=tmp_path / "cache-every"), panel_benchmark)
     assert sum(p.startswith("arrays/") for p in hub.downloaded) == len(fetched) + INDEXED_MODELS
-    expected = every.publishing.presubmit(document, form)
+    expected = Publishing(every).presubmit(document, form)
     pd.testing.assert_frame_equal(preview.table, expected.table)
     assert preview.opponents == expected.opponents and preview.panel == expected.panel
 
@@ -397,7 +399,7 @@ def test_a_publication_extends_the_index_and_another_replica_reads_it(hub, tmp_p
     hub.create_repo(REPO, files)
     a, b = replica(hub, tmp_path, panel_benchmark, "a"), replica(hub, tmp_path, panel_benchmark, "b")
     commits = hub.commits
-    sid = a.publishing.publish(a.publishing.presubmit(*new_document(panel_benchmark)))
+    sid = Publishing(a).publish(Publishing(a).presubmit(*new_document(panel_benchmark)))
     assert hub.commits == commits + 1
     segments = store_index.segment_paths(hub.files(REPO))
     assert len(segments) <= math.log2(2 * (INDEXED_MODELS + 1) + 1)
@@ -431,7 +433,7 @@ def test_the_first_write_to_a_repo_without_an_index_indexes_the_whole_board(hub,
     hub.create_repo(REPO, {p: d for p, d in files.items() if not p.startswith("index/")})
     a = replica(hub, tmp_path, panel_benchmark, "a")
     assert sum(p.startswith("arrays/") for p in hub.downloaded) == INDEXED_MODELS
-    a.publishing.publish(a.publishing.presubmit(*new_document(panel_benchmark)))
+    Publishing(a).publish(Publishing(a).presubmit(*new_document(panel_benchmark)))
     segments = store_index.segment_paths(hub.files(REPO))
     assert len(segments) == 1
     hub.downloaded.clear()
@@ -453,13 +455,13 @@ def test_publish_all_into_a_hub_repo_is_one_commit_of_a_local_stores_files(hub, 
         for form, document, submitted_at in small_documents[:4]:
             yield validate_metadata(**form), parse_submission(dump_json(document), small_benchmark), submitted_at
     commits = hub.commits
-    ids = board.publishing.publish_all(submissions(), count=4)
+    ids = Publishing(board).publish_all(submissions(), count=4)
     assert hub.commits == commits + 1
-    assert local.publishing.publish_all(submissions(), count=4) == ids
+    assert Publishing(local).publish_all(submissions(), count=4) == ids
     root = local.store.root
     local_files = sorted(str(p.relative_to(root)) for folder in ("data", "duels", "titles") for p in (root / folder).iterdir())
     assert [path for path in local_files + [SNAPSHOT_FILE] if hub.read(REPO, path) != (root / path).read_bytes()] == []
     assert {f"arrays/{sid}.npz" for sid in ids} <= set(hub.files(REPO))
     fresh = replica(hub, tmp_path, small_benchmark, "b")
     pd.testing.assert_frame_equal(fresh.ranked(), local.ranked())
-    assert fresh.admin.check() == [] and fresh.admin.stale_snapshot() is None
+    assert Administration(fresh).check() == [] and Administration(fresh).stale_snapshot() is None

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from harness_logs import DATE_A, MODEL, write_run
+from leaderboard.board.publishing import Publishing
 from leaderboard.submission.demo import demo_model
 from leaderboard.errors import BadInput
 from leaderboard.strict_json import dump_json
@@ -123,12 +124,12 @@ def test_without_pyicu_a_presubmission_says_what_it_left_unchecked_and_publicati
     monkeypatch.setattr(metadata, "icu", None)
     form, document, _ = small_documents[6]
     published = dict(small_store.models)
-    preview = small_store.publishing.presubmit(dump_json(document), form)
+    preview = Publishing(small_store).presubmit(dump_json(document), form)
     assert LOOKALIKES_UNCHECKED in preview.warnings
     with pytest.raises(BadInput, match="publishing needs PyICU"):
-        small_store.publishing.publish(preview)
+        Publishing(small_store).publish(preview)
     assert small_store.models.keys() == published.keys()
     team, model = next(iter(published.values())).title.split("/", 1)
     with pytest.raises(BadInput, match="is already published"):  # a title differing in case still is the same
-        small_store.publishing.presubmit(dump_json(small_documents[7][1]),
+        Publishing(small_store).presubmit(dump_json(small_documents[7][1]),
                                          {**form, "team_name": team, "model_name": model.upper()})

@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
 from leaderboard.engine import ranking
@@ -160,7 +162,7 @@ def test_publication_order_moves_no_model_through_the_board(tmp_path):
         assert family.value_counts().max() == 4  # the copies and their model: one family
         assert (np.equal.outer(family.values, family.values)
                 == np.equal.outer(*[second.attrs["family"].reindex(family.index).values] * 2)).all()
-    assert all(board.admin.check() == [] for board in boards)
+    assert all(Administration(board).check() == [] for board in boards)
 
 
 def test_the_panel_is_the_top_k_by_field_score_and_everyone_dueled_it():
@@ -305,9 +307,9 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
     earlier_files_changed = panel_changes = 0
     for day, (form, document) in enumerate(simulated_submissions(benchmark, 30, seed=12, items=60)[:14]):
         before, panel_before = duel_files(board.store.root), board.panel()
-        preview = board.publishing.presubmit(dump_json(document), form)
+        preview = Publishing(board).presubmit(dump_json(document), form)
         said = preview_summary(board, preview)
-        sid = board.publishing.publish(preview, submitted_at=1_700_000_000 + 86_400 * day)
+        sid = Publishing(board).publish(preview, submitted_at=1_700_000_000 + 86_400 * day)
         after = duel_files(board.store.root)
         earlier_files_changed += sum(after[name] != data for name, data in before.items())
         read = Leaderboard(LocalStore(board.store.root), benchmark)
@@ -315,7 +317,7 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
                                       preview.table.drop(columns=["rank", "previous_rank", "rank_change"]),
                                       check_like=True)
         assert read.ranked()["rank"].to_dict() == preview.table["rank"].to_dict()
-        assert stored_pairs(read) == stored_pairs(board) and read.admin.check() == []
+        assert stored_pairs(read) == stored_pairs(board) and Administration(read).check() == []
         assert everyone_dueled_the_panel(read) and sid in read.models
         assert read.ranked().attrs["panel"] == read.panel()  # what the intervals are computed against
         joining, leaving = preview.panel_change  # the preview says how the panel changes
@@ -354,27 +356,27 @@ def read_after(board, change) -> Leaderboard:
     read = Leaderboard(LocalStore(board.store.root), board.benchmark)
     newcomers = set(read.panel()) - set(panel)
     assert newcomers and not all(before.has_dueled(m, n) for m in read.models for n in newcomers if m != n)
-    assert everyone_dueled_the_panel(read) and read.admin.check() == []
+    assert everyone_dueled_the_panel(read) and Administration(read).check() == []
     assert stored_pairs(read) == stored_pairs(board)
     return read
 
 
 def test_flagging_a_member_brings_in_the_next_with_its_duels_in_the_same_write(panel_board):
     leader = panel_board.panel()[0]
-    read = read_after(panel_board, lambda board: board.admin.flag(leader, "leaked answers"))
+    read = read_after(panel_board, lambda board: Administration(board).flag(leader, "leaked answers"))
     assert leader not in read.panel() and len(read.panel()) == 2
     # the flagged model is still scored, and its duel wins are counted against the panel without it
     won = [read.tournament.pair(leader, m).significant[0, read.benchmark.task_ids.index("t_acc")]
            for m in read.panel()]
     assert read.ranked().attrs["duel_wins"].loc[leader, "t_acc"] == pytest.approx(np.mean(won))
     assert read.ranked().loc[leader, "t_acc"] == panel_board.ranked().loc[leader, "t_acc"]  # its own score: unchanged
-    panel_board.admin.unflag(leader)
+    Administration(panel_board).unflag(leader)
     assert leader in Leaderboard(LocalStore(panel_board.store.root), panel_board.benchmark).panel()
 
 
 def test_removing_a_member_brings_in_the_next_with_its_duels_in_the_same_write(panel_board):
     gone = panel_board.panel()[0]
-    read = read_after(panel_board, lambda board: board.admin.remove(gone, "withdrawn"))
+    read = read_after(panel_board, lambda board: Administration(board).remove(gone, "withdrawn"))
     assert gone not in read.models and gone not in read.panel()
 
 
@@ -387,9 +389,9 @@ def test_rebuild_recompute_moves_a_store_from_the_original_rule_to_the_panel(tmp
     publish_all(original, eight_documents)
     old_ranks = original.ranked()["rank"]
     moved_board = Leaderboard(LocalStore(tmp_path / "store"), load_benchmark(two_member_tasks["panel"]))
-    assert any("missing duels" in problem for problem in moved_board.admin.check())
-    report = moved_board.admin.rebuild(recompute=True)
-    assert moved_board.admin.check() == [] and report.dueled > 0
+    assert any("missing duels" in problem for problem in Administration(moved_board).check())
+    report = Administration(moved_board).rebuild(recompute=True)
+    assert Administration(moved_board).check() == [] and report.dueled > 0
     direct = Leaderboard(LocalStore(tmp_path / "direct"), load_benchmark(two_member_tasks["panel"]))
     publish_all(direct, eight_documents)
     new_ranks = direct.ranked()["rank"]
@@ -490,11 +492,11 @@ def test_a_near_copy_is_named_at_pre_submission_and_its_link_is_kept_with_its_pu
     sample = copy["predictions"]["t_acc"][0]
     sample["acc"] = 1 - sample["acc"]
     copy["results"].pop("t_acc")  # its score is computed from the samples
-    preview = board.publishing.presubmit(dump_json(copy), {**form, "model_name": "Copied-9B"})
+    preview = Publishing(board).presubmit(dump_json(copy), {**form, "model_name": "Copied-9B"})
     assert list(preview.model.metadata["near_copies"]) == [original]
     summary = preview_summary(board, preview)
     assert "A near-copy" in summary and escape_markdown(board.models[original].title) in summary
-    sid = board.publishing.publish(preview)
+    sid = Publishing(board).publish(preview)
     stored = json.loads((root / "data" / f"{sid}.json").read_text())["submission_metadata"]
     assert list(stored["near_copies"]) == [original] and 0 <= stored["near_copies"][original] <= 0.2
     assert set(stored["task_noise"]) == set(small_benchmark.task_ids)

@@ -12,12 +12,15 @@ from support.stores import tree_digest
 
 from support.page_sessions import presubmit as page_presubmit, publish as page_publish
 
+import functools
 import json
 import random
 import time
 
 import pytest
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.reader import follow
 from leaderboard.app.limits import PresubmissionQuota, UploadWindow, upload_requester
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.signin import SignOuts
@@ -37,7 +40,7 @@ NOW = 1_795_000_000.0  # 2026-11-18, a fixed "now" for records made by hand
 
 def preview_of(board, entry, team: str | None = None):
     form, document, _ = entry
-    return board.publishing.presubmit(dump_json(document), {**form, **({"team_name": team} if team else {})})
+    return Publishing(board).presubmit(dump_json(document), {**form, **({"team_name": team} if team else {})})
 
 
 def record(at: float, team: str, rank: int, of: int, account: str | None = None,
@@ -49,7 +52,7 @@ def test_a_pre_submission_is_recorded_and_disclosed_on_the_card_and_in_the_table
     board, root = small_store, small_store.store.root
     before = {p: p.read_bytes() for p in (root / "data").iterdir()}
     preview = preview_of(board, small_documents[5])
-    written = board.publishing.disclose(preview, "ab" * 32, None, "192.0.2.7")
+    written = Publishing(board).disclose(preview, "ab" * 32, None, "192.0.2.7")
     lines = (root / PRESUBMISSIONS_DIR / f"{day_of(written.at)}.jsonl").read_bytes().splitlines()
     stored = json.loads(lines[-1])
     assert stored == {"at": stored["at"], "requester": "anonymous", "client": client_hash("192.0.2.7"),
@@ -59,7 +62,7 @@ def test_a_pre_submission_is_recorded_and_disclosed_on_the_card_and_in_the_table
     assert not any(k in stored for k in ("predictions", "results", "scores"))
     assert {p: p.read_bytes() for p in (root / "data").iterdir()} == before  # nothing published
     assert not list(root.rglob("*.tmp")) and not (root / ".journal.json").exists()
-    sid = board.publishing.publish(preview)
+    sid = Publishing(board).publish(preview)
     expected = f"**1** by team {preview.metadata.team_name}, would-be ranks {preview.rank} of {len(preview.table)}"
     assert expected in details.model_card(board, sid)
     table = views.leaderboard_table(board)
@@ -89,7 +92,7 @@ def test_the_window_and_the_rank_range_match_a_hand_count(small_store, small_doc
     for r in made:
         board.presubmissions.record(r)
     preview = preview_of(board, small_documents[5], team="Window Team")
-    sid = board.publishing.publish(preview, submitted_at=published)
+    sid = Publishing(board).publish(preview, submitted_at=published)
     mine = [r for r in made if r.team.lower() == "window team" and published - 30 * 86400 <= r.at <= published]
     assert 5 < len(mine) < 50  # the design has records inside and outside the window
     shown_ = board.disclosure(sid)
@@ -117,9 +120,9 @@ def test_a_published_account_is_disclosed_by_its_account_not_its_team():
 def test_the_sample_file_is_not_recorded(small_store):
     board = small_store
     before = tree_digest(board.store.root)
-    preview = board.publishing.presubmit(dump_json(board.sample_document()),
+    preview = Publishing(board).presubmit(dump_json(board.sample_document()),
                                          {**demo_model(board.benchmark, 6, 0)[0], "team_name": "Sample"})
-    assert preview.is_sample and board.publishing.disclose(preview, "c" * 64, None, "192.0.2.8") is None
+    assert preview.is_sample and Publishing(board).disclose(preview, "c" * 64, None, "192.0.2.8") is None
     assert tree_digest(board.store.root) == before
 
 
@@ -128,10 +131,10 @@ def test_a_record_that_cannot_be_written_says_so_and_keeps_the_preview(small_sto
     (root / PRESUBMISSIONS_DIR).write_text("a file where the records' folder should be")
     preview = preview_of(board, small_documents[5])
     with pytest.raises(StoreFailure, match=r"\(presubmissions\) failed: File exists; .*nothing was written"):
-        board.publishing.disclose(preview, "d" * 64, None, "192.0.2.9")
+        Publishing(board).disclose(preview, "d" * 64, None, "192.0.2.9")
     note = submission.disclosure_note(preview, "writing presubmissions/2026-11-23.jsonl failed (Not a directory)")
     assert "could not be recorded" in note and "Not a directory" in note and "preview is shown" in note
-    assert board.publishing.publish(preview) in board.models  # the preview still publishes
+    assert Publishing(board).publish(preview) in board.models  # the preview still publishes
     assert not list(root.rglob("*.tmp"))
 
 
@@ -233,11 +236,11 @@ def test_hub_records_are_one_commit_each_on_their_parent(hub, tmp_path, small_be
                                                          monkeypatch):
     hub.create_repo(REPO)
     a = hub_board(hub, tmp_path, small_benchmark, "a")
-    a.publishing.publish(preview_of(a, small_documents[0]))
+    Publishing(a).publish(preview_of(a, small_documents[0]))
     b = hub_board(hub, tmp_path, small_benchmark, "b")  # another replica
     preview = preview_of(a, small_documents[1])
     commits, head = hub.commits, hub.head(REPO)
-    first = a.publishing.disclose(preview, "e" * 64, "alice", "192.0.2.20", now=NOW)
+    first = Publishing(a).disclose(preview, "e" * 64, "alice", "192.0.2.20", now=NOW)
     assert hub.commits == commits + 1
     changed = hub.repo(REPO).git("diff", "--name-only", head, hub.head(REPO)).decode().split()
     assert changed == [f"{PRESUBMISSIONS_DIR}/{day_of(NOW)}.jsonl"]
@@ -250,11 +253,11 @@ def test_hub_records_are_one_commit_each_on_their_parent(hub, tmp_path, small_be
     def read_then_race(path):
         data = read(path)
         if path.startswith(PRESUBMISSIONS_DIR) and not raced:
-            raced.append(a.publishing.disclose(preview, "f" * 64, "carol", "192.0.2.21", now=NOW + 1))
+            raced.append(Publishing(a).disclose(preview, "f" * 64, "carol", "192.0.2.21", now=NOW + 1))
         return data
     monkeypatch.setattr(b.store, "_read", read_then_race)
     rejected = hub.rejected
-    last = b.publishing.disclose(preview, "9" * 64, None, "192.0.2.22", now=NOW + 2)
+    last = Publishing(b).disclose(preview, "9" * 64, None, "192.0.2.22", now=NOW + 2)
     assert hub.rejected == rejected + 1 and raced
     lines = hub.read(REPO, f"{PRESUBMISSIONS_DIR}/{day_of(NOW)}.jsonl").decode().splitlines()
     assert [json.loads(line)["file_sha256"] for line in lines] == ["e" * 64, "f" * 64, "9" * 64]
@@ -262,7 +265,7 @@ def test_hub_records_are_one_commit_each_on_their_parent(hub, tmp_path, small_be
     assert [r.file_sha256 for r in fresh.presubmissions.records(NOW - 1, NOW + 3)] == [
         first.file_sha256, raced[0].file_sha256, last.file_sha256]
     # Publishing after the records lands on top of them.
-    sid = a.publishing.publish(preview, submitted_at=NOW + 10)
+    sid = Publishing(a).publish(preview, submitted_at=NOW + 10)
     assert fresh.refresh(fresh=True) and fresh.disclosure(sid).count == 3  # by team: none signed in published it
 
 
@@ -272,7 +275,7 @@ def test_hub_upload_records_are_batched_and_shared_by_replicas(hub, tmp_path, sm
     replica's board follows its own commits without a reload."""
     hub.create_repo(REPO)
     board = hub_board(hub, tmp_path, small_benchmark, "a")
-    a = UploadLog(board.store, flush_seconds=3600, on_commit=board.follow)
+    a = UploadLog(board.store, flush_seconds=3600, on_commit=functools.partial(follow, board))
     first = UploadWindow(max_uploads=3, max_bytes=10**9, uploads=a, clock=lambda: NOW)
     client = requester_key(None, "192.0.2.30")
     commits = hub.commits

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from leaderboard.board.publishing import Publishing
 from leaderboard.board.state import Leaderboard
 from leaderboard.engine import ranking, tournament as engine
 from leaderboard.engine.tournament import ModelResults, Tournament, duel_rows, task_seed
@@ -116,7 +117,7 @@ def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_st
     board = small_store
     root = board.store.root
     form, document, submitted = small_documents[5]
-    board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=submitted)
+    Publishing(board).publish(Publishing(board).presubmit(dump_json(document), form), submitted_at=submitted)
     assert SnapshotBoard.of_store(board.store, board.benchmark) is None  # committed without its intervals
     gate, computing = threading.Event(), threading.Event()
     certainty_of = ranking.certainty_of
@@ -126,7 +127,7 @@ def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_st
         gate.wait(60)
         return certainty_of(*args, **kwargs)
     monkeypatch.setattr(ranking, "certainty_of", held)
-    thread = board.publishing.refresh_intervals_in_background()
+    thread = Publishing(board).refresh_intervals_in_background()
     try:
         computing.wait(60)
         assert board.intervals_pending()
@@ -158,20 +159,20 @@ def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_st
 def test_a_refresh_for_a_board_that_moved_on_writes_nothing(small_store, small_documents):
     board = small_store
     form, document, submitted = small_documents[5]
-    board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=submitted)
+    Publishing(board).publish(Publishing(board).presubmit(dump_json(document), form), submitted_at=submitted)
     state = board.state
     publish_all(board, small_documents[6:7])  # another publication lands first, with its own snapshot
-    assert not board.publishing.refresh_intervals(state)
-    assert board.publishing.refresh_intervals()
+    assert not Publishing(board).refresh_intervals(state)
+    assert Publishing(board).refresh_intervals()
     assert SnapshotBoard.of_store(board.store, board.benchmark) is not None
 
 
 def test_a_new_board_takes_its_intervals_from_a_current_snapshot_only(small_store, small_documents, monkeypatch):
     board = small_store
     form, document, submitted = small_documents[5]
-    board.publishing.publish(board.publishing.presubmit(dump_json(document), form), submitted_at=submitted)
+    Publishing(board).publish(Publishing(board).presubmit(dump_json(document), form), submitted_at=submitted)
     assert not Leaderboard(board.store, board.benchmark).certainty_from_snapshot()  # committed without them
-    assert board.publishing.refresh_intervals()
+    assert Publishing(board).refresh_intervals()
     computed = Leaderboard(board.store, board.benchmark).certainty()
     started = Leaderboard(board.store, board.benchmark)
 
@@ -190,15 +191,15 @@ def test_a_board_started_from_its_snapshot_warms_what_its_first_publication_need
     published model's arrays again and equal a freshly loaded board's."""
     board = small_store
     publish_all(board, small_documents[5:6])
-    assert board.publishing.refresh_intervals()  # the snapshot is current
+    assert Publishing(board).refresh_intervals()  # the snapshot is current
     started = Leaderboard(board.store, board.benchmark)
     assert started.certainty_from_snapshot()
     started.warm_in_background().join(60)
     form, document, submitted = small_documents[6]
-    started.publishing.publish(started.publishing.presubmit(dump_json(document), form), submitted_at=submitted)
+    Publishing(started).publish(Publishing(started).presubmit(dump_json(document), form), submitted_at=submitted)
     new = set(started.models) - set(board.models)
     for sid, model in started.models.items():
         if sid not in new:  # the new model's replicates were made by its pre-submission
             model.results.summaries = Unreadable()
-    assert started.publishing.refresh_intervals()
+    assert Publishing(started).refresh_intervals()
     pd.testing.assert_frame_equal(started.certainty(), Leaderboard(board.store, board.benchmark).certainty())

@@ -17,6 +17,8 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.administration import Administration
 from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
@@ -96,7 +98,7 @@ def test_publishing_writes_only_the_new_models_duels(small_store, small_document
     old_ids = list(before.model_ids)
     old_files = {p.name: p.read_bytes() for p in (root / DUELS_DIR).glob("*.parquet")}
     form, document, ts = small_documents[5]
-    sid = small_store.publishing.publish(small_store.publishing.presubmit(dump_json(document), form), submitted_at=ts)
+    sid = Publishing(small_store).publish(Publishing(small_store).presubmit(dump_json(document), form), submitted_at=ts)
     assert small_store.tournament.subset(old_ids).to_json() == before.subset(old_ids).to_json()
     for other in old_ids:
         assert small_store.tournament.has_dueled(sid, other)
@@ -120,10 +122,10 @@ def test_scores_are_win_shares_of_stored_duels(small_store):
 def test_rebuild_from_scratch_reproduces_every_duel(small_store):
     root = small_store.store.root
     original = small_store.tournament.to_json()
-    assert small_store.admin.rebuild().dueled == 0  # nothing missing
+    assert Administration(small_store).rebuild().dueled == 0  # nothing missing
     shutil.rmtree(root / DUELS_DIR)
     board = Leaderboard(LocalStore(root), small_store.benchmark)
-    assert board.admin.rebuild().dueled == 10  # model pairs: the k-th model duels the k-1 earlier ones
+    assert Administration(board).rebuild().dueled == 10  # model pairs: the k-th model duels the k-1 earlier ones
     assert Leaderboard(LocalStore(root), small_store.benchmark).tournament.to_json() == original
 
 
@@ -131,7 +133,7 @@ def test_new_model_duels_only_the_benchmarks_number_of_top_models(small_store, s
     small_store.benchmark = dataclasses.replace(small_store.benchmark, top_opponents=2)
     top2 = list(small_store.ranked().index[:2])
     form, document, _ = small_documents[6]
-    preview = small_store.publishing.presubmit(dump_json(document), form)
+    preview = Publishing(small_store).presubmit(dump_json(document), form)
     assert preview.opponents == top2
     assert sorted(preview.tournament.opponents(preview.submission_id)) == sorted(top2)
 
@@ -140,7 +142,7 @@ def test_presubmission_writes_nothing_and_shows_rank_changes(small_store, small_
     root = small_store.store.root
     before = tree_digest(root)
     form, document, _ = small_documents[7]
-    preview = small_store.publishing.presubmit(dump_json(document), form)
+    preview = Publishing(small_store).presubmit(dump_json(document), form)
     assert tree_digest(root) == before
     table = preview.table
     assert preview.submission_id in table.index and len(table) == 6
@@ -152,9 +154,9 @@ def test_presubmission_writes_nothing_and_shows_rank_changes(small_store, small_
 def test_publishing_a_stale_preview_duels_models_published_since(small_store, small_documents):
     form6, doc6, ts6 = small_documents[6]
     form7, doc7, ts7 = small_documents[7]
-    preview = small_store.publishing.presubmit(dump_json(doc6), form6)
-    other = small_store.publishing.publish(small_store.publishing.presubmit(dump_json(doc7), form7), submitted_at=ts7)
-    sid = small_store.publishing.publish(preview, submitted_at=ts6)
+    preview = Publishing(small_store).presubmit(dump_json(doc6), form6)
+    other = Publishing(small_store).publish(Publishing(small_store).presubmit(dump_json(doc7), form7), submitted_at=ts7)
+    sid = Publishing(small_store).publish(preview, submitted_at=ts6)
     assert small_store.tournament.has_dueled(sid, other)
     assert len(small_store.tournament.opponents(sid)) == 6
 
@@ -174,26 +176,26 @@ def test_a_write_failing_before_the_commit_point_publishes_nothing(small_store, 
     root = small_store.store.root
     ranked_before, files_before = small_store.ranked().copy(), tree_digest(root)
     form, document, _ = small_documents[5]
-    preview = small_store.publishing.presubmit(dump_json(document), form)
+    preview = Publishing(small_store).presubmit(dump_json(document), form)
     _fail_replace_into(monkeypatch, JOURNAL_FILE)
     with pytest.raises(StoreFailure, match="nothing was published: writing the store failed: disk failure"):
-        small_store.publishing.publish(preview)
+        Publishing(small_store).publish(preview)
     monkeypatch.undo()
     reopened = Leaderboard(LocalStore(root), small_store.benchmark)
     assert preview.submission_id not in reopened.models
     pd.testing.assert_frame_equal(reopened.ranked(), ranked_before)
     assert tree_digest(root) == files_before  # no temporaries left
-    assert reopened.admin.check() == []
+    assert Administration(reopened).check() == []
 
 
 def test_a_write_failing_after_the_commit_point_is_completed_on_the_next_load(small_store, small_documents,
                                                                              monkeypatch):
     root = small_store.store.root
     form, document, _ = small_documents[5]
-    preview = small_store.publishing.presubmit(dump_json(document), form)
+    preview = Publishing(small_store).presubmit(dump_json(document), form)
     _fail_replace_into(monkeypatch, "/data/")
     with pytest.raises(UnfinishedWrite, match="the change is committed, and the next command or app start") as e:
-        small_store.publishing.publish(preview)
+        Publishing(small_store).publish(preview)
     monkeypatch.undo()
     assert "nothing was published" not in str(e.value)
     assert (root / JOURNAL_FILE).exists()
@@ -201,7 +203,7 @@ def test_a_write_failing_after_the_commit_point_is_completed_on_the_next_load(sm
     assert preview.submission_id in reopened.models
     assert set(LocalStore(root).read_titles()) == set(reopened.models)
     assert not (root / JOURNAL_FILE).exists() and not list(root.rglob(".*.tmp"))
-    assert reopened.admin.check() == []
+    assert Administration(reopened).check() == []
 
 
 def test_cache_is_rebuildable_from_data(small_store):
@@ -361,11 +363,11 @@ def test_migrate_keeps_the_ranking_and_recompute_reports_the_changed_verdicts(tm
     (root / TOURNAMENT_FILE).write_text(json.dumps(tour))
     reference = Leaderboard(LocalStore(root), small_benchmark)
     before = reference.ranked()
-    assert reference.admin.migrate() == 3
+    assert Administration(reference).migrate() == 3
     assert not (root / TOURNAMENT_FILE).exists()
     migrated = Leaderboard(LocalStore(root), small_benchmark)
     pd.testing.assert_frame_equal(migrated.ranked(), before)
-    report = migrated.admin.rebuild(recompute=True)
+    report = Administration(migrated).rebuild(recompute=True)
     assert report.recomputed_pairs == 6 and report.dueled == 0
     assert report.changed == [("t_em", a, b, not original, original)]
     pd.testing.assert_frame_equal(Leaderboard(LocalStore(root), small_benchmark).ranked(), board.ranked())

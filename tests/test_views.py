@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 import plotly.graph_objects as go
 
+from leaderboard.board.publishing import Publishing
+from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import TOP_OF_ITS_DAY
 from leaderboard.storage.local import LocalStore
@@ -296,7 +298,7 @@ def test_duel_summary_counts_won_lost_not_significant_per_category_and_task(smal
 
 def test_preview_table_marks_the_new_model_and_rank_changes(small_store, small_documents):
     form, document, _ = small_documents[6]
-    preview = small_store.publishing.presubmit(dump_json(document), form)
+    preview = Publishing(small_store).presubmit(dump_json(document), form)
     table = submission.preview_table(small_store, preview)
     assert len(table) == len(small_store.models) + 1
     assert table.loc[preview.submission_id, "Change"] == "new"
@@ -315,11 +317,11 @@ def test_preview_summary_names_the_rules_score(small_store, small_documents):
     """Under the panel the preview gives the field score (whom it counts: every other
     published model); under top-of-its-day the Win Score of its duels."""
     form, document, _ = small_documents[6]
-    said = submission.preview_summary(small_store, small_store.publishing.presubmit(dump_json(document), form))
+    said = submission.preview_summary(small_store, Publishing(small_store).presubmit(dump_json(document), form))
     assert "Overall score **" in said and "win score" not in said.lower()
     assert "of the other published models" in said and "duels" not in said.split("\n")[1]
     original = under_original_rule(small_store)
-    said = submission.preview_summary(original, original.publishing.presubmit(dump_json(document), form))
+    said = submission.preview_summary(original, Publishing(original).presubmit(dump_json(document), form))
     assert "Overall win score **" in said and "from duels with" in said
 
 
@@ -444,7 +446,7 @@ def test_url_query_round_trips_a_view_and_ignores_junk(small_store):
 
 def test_sample_file_lines_up_with_the_store(small_store):
     document = sample_document(small_store.benchmark, small_store.references())
-    preview = small_store.publishing.presubmit(dump_json(document), {
+    preview = Publishing(small_store).presubmit(dump_json(document), {
         "team_name": "Sample", "model_name": "sample", "model_type": "chat", "parameters": 1, "input_length": 2048,
         "precision": "bfloat16", "link_to_model": "https://example.com"})
     assert preview.rank >= 1 and preview.submission_id not in small_store.models
@@ -620,7 +622,7 @@ def test_the_current_table_is_made_once_per_board_state(small_store):
     assert first is views.current_table(small_store, "Language")
     pd.testing.assert_frame_equal(first, views.leaderboard_table(small_store, "Language"))
     flagged = small_store.ranked().index[1]
-    small_store.admin.flag(flagged, "test", None)
+    Administration(small_store).flag(flagged, "test", None)
     after = views.current_table(small_store, "Language")
     assert after is not first and after.loc[flagged, "Flagged"]
 

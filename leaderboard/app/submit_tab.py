@@ -16,7 +16,7 @@ from leaderboard.app.pager import Pager, turned_to
 from leaderboard.app.settings import CACHE_SECONDS, PAGE_ROWS, PRESUBMISSIONS, PRIVATE, READ_ONLY, TEMP_DISK, script
 from leaderboard.app.previews import PreviewShelf
 from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
-from leaderboard.board.publishing import Preview
+from leaderboard.board.publishing import Preview, Publishing
 from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.storage.presubmissions import file_sha256, requester_key
 from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
@@ -53,6 +53,7 @@ class SubmitTab:
 
     def __init__(self, board, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard, signin: SignIn):
         self.board, self.previews, self.model_pick, self.signin = board, previews, model_pick, signin
+        self.publishing = Publishing(board)  # the board's writing role, built beside it
         # Each session's last compiled upload (its path, the compile), kept as long as Gradio keeps
         # the upload: its pre-submission uses it instead of compiling the archive again.
         self.compiled_uploads: PreviewShelf[tuple[str, submission.Compiled]] = PreviewShelf(CACHE_SECONDS)
@@ -213,7 +214,7 @@ class SubmitTab:
                 try:
                     source = (self.compiled_upload(file, request.session_hash, progress).data
                               if submission.is_archive(file) else file)
-                    preview = board.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
+                    preview = self.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
                 finally:  # read, or refused: the upload no longer holds its client's temporary disk
                     TEMP_DISK.release_file(file)
                 # What the page shows is made before the record: a pre-submission that fails records nothing.
@@ -221,7 +222,7 @@ class SubmitTab:
                                                                           board.models))
                 summary, shown = submission.preview_summary(board, preview), self.preview_views(kept)
                 try:
-                    board.publishing.disclose(preview, sha256, account, address)
+                    self.publishing.disclose(preview, sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
                     record_failure = str(e)
         except LimitReached as e:
@@ -371,13 +372,13 @@ class SubmitTab:
         if refused:
             return {self.status: refused, **closed}
         try:
-            sid = board.publishing.publish(preview, progress=lambda f, m: progress(f, desc=m), publisher=publisher)
+            sid = self.publishing.publish(preview, progress=lambda f, m: progress(f, desc=m), publisher=publisher)
         except (BadInput, StoreFailure) as e:  # a store failure's message says whether anything landed
             problems, heading = ((e.problems, "Publishing failed:") if isinstance(e, BadInput)
                                  else ([str(e)], "The store could not be written:"))
             return {self.status: submission.problems_markdown(board.benchmark, problems, heading), **closed}
         self.previews.discard(request.session_hash, token)
-        board.publishing.refresh_intervals_in_background()  # the page says "being refreshed" until they are
+        self.publishing.refresh_intervals_in_background()  # the page says "being refreshed" until they are
         published = board_views.with_model_links(submission.published_table(board, sid), board.models)
         return {self.status: submission.published_summary(board, sid), **closed,
                 self.model_pick: gr.update(choices=details.model_choices(board, keep=[sid]), value=sid),

@@ -63,7 +63,7 @@ def _changed_verdicts(before: Tournament, after: Tournament, stale: DuelRows) ->
 
 
 class Administration:
-    """The maintainers' commands on `board` (its `admin`)."""
+    """The maintainers' commands on `board`, built beside it (the command line)."""
 
     def __init__(self, board: BoardReader):
         self.board = board

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from leaderboard.board.publishing import Publishing
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.settings import Settings
 from leaderboard.config.tasks import Benchmark, load_benchmark
@@ -63,5 +64,5 @@ def build_demo_store(root: str | Path, n_models: int = 40, seed: int = 0, benchm
             parsed = ParsedSubmission(tasks, document, canonical_sha256(document["predictions"]),
                                       canonical_sha256(document["results"]))
             yield validate_metadata(**form), parsed, submitted_at
-    board.publishing.publish_all(submissions(), lambda f, message: progress(f, f"building the demo store: {message}"), n_models)
+    Publishing(board).publish_all(submissions(), lambda f, message: progress(f, f"building the demo store: {message}"), n_models)
     return board

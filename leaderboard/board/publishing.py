@@ -2,6 +2,7 @@
 publication (retried when another publication lands first)."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import time
@@ -13,8 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from leaderboard.board.reader import BoardReader
-from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, stale_snapshot, titles_of
+from leaderboard.board.reader import BoardReader, BoardState, follow, titles_of
+from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, stale_snapshot
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import ranking
 from leaderboard.engine.panel import near_copy_metadata
@@ -34,8 +35,6 @@ from leaderboard.submission.alignment import TaskReference
 
 if TYPE_CHECKING:
     import threading
-
-    from leaderboard.board.reader import BoardState
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +134,8 @@ def stored_metadata(metadata: SubmissionMetadata, predictions_sha256: str, resul
 
 
 class Publishing:
-    """Pre-submission and publication on `board` (its `publishing`)."""
+    """Pre-submission and publication on `board`, built beside it (`configured.py`,
+    the command line, the app)."""
 
     def __init__(self, board: BoardReader):
         self.board = board
@@ -196,7 +196,7 @@ class Publishing:
                                      preview.rank, len(preview.table))
         moved = board.presubmissions.record(record)
         if moved is not None:
-            board.follow(*moved)
+            follow(board, *moved)
         return record
 
     def publish(self, preview: Preview, progress: Progress = no_progress, submitted_at: float | None = None,
@@ -246,7 +246,7 @@ class Publishing:
                         raise StoreFailure(f"{NOTHING_PUBLISHED}: {e}") from None
                     log.warning("publishing %s: %s; the commit landed all the same", sid, e)
                 else:
-                    board.replace_state(models, tournament, revision, ranked)
+                    board.install(BoardState(models, tournament, revision, ranked, board.flags))
                 progress(1.0, "published")
                 return sid
         raise StoreFailure(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
@@ -272,7 +272,7 @@ class Publishing:
             except StoreConflict:
                 return False
             if revision != state.revision:  # a Hub commit: the same board at the new revision
-                board.replace_state(state.models, state.tournament, revision, state.ranked, state.flags)
+                board.install(dataclasses.replace(state, revision=revision))
         return True
 
     def refresh_stale_snapshot(self) -> bool:
@@ -344,5 +344,5 @@ class Publishing:
                 raise
             except (StoreConflict, StoreFailure) as e:  # a store failure, not bad input (exit 1)
                 raise StoreFailure(f"{NOTHING_PUBLISHED}: {e}") from None
-            board.replace_state(models, tournament, revision, ranked)
+            board.install(BoardState(models, tournament, revision, ranked, board.flags))
             return [m.submission_id for m, _ in staged]

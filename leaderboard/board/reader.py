@@ -1,10 +1,12 @@
 """What the writing roles (`publishing.py`, `administration.py`, `writing.py`) may use of
-the reading role (`state.Leaderboard`): its state, read-only, and the few calls that
-replace it. They take a `BoardReader` instead of importing `Leaderboard`, so the board's
-modules import in one direction (state -> writers -> reader), and a writer cannot assign
-the board's attributes (only properties here)."""
+the reading role (`state.Leaderboard`): its state, read-only, `refresh` (a reload from the
+store) and `install`, the one call that makes a new state the board's. They are built
+beside the board and take a `BoardReader` instead of importing `Leaderboard`, so the
+board's modules import in one direction (writers -> reader <- state), and a writer cannot
+assign the board's attributes (only properties here)."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -20,6 +22,10 @@ from leaderboard.storage.presubmissions import PresubmissionLog
 from leaderboard.storage.store import PublishedModel, Store
 from leaderboard.submission.alignment import TaskReference
 from leaderboard.submission.parsing import ParsedSubmission
+
+
+def titles_of(models: Mapping[str, PublishedModel]) -> dict[str, str]:
+    return {s: m.title for s, m in models.items()}
 
 
 @dataclass(frozen=True)
@@ -74,14 +80,9 @@ class BoardReader(Protocol):
     @property
     def orphan_duels(self) -> set[str]: ...
 
-    def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision: str | None,
-                      ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None: ...
-
-    def forget_orphan_duels(self) -> None: ...
+    def install(self, state: BoardState, orphan_duels: set[str] | None = None) -> None: ...
 
     def refresh(self, fresh: bool = False) -> bool: ...
-
-    def follow(self, parent: str, revision: str) -> None: ...
 
     def rank(self, models: dict[str, PublishedModel], tournament: Tournament,
              flags: dict[str, Flag] | None = None) -> pd.DataFrame: ...
@@ -101,3 +102,13 @@ class BoardReader(Protocol):
 
     def certainty_in_background(self, then: Callable[[], object] | None = None,
                                 after: threading.Event | None = None) -> threading.Thread: ...
+
+
+def follow(board: BoardReader, parent: str, revision: str) -> None:
+    """The store moved from `parent` to `revision` by a commit that changed none of the
+    board's files (a pre-submission's or an upload's record): if the board's state was
+    `parent`'s, it is `revision`'s, without a reload."""
+    with board.write_lock:
+        state = board.state
+        if state.revision == parent:
+            board.install(dataclasses.replace(state, revision=revision))

@@ -1,8 +1,10 @@
 """The reading role: the published models and their duels, from one revision of the store.
 
 This is what the command line and the web app read. State is replaced, never mutated in
-place, so readers (browsing, pre-submissions) need no lock; only the writers
-(`board.publishing`, `board.admin`) take `write_lock`.
+place, so readers (browsing, pre-submissions) need no lock; the writing roles
+(`board.publishing.Publishing`, `board.administration.Administration`) are built beside the
+board and take it as a read-only `BoardReader`: they take `write_lock` and hand the state
+their write made to `install`, the one call that changes it.
 """
 from __future__ import annotations
 
@@ -15,10 +17,7 @@ from typing import Any, TypedDict
 import numpy as np
 import pandas as pd
 
-from leaderboard.board.administration import Administration
-from leaderboard.board.reader import BoardState
-from leaderboard.board.publishing import Publishing
-from leaderboard.board.writing import titles_of
+from leaderboard.board.reader import BoardState, titles_of
 from leaderboard.config.tasks import PANEL, Benchmark, load_benchmark
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine import ranking, replay
@@ -53,15 +52,15 @@ EMPTY_STATE = BoardState({}, Tournament([], []), None, pd.DataFrame(), {})
 
 
 class Leaderboard:
-    """The board of `store` under `benchmark`, loaded on creation; `publishing` and `admin`
-    are its writing roles."""
+    """The board of `store` under `benchmark`, loaded on creation; read-only to its
+    writing roles (`BoardReader`), which are its neighbours, not its members."""
 
     def __init__(self, store: Store, benchmark: Benchmark | None = None, progress: Progress = no_progress):
         self.store = store
         self.benchmark = benchmark or load_benchmark()
         self.load_problems: list[str] = []
         self.orphan_duels: set[str] = set()  # unpublished models that stored duels mention
-        self.state = EMPTY_STATE
+        self._state = EMPTY_STATE
         self.rules_description = rules_description(self.benchmark)
         self.rules = rules_id(self.rules_description)
         self.write_lock = threading.RLock()
@@ -73,8 +72,6 @@ class Leaderboard:
         self._sample_hash: tuple[dict[str, Any], str] | None = None  # (sample file, the hash of its predictions)
         self._sample_first_task: tuple[str | None, str] | None = None  # (reference model, hash of its first task)
         self.presubmissions = PresubmissionLog(store)  # disclosed pre-submissions
-        self.publishing = Publishing(self)
-        self.admin = Administration(self)
         self.load(progress)
 
     # --- state ---------------------------------------------------------------------------
@@ -97,7 +94,7 @@ class Leaderboard:
                 problems.append(f"data/{sid}.json is skipped: {e.problems[0]}")
         tournament, orphans, duel_problems = self._read_duels(list(models))
         flags, flag_problems = self._read_flags(models)
-        self.replace_state(models, tournament, revision, flags=flags)
+        self._state = BoardState(models, tournament, revision, self.rank(models, tournament, flags), flags)
         self.load_problems, self.orphan_duels = problems + duel_problems + flag_problems, orphans
 
     def _read_flags(self, models: dict[str, PublishedModel]) -> tuple[dict[str, Flag], list[str]]:
@@ -140,16 +137,19 @@ class Leaderboard:
             self._panel = (state, members)
         return members
 
-    def replace_state(self, models: dict[str, PublishedModel], tournament: Tournament, revision: str | None,
-                   ranked: pd.DataFrame | None = None, flags: dict[str, Flag] | None = None) -> None:
-        """The new state; `flags` None keeps the current flags."""
-        flags = self.state.flags if flags is None else flags
-        ranked = self.rank(models, tournament, flags) if ranked is None else ranked
-        self.state = BoardState(models, tournament, revision, ranked, flags)
+    def install(self, state: BoardState, orphan_duels: set[str] | None = None) -> None:
+        """Make `state` the board's: the one call by which a writer, holding `write_lock`,
+        changes the board, with the state of the store its write left (`orphan_duels`: the
+        unpublished models its duel files still mention, when it rewrote them; None keeps
+        them). One assignment, so a reader sees the old state or the new, never a mix."""
+        self._state = state
+        if orphan_duels is not None:
+            self.orphan_duels = orphan_duels
 
-    def forget_orphan_duels(self) -> None:
-        """A rewrite wrote every duel file: none names an unpublished model any more."""
-        self.orphan_duels = set()
+    @property
+    def state(self) -> BoardState:
+        """What the board shows now (read-only: writers `install` a new one)."""
+        return self._state
 
     # One state's parts; a reader needing several reads `state` once instead.
     @property
@@ -176,15 +176,6 @@ class Leaderboard:
         with self.write_lock:
             self.load()
         return True
-
-    def follow(self, parent: str, revision: str) -> None:
-        """The store moved from `parent` to `revision` by a commit that changed none of the
-        board's files (a pre-submission's record): if the state was `parent`'s, it is
-        `revision`'s, without a reload."""
-        with self.write_lock:
-            state = self.state
-            if state.revision == parent:
-                self.state = BoardState(state.models, state.tournament, revision, state.ranked, state.flags)
 
     def disclosure(self, sid: str) -> Disclosure:
         """The pre-submissions disclosed for a published model (storage/presubmissions.py)."""

@@ -8,7 +8,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 import numpy as np
 import pandas as pd
 
-from leaderboard.board.reader import BoardReader
+from leaderboard.board.reader import BoardReader, BoardState, titles_of
 from leaderboard.engine.replay import duel_file_owners
 from leaderboard.engine.tournament import UNRECORDED_RULES, DuelRows, ReferenceDuels, Tournament
 from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
@@ -37,10 +37,6 @@ def locked(board: BoardReader, failed: str) -> Iterator[None]:
         yield
 
 
-def titles_of(models: Mapping[str, PublishedModel]) -> dict[str, str]:
-    return {s: m.title for s, m in models.items()}
-
-
 def duel_file(board: BoardReader, tournament: Tournament, rows: DuelRows) -> bytes:
     return duel_files.duel_file(rows, tournament.model_ids, tournament.task_ids,
                                 {board.rules: board.rules_description, UNRECORDED_RULES: UNRECORDED_DESCRIPTION})
@@ -60,8 +56,9 @@ def owned_duel_files(board: BoardReader, tournament: Tournament, models: Mapping
 
 
 def write(board: BoardReader, change: BoardRewrite, models: dict[str, PublishedModel], tournament: Tournament, ranked: pd.DataFrame,
-          flags: dict[str, Flag] | None) -> None:
-    """Commit `change` on top of the board's loaded revision, then make its result the state."""
+          flags: dict[str, Flag] | None, orphan_duels: set[str] | None = None) -> None:
+    """Commit `change` on top of the board's loaded revision, then install its result as
+    the board's state (`flags` None: the board's; `orphan_duels` as `install` takes it)."""
     try:
         revision = board.store.rewrite(change, parent=board.revision)
     except StoreConflict as e:
@@ -78,7 +75,8 @@ def write(board: BoardReader, change: BoardRewrite, models: dict[str, PublishedM
         seen = "changed meanwhile" if moved else "could not be read back"
         raise StoreFailure(f"writing the store failed ({e}), but the store {seen}: the change may have landed; "
                            f"look (`table`, `check`) before writing again") from None
-    board.replace_state(models, tournament, revision, ranked, flags)
+    board.install(BoardState(models, tournament, revision, ranked, board.flags if flags is None else flags),
+                  orphan_duels)
 
 
 def rewrite(board: BoardReader, tournament: Tournament, models: dict[str, PublishedModel], message: str,
@@ -101,8 +99,7 @@ def rewrite(board: BoardReader, tournament: Tournament, models: dict[str, Publis
                                                               board.flags if flags is None else flags),
                           message, files, tuple(sid for sid in deleted if sid not in files), legacy, drop_legacy,
                           removed, None if flags is None else flags_json(flags))
-    write(board, change, models, tournament, ranked, flags)
-    board.forget_orphan_duels()
+    write(board, change, models, tournament, ranked, flags, orphan_duels=set())  # every duel file written
     return len(files)
 
 

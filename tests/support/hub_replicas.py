@@ -1,6 +1,7 @@
 """Replicas of a Hub-backed board on the fake hub (fake_hub.py)."""
 from __future__ import annotations
 
+from leaderboard.board.publishing import Publishing
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.hub import HubStore
 from leaderboard.strict_json import dump_json
@@ -19,4 +20,4 @@ def replica(hub, tmp_path, benchmark, name: str, token: str | None = "default") 
 
 def preview(board, document_entry):
     form, document, _ = document_entry
-    return board.publishing.presubmit(dump_json(document), form)
+    return Publishing(board).presubmit(dump_json(document), form)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 import json
+from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.store import TOURNAMENT_FILE
@@ -24,7 +25,7 @@ def reference_layout_store(tmp_path, benchmark, documents) -> tuple[Leaderboard,
     with bare-bool duels on one task, the old rouge spelling, no cache."""
     board = Leaderboard(LocalStore(tmp_path / "ours"), benchmark)
     publish_all(board, documents)
-    root = board.admin.export_reference_layout(tmp_path / "ref")
+    root = Administration(board).export_reference_layout(tmp_path / "ref")
     for path in (root / "data").glob("*.json"):
         doc = json.loads(path.read_text())
         for sample in doc["predictions"]["t_rouge"]:
