@@ -12,6 +12,7 @@ from support.built_once import built_once
 
 from support.benchmarks import BENCHMARKS
 from support.pages import DESKTOP, PHONE, close, open_filters, open_page, settled, shot
+from support.page_checks import check_back_and_model_link, check_ranking_chart
 from support.servers import serve
 
 import re
@@ -29,12 +30,12 @@ VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop"
 
 @pytest.fixture(scope="module", params=list(BENCHMARKS))
 def board_url(request, tmp_path_factory):
-    """The app on a demo store of MODELS models of one shipped benchmark: (its name, url)."""
+    """The app on a demo store of MODELS models of one shipped benchmark: (its name, url, tasks file)."""
     tasks = BENCHMARKS[request.param]
     template = built_once(tmp_path_factory, f"first_screen_{request.param}",
                           lambda root: build_demo_store(root, MODELS, seed=0, benchmark=load_benchmark(tasks)))
     with serve(tmp_path_factory, template, LEADERBOARD_TASKS=str(tasks)) as (url, _, _, _):
-        yield request.param, url
+        yield request.param, url, tasks
 
 
 def rows_in_view(page) -> list[list[str]]:
@@ -48,7 +49,7 @@ def rows_in_view(page) -> list[list[str]]:
 
 @VIEWPORTS
 def test_the_first_screen_holds_the_ranking(browser, board_url, viewport):
-    name, url = board_url
+    name, url, _ = board_url
     size = "desktop" if viewport is DESKTOP else "phone"
     page = open_page(browser, url, viewport)
     settled(page)
@@ -76,4 +77,18 @@ def test_the_first_screen_holds_the_ranking(browser, board_url, viewport):
     expect(scoring.locator("p").first).to_be_hidden()
     scoring.get_by_text("How scoring works").click()
     expect(scoring).to_contain_text("Models are ranked by")
+    close(page)
+
+
+@VIEWPORTS
+def test_the_chart_back_and_a_model_link_work_on_every_board(browser, board_url, viewport):
+    """Issue 36's chart (Overall and each category), Back and in-page model link on each
+    shipped board, in one visit of its app."""
+    name, url, tasks = board_url
+    page = open_page(browser, url, viewport)
+    settled(page)
+    categories = load_benchmark(tasks).categories
+    check_back_and_model_link(page, url, categories[0])
+    check_ranking_chart(page, viewport, categories, MODELS)
+    shot(page, f"43_chart_{name}", full_page=False)
     close(page)

@@ -6,51 +6,19 @@ The app is conftest.py's `shared_app` (these tests only read it).
 """
 from __future__ import annotations
 
-from support.pages import DESKTOP, PHONE, choose, close, open_page, rows, settled, shot
+from support.page_checks import check_back_and_model_link
+from support.pages import DESKTOP, PHONE, close, open_page, settled
 
-import re
 
 import pytest
-from playwright.sync_api import expect
 
 
 VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
-
-
-def first_header(page):
-    return page.locator("#board thead th .header").first
 
 
 @VIEWPORTS
 def test_back_returns_to_the_view_before_and_a_model_link_opens_details_in_the_page(browser, app_url, viewport):
     page = open_page(browser, app_url[0], viewport)
     settled(page)
-    start = page.evaluate("history.length")
-    choose(page, "category", "NER")
-    expect(first_header(page)).to_have_text("NER rank")
-    page.wait_for_url(re.compile(r"category=NER"))
-    assert page.evaluate("history.length") == start + 1  # one entry for one view change
-    page.go_back()
-    expect(first_header(page)).to_have_text("Rank")  # the view before, in the page
-    expect(page.locator("#category input")).to_have_value("Overall")
-    assert page.url == app_url[0]
-    page.go_forward()
-    expect(first_header(page)).to_have_text("NER rank")
-    expect(page.locator("#category input")).to_have_value("NER")
-    page.go_back()
-    expect(first_header(page)).to_have_text("Rank")
-
-    link = rows(page).first.locator("[role=gridcell]").nth(1).locator("a")
-    name = link.get_attribute("title")
-    page.evaluate("window.sameDocument = true")  # gone if the page were loaded again
-    pages = len(page.context.pages)
-    link.click()
-    expect(page.get_by_role("tab", name="Details")).to_have_attribute("aria-selected", "true")
-    expect(page.locator("#card")).to_contain_text(name)
-    assert re.search(r"\?tab=details&model=\w+", page.url), page.url
-    assert len(page.context.pages) == pages and page.evaluate("window.sameDocument") is True
-    shot(page, "36_model_link_details", full_page=False)
-    page.go_back()
-    expect(page.get_by_role("tab", name="Leaderboard")).to_have_attribute("aria-selected", "true")
-    expect(first_header(page)).to_have_text("Rank")
+    check_back_and_model_link(page, app_url[0], "NER")
     close(page)

@@ -6,7 +6,8 @@ Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
-from support.pages import DESKTOP, PHONE, choose, close, open_page, rows, shot
+from support.page_checks import check_ranking_chart
+from support.pages import DESKTOP, PHONE, choose, close, open_filters, open_page, rows, shot
 
 from urllib.parse import quote
 
@@ -174,26 +175,10 @@ def test_every_header_explains_its_column_on_a_click_or_tap(browser, app_url, vi
 
 @VIEWPORTS
 def test_the_ranking_chart_shows_each_score_with_its_interval(browser, app_url, viewport):
-    """Issue 36: the charts open with one click under the table, in Overall and after a switch
-    to a category: a point and an interval bar per model, labelled by rank, inside the window."""
+    """Issue 36: the ranking chart, in Overall and NER."""
     page = open_page(browser, app_url[0], viewport)
     expect(rows(page)).to_have_count(5, timeout=30000)
-    page.locator("#charts").get_by_text("the ranking with its 95% intervals").click()
-    for category in ("Overall", "NER"):
-        if category != "Overall":
-            choose(page, "category", category)
-        chart = page.locator("#ranking-chart")
-        expect(chart.locator(".gtitle")).to_contain_text(f"{category} score %, 95% intervals", timeout=30000)
-        expect(chart.locator(".point")).to_have_count(5)
-        expect(chart.locator(".errorbar")).to_have_count(5)
-        ticks = chart.locator(".ytick text").evaluate_all(  # top to bottom
-            "ts => ts.map(t => [t.getBoundingClientRect().y, t.textContent]).sort((a, b) => a[0] - b[0]).map(t => t[1])")
-        ranks = [int(t.split(".")[0]) for t in ticks]
-        assert ranks[0] == 1 and ranks == sorted(ranks), ticks  # best at the top
-        chart.scroll_into_view_if_needed()
-        box = chart.bounding_box()
-        assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 0.5, box
-        shot(page, f"37_ranking_chart_{category}", full_page=False)
+    check_ranking_chart(page, viewport, ["NER"], 5)
     close(page)
 
 
@@ -221,4 +206,62 @@ def test_per_category_tables_and_the_duel_map_are_readable_on_a_phone(browser, a
     assert len(ticks) == 5 and min(b - a for a, b in zip(ticks, ticks[1:])) >= 12, ticks
     page.locator("#duel-map").scroll_into_view_if_needed()
     shot(page, "39_duel_map_cells", full_page=False)
+    close(page)
+
+
+def assert_key_cell_pinned(page, elem_id: str) -> None:
+    """`elem_id`'s table scrolled to its right end on a phone: the first row's key (first)
+    cell still within the window and on top where it is drawn (no scrolled cell over it)."""
+    expect(rows(page, elem_id).first).to_be_visible(timeout=30000)
+    page.locator(f"#{elem_id}").scroll_into_view_if_needed()
+    key = rows(page, elem_id).first.locator("[role=gridcell]").first
+    before = key.bounding_box()
+    page.locator(f"#{elem_id} .virtual-table-viewport").evaluate("e => e.scrollLeft = e.scrollWidth")
+    page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
+    box = key.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (elem_id, before, box)
+    on_top = key.evaluate("""cell => {
+        const r = cell.getBoundingClientRect();
+        return cell.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2));
+    }""")
+    assert on_top, (elem_id, box)  # no scrolled cell drawn over the key cell
+
+
+def test_the_per_category_tables_keep_their_key_column_when_scrolled_on_a_phone(browser, app_url):
+    """Issue 36: on a phone Details' won / lost / not significant table and Head-to-head's
+    tasks won per category scroll sideways with their category column pinned."""
+    page = open_page(browser, app_url[0] + "?tab=details", PHONE)
+    assert_key_cell_pinned(page, "duel-summary")
+    shot(page, "40_details_summary_scrolled", full_page=False)
+    page.goto(app_url[0] + "?tab=head-to-head")
+    assert_key_cell_pinned(page, "pair-record")
+    shot(page, "41_pair_record_scrolled", full_page=False)
+    close(page)
+
+
+@VIEWPORTS
+def test_every_radio_option_lies_inside_the_window(browser, app_url, viewport):
+    """Issue 36: no choice of a radio switch cut off, by the window's edge or by a box around
+    it that hides what overflows (on a phone the board's value switch cut "Metric value"),
+    the expert controls unfolded too."""
+    page = open_page(browser, app_url[0], viewport)
+    expect(rows(page).first).to_be_visible(timeout=30000)
+    open_filters(page)
+    expect(page.locator("#p-values")).to_be_visible()
+    cut = page.locator("label:has(input[type=radio])").evaluate_all("""labels => labels
+        .filter(label => label.getClientRects().length)
+        .map(label => {
+            const box = label.getBoundingClientRect();
+            let [left, right] = [0, window.innerWidth];
+            for (let e = label.parentElement; e; e = e.parentElement) {
+                if (getComputedStyle(e).overflowX !== 'visible') {
+                    const clip = e.getBoundingClientRect();
+                    [left, right] = [Math.max(left, clip.left), Math.min(right, clip.right)];
+                }
+            }
+            return {text: label.textContent.trim(), left: box.left, right: box.right, shown: [left, right]};
+        })""")
+    outside = [c for c in cut if c["left"] < c["shown"][0] - 0.5 or c["right"] > c["shown"][1] + 0.5]
+    assert len(cut) >= 4 and not outside, outside
+    shot(page, "42_radio_options", full_page=False)
     close(page)
