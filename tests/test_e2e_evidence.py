@@ -245,8 +245,19 @@ def test_the_about_tab_s_report_card_says_who_could_be_first_and_last(browser, a
         card_headers = " ".join(page.locator("#card-models thead th").all_inner_texts())
         for header in ("Score % (these tasks) 95%", "Score % (tasks drawn too) 95%", "Rank set (all at once) 95%"):
             assert header in card_headers, card_headers
-        expect(page.locator("#card-definitions")).to_contain_text("largest_unseparated: the most models")
-        expect(page.locator("#card-definitions")).to_contain_text("top_k_bits: top-k resolution")
+        scope_headers = page.locator("#card-scopes thead th").all_inner_texts()
+        assert not any("_" in header for header in scope_headers), scope_headers  # words, not the JSON's keys
+        assert {"Could be first", "Largest unseparated set", "Established pairs %"} <= {
+            header.strip() for header in scope_headers}, scope_headers
+        task_headers = page.locator("#card-tasks thead th").all_inner_texts()
+        assert not any("_" in header for header in task_headers), task_headers
+        # each heading defined under its own words, with the card's JSON key beside it
+        expect(page.locator("#card-definitions")).to_contain_text(
+            "Largest unseparated set (largest_unseparated in the card's JSON): the most models")
+        expect(page.locator("#card-definitions")).to_contain_text(
+            "Top-k bits undetermined (top_k_bits in the card's JSON): top-k resolution")
+        expect(page.locator("#card-definitions")).to_contain_text(
+            "Discordance, top decile (discordance_top in the card's JSON): the same")
         expect(page.locator("#card-definitions")).to_contain_text("not on this card: R3")
         expect(page.locator("#card-summary")).to_contain_text(f"top-{min(10, n)} resolution")
         binary = [t.id for t in board.benchmark.tasks if t.metric.sample_kind == "binary"]

@@ -58,7 +58,6 @@ class ReportCardSection:
         return self.render()
 
     def render(self):
-        rows = report_card.scope_rows(self.board)
         files = report_card.exports(self.board)
-        return (report_card.summary(self.board), rows, report_card.model_rows(self.board),
-                report_card.task_rows(self.board), download(files["card"]), download(files["matrix"]))
+        return (report_card.summary(self.board), report_card.scope_table(self.board), report_card.model_rows(self.board),
+                report_card.task_table(self.board), download(files["card"]), download(files["matrix"]))

@@ -37,12 +37,19 @@ DEFINITIONS = {
     "top_k_bits": "top-k resolution: bits of the top k's order the data leaves undetermined, log2 of the orders of "
                   "them that keep every established pair (0: one order; log2(k!) = 21.8 for k = 10: none established)",
 }
+# The page's headings of those figures: words for a reader, where the card's JSON keeps its keys.
+SCOPE_HEADINGS = {"scope": "Scope", "models": "Models", "could_be_first": "Could be first",
+                  "could_be_last": "Could be last", "tiers": "Tiers", "largest_unseparated": "Largest unseparated set",
+                  "established_percent": "Established pairs %", "median_set_width": "Median rank-set width",
+                  "top_k": "Top k", "top_k_bits": "Top-k bits undetermined"}
 # Per task with 0/1 values (`task_rows`).
 TASK_DEFINITIONS = {
     "discordance": "items on which two models' answers differ, on average over every pair of models (the draft's "
                    "R8: the mean over pairs of the sum over items of |x_j - x_k|)",
     "discordance_top": "the same among the top decile of the task's models by its score (at least 2, rounded)",
 }
+TASK_HEADINGS = {"task": "Task", "items": "Items", "discordance": "Discordance",
+                 "discordance_top": "Discordance, top decile"}
 # The draft's fields this card does not carry, and why.
 NOT_APPLICABLE = (
     "Fields of the Leaderboard Reporting Standard (draft 0.2) not on this card: R3, the bits of the whole board's "
@@ -117,6 +124,17 @@ def scope_rows(board) -> pd.DataFrame | None:
             "top_k_bits": round(float(ranked["top_k_bits"].max()), 2) if n else 0.0,
         })
     return pd.DataFrame(rows)
+
+
+def scope_table(board) -> pd.DataFrame | None:
+    """`scope_rows` under the page's headings (SCOPE_HEADINGS)."""
+    rows = scope_rows(board)
+    return None if rows is None else rows.rename(columns=SCOPE_HEADINGS)
+
+
+def task_table(board) -> pd.DataFrame:
+    """`task_rows` under the page's headings (TASK_HEADINGS)."""
+    return task_rows(board).rename(columns=TASK_HEADINGS)
 
 
 _last_task_rows: tuple = (None, None)  # (the ranked table they describe, the rows)
@@ -231,6 +249,10 @@ def summary(board) -> str:
 
 
 def definitions_markdown() -> str:
-    return "\n".join([*(f"- **{name}**: {text}" for name, text in
+    """Each figure under its page heading with its key in the card's JSON beside it (the
+    per-model columns and the provenance fields go by one name)."""
+    headings = {**SCOPE_HEADINGS, **TASK_HEADINGS}
+    return "\n".join([*(f"- **{headings[name]}** (`{name}` in the card's JSON): {text}" if name in headings
+                        else f"- **{name}**: {text}" for name, text in
                         {**DEFINITIONS, **TASK_DEFINITIONS, **MODEL_DEFINITIONS, **PROVENANCE}.items()),
                        "", NOT_APPLICABLE])
