@@ -3,6 +3,8 @@ and the digests and frames that compare stores and boards."""
 from __future__ import annotations
 
 from pathlib import Path
+import contextlib
+import fcntl
 import hashlib
 import numpy as np
 import pandas as pd
@@ -39,14 +41,20 @@ def tree_digest(root: Path, exclude: str | tuple[str, ...] = ()) -> str:
     records and the files or folders at the root named in `exclude`, excepted). The upload records (uploads/)
     are the quota's operational metadata, not the board's data: the web app writes one for
     every upload it admits, a file refused afterwards included; the checks are that a
-    refused file changes none of the board's data."""
-    h = hashlib.sha256()
-    for p in sorted(Path(root).rglob("*")):
-        excluded = (UPLOADS_DIR, *([exclude] if isinstance(exclude, str) else exclude))
-        if p.is_file() and p.name != ".lock" and p.relative_to(root).parts[0] not in excluded:
-            h.update(str(p.relative_to(root)).encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()
+    refused file changes none of the board's data. A store is read under its shared lock, so
+    a commit in flight (its journal and staged files, which a served app's upload record may
+    be writing) has ended before the files are read."""
+    lock_path = Path(root) / ".lock"
+    with open(lock_path) if lock_path.exists() else contextlib.nullcontext() as lock:
+        if lock is not None:
+            fcntl.flock(lock, fcntl.LOCK_SH)  # released when the file closes
+        h = hashlib.sha256()
+        for p in sorted(Path(root).rglob("*")):
+            excluded = (UPLOADS_DIR, *([exclude] if isinstance(exclude, str) else exclude))
+            if p.is_file() and p.name != ".lock" and p.relative_to(root).parts[0] not in excluded:
+                h.update(str(p.relative_to(root)).encode())
+                h.update(p.read_bytes())
+        return h.hexdigest()
 
 
 def duel_frame(board) -> pd.DataFrame:
