@@ -40,6 +40,7 @@ def test_a_store_s_digest_waits_for_a_commit_in_flight(tmp_path):
         reader = threading.Thread(target=lambda: digests.append(tree_digest(tmp_path)))
         reader.start()
         reader.join(0.5)
+        assert reader.is_alive()  # waiting for the commit, not reading beside it
         (tmp_path / ".journal.json").unlink()  # the commit ends
     reader.join(10)
     assert digests == [clean]
