@@ -297,14 +297,15 @@ def everyone_dueled_the_panel(board) -> bool:
 def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_all_its_duels(tmp_path):
     """14 simulated models published one by one with a panel of 3 (members leave it and two
     come back, so models published while they were out duel them then): each preview's ranks
-    and scores are the board's after publishing it; the duels the panel's changes bring
+    and scores are the board's after publishing it; a preview runs only the new model's
+    duels with the panel and says how many the publication adds; the duels the panel's changes bring
     are stored (a board read afresh holds the same duels and `check` is clean), including
     rows in earlier models' files; every model has dueled every member."""
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(accuracy_tasks_file(6, 3, 3)))
     benchmark = load_benchmark(path)
     board = Leaderboard(LocalStore(tmp_path / "store"), benchmark)
-    earlier_files_changed = panel_changes = 0
+    earlier_files_changed = panel_changes = entered = 0
     for day, (form, document) in enumerate(simulated_submissions(benchmark, 30, seed=12, items=60)[:14]):
         before, panel_before = duel_files(board.store.root), board.panel()
         preview = Publishing(board).presubmit(dump_json(document), form)
@@ -321,6 +322,15 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
         assert everyone_dueled_the_panel(read) and sid in read.models
         assert read.ranked().attrs["panel"] == read.panel()  # what the intervals are computed against
         joining, leaving = preview.panel_change  # the preview says how the panel changes
+        rows = preview.tournament.rows_involving(sid)
+        partners = {preview.tournament.model_ids[i] for i in np.r_[rows.first, rows.second]} - {sid}
+        if sid in joining and len(read.models) > len(read.panel()):  # the preview ran its duels with the panel only
+            entered += 1
+            off_panel = len(read.models) - len(read.panel())
+            assert partners <= set(preview.panel) and preview.duels_at_publication == off_panel
+            assert f"publishing runs the duels of the {off_panel} models off the panel with it" in said
+        else:
+            assert preview.duels_at_publication == 0 and "models off the panel with it" not in said
         assert (set(joining), set(leaving)) == (set(read.panel()) - set(panel_before),
                                                 set(panel_before) - set(read.panel()))
         if day == 0:  # the board's first model: said so instead of a panel that it alone joins (issue 32)
@@ -329,6 +339,7 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
             assert ("The reference panel would change" in said) == bool(joining or leaving)
         panel_changes += bool(leaving)
     assert panel_changes, "no publication took a model off the panel: this board tests nothing"
+    assert entered, "no model entered a panel with models off it: this board tests nothing"
     assert earlier_files_changed, "no publication changed the panel for earlier models: this board tests nothing"
 
 

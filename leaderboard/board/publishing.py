@@ -75,6 +75,12 @@ class Preview:
     panel_before: tuple[str, ...] = ()  # the board's panel now
 
     @property
+    def duels_at_publication(self) -> int:
+        """The models whose duels with the new model its publication runs and the preview
+        did not: every model off the panel when it enters the panel (`duel_new_model`)."""
+        return len(self.table) - len(self.panel) if self.submission_id in self.panel else 0
+
+    @property
     def panel_change(self) -> tuple[list[str], list[str]]:
         """(the models publication brings onto the panel, those it takes off), best first."""
         return ([m for m in self.panel if m not in self.panel_before],
@@ -100,15 +106,17 @@ def refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, pr
 
 def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str, PublishedModel],
                    flags: dict[str, Flag], sid: str,
-                   ranked_now: pd.DataFrame, reuse: Tournament | None = None
+                   ranked_now: pd.DataFrame, reuse: Tournament | None = None, preview: bool = False
                    ) -> tuple[list[str], tuple[str, ...], set[str], pd.DataFrame]:
     """Run into `tournament` (the board's duels; `models` holds the new model `sid`) the
     duels its publication needs under the benchmark's rule: its duels with the reference
     panel and every duel the panel's change brings (a model entering it is dueled by all
     that have not), or its duels with the top models of the day (`ranked_now`). Duels of
-    `sid` in `reuse` (its pre-submission's) are copied, not run again. Returns (whom its
-    Win Score counts, the panel after (empty under top-of-its-day), the models whose duel
-    files got rows, the ranked table after)."""
+    `sid` in `reuse` (its pre-submission's) are copied, not run again. `preview`: of the
+    panel's duels only those of `sid` with its members (the scores and ranks depend on no
+    duel; the duels of every other model with an entering `sid` are the publication's).
+    Returns (whom its Win Score counts, the panel after (empty under top-of-its-day), the
+    models whose duel files got rows, the ranked table after)."""
     benchmark = board.benchmark
     tournament.add_models([sid])
     if benchmark.opponents != PANEL:
@@ -121,7 +129,8 @@ def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str,
     if reuse is not None and sid in reuse:
         mapping = np.array([tournament.index(m) if m in tournament else -1 for m in reuse.model_ids], dtype=np.int64)
         tournament.add_rows(reuse.rows_involving(sid).renumbered(mapping))
-    panel = board_panel(tournament, models, flags, benchmark, board.rules, backfill=True)
+    panel = board_panel(tournament, models, flags, benchmark, board.rules, backfill=True,
+                        backfill_only=[sid] if preview else None)
     owners = {sid, *owners_of_pairs(panel.backfilled, models)}
     return ([m for m in panel.members if m != sid], panel.members, owners,
             ranking.ranked(panel.scores(benchmark), submitted_times(models)))
@@ -171,7 +180,7 @@ class Publishing:
         progress(0.5, "running the duels")
         preview_tournament = tournament.copy()
         opponents, panel, _, table = duel_new_model(board, preview_tournament, {**models, sid: model}, flags, sid,
-                                                    ranked_now)
+                                                    ranked_now, preview=True)
         progress(0.9, "ranking")
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])

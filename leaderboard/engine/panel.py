@@ -141,7 +141,8 @@ def missing_duels(tournament: Tournament, members: list[str]) -> dict[str, list[
 
 def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
            flagged: Collection[str] = frozenset(), rules: str | None = None, backfill: bool = True,
-           links: Mapping[str, Mapping[str, float]] | None = None) -> Panel:
+           links: Mapping[str, Mapping[str, float]] | None = None,
+           backfill_only: Collection[str] | None = None) -> Panel:
     """The scores and the panel of the models of `tournament` (every one needs its
     `results`; see the module's text for the definitions).
 
@@ -149,7 +150,10 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     metadata, `near_copy_metadata`), so that no array is read; None: found here from the
     results, every pair looked at (simulations, tests).
     backfill: run, into `tournament`, the duels the panel lacks (under `rules`, default
-    the benchmark's); without it the stored duels alone give the duel wins."""
+    the benchmark's); without it the stored duels alone give the duel wins.
+    backfill_only: run only the lacking duels of these models with the members (and of the
+    members with them): a pre-submission's, whose entering the panel would otherwise duel
+    every model on the board; the others' duel wins then do not count it yet."""
     ids, task_ids = tournament.model_ids, tournament.task_ids
     n = len(ids)
     signed = signed_task_scores(benchmark, task_ids, results, ids)
@@ -180,8 +184,9 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     columns = _Columns(n, len(task_ids))
     columns.read(tournament.parts(), members)
     if backfill:
+        only = None if backfill_only is None else [tournament.index(m) for m in backfill_only]
         columns.add(_backfill(benchmark, tournament, results, tuple(members), rules or rules_id(
-            rules_description(benchmark)), backfilled))
+            rules_description(benchmark)), backfilled, only))
     return Panel(tuple(ids[i] for i in members), tuple(ids), shares, columns.win_scores(members), copies.family,
                  copies, {m: tuple(v) for m, v in backfilled.items()})
 
@@ -248,16 +253,24 @@ def _task_weights(benchmark: Benchmark, task_ids: list[str]) -> np.ndarray:
 
 
 def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
-              panel: tuple[int, ...], rules: str, backfilled: dict[str, list[str]]) -> DuelRows:
-    """Duel each member against every model that has no stored duel with it, into
-    `tournament`, in one addition (a pair of two members lacking each other once).
-    Returns the rows added."""
+              panel: tuple[int, ...], rules: str, backfilled: dict[str, list[str]],
+              only: list[int] | None = None) -> DuelRows:
+    """Duel each member against every model that has no stored duel with it (with `only`:
+    the pairs of those models with the members, and of the members with those among
+    them), into `tournament`, in one addition (a pair of two members lacking each other
+    once). Returns the rows added."""
     members = np.array(panel, dtype=np.int64)
     ids = tournament.model_ids
     position = np.full(len(ids), -1, dtype=np.int64)  # a model's place in the panel, -1 outside it
     position[members] = np.arange(len(members))
     forward, backward = dueled(tournament.parts(), len(ids), members)
     todo = ~(forward & backward)  # (model, member) pairs to duel; a pair of two members has two cells
+    if only is not None:
+        wanted = np.zeros_like(todo)
+        wanted[only] = True
+        at = position[only]
+        wanted[members[:, None], at[at >= 0][None, :]] = True
+        todo &= wanted
     new = []
     while todo.any():  # one duel pass per member that many models lack, or per model that lacks many members
         per_member, per_model = todo.sum(axis=0), todo.sum(axis=1)

@@ -68,12 +68,14 @@ def expected_opponents(tournament: Tournament, models: Mapping[str, BoardModel],
 
 
 def board_panel(tournament: Tournament, models: Mapping[str, BoardModel], flags: Collection[str], benchmark: Benchmark, rules: str | None = None,
-                backfill: bool = False) -> reference_panel.Panel:
+                backfill: bool = False, backfill_only: Collection[str] | None = None) -> reference_panel.Panel:
     """The reference panel of the models of `tournament` (all in `models`), never one in
-    `flags`; `backfill`: run the duels it lacks into `tournament` (see `panel.settle`)."""
+    `flags`; `backfill`: run the duels it lacks into `tournament`, `backfill_only` those of
+    these models (see `panel.settle`)."""
     results = {sid: models[sid].results for sid in tournament.model_ids}
     links = {sid: models[sid].metadata.get(reference_panel.NEAR_COPIES, {}) for sid in tournament.model_ids}
-    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill, links)
+    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill, links,
+                                  backfill_only)
 
 
 def scores(tournament: Tournament, models: Mapping[str, BoardModel], flags: Collection[str], benchmark: Benchmark) -> pd.DataFrame:

@@ -144,8 +144,12 @@ def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:
         return ", ".join(escape_markdown(preview.model.title if m == preview.submission_id else board.models[m].title)
                          for m in ids)
     parts = ([f"joining: {titles(joining)}"] if joining else []) + ([f"leaving: {titles(leaving)}"] if leaving else [])
+    pending = preview.duels_at_publication
     return ["", f"**The reference panel would change** ({'; '.join(parts)}); every model's duel wins are then "
-                f"counted against the new panel (the scores and ranks do not depend on the panel)."]
+                f"counted against the new panel (the scores and ranks do not depend on the panel)."
+                + (f" This preview ran the new model's duels with the panel; publishing runs the duels of the "
+                   f"{pending} models off the panel with it, so their duel wins here do not count it yet."
+                   if pending else "")]
 
 
 def sample_file(board: Leaderboard) -> str:
