@@ -49,6 +49,29 @@ def test_one_against_many_in_groups_gives_each_pair_its_own_duel(small_store, mo
     assert rows.first.tolist() == [0] * 4 + [1, 2, 3, 4] and rows.second.tolist() == [1, 2, 3, 4] + [0] * 4
 
 
+@pytest.mark.parametrize("what", ["summary", "aggregate"])
+def test_a_non_finite_opponent_is_refused_by_name_and_task_in_any_group(small_store, monkeypatch, what):
+    """The engine checks a group of opponents at once (not each task's slice): a NaN in the
+    last opponent's summary or an infinite aggregate, in the second group, is refused as
+    `stats.duel` refuses it, naming the model and the task."""
+    board = small_store
+    ids = list(board.models)
+    results = {sid: board.models[sid].results for sid in ids}
+    task = board.benchmark.task_ids[-1]
+    bad = results[ids[-1]]
+    summaries = {t: np.array(bad.summaries[t], dtype=float) for t in board.benchmark.task_ids}
+    aggregates = dict(bad.aggregates)
+    if what == "summary":
+        summaries[task].flat[-1] = np.nan
+    else:
+        aggregates[task] = np.inf
+    results[ids[-1]] = ModelResults(aggregates, summaries)
+    width = sum(np.size(results[ids[0]].summaries[t]) for t in board.benchmark.task_ids)
+    monkeypatch.setattr(engine, "SUMMARY_BYTES_AT_ONCE", 2 * 8 * width)  # 4 opponents: two groups
+    with pytest.raises(ValueError, match=f"{ids[-1]}: its {what} of {task} is not finite"):
+        duel_rows(board.benchmark, Tournament(board.benchmark.task_ids, ids), ids[0], ids[1:], results, board.rules)
+
+
 def test_replicates_of_batches_read_into_the_same_rows_are_each_models_own(small_store, monkeypatch):
     # each batch's summaries are read into the rows the batch before used: what is kept of a
     # model (a bootstrap metric's replicates are its summaries' first values) must be a copy

@@ -104,6 +104,7 @@ class DuelRows:
         self.fought, self.significant = np.asarray(fought, dtype=bool), np.asarray(significant, dtype=bool)
         self.p_value, self.delta = np.asarray(p_value, dtype=float), np.asarray(delta, dtype=float)
         self.rules = np.asarray(rules, dtype=object)
+        self._columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # `column`'s, kept
 
     @classmethod
     def empty(cls, n_tasks: int) -> "DuelRows":
@@ -159,6 +160,35 @@ class DuelRows:
         order, keys = self._by_pair
         lo, hi = np.searchsorted(keys, [first << 32, (first + 1) << 32])
         return order[lo:hi]
+
+    @functools.cached_property
+    def _by_second(self) -> tuple[np.ndarray, np.ndarray]:
+        """(order, second models in that order): rows sorted by their second model."""
+        order = np.argsort(self.second, kind="stable")
+        return order, self.second[order]
+
+    def rows_of_second(self, second: int) -> np.ndarray:
+        """Indices of the rows whose second model is `second` (a panel member's column:
+        found in the board's million rows without a pass over them, `panel._Columns`)."""
+        order, seconds = self._by_second
+        lo, hi = np.searchsorted(seconds, [second, second + 1])
+        return order[lo:hi]
+
+    def column(self, second: int, n_models: int) -> tuple[np.ndarray, np.ndarray]:
+        """(won, fought) of the rows against `second`, by first model: each (n_models,
+        n_tasks) bool, read-only; the later row where a pair repeats. Kept per model (the
+        board's panel members' columns, read again by every pre-submission: 0.2 s at
+        10,000 models); a larger `n_models` (a pre-submission's new model) pads them."""
+        kept = self._columns.get(second)
+        if kept is None or kept[0].shape[0] < n_models:
+            at = self.rows_of_second(second)
+            won = np.zeros((n_models, self.fought.shape[1]), dtype=bool)
+            fought = np.zeros_like(won)
+            fought[self.first[at]] = self.fought[at]
+            won[self.first[at]] = self.fought[at] & self.significant[at]
+            won.flags.writeable = fought.flags.writeable = False
+            kept = self._columns[second] = (won, fought)
+        return kept[0][:n_models], kept[1][:n_models]
 
 
 COUNT_ROWS_AT_ONCE = 100_000  # rows counted at once: bounds the cell positions held (8 bytes a cell)
@@ -459,6 +489,21 @@ class SummaryRows:
             row[columns] = np.ravel(summaries[task])
 
 
+def _refuse_non_finite(models: list[str], summaries: np.ndarray, aggregates: np.ndarray, task_ids: list[str],
+                       columns: list[slice]) -> None:
+    """ValueError naming the first model and task whose summary or aggregate is not
+    finite, as `stats.duel` refuses it, checked for a group of models at once.
+    summaries: (m, total length) each model's summaries end to end (task i in
+    columns[i]); aggregates: (m, n_tasks)."""
+    for what, values in (("summary", summaries), ("aggregate", aggregates)):
+        finite = stats.all_finite(values)
+        if not finite.all():
+            row = int(np.argmin(finite))
+            at = int(np.argmin(np.isfinite(values[row])))
+            task = task_ids[at] if what == "aggregate" else next(t for t, c in zip(task_ids, columns) if c.start <= at < c.stop)
+            raise ValueError(f"{models[row]}: its {what} of {task} is not finite; duels need finite inputs")
+
+
 def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponent_ids: list[str],
               results: Mapping[str, ModelResults], rules: str) -> DuelRows:
     """new_id against each opponent and back, every task: 2m rows (new vs all, then all vs new).
@@ -474,13 +519,16 @@ def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponen
     own_aggregates = [results[new_id].aggregates[task] for task in task_ids]
     metrics = [benchmark.task(task).metric for task in task_ids]
     matrix = SummaryRows(task_ids, [s.shape[1] for s in own], m)
+    _refuse_non_finite([new_id], np.concatenate(own, axis=1), np.array([own_aggregates], dtype=float), task_ids,
+                       matrix.columns)
     for start, rows in matrix.groups(results, opponent_ids):
         at, back = slice(start, start + len(rows)), slice(m + start, m + start + len(rows))
         group = opponent_ids[at]
         aggregates = np.array([[results[o].aggregates[task] for task in task_ids] for o in group], dtype=float)
+        _refuse_non_finite(group, rows, aggregates, task_ids, matrix.columns)
         for k, columns in enumerate(matrix.columns):
             forward, backward = stats.duel_both_ways(metrics[k], own_aggregates[k], own[k], aggregates[:, k],
-                                                     rows[:, columns], benchmark.alpha)
+                                                     rows[:, columns], benchmark.alpha, checked=True)
             p_value[at, k], delta[at, k] = forward.p_value, forward.delta
             p_value[back, k], delta[back, k] = backward.p_value, backward.delta
     significant = stats.DuelResult(p_value, delta, benchmark.alpha).significant
