@@ -249,7 +249,7 @@ class SubmitTab:
         board, preview = self.board, kept.preview
         duels = details.model_duels(board, preview.submission_id, None, preview.tournament, preview.table.index)
         shown = details.duel_frame(board, duels, {**board.models, preview.submission_id: preview.model},
-                                   details.GRID_COMPETITORS)  # entering the panel, it has dueled every model
+                                   details.GRID_COMPETITORS)  # its duels with the panel (Publishing.presubmit)
         return {**self.ranking_view(kept.ranking, preview.submission_id, 0),
                 self.preview_duels: gr.Dataframe(value=details.duel_grid(shown),
                                                  label=details.grid_label(len(duels.opponents), PREVIEW_DUELS_TITLE),

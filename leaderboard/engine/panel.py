@@ -80,24 +80,25 @@ class _Columns:
         self.won: dict[int, np.ndarray] = {}
         self.fought: dict[int, np.ndarray] = {}
 
-    def read(self, parts: Iterable[DuelRows], members: Iterable[int]) -> None:
-        """Read the columns of the members not read yet, one pass over the rows."""
+    def read(self, parts: list[DuelRows], members: Iterable[int]) -> None:
+        """Read the columns of the members not read yet: the first part's as it keeps them
+        (`DuelRows.column`: the board's rows, the same for every pre-submission), the later
+        parts' entered over them."""
         new = [int(m) for m in members if int(m) not in self.won]
-        if not new:
+        if not new or not parts:
+            for m in new:
+                self.won[m], self.fought[m] = np.zeros(self.shape, dtype=bool), np.zeros(self.shape, dtype=bool)
             return
         for m in new:
-            self.won[m], self.fought[m] = np.zeros(self.shape, dtype=bool), np.zeros(self.shape, dtype=bool)
-        for rows in parts:
+            won, fought = parts[0].column(m, self.shape[0])
+            self.won[m], self.fought[m] = won.copy(), fought.copy()
+        for rows in parts[1:]:
             self.add(rows, new)
 
     def add(self, rows: DuelRows, members: list[int] | None = None) -> None:
         """Enter `rows` into the columns of `members` (default: every column read)."""
-        wanted = np.zeros(self.shape[0], dtype=bool)
-        wanted[list(self.won) if members is None else members] = True
-        selected = np.flatnonzero(wanted[rows.second])
-        second = rows.second[selected]
-        for member in np.unique(second):
-            at = selected[second == member]
+        for member in list(self.won) if members is None else members:
+            at = rows.rows_of_second(member)
             self.fought[member][rows.first[at]] = rows.fought[at]
             self.won[member][rows.first[at]] = rows.fought[at] & rows.significant[at]
 

@@ -1,6 +1,7 @@
 """A submission's metadata (the form's fields), its title and its id."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -69,6 +70,7 @@ def normalize_name(text) -> str:
     return " ".join(unicodedata.normalize("NFKC", str(text or "")).split())
 
 
+@functools.lru_cache(maxsize=65_536)  # a pre-submission compares every published title's (10,000: 0.13 s)
 def title_keys(title: str) -> tuple[str, str]:
     """What two titles must differ in to be different models: the UTS #39 confusable
     skeletons of the title in lower case and in upper case, after NFKC and removing hidden
