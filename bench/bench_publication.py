@@ -7,6 +7,7 @@ first publication of an app started from its snapshot).
 
     python bench/bench_publication.py --models 1000 [--samples 0] [--workdir /work/scratch/f] [--repeats 3]
         [--before DIR [--before-repeats 1]]   # also time another tree of the code (`git archive main`), in turn
+        [--ahead]   # also the app's publication after its preview's duels ran ahead
 
 The store is `bench_scale.py --settled`'s (40 samples per task, or with `--samples 0` full
 size; the panel settled, every model's duels with it stored; `--rebuilt`: the same
@@ -68,10 +69,12 @@ def new_files(work: Path, samples: int) -> dict[str, Path]:
     return files
 
 
-def phase_publication(store: str, new_file: str, repeats: str) -> dict:
+def phase_publication(store: str, new_file: str, repeats: str, ahead: str = "") -> dict:
     """In one process, started as the app starts: load, intervals from the snapshot, the
     start's background warming (waited for); pre-submit once and `repeats` times more;
-    publish with every duel; refresh the intervals."""
+    publish with every duel (`ahead`: instead, as the app publishes, after the duels the
+    preview left to its publication ran ahead, `Publishing.duel_ahead`, timed apart);
+    refresh the intervals."""
     from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.engine.tournament import Tournament
@@ -91,12 +94,23 @@ def phase_publication(store: str, new_file: str, repeats: str) -> dict:
         preview = Publishing(board).presubmit(Path(new_file), form)
         presubmits.append(time.perf_counter() - t)
     entered = preview.submission_id in preview.panel
-    no_duels = dataclasses.replace(preview, tournament=Tournament(board.benchmark.task_ids))
-    t = time.perf_counter()
-    Publishing(board).publish(no_duels)
-    publish = time.perf_counter() - t
-    out.update(first_presubmit_s=presubmits[0], presubmit_s=statistics.median(presubmits[1:]),
-               publish_with_its_duels_s=publish, entered_panel=entered,
+    if ahead:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(1) as pool:
+            t = time.perf_counter()
+            Publishing(board).duel_ahead(preview, pool)
+            if preview.duels_ahead is not None:
+                preview.duels_ahead.result()
+            out["duels_ahead_s"] = time.perf_counter() - t
+            t = time.perf_counter()
+            Publishing(board).publish(preview)
+            out["publish_after_duels_ahead_s"] = time.perf_counter() - t
+    else:
+        no_duels = dataclasses.replace(preview, tournament=Tournament(board.benchmark.task_ids))
+        t = time.perf_counter()
+        Publishing(board).publish(no_duels)
+        out["publish_with_its_duels_s"] = time.perf_counter() - t
+    out.update(first_presubmit_s=presubmits[0], presubmit_s=statistics.median(presubmits[1:]), entered_panel=entered,
                panel_change=[len(part) for part in preview.panel_change], models=len(board.models))
     t, cpu = time.perf_counter(), time.process_time()
     Publishing(board).refresh_intervals()
@@ -130,6 +144,8 @@ def main():
     parser.add_argument("--before", help="another tree of the code, timed in turn with this one")
     parser.add_argument("--before-repeats", type=int, help="runs of the other tree (default --repeats): it "
                                                            "may take minutes per run")
+    parser.add_argument("--ahead", action="store_true", help="also, per run of this tree, the app's publication of "
+                                                             "the entering file after its duels ran ahead")
     parser.add_argument("--phase")
     parser.add_argument("args", nargs="*")
     args = parser.parse_args()
@@ -144,7 +160,7 @@ def main():
                                          args.distinct_files)
     files = new_files(work, args.samples)
     trees = {"after": ROOT, **({"before": Path(args.before)} if args.before else {})}
-    runs = {(tree, name): [] for tree in trees for name in files}
+    runs = {(tree, name): [] for tree in trees for name in [*files, *(["enters_ahead"] if args.ahead else [])]}
     copy = work / f"publication{args.models}-copy"
     for k in range(args.repeats):
         for tree, code in trees.items():  # the trees in turn, so both see the same load
@@ -154,12 +170,18 @@ def main():
                 linked_copy(store, copy)
                 runs[tree, name].append(run_phase(code, "publication", copy, path, args.presubmits))
                 print(json.dumps({tree: {name: runs[tree, name][-1]}}), file=sys.stderr, flush=True)
+            if args.ahead and tree == "after":
+                linked_copy(store, copy)
+                runs[tree, "enters_ahead"].append(run_phase(code, "publication", copy, files["enters"],
+                                                            args.presubmits, "ahead"))
+                print(json.dumps({tree: {"enters_ahead": runs[tree, "enters_ahead"][-1]}}), file=sys.stderr, flush=True)
     shutil.rmtree(copy, ignore_errors=True)
     for tree in trees:
+        names = [name for (t, name), r in runs.items() if t == tree and r]
         result[tree] = {name: {key: (statistics.median(r[key] for r in runs[tree, name])
                                      if isinstance(runs[tree, name][0][key], float) else runs[tree, name][0][key])
-                               for key in runs[tree, name][0]} for name in files}
-        for name in files:  # the first process's figures apart: its page cache was the coldest
+                               for key in runs[tree, name][0]} for name in names}
+        for name in names:  # the first process's figures apart: its page cache was the coldest
             result[tree][name]["first_process"] = runs[tree, name][0]
     result["load_average_at_end"] = os.getloadavg()
     print(json.dumps(result, indent=1))

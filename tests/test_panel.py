@@ -10,6 +10,8 @@ from support.cli import cli as run_cli
 import itertools
 import json
 import shutil
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ from leaderboard.board.publishing import Publishing
 from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
 from leaderboard.config.tasks import load_benchmark
-from leaderboard.engine import ranking
+from leaderboard.engine import panel as panel_module, ranking
 from leaderboard.engine.panel import settle
 from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament
 from leaderboard.submission.demo import demo_model, task_design
@@ -515,3 +517,50 @@ def test_a_near_copy_is_named_at_pre_submission_and_its_link_is_kept_with_its_pu
     family = Leaderboard(LocalStore(root), small_benchmark).ranked().attrs["family"]
     assert family[sid] == family[original]
     assert family.drop([sid, original]).is_unique and family[original] not in family.drop([sid, original]).values
+
+
+def test_the_duels_a_preview_leaves_to_its_publication_run_ahead_and_are_stored_the_same(tmp_path, monkeypatch):
+    """A model entering a panel with models off it: its preview runs its duels with the
+    members only, `duel_ahead` runs the rest in a pool while the preview is read, and its
+    publication then runs no duel (it takes the pool's) and stores the same duels, p-values
+    included, as the publication of a preview that ran none ahead, on a copy of the store.
+    Duels ahead still queued at publication are cancelled and run by the publication."""
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps(accuracy_tasks_file(6, 3, 3)))
+    benchmark = load_benchmark(path)
+    submissions = simulated_submissions(benchmark, 30, seed=12, items=60)
+    board = Leaderboard(LocalStore(tmp_path / "ahead"), benchmark)
+    for day, (form, document) in enumerate(submissions[:8]):
+        Publishing(board).publish(Publishing(board).presubmit(dump_json(document), form),
+                                  submitted_at=1_700_000_000 + 86_400 * day)
+    shutil.copytree(tmp_path / "ahead", tmp_path / "plain")
+    shutil.copytree(tmp_path / "ahead", tmp_path / "queued")
+    previews = ((form, document) for form, document in submissions[8:])
+    form, document = next((f, d) for f, d in previews
+                          if Publishing(board).presubmit(dump_json(d), f).duels_at_publication)
+    duels_run = []
+    real_duel_rows = panel_module.duel_rows
+    monkeypatch.setattr(panel_module, "duel_rows", lambda *a, **k: duels_run.append(a[2]) or real_duel_rows(*a, **k))
+
+    def published(name: str, pool: ThreadPoolExecutor | None) -> tuple[Leaderboard, list[str]]:
+        store = Leaderboard(LocalStore(tmp_path / name), benchmark)
+        preview = Publishing(store).presubmit(dump_json(document), form)
+        if pool is not None:
+            Publishing(store).duel_ahead(preview, pool)
+        duels_run.clear()
+        Publishing(store).publish(preview, submitted_at=1_700_000_000 + 86_400 * 9)
+        return Leaderboard(LocalStore(tmp_path / name), benchmark), list(duels_run)
+
+    with ThreadPoolExecutor(1) as pool:
+        ahead, run_ahead = published("ahead", pool)
+    plain, run_plain = published("plain", None)
+    with ThreadPoolExecutor(1) as pool:
+        busy = threading.Event()
+        pool.submit(busy.wait, 30)  # the pool's one worker is taken: the duels ahead stay queued
+        queued, run_queued = published("queued", pool)
+        busy.set()
+    assert run_ahead == [] and run_plain and run_queued == run_plain
+    assert everyone_dueled_the_panel(ahead) and Administration(ahead).check() == []
+    for other in (plain, queued):
+        assert stored_pairs(ahead) == stored_pairs(other)
+        assert duel_files(tmp_path / "ahead") == duel_files(tmp_path / other.store.root.name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import gradio as gr
@@ -58,6 +59,8 @@ class SubmitTab:
         # the upload: its pre-submission uses it instead of compiling the archive again.
         self.compiled_uploads: PreviewShelf[tuple[str, submission.Compiled]] = PreviewShelf(CACHE_SECONDS)
         self.can_publish = not READ_ONLY and signin.mode != MAINTAINERS
+        # The duels a preview leaves to its publication, run while it is read (Publishing.duel_ahead).
+        self.duels_ahead = ThreadPoolExecutor(1, thread_name_prefix="duels-ahead")
         notice = (content.READ_ONLY if READ_ONLY else
                   content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
         with gr.Tab("Submit", id="submission") as self.tab:
@@ -225,6 +228,8 @@ class SubmitTab:
                     self.publishing.disclose(preview, sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
                     record_failure = str(e)
+                if self.can_publish:
+                    self.publishing.duel_ahead(preview, self.duels_ahead)
         except LimitReached as e:
             return {self.status: submission.quota_refusal(str(e)), self.form_errors: "", self.file_errors: "",
                     **failed}
@@ -350,6 +355,9 @@ class SubmitTab:
                    if key in form}}
 
     def cancel(self, token, request: gr.Request) -> dict:
+        kept = self.previews.get(request.session_hash, token)
+        if kept is not None and kept.preview.duels_ahead is not None:
+            kept.preview.duels_ahead.cancel()  # unless they are running
         self.previews.discard(request.session_hash, token)
         hidden = gr.update(visible=False)
         return {self.status: "Pre-submission discarded.", **self.ranking_hidden(), self.preview_duels: hidden,

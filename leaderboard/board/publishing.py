@@ -20,7 +20,7 @@ from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import ranking
 from leaderboard.engine.panel import near_copy_metadata
 from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
-from leaderboard.engine.tournament import Tournament, play
+from leaderboard.engine.tournament import DuelRows, Tournament, duel_rows, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, UnfinishedWrite
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage.store import Publication, PublishedModel
@@ -35,6 +35,7 @@ from leaderboard.submission.alignment import TaskReference
 
 if TYPE_CHECKING:
     import threading
+    from concurrent.futures import Executor, Future
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ class Preview:
     is_sample: bool = False  # the board's sample file: pre-submitted to try the form, never published
     panel: tuple[str, ...] = ()  # the reference panel after publication (empty under top-of-its-day)
     panel_before: tuple[str, ...] = ()  # the board's panel now
+    duels_ahead: Future[DuelRows] | None = None  # `duels_at_publication` run while it is read (`Publishing.duel_ahead`)
 
     @property
     def duels_at_publication(self) -> int:
@@ -190,6 +192,22 @@ class Publishing:
         return Preview(sid, metadata, model, parsed.source, *shas, preview_tournament, table, opponents,
                        warnings, is_sample, panel, board.panel() if panel else ())
 
+    def duel_ahead(self, preview: Preview, pool: Executor) -> None:
+        """Run in `pool` the duels the preview left to its publication (an entering model's
+        with every model off the panel, `Preview.duels_at_publication`: seconds at 10,000
+        models) while its submitter reads it, so that the click to publish finds them run
+        (`publish` waits for them when they are running, runs them itself when they have not
+        started). The app's pool has one worker: previews nobody publishes cost it time, not
+        the page."""
+        if not preview.duels_at_publication:
+            return
+        tournament, sid, models = preview.tournament.copy(), preview.submission_id, self.board.models
+        members = set(preview.panel)
+        others = [m for m in tournament.model_ids if m not in members and m in models]
+        results = {sid: preview.model.results, **{m: models[m].results for m in others}}
+        preview.duels_ahead = pool.submit(duel_rows, self.board.benchmark, tournament, sid, others, results,
+                                          self.board.rules)
+
     def disclose(self, preview: Preview, file_sha256: str, account: str | None, client_address: str,
                  now: float | None = None) -> PresubmissionRecord | None:
         """Record a web pre-submission in the store (storage/presubmissions.py): who (the
@@ -221,7 +239,7 @@ class Publishing:
             raise BadInput(SAMPLE_REFUSED)
         if not lookalikes_checked():
             raise BadInput(PUBLISHING_NEEDS_ICU)
-        reuse = preview.tournament
+        reuse = self._with_duels_ahead(preview)
         for attempt in range(PUBLISH_ATTEMPTS):
             with locked(board, NOTHING_PUBLISHED):
                 board.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
@@ -260,6 +278,22 @@ class Publishing:
                 return sid
         raise StoreFailure(f"the leaderboard changed {PUBLISH_ATTEMPTS} times while publishing; "
                            f"nothing was published, please try again")
+
+    @staticmethod
+    def _with_duels_ahead(preview: Preview) -> Tournament:
+        """The preview's duels, with those run ahead (`duel_ahead`) when they ran: waited
+        for when running, cancelled when still queued (the publication runs them then)."""
+        ahead = preview.duels_ahead
+        if ahead is None or ahead.cancel():
+            return preview.tournament
+        try:
+            rows = ahead.result()
+        except Exception as e:  # noqa: BLE001 - the publication runs them itself
+            log.warning("the duels run ahead of publishing %s failed: %s", preview.submission_id, e)
+            return preview.tournament
+        tournament = preview.tournament.copy()
+        tournament.add_rows(rows)
+        return tournament
 
     def refresh_intervals(self, state: BoardState | None = None) -> bool:
         """After a publication (whose commit leaves the snapshot, not current any more), or
