@@ -21,6 +21,7 @@ from leaderboard.engine.tournament import ModelResults, Tournament, duel_rows, t
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.snapshot import SnapshotBoard, snapshot_table
 from leaderboard.strict_json import dump_json
+from leaderboard.submission.metadata import title_keys
 from leaderboard.views import table as views
 from leaderboard.views.api import ReadApi
 import stats
@@ -206,6 +207,23 @@ def test_a_new_board_takes_its_intervals_from_a_current_snapshot_only(small_stor
     assert not started.intervals_pending()
     pd.testing.assert_frame_equal(started.certainty(), computed)
     assert views.INTERVALS_PENDING not in set(views.leaderboard_table(started)["Tie group"])
+
+
+def test_after_the_warming_a_first_pre_submission_reads_no_member_column_and_no_title_again(
+        small_store, small_documents, monkeypatch):
+    """`warm_presubmission` makes what every pre-submission of the board reads: the panel
+    members' duel columns over the board's rows (which the new model's one more row then
+    pads, not rebuilds) and the published titles' look-alike keys."""
+    board = small_store
+    board.warm_presubmission()
+    board_rows = board.tournament.parts()[0]
+    searched = []
+    monkeypatch.setattr(board_rows, "rows_of_second", lambda second: searched.append(second))
+    keys = title_keys.cache_info()
+    form, document, _ = small_documents[6]
+    preview = Publishing(board).presubmit(dump_json(document), form)
+    assert set(searched) <= {preview.tournament.index(preview.submission_id)} and preview.panel  # the new one's own
+    assert title_keys.cache_info().misses - keys.misses <= 2  # the new title's own (its two cases)
 
 
 def test_a_board_started_from_its_snapshot_warms_what_its_first_publication_needs(small_store, small_documents):

@@ -31,6 +31,7 @@ from leaderboard.storage.store import PublishedModel
 from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, PresubmissionLog, disclosure
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
+from leaderboard.submission.metadata import title_keys
 from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256, parse_submission, predictions_sha256, summarize
 from stats import duel_tests, evidence
 
@@ -289,11 +290,13 @@ class Leaderboard:
 
     def warm_presubmission(self) -> None:
         """What every pre-submission of this state reads and the first would compute: the
-        panel, the references a file is aligned to, the sample file's first task, and
-        scipy.special, which the duels import on first use (2 s on a loaded machine)."""
+        panel (its members' duel columns), the references a file is aligned to, the
+        published titles' look-alike keys, the sample file's first task, and scipy.special, which the duels import on first use (2 s on a loaded machine)."""
         duel_tests.scipy_special()
         self.panel()
         self.references()
+        for model in self.models.values():  # the duplicate check compares every published title's keys
+            title_keys(model.title)
         if self.models:
             self._sample_first_task_hash()
 

@@ -180,15 +180,22 @@ class DuelRows:
         board's panel members' columns, read again by every pre-submission: 0.2 s at
         10,000 models); a larger `n_models` (a pre-submission's new model) pads them."""
         kept = self._columns.get(second)
-        if kept is None or kept[0].shape[0] < n_models:
+        if kept is None:
             at = self.rows_of_second(second)
             won = np.zeros((n_models, self.fought.shape[1]), dtype=bool)
             fought = np.zeros_like(won)
             fought[self.first[at]] = self.fought[at]
             won[self.first[at]] = self.fought[at] & self.significant[at]
-            won.flags.writeable = fought.flags.writeable = False
-            kept = self._columns[second] = (won, fought)
-        return kept[0][:n_models], kept[1][:n_models]
+            kept = (won, fought)
+        elif kept[0].shape[0] < n_models:  # no row names a model past those it was made for
+            grow = ((0, n_models - len(kept[0])), (0, 0))
+            kept = (np.pad(kept[0], grow), np.pad(kept[1], grow))
+        else:
+            return kept[0][:n_models], kept[1][:n_models]
+        for column in kept:
+            column.flags.writeable = False
+        self._columns[second] = kept
+        return kept
 
 
 COUNT_ROWS_AT_ONCE = 100_000  # rows counted at once: bounds the cell positions held (8 bytes a cell)
