@@ -185,7 +185,10 @@ beats in a significant one-sided duel, averaged like the score: the table shows 
 score ("Overall duel wins %") as evidence; the board does not rank by them. When a model enters
 the panel, every published model that has not dueled it does so, in the same commit as the
 publication (or removal or flag) that brought it in; duels with models that have left the panel
-stay stored but do not count. A pre-submission shows the board as it would be after publication.
+stay stored but do not count. A pre-submission shows the board as it would be after publication, its
+scores and ranks exactly (they depend on no duel); it runs the new model's duels with the panel, and
+when the model would enter the panel, the other models' duels with it are the publication's (the page
+runs them while you read the preview), so their duel wins in the preview do not count it yet.
 - *Why not the original rule:* each new model dueled the top models *of the day it was published*
   and kept those duels, so a rank depended on the order of publication: in simulations (45
   models, 12 tasks, 20 opponents, each board published in two random orders) 40-58% of the
@@ -422,7 +425,7 @@ the file by hand: the leaderboard compiles it from the harness's logs (below).
    template, task hashes). Any problem (a task missing, a samples file missing, variants
    with different documents, a task in two runs, ...) is listed with its task and file.
 3. **Pre-submit** in *Submit* (or `python -m leaderboard presubmit submission.json ...`):
-   the duels run and you see the would-be ranking; the page records the pre-submission
+   its duels with the panel run and you see the would-be ranking; the page records the pre-submission
    (who, when, a hash of the file, the would-be rank), nothing else is stored.
 4. **Publish** after checking it. The model details then show how the model was
    evaluated, so readers can tell whether two models were evaluated the same way.
