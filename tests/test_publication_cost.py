@@ -25,6 +25,7 @@ from leaderboard.submission.metadata import title_keys
 from leaderboard.views import table as views
 from leaderboard.views.api import ReadApi
 import stats
+from stats import duel_tests
 
 
 def test_one_against_many_in_groups_gives_each_pair_its_own_duel(small_store, monkeypatch):
@@ -212,18 +213,22 @@ def test_a_new_board_takes_its_intervals_from_a_current_snapshot_only(small_stor
 def test_after_the_warming_a_first_pre_submission_reads_no_member_column_and_no_title_again(
         small_store, small_documents, monkeypatch):
     """`warm_presubmission` makes what every pre-submission of the board reads: the panel
-    members' duel columns over the board's rows (which the new model's one more row then
-    pads, not rebuilds) and the published titles' look-alike keys."""
+    members' duel columns over the board's rows (with room for the new model's one more
+    row), each task's resample counts (which a perplexity task's summary draws) and the
+    published titles' look-alike keys."""
     board = small_store
+    duel_tests.resample_counts.cache_clear()
+    duel_tests._drawn_counts.cache_clear()  # drawn by earlier tests of this process or not: drawn by the warming
     board.warm_presubmission()
     board_rows = board.tournament.parts()[0]
     searched = []
     monkeypatch.setattr(board_rows, "rows_of_second", lambda second: searched.append(second))
-    keys = title_keys.cache_info()
+    keys, draws = title_keys.cache_info(), duel_tests._drawn_counts.cache_info()
     form, document, _ = small_documents[6]
     preview = Publishing(board).presubmit(dump_json(document), form)
     assert set(searched) <= {preview.tournament.index(preview.submission_id)} and preview.panel  # the new one's own
     assert title_keys.cache_info().misses - keys.misses <= 2  # the new title's own (its two cases)
+    assert duel_tests._drawn_counts.cache_info().misses == draws.misses  # no task's resample counts drawn again
 
 
 def test_a_board_started_from_its_snapshot_warms_what_its_first_publication_needs(small_store, small_documents):

@@ -87,6 +87,9 @@ def task_seed(task_id: str) -> int:
     return zlib.crc32(task_id.encode("utf-8"))
 
 
+COLUMN_ROOM = 16  # models a kept duel column (`DuelRows.column`) has room for beyond its board's: a preview's
+
+
 class DuelRows:
     """Duels as rows: row i is model first[i] against model second[i] on every task.
 
@@ -182,20 +185,20 @@ class DuelRows:
         kept = self._columns.get(second)
         if kept is None:
             at = self.rows_of_second(second)
-            won = np.zeros((n_models, self.fought.shape[1]), dtype=bool)
+            won = np.zeros((n_models + COLUMN_ROOM, self.fought.shape[1]), dtype=bool)
             fought = np.zeros_like(won)
             fought[self.first[at]] = self.fought[at]
             won[self.first[at]] = self.fought[at] & self.significant[at]
             kept = (won, fought)
         elif kept[0].shape[0] < n_models:  # no row names a model past those it was made for
-            grow = ((0, n_models - len(kept[0])), (0, 0))
+            grow = ((0, n_models + COLUMN_ROOM - len(kept[0])), (0, 0))
             kept = (np.pad(kept[0], grow), np.pad(kept[1], grow))
         else:
             return kept[0][:n_models], kept[1][:n_models]
         for column in kept:
             column.flags.writeable = False
         self._columns[second] = kept
-        return kept
+        return kept[0][:n_models], kept[1][:n_models]
 
 
 COUNT_ROWS_AT_ONCE = 100_000  # rows counted at once: bounds the cell positions held (8 bytes a cell)
