@@ -330,9 +330,10 @@ def test_a_preview_shows_the_board_after_publication_and_the_publication_writes_
             entered += 1
             off_panel = len(read.models) - len(read.panel())
             assert partners <= set(preview.panel) and preview.duels_at_publication == off_panel
-            assert f"publishing runs the duels of the {off_panel} models off the panel with it" in said
+            models = "model off the panel duels" if off_panel == 1 else "models off the panel duel"
+            assert f"the {off_panel:,} {models} your model at publication" in said
         else:
-            assert preview.duels_at_publication == 0 and "models off the panel with it" not in said
+            assert preview.duels_at_publication == 0 and "at publication" not in said
         assert (set(joining), set(leaving)) == (set(read.panel()) - set(panel_before),
                                                 set(panel_before) - set(read.panel()))
         if day == 0:  # the board's first model: said so instead of a panel that it alone joins (issue 32)

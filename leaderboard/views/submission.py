@@ -144,12 +144,17 @@ def _panel_change(board: Leaderboard, preview: Preview) -> list[str]:
         return ", ".join(escape_markdown(preview.model.title if m == preview.submission_id else board.models[m].title)
                          for m in ids)
     parts = ([f"joining: {titles(joining)}"] if joining else []) + ([f"leaving: {titles(leaving)}"] if leaving else [])
-    pending = preview.duels_at_publication
-    return ["", f"**The reference panel would change** ({'; '.join(parts)}); every model's duel wins are then "
-                f"counted against the new panel (the scores and ranks do not depend on the panel)."
-                + (f" This preview ran the new model's duels with the panel; publishing runs the duels of the "
-                   f"{pending} models off the panel with it, so their duel wins here do not count it yet."
-                   if pending else "")]
+    return ["", f"**The reference panel would change** ({'; '.join(parts)}). Duel wins then count the new panel "
+                f"(the scores and ranks do not depend on it)" + _duels_at_publication(preview.duels_at_publication)]
+
+
+def _duels_at_publication(pending: int) -> str:
+    """The end of the panel's line: the models whose duels with an entering model are its
+    publication's (`Preview.duels_at_publication`), if any."""
+    if not pending:
+        return "."
+    models = "model off the panel duels" if pending == 1 else "models off the panel duel"
+    return f"; the {pending:,} {models} your model at publication, so their duel wins here do not count it yet."
 
 
 def sample_file(board: Leaderboard) -> str:
