@@ -41,7 +41,8 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class Presubmitted:
     """A pre-submission kept for its confirmation (PreviewShelf): the preview, and the would-be
-    ranking as the page shows it, made once: each page of the preview is cut from it."""
+    ranking, made once: each page of the preview is cut from it (and made as the page shows
+    it, `ranking_view`: 7 rows of 10,001 in 1-3 s less)."""
     preview: Preview
     ranking: pd.DataFrame
 
@@ -221,8 +222,7 @@ class SubmitTab:
                 finally:  # read, or refused: the upload no longer holds its client's temporary disk
                     TEMP_DISK.release_file(file)
                 # What the page shows is made before the record: a pre-submission that fails records nothing.
-                kept = Presubmitted(preview, board_views.with_model_links(submission.preview_table(board, preview),
-                                                                          board.models))
+                kept = Presubmitted(preview, submission.preview_table(board, preview))
                 summary, shown = submission.preview_summary(board, preview), self.preview_views(kept)
                 try:
                     self.publishing.disclose(preview, sha256, account, address)
@@ -261,9 +261,10 @@ class SubmitTab:
                                                  column_widths=details.grid_widths(shown), visible=True)}
 
     def ranking_view(self, ranking: pd.DataFrame, model: str, page: int) -> dict:
-        """`ranking` (as the page shows it) with `model`'s row marked: page 0 the row's
-        neighbourhood, else page `page` of PAGE_ROWS rows with the pager; the row's position
-        on it, for the scroll (None: not on it)."""
+        """`ranking` with `model`'s row marked: page 0 the row's neighbourhood, else page
+        `page` of PAGE_ROWS rows with the pager, as the page shows them (models linked,
+        intervals merged: `with_model_links`); the row's position on it, for the scroll
+        (None: not on it)."""
         columns = board_views.score_columns(self.board, None)
         if page == 0:
             rows = board_views.rows_around(ranking, model, NEIGHBOURHOOD_ROWS)
@@ -273,6 +274,7 @@ class SubmitTab:
         else:
             shown = board_views.table_page(ranking, columns, page, PAGE_ROWS)
             rows, label, pager = shown.rows, "The ranking with your model", self.preview_pager.updates(shown)
+        rows = board_views.with_model_links(rows, self.board.models)
         return {self.preview_table: gr.Dataframe(value=board_views.emphasised(rows, columns[0].header, model),
                                                  datatype=board_views.column_types(rows), label=label,
                                                  column_widths=column_widths(rows), visible=True),
@@ -387,7 +389,7 @@ class SubmitTab:
             return {self.status: submission.problems_markdown(board.benchmark, problems, heading), **closed}
         self.previews.discard(request.session_hash, token)
         self.publishing.refresh_intervals_in_background()  # the page says "being refreshed" until they are
-        published = board_views.with_model_links(submission.published_table(board, sid), board.models)
+        published = submission.published_table(board, sid)
         return {self.status: submission.published_summary(board, sid), **closed,
                 self.model_pick: gr.update(choices=details.model_choices(board, keep=[sid]), value=sid),
                 # its neighbourhood on the board: the whole board is the Leaderboard tab's
