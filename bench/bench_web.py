@@ -2,7 +2,8 @@
 `--models` models, or any store (`--store`, e.g. `bench_scale.py --settled`'s at 10,000).
 
     python bench/bench_web.py [--models 100] [--workdir bench/out] [--repeats 5]
-    python bench/bench_web.py --store /work/scratch/b/s/scale10000-0-settled --repeats 3 --desktop-only
+    python bench/bench_web.py --store /work/scratch/b/s/scale10000-0-settled --repeats 5 --desktop-only \
+        [--presubmit NEW.json ...] [--code BEFORE_TREE --code .]   # before and after, in turn
 
 First load: from navigation in a fresh browser context (cold cache) until the first
 row's score shows; warm reload: the same page reloaded. Category switch: from the click
@@ -11,14 +12,21 @@ into the search box (one fill) until the row count says "matching"; cleared: fro
 emptying it until the count is the whole board's again. Details: from clicking the tab
 until duels and chart show. Model details: from picking a model in the Details picker
 (found through its search box; the search timed apart, until the picker says it
-matches) until its card, bars and duels show. Pre-submission: from the click until the
-preview shows the new model's row, of a file the app records (a new model's, not the
-board's sample file, which the app answers without recording it); the app serves a
-hard-linked copy of the store (`bench_scale.linked_copy`), so the records it writes leave
-the store unchanged, with the pre-submission quotas raised for the repeats. Page HTML: the bytes of the page's HTML (Gradio puts
-its config, every component's first value, in it). Floor: an empty Gradio page (one
-Markdown). Prints medians and maxima as JSON; bench/RESULTS.md records the numbers with
-machine and date.
+matches) until its card, bars and duels show. Head-to-head first open: from clicking the
+tab (first time in the context) until the default pair's summary and its Plotly chart show.
+Pre-submission, per file: from the click until the preview shows the new model's row (★;
+its rank is reported, so a file meant to enter the panel can be told from one staying
+off), of files the app records: `--presubmit` files (each with its form beside it,
+`.form.json`), by default a new model's generated probe (not the board's sample file,
+which the app answers without recording it); the app serves a hard-linked copy of the
+store (`bench_scale.linked_copy`), so the records it writes leave the store unchanged,
+with the pre-submission and upload quotas raised for the repeats. `--code TREE` serves
+that tree's app.py instead (repeatable: the trees one after the other, each on a fresh
+copy of the store, one app at a time). Page HTML: the bytes of the page's HTML (Gradio
+puts its config, every component's first value, in it). Floor: an empty Gradio page (one
+Markdown). Prints, per figure, the first call (the fresh app's and cold browser's) apart
+from the median and maximum of the rest, as JSON; bench/RESULTS.md records the numbers
+with machine and date.
 """
 from __future__ import annotations
 
@@ -49,51 +57,77 @@ def main():
     parser.add_argument("--port", type=int, help="the app's port, the empty page's the next (default: free ones)")
     parser.add_argument("--wait-seconds", type=float, default=60, help="how long one interaction may take")
     parser.add_argument("--start-seconds", type=float, default=900, help="how long the app may take to start")
+    parser.add_argument("--presubmit", action="append", type=Path, default=[], metavar="FILE",
+                        help="pre-submit FILE (its form in FILE's .form.json) instead of the generated probe; "
+                             "repeatable, each timed apart")
+    parser.add_argument("--code", action="append", type=Path, default=[], metavar="TREE",
+                        help="serve TREE's app.py (e.g. a `git archive` of another commit) on the same store; "
+                             "repeatable, the trees in turn (default: this tree)")
     args = parser.parse_args()
 
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import sync_playwright
 
-    from bench.bench_scale import linked_copy, write_probe
     from leaderboard.board.configured import build_demo_store
     from support.browser import launch_chromium
-    from support.servers import free_port, start_app
-    from support.pages import rows
 
     store = Path(args.store) if args.store else Path(args.workdir) / f"store{args.models}"
     if not store.exists():
         build_demo_store(store, args.models, seed=1)
+    files = args.presubmit or [generated_probe(store, Path(args.workdir))]
+    result: dict = {"store": str(store), "models": len(titles_of(store))}
+    with sync_playwright() as p:
+        browser = launch_chromium(p)
+        for code in args.code or [ROOT]:
+            result[str(code)] = served_figures(code, store, files, browser, args)
+        result["empty_gradio_page"] = figures(empty_page(browser, args.repeats, args.port and args.port + 1))
+        browser.close()
+    print(json.dumps(result, indent=1))
+
+
+def served_figures(code: Path, store: Path, files: list[Path], browser, args) -> dict:
+    """The figures of `code`'s app serving a hard-linked copy of `store`, per viewport."""
+    from bench.bench_scale import linked_copy
+    from support.servers import free_port, start_app
+
     served = Path(args.workdir) / f"served-{store.name}"
     linked_copy(store, served)
     port = args.port or free_port()
     env = {**os.environ, "LEADERBOARD_STORE": str(served), "GRADIO_SERVER_PORT": str(port),
            "GRADIO_ANALYTICS_ENABLED": "False", "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "1000",
-           "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "1000"}
+           "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "1000", "LEADERBOARD_UPLOADS_PER_HOUR": "1000"}
+    result: dict = {"load_average_at_start": os.getloadavg()}
     t = time.perf_counter()
-    app = start_app(env, Path(args.workdir) / "bench_web_app.log", args.start_seconds)
-    startup = time.perf_counter() - t
-    sample = Path(args.workdir) / f"probe-{store.name}" / "probe.json"  # a new model's file, recorded
-    if not sample.exists():
-        sample.parent.mkdir(parents=True, exist_ok=True)
-        write_probe(sample, store, "bench-model")
-    picked = picked_model(store)
-    results = {}
+    app = start_app(env, Path(args.workdir) / "bench_web_app.log", args.start_seconds, code)
+    result["app_start_seconds"] = round(time.perf_counter() - t, 2)
     try:
-        page_html = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600).read())
-        with sync_playwright() as p:
-            browser = launch_chromium(p)
-            viewports = {"1440x900": {"width": 1440, "height": 900}, "390x844": {"width": 390, "height": 844}}
-            for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
-                results[name] = measure(browser, viewport, port, args, sample, picked, expect, rows)
-            results["empty_gradio_page"] = empty_page(browser, args.repeats, args.port and args.port + 1)
-            browser.close()
+        result["page_html_bytes"] = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600).read())
+        viewports = {"1440x900": {"width": 1440, "height": 900}, "390x844": {"width": 390, "height": 844}}
+        for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
+            times, ranks = measure(browser, viewport, port, args, files, picked_model(store))
+            result[name] = {**figures(times), "preview_rank_of_new_model": ranks}
     finally:
         app.terminate()
         app.wait(timeout=30)
         shutil.rmtree(served, ignore_errors=True)
-    summary = {k: {m: {"median": round(statistics.median(v), 3), "max": round(max(v), 3)} for m, v in r.items()}
-               for k, r in results.items()}
-    print(json.dumps({"store": str(store), "models": len(titles_of(store)),
-                      "app_start_seconds": round(startup, 2), "page_html_bytes": page_html, **summary}, indent=1))
+    result["load_average_at_end"] = os.getloadavg()
+    return result
+
+
+def figures(times: dict[str, list[float]]) -> dict:
+    """Each figure's first call apart (a fresh app's first pays what later calls find warm),
+    the median and maximum of the rest."""
+    return {name: {"first": round(v[0], 3), "median_after_first": round(statistics.median(v[1:] or v), 3),
+                   "max_after_first": round(max(v[1:] or v), 3)} for name, v in times.items()}
+
+
+def generated_probe(store: Path, workdir: Path) -> Path:
+    """A new model's file for `store`, which the app records (not the board's sample file)."""
+    from bench.bench_scale import write_probe
+    probe = workdir / f"probe-{store.name}" / "probe.json"
+    if not probe.exists():
+        probe.parent.mkdir(parents=True, exist_ok=True)
+        write_probe(probe, store, "bench-model")
+    return probe
 
 
 def titles_of(store: Path) -> dict:
@@ -109,11 +143,18 @@ def picked_model(store: Path) -> tuple[str, str]:
     return title.split("/", 1)[1], title
 
 
-def measure(browser, viewport, port, args, sample, picked, expect, rows) -> dict:
-    """Medians over `args.repeats` fresh browser contexts of one viewport."""
+def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str, str]):
+    """Times over `args.repeats` fresh browser contexts of one viewport, and the rank each
+    file's preview gives its new model (★)."""
+    from playwright.sync_api import expect
+    from support.pages import rows
+
     wait = args.wait_seconds * 1000  # how long an interaction may take (ms)
-    times = {k: [] for k in ("first_load", "warm_reload", "category_switch", "search", "search_cleared",
-                             "details_open", "picker_search", "model_details", "presubmit_to_preview")}
+    times: dict[str, list[float]] = {
+        k: [] for k in ("first_load", "warm_reload", "category_switch", "search", "search_cleared", "details_open",
+                        "picker_search", "model_details", "head_to_head_open",
+                        *(f"presubmit_to_preview {f.name}" for f in files))}
+    ranks = {}
     url = f"http://127.0.0.1:{port}/"
     for _ in range(args.repeats):
         context = browser.new_context(viewport=viewport)
@@ -167,25 +208,45 @@ def measure(browser, viewport, port, args, sample, picked, expect, rows) -> dict
         expect(page.locator("#bars .bar-row").first).to_be_visible(timeout=wait)
         expect(rows(page, "duels").first).to_be_visible(timeout=wait)
         times["model_details"].append(time.perf_counter() - t)
-        fill_submit_form(page, sample, "bench-model", expect, wait)
-        t = time.perf_counter()
-        page.locator("#presubmit").click()
-        expect(page.locator("#preview [role=row]").filter(has_text="★")).to_be_visible(timeout=wait)
-        times["presubmit_to_preview"].append(time.perf_counter() - t)
+        t = time.perf_counter()  # until the default pair's summary and its chart (Plotly) show
+        page.get_by_role("tab", name="Head-to-head").click()
+        expect(page.locator("#pair-summary")).to_contain_text("A wins", timeout=wait)
+        expect(page.locator("#pair-plot .barlayer .point").first).to_be_attached(timeout=wait)
+        times["head_to_head_open"].append(time.perf_counter() - t)
+        for file in files:
+            fill_submit_form(page, file, expect, wait)
+            t = time.perf_counter()
+            page.locator("#presubmit").click()
+            # this file's row: a preview of the file before may still show until the new one comes
+            model = form_of(file)["model_name"]
+            new_row = page.locator("#preview [role=row]").filter(has_text="★").filter(has_text=model)
+            expect(new_row).to_be_visible(timeout=wait)
+            times[f"presubmit_to_preview {file.name}"].append(time.perf_counter() - t)
+            ranks[file.name] = new_row.locator("[role=gridcell]").first.inner_text().strip()
         context.close()
-    return times
+    return times, ranks
 
 
-def fill_submit_form(page, sample: Path, model: str, expect, wait: float) -> None:
-    """The Submit tab opened, its form filled for `model` (team Bench) and `sample` uploaded."""
+def fill_submit_form(page, file: Path, expect, wait: float) -> None:
+    """The Submit tab opened, its text and number fields filled from `file`'s form
+    (.form.json beside it; model type and precision left at their defaults) and `file` uploaded."""
+    form = form_of(file)
     page.get_by_role("tab", name="Submit").click()
-    page.locator("#team textarea, #team input").first.fill("Bench")
-    page.locator("#model textarea, #model input").first.fill(model)
-    page.locator("#params input").fill("7")
-    page.locator("#input-length input").fill("4096")
-    page.locator("#link textarea, #link input").first.fill("https://example.com/bench")
-    page.locator("#file input[type=file]").set_input_files(str(sample))
-    expect(page.locator("#file")).to_contain_text(sample.name, timeout=wait)
+    page.locator("#team textarea, #team input").first.fill(form["team_name"])
+    page.locator("#model textarea, #model input").first.fill(form["model_name"])
+    page.locator("#params input").fill(str(form["parameters"]))
+    page.locator("#input-length input").fill(str(form["input_length"]))
+    page.locator("#link textarea, #link input").first.fill(form["link_to_model"])
+    held = page.locator("#file").get_by_role("button", name="Clear")
+    if held.count():  # the file of a pre-submission before: cleared as a user does
+        held.click()
+    page.locator("#file input[type=file]").set_input_files(str(file))
+    expect(page.locator("#file")).to_contain_text(file.stem, timeout=wait)  # a long name shows as "stem .json"
+
+
+def form_of(file: Path) -> dict:
+    """The form fields of the submission `file`, kept beside it (`.form.json`)."""
+    return json.loads(file.with_suffix(".form.json").read_text())
 
 
 def empty_page(browser, repeats: int, port: int | None) -> dict:

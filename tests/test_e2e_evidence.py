@@ -103,6 +103,20 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
     shot(page, "22_head_to_head_ner")
 
 
+def test_the_head_to_head_chart_s_code_loads_before_the_tab_is_opened(browser, app_url):
+    """Issue 35: Gradio fetches and runs Plotly's bundle (4.6 MB of script) only when a chart
+    first shows, which made Head-to-head's first open take 5-7 s (bench_web, on 20 models as
+    on 10,000); the page loads it once the Leaderboard tab is shown, before the visitor asks."""
+    page = open_page(browser, app_url[0], own_context=True)  # a cold cache, as a new visitor's
+    expect(rows(page).first).to_be_visible(timeout=30000)
+    page.wait_for_function("() => performance.getEntriesByType('resource').some("
+                           "(e) => /[/]PlotlyPlot-[^/]*[.]js$/.test(e.name) && e.responseEnd > 0)", timeout=30000)
+    assert "tab=" not in page.url and page.locator("#pair-summary").is_hidden()  # Head-to-head never opened
+    open_pair_tab(page)
+    expect(page.locator("#pair-plot .barlayer .point").first).to_be_attached(timeout=30000)
+    close(page)
+
+
 def test_a_head_to_head_link_opens_the_pair(browser, app_url):
     board = Leaderboard(LocalStore(app_url[1]))  # the served board, read (its ids are what the page's links carry)
     ids = board.ranked().index

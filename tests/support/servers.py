@@ -23,10 +23,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_app(env: dict, log_path: Path, seconds: float = 180.0) -> subprocess.Popen:
-    """Start app.py and return once it says it is serving (no polling): its output is
-    copied to log_path by a thread, which signals the "Running on" line."""
-    process = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+def start_app(env: dict, log_path: Path, seconds: float = 180.0, code: Path = ROOT) -> subprocess.Popen:
+    """Start the app.py of the code tree `code` and return once it says it is serving (no
+    polling): its output is copied to log_path by a thread, which signals the "Running on" line."""
+    process = subprocess.Popen([sys.executable, "app.py"], cwd=code, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     serving = threading.Event()
 
