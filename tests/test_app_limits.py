@@ -8,7 +8,7 @@ from __future__ import annotations
 from support.archives import UnpackingPeak, unpacked_bytes, zip_bomb
 from support.page_sessions import FORM, PageSession, UploadRefused, presubmit, publish, shown
 from support.paths import ROOT
-from support.servers import serve
+from support.servers import serve, serve_in_process
 from support.stores import tree_digest
 
 import os
@@ -93,7 +93,7 @@ def test_twenty_sessions_presubmitting_keep_memory_bounded(server, full_benchmar
 @pytest.fixture(scope="module")
 def short_lived_server(tmp_path_factory, full_store_template):
     """The app keeping uploads and pre-submissions 3 seconds (LEADERBOARD_CACHE_SECONDS=3)."""
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_CACHE_SECONDS="3") as running:
+    with serve_in_process(tmp_path_factory, full_store_template, cache_seconds=3) as running:
         yield running
 
 
@@ -252,9 +252,8 @@ UPLOADS_PER_HOUR, UPLOAD_MB_PER_HOUR, TEMP_DISK_MB = 3, 16, 150
 
 @pytest.fixture(scope="module")
 def bounded_server(tmp_path_factory, full_store_template):
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR=str(UPLOADS_PER_HOUR),
-               LEADERBOARD_UPLOAD_MB_PER_HOUR=str(UPLOAD_MB_PER_HOUR), LEADERBOARD_TEMP_DISK_MB=str(TEMP_DISK_MB),
-               ) as running:
+    with serve_in_process(tmp_path_factory, full_store_template, uploads_per_hour=UPLOADS_PER_HOUR,
+                          upload_mb_per_hour=UPLOAD_MB_PER_HOUR, temp_disk_mb=TEMP_DISK_MB) as running:
         yield running
 
 
@@ -381,8 +380,8 @@ DERIVED = ("leaderboard.parquet", "README.md", ".cache")
 @pytest.fixture(scope="module")
 def shared_disk_server(tmp_path_factory, full_store_template):
     """Only the temporary disk bounds these uploads: the hourly bounds out of the way."""
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_TEMP_DISK_MB=str(SHARED_DISK_MB),
-               LEADERBOARD_UPLOADS_PER_HOUR="1000", LEADERBOARD_UPLOAD_MB_PER_HOUR="100000") as running:
+    with serve_in_process(tmp_path_factory, full_store_template, temp_disk_mb=SHARED_DISK_MB, uploads_per_hour=1000,
+                          upload_mb_per_hour=100000) as running:
         yield running
 
 
@@ -460,16 +459,16 @@ def test_the_upload_count_is_shared_by_replicas_and_survives_a_restart(tmp_path_
     addresses."""
     store = tmp_path_factory.mktemp("replicas") / "store"
     shutil.copytree(full_store_template, store)
-    bounds = dict(LEADERBOARD_UPLOADS_PER_HOUR="2", store=store)
-    with serve(tmp_path_factory, full_store_template, **bounds) as (first, *_), \
-            serve(tmp_path_factory, full_store_template, **bounds) as (second, *_):
+    bounds = dict(uploads_per_hour=2, store=store)
+    with serve_in_process(tmp_path_factory, full_store_template, **bounds) as (first, *_), \
+            serve_in_process(tmp_path_factory, full_store_template, **bounds) as (second, *_):
         PageSession(first, "10.0.6.1").upload(file_of(tmp_path / "replica-1.json", 0.01))
         PageSession(second, "10.0.6.1").upload(file_of(tmp_path / "replica-2.json", 0.01))
         for url in (first, second):
             with pytest.raises(UploadRefused, match="^Too many uploads from your address: 2 in the last hour; "
                                                     "try again in 60 minutes$"):
                 PageSession(url, "10.0.6.1").upload(file_of(tmp_path / "replica-3.json", 0.01))
-    with serve(tmp_path_factory, full_store_template, **bounds) as (restarted, *_):
+    with serve_in_process(tmp_path_factory, full_store_template, **bounds) as (restarted, *_):
         with pytest.raises(UploadRefused, match="^Too many uploads from your address: 2 in the last hour"):
             PageSession(restarted, "10.0.6.1").upload(file_of(tmp_path / "restarted.json", 0.01))
         PageSession(restarted, "10.0.6.2").upload(file_of(tmp_path / "another.json", 0.01))
