@@ -20,6 +20,7 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import gradio as gr
 import httpx
 import pytest
 
@@ -29,6 +30,8 @@ from leaderboard.submission.demo import demo_model
 from leaderboard.app.limits import UploadWindow
 from leaderboard.temp_disk import MB, LimitReached, TempDiskBudget
 from leaderboard.app.previews import PreviewShelf
+from leaderboard.app.settings import AppSettings
+from leaderboard.config.settings import Settings
 from content import lifetime_text
 from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
@@ -172,6 +175,21 @@ def test_the_shelf_keeps_a_preview_as_long_as_the_readme_says():
 def test_the_page_states_the_configured_lifetime_of_a_pre_submission(short_lived_server):
     page = httpx.get(f"{short_lived_server[0]}config", timeout=60).text
     assert "kept for 3 seconds" in page and "15 minutes" not in page
+
+
+def test_apps_built_in_one_process_follow_their_own_settings(small_store, monkeypatch):
+    """Each app reads the settings it is built with (the environment's when none are given, read
+    then, not at import): two apps of one process keep their own lifetimes and limits."""
+    from leaderboard.app.page import build_app
+    short, default = AppSettings(Settings(cache_seconds=3, temp_disk_mb=8)), AppSettings(Settings())
+    pages = {lifetime: build_app(small_store, settings) for lifetime, settings in ((3, short), (900, default))}
+    monkeypatch.setenv("LEADERBOARD_CACHE_SECONDS", "7200")
+    pages[7200] = build_app(small_store)
+    for lifetime, page in pages.items():
+        assert page.delete_cache == (min(60, lifetime), lifetime)
+        assert any(f"kept for {lifetime_text(lifetime)}" in str(block.value) for block in page.blocks.values()
+                   if isinstance(block, gr.Markdown))
+    assert short.temp_disk is not default.temp_disk and short.presubmissions is not default.presubmissions
 
 
 def test_a_lifetime_is_said_in_seconds_minutes_or_hours():
