@@ -241,8 +241,8 @@ API_PER_MINUTE = 3
 @pytest.fixture(scope="module")
 def rate_bounded(tmp_path_factory, full_store_template):
     """The app answering each address at most API_PER_MINUTE read-API requests a minute."""
-    from support.servers import serve
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_API_PER_MINUTE=str(API_PER_MINUTE)) as (url, *_):
+    from support.servers import serve_in_process
+    with serve_in_process(tmp_path_factory, full_store_template, api_per_minute=API_PER_MINUTE) as (url, *_):
         yield url
 
 

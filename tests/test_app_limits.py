@@ -8,7 +8,7 @@ from __future__ import annotations
 from support.archives import UnpackingPeak, unpacked_bytes, zip_bomb
 from support.page_sessions import FORM, PageSession, UploadRefused, presubmit, publish, shown
 from support.paths import ROOT
-from support.servers import serve
+from support.servers import serve, serve_in_process
 from support.stores import tree_digest
 
 import os
@@ -20,6 +20,7 @@ import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import gradio as gr
 import httpx
 import pytest
 
@@ -29,6 +30,8 @@ from leaderboard.submission.demo import demo_model
 from leaderboard.app.limits import UploadWindow
 from leaderboard.temp_disk import MB, LimitReached, TempDiskBudget
 from leaderboard.app.previews import PreviewShelf
+from leaderboard.app.settings import AppSettings
+from leaderboard.config.settings import Settings
 from content import lifetime_text
 from leaderboard.storage.local import LocalStore
 from leaderboard.strict_json import dump_json
@@ -93,7 +96,7 @@ def test_twenty_sessions_presubmitting_keep_memory_bounded(server, full_benchmar
 @pytest.fixture(scope="module")
 def short_lived_server(tmp_path_factory, full_store_template):
     """The app keeping uploads and pre-submissions 3 seconds (LEADERBOARD_CACHE_SECONDS=3)."""
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_CACHE_SECONDS="3") as running:
+    with serve_in_process(tmp_path_factory, full_store_template, cache_seconds=3) as running:
         yield running
 
 
@@ -174,6 +177,21 @@ def test_the_page_states_the_configured_lifetime_of_a_pre_submission(short_lived
     assert "kept for 3 seconds" in page and "15 minutes" not in page
 
 
+def test_apps_built_in_one_process_follow_their_own_settings(small_store, monkeypatch):
+    """Each app reads the settings it is built with (the environment's when none are given, read
+    then, not at import): two apps of one process keep their own lifetimes and limits."""
+    from leaderboard.app.page import build_app
+    short, default = AppSettings(Settings(cache_seconds=3, temp_disk_mb=8)), AppSettings(Settings())
+    pages = {lifetime: build_app(small_store, settings) for lifetime, settings in ((3, short), (900, default))}
+    monkeypatch.setenv("LEADERBOARD_CACHE_SECONDS", "7200")
+    pages[7200] = build_app(small_store)
+    for lifetime, page in pages.items():
+        assert page.delete_cache == (min(60, lifetime), lifetime)
+        assert any(f"kept for {lifetime_text(lifetime)}" in str(block.value) for block in page.blocks.values()
+                   if isinstance(block, gr.Markdown))
+    assert short.temp_disk is not default.temp_disk and short.presubmissions is not default.presubmissions
+
+
 def test_a_lifetime_is_said_in_seconds_minutes_or_hours():
     assert [lifetime_text(s) for s in (1, 3, 119, 120, 900, 7199, 7200)] == [
         "1 second", "3 seconds", "119 seconds", "2 minutes", "15 minutes", "120 minutes", "2 hours"]
@@ -252,9 +270,8 @@ UPLOADS_PER_HOUR, UPLOAD_MB_PER_HOUR, TEMP_DISK_MB = 3, 16, 150
 
 @pytest.fixture(scope="module")
 def bounded_server(tmp_path_factory, full_store_template):
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_UPLOADS_PER_HOUR=str(UPLOADS_PER_HOUR),
-               LEADERBOARD_UPLOAD_MB_PER_HOUR=str(UPLOAD_MB_PER_HOUR), LEADERBOARD_TEMP_DISK_MB=str(TEMP_DISK_MB),
-               ) as running:
+    with serve_in_process(tmp_path_factory, full_store_template, uploads_per_hour=UPLOADS_PER_HOUR,
+                          upload_mb_per_hour=UPLOAD_MB_PER_HOUR, temp_disk_mb=TEMP_DISK_MB) as running:
         yield running
 
 
@@ -381,8 +398,8 @@ DERIVED = ("leaderboard.parquet", "README.md", ".cache")
 @pytest.fixture(scope="module")
 def shared_disk_server(tmp_path_factory, full_store_template):
     """Only the temporary disk bounds these uploads: the hourly bounds out of the way."""
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_TEMP_DISK_MB=str(SHARED_DISK_MB),
-               LEADERBOARD_UPLOADS_PER_HOUR="1000", LEADERBOARD_UPLOAD_MB_PER_HOUR="100000") as running:
+    with serve_in_process(tmp_path_factory, full_store_template, temp_disk_mb=SHARED_DISK_MB, uploads_per_hour=1000,
+                          upload_mb_per_hour=100000) as running:
         yield running
 
 
@@ -460,16 +477,16 @@ def test_the_upload_count_is_shared_by_replicas_and_survives_a_restart(tmp_path_
     addresses."""
     store = tmp_path_factory.mktemp("replicas") / "store"
     shutil.copytree(full_store_template, store)
-    bounds = dict(LEADERBOARD_UPLOADS_PER_HOUR="2", store=store)
-    with serve(tmp_path_factory, full_store_template, **bounds) as (first, *_), \
-            serve(tmp_path_factory, full_store_template, **bounds) as (second, *_):
+    bounds = dict(uploads_per_hour=2, store=store)
+    with serve_in_process(tmp_path_factory, full_store_template, **bounds) as (first, *_), \
+            serve_in_process(tmp_path_factory, full_store_template, **bounds) as (second, *_):
         PageSession(first, "10.0.6.1").upload(file_of(tmp_path / "replica-1.json", 0.01))
         PageSession(second, "10.0.6.1").upload(file_of(tmp_path / "replica-2.json", 0.01))
         for url in (first, second):
             with pytest.raises(UploadRefused, match="^Too many uploads from your address: 2 in the last hour; "
                                                     "try again in 60 minutes$"):
                 PageSession(url, "10.0.6.1").upload(file_of(tmp_path / "replica-3.json", 0.01))
-    with serve(tmp_path_factory, full_store_template, **bounds) as (restarted, *_):
+    with serve_in_process(tmp_path_factory, full_store_template, **bounds) as (restarted, *_):
         with pytest.raises(UploadRefused, match="^Too many uploads from your address: 2 in the last hour"):
             PageSession(restarted, "10.0.6.1").upload(file_of(tmp_path / "restarted.json", 0.01))
         PageSession(restarted, "10.0.6.2").upload(file_of(tmp_path / "another.json", 0.01))

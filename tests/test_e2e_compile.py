@@ -6,7 +6,7 @@ from __future__ import annotations
 from support.own_app import app_url  # noqa: F401 (fixture: an app of the module's own, whose store its tests change)
 
 from support.pages import DESKTOP, PHONE, close, open_page, rows, shot
-from support.servers import serve
+from support.servers import serve_in_process
 from support.stores import tree_digest
 
 import os
@@ -156,17 +156,17 @@ def test_a_chat_run_of_a_local_checkpoint_fills_the_type_and_asks_for_the_public
     close(page)
 
 
-def served_with(**env):
-    """A module's fixture: the app with `env` added to its environment: (url, Gradio's cache folder)."""
+def served_with(**settings):
+    """A module's fixture: the app built with `settings` (Settings' fields): (url, Gradio's cache folder)."""
     @pytest.fixture(scope="module")
     def served(tmp_path_factory, full_store_template):
-        with serve(tmp_path_factory, full_store_template, **env) as (url, _, _, cache):
+        with serve_in_process(tmp_path_factory, full_store_template, **settings) as (url, _, _, cache):
             yield url, cache
     return served
 
 
-one_upload_an_hour = served_with(LEADERBOARD_UPLOADS_PER_HOUR="1")  # one upload per address an hour
-small_temporary_disk = served_with(LEADERBOARD_TEMP_DISK_MB="8")  # a client's share of the temporary disk is 1 MB
+one_upload_an_hour = served_with(uploads_per_hour=1)  # one upload per address an hour
+small_temporary_disk = served_with(temp_disk_mb=8)  # a client's share of the temporary disk is 1 MB
 
 
 @pytest.mark.parametrize("viewport, address", [(DESKTOP, "10.0.5.1"), (PHONE, "10.0.5.2")], ids=["desktop", "phone"])

@@ -7,7 +7,7 @@ and its public API."""
 from __future__ import annotations
 
 from support.page_sessions import FORM, PageSession, shown
-from support.servers import serve
+from support.servers import serve_in_process
 from support.stores import tree_digest
 
 from support.page_sessions import presubmit as page_presubmit, publish as page_publish
@@ -307,7 +307,7 @@ def test_hub_upload_records_are_batched_and_shared_by_replicas(hub, tmp_path, sm
 
 @pytest.fixture(scope="module")
 def quota_server(tmp_path_factory, full_store_template):
-    with serve(tmp_path_factory, full_store_template, LEADERBOARD_PRESUBMISSIONS_PER_HOUR="2") as running:
+    with serve_in_process(tmp_path_factory, full_store_template, presubmissions_per_hour=2) as running:
         yield running
 
 

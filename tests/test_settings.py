@@ -1,4 +1,5 @@
 """The settings: every documented environment variable is read, with the README's default."""
+import ast
 import re
 from dataclasses import fields
 from pathlib import Path
@@ -58,3 +59,44 @@ def test_every_variable_is_read_from_the_environment():
     assert (settings.poll_seconds, settings.read_only, settings.cache_seconds, settings.log_level) == (7.5, True, 31,
                                                                                                        "DEBUG")
     assert Settings.from_environment({"LEADERBOARD_READ_ONLY": "no", "HF_TOKEN": ""}) == unset  # empty is unset
+
+
+def reads_at_import(path: Path) -> list[str]:
+    """What a module reads of the environment when it is imported: the calls of
+    `Settings.from_environment` and the uses of `os.environ`/`os.getenv` outside function
+    bodies (a default argument and a decorator run at import, so they count)."""
+    found = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            arguments = node.args
+            for part in [*arguments.defaults, *arguments.kw_defaults, *getattr(node, "decorator_list", [])]:
+                if part is not None:
+                    visit(part)
+            return
+        if isinstance(node, ast.Attribute) and node.attr in ("from_environment", "environ", "getenv"):
+            found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text(), str(path)))
+    return found
+
+
+def test_the_app_reads_no_setting_at_import():
+    """The web app's modules read the settings when an app is built (`build_app`), so one
+    process can build apps of different settings (the tests do, in process)."""
+    modules = [ROOT / "app.py", *sorted((ROOT / "leaderboard" / "app").rglob("*.py"))]
+    assert len(modules) > 10
+    assert [read for module in modules for read in reads_at_import(module)] == []
+
+
+def test_a_read_at_import_is_found(tmp_path):
+    """The scan above sees a read at module level, in a default or a class body, not one in a function's body."""
+    module = tmp_path / "module.py"
+    module.write_text("import os\nfrom leaderboard.config.settings import Settings\n"
+                      "A = Settings.from_environment()\n"
+                      "def f(home=os.environ.get('HOME')):\n    return os.getenv('X'), Settings.from_environment()\n"
+                      "class C:\n    level = os.environ['LEVEL']\n")
+    assert reads_at_import(module) == ["module.py:3 Settings.from_environment", "module.py:4 os.environ",
+                                       "module.py:7 os.environ"]

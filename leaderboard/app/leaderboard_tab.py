@@ -9,7 +9,7 @@ import gradio as gr
 from leaderboard.app.column_widths import column_widths
 from leaderboard.app.gradio_compat import SCROLL_TO_START_JS, picked
 from leaderboard.app.pager import Pager, turned_to
-from leaderboard.app.settings import PAGE_ROWS, PRIVATE
+from leaderboard.app.settings import PRIVATE
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
 from leaderboard.views.ranking_chart import ranking_chart
@@ -26,8 +26,8 @@ class LeaderboardTab:
     """The tab's components, built where it is created (inside the page's Tabs). A view is a
     dict by the URL's keys (share.BOARD_KEYS); `controls` are its inputs by the same keys."""
 
-    def __init__(self, board, p_values: gr.Radio, default_view: dict, categories: list[str]):
-        self.board = board
+    def __init__(self, board, p_values: gr.Radio, default_view: dict, categories: list[str], page_rows: int):
+        self.board, self.page_rows = board, page_rows  # rows per page of the table
         first = self.parts(self.board_view(default_view), default_view["table_page"])
         self.first_revision = first["revision"]
         with gr.Tab("Leaderboard", id="leaderboard") as self.tab:
@@ -119,7 +119,7 @@ class LeaderboardTab:
         columns = board_views.score_columns(board, category, values)
         full = board_views.current_table(board, category, values, adjusted=view["p"] == board_views.ADJUSTED_P,
                                          exclude_flagged=view["exclude_flagged"])
-        return board_views.table_page(full, columns, page, PAGE_ROWS, view["search"], view["types"], view["min"],
+        return board_views.table_page(full, columns, page, self.page_rows, view["search"], view["types"], view["min"],
                                       view["max"], view["sort"]), columns, full
 
     def parts(self, view: dict, page: int, plot_open: bool = False, with_exports: bool = True) -> dict:

@@ -14,9 +14,9 @@ from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
 from leaderboard.temp_disk import LimitReached
-from leaderboard.app.settings import (API_CONCURRENCY, API_RATE, CACHE_SECONDS, CACHE_SWEEP_SECONDS, PRIVATE, SETTINGS,
-                                      SIGNED_OUT, STATIC, script)
+from leaderboard.app.settings import API_CONCURRENCY, PRIVATE, STATIC, AppSettings, script
 from leaderboard.app.gradio_compat import plotly_chunk, prepare_sign_in
+from leaderboard.app.limits import RequestRate
 from leaderboard.app.signin import SignIn
 from leaderboard.app.submit_tab import SubmitTab
 from leaderboard.app.view_state import restore_on_load
@@ -29,23 +29,27 @@ from leaderboard.views.api import ENDPOINTS, ReadApi
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 
 
-def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None = None) -> gr.Blocks:
-    """The page; `signin` (default: from the settings) says who may pre-submit and publish."""
+def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf | None = None,
+              signin: SignIn | None = None) -> gr.Blocks:
+    """The page, with `settings` (default: the environment's, read now); `signin` (default:
+    from the settings) says who may pre-submit and publish."""
+    settings = settings or AppSettings()
     categories = [board_views.OVERALL, *board.benchmark.categories]
-    previews = previews or PreviewShelf(ttl=CACHE_SECONDS)
-    signin = signin or SignIn(SETTINGS, hub_backed=isinstance(board.store, HubStore), signed_out=SIGNED_OUT)
+    previews = previews or PreviewShelf(ttl=settings.cache_seconds)
+    signin = signin or SignIn(settings.settings, hub_backed=isinstance(board.store, HubStore),
+                              signed_out=settings.signed_out)
     prepare_sign_in(signin.settings)
     default_view = share.view_from_query({}, board)
-    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(CACHE_SWEEP_SECONDS, CACHE_SECONDS)) as app:
+    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(settings.cache_sweep_seconds, settings.cache_seconds)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
         # An expert's setting: rendered among the Leaderboard tab's options, followed by every tab.
         p_values = gr.Radio(board_views.P_VALUE_CHOICES, value=default_view["p"], label="Significance of a duel",
                             info=content.P_VALUES_INFO, elem_id="p-values", render=False)
         with gr.Tabs(selected=default_view["tab"]) as tabs:
-            leaderboard = LeaderboardTab(board, p_values, default_view, categories)
+            leaderboard = LeaderboardTab(board, p_values, default_view, categories, settings.settings.page_rows)
             model_details = DetailsTab(board, p_values, categories)
             head_to_head = HeadToHeadTab(board, p_values, categories)
-            submit = SubmitTab(board, previews, model_details.model_pick, leaderboard, signin)
+            submit = SubmitTab(board, settings, previews, model_details.model_pick, leaderboard, signin)
             about = AboutTab(board)
 
         restore_on_load(app, board, tabs, default_view, leaderboard, model_details, head_to_head)
@@ -69,19 +73,19 @@ def build_app(board, previews: PreviewShelf | None = None, signin: SignIn | None
 
         read_api = ReadApi(board)
         for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab), sharing one limit
-            gr.api(api_endpoint(getattr(read_api, name)), api_name=name, concurrency_limit=API_CONCURRENCY,
+            gr.api(api_endpoint(getattr(read_api, name), settings.api_rate), api_name=name, concurrency_limit=API_CONCURRENCY,
                    concurrency_id="read_api")
     return app
 
 
-def api_endpoint(answer):
-    """A ReadApi method as an endpoint, within its caller's rate (API_RATE, per client address):
+def api_endpoint(answer, rate: RequestRate):
+    """A ReadApi method as an endpoint, within its caller's `rate` (per client address):
     its ValueError (an unknown category or model) or the rate's refusal is the caller's error
     message, not a bare "Error"."""
     @functools.wraps(answer)
     def endpoint(request: gr.Request, *args, **kwargs):
         try:
-            API_RATE.admit(request.client.host, "read-API requests")
+            rate.admit(request.client.host, "read-API requests")
             return answer(*args, **kwargs)
         except (ValueError, LimitReached) as e:
             raise gr.Error(str(e)) from None

@@ -1,5 +1,5 @@
-"""The app's settings (from `leaderboard.config.settings`, read once when the app starts), and what
-the tabs' events share."""
+"""The settings an app is built with (`AppSettings`: from `leaderboard.config.settings`, read
+when the app is built, never at import), and what the tabs' events share."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,28 +11,43 @@ from leaderboard.temp_disk import MB, TempDiskBudget
 from leaderboard.app.signin import SignOuts
 from leaderboard.config.settings import Settings
 
-SETTINGS = Settings.from_environment()
-READ_ONLY = SETTINGS.read_only
-PAGE_ROWS = SETTINGS.page_rows  # rows per page of the leaderboard table
-# Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
-# a pre-submission waits at most as long for its confirmation.
-CACHE_SECONDS = SETTINGS.cache_seconds
-CACHE_SWEEP_SECONDS = min(60, CACHE_SECONDS)  # how often Gradio looks for old files
-# Temporary disk in all (uploads while Gradio keeps them, archives while they are unpacked).
-TEMP_DISK = TempDiskBudget(SETTINGS.temp_disk_mb * MB)
 # What one account (or address, without sign-in) may upload per hour is counted from the
-# store's upload records (app.py's UploadWindow); a Hub replica commits its records at most
+# store's upload records (app.serving's UploadWindow); a Hub replica commits its records at most
 # this often (seconds), so replicas see each other's uploads within it (and the poll).
 HUB_UPLOAD_RECORD_SECONDS = 60
-# Pre-submissions per account (per address without sign-in) per hour, and per account per day.
-PRESUBMISSIONS = PresubmissionQuota(SETTINGS.presubmissions_per_hour, SETTINGS.presubmissions_per_day)
-# The public read API: its requests per client address per minute, and how many it answers at
-# once (one: each holds the interpreter for its milliseconds, so the page's own events, which
-# run beside it, stay quick during a flood of API requests).
-API_RATE = RequestRate(SETTINGS.api_per_minute)
+# The public read API answers one request at a time: each holds the interpreter for its
+# milliseconds, so the page's own events, which run beside it, stay quick during a flood of
+# API requests.
 API_CONCURRENCY = 1
-# Sessions signed out (their tokens), refused from then on.
-SIGNED_OUT = SignOuts()
+
+
+class AppSettings:
+    """One app's settings (default: the environment's, read now) and the limits made from
+    them: each app counts its own quotas, rates and temporary disk (a process may serve
+    several, as the tests do)."""
+
+    def __init__(self, settings: Settings | None = None):
+        self.settings = settings if settings is not None else Settings.from_environment()
+        # Temporary disk in all (uploads while Gradio keeps them, archives while they are unpacked).
+        self.temp_disk = TempDiskBudget(self.settings.temp_disk_mb * MB)
+        # Pre-submissions per account (per address without sign-in) per hour, and per account per day.
+        self.presubmissions = PresubmissionQuota(self.settings.presubmissions_per_hour,
+                                                 self.settings.presubmissions_per_day)
+        self.api_rate = RequestRate(self.settings.api_per_minute)  # read-API requests per client address per minute
+        self.signed_out = SignOuts()  # sessions signed out (their tokens), refused from then on
+
+    @property
+    def cache_seconds(self) -> int:
+        """Uploads and exports in Gradio's cache are deleted once they are this old (seconds);
+        a pre-submission waits at most as long for its confirmation."""
+        return self.settings.cache_seconds
+
+    @property
+    def cache_sweep_seconds(self) -> int:
+        """How often Gradio looks for old files."""
+        return min(60, self.settings.cache_seconds)
+
+
 # Events of the page are for the page: only the read API's endpoints (gr.api) are public.
 PRIVATE = {"api_visibility": "private"}
 # Handlers return {component: value}; an event's outputs are still a list, in a fixed order,

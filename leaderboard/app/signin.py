@@ -55,7 +55,7 @@ def whoami(token: str) -> Account:
 
 
 class SignOuts:
-    """The access tokens of sessions signed out in this process, each until it expires.
+    """The access tokens of sessions signed out of this app, each until it expires.
     Gradio keeps a session in a signed cookie, which /logout empties in the browser; a copy
     of the cookie kept from before would still carry the token, which the Hub still honours."""
 
@@ -77,7 +77,9 @@ class SignOuts:
                 del self._until[key]
             self._until[self._key(token)] = expires_at or now + self.KEPT_WITHOUT_EXPIRY
 
-    def __contains__(self, token: str) -> bool:
+    def __contains__(self, token: object) -> bool:  # a Container[str], as UploadGate takes it
+        if not isinstance(token, str):
+            return False
         with self._lock:
             return self._until.get(self._key(token), 0) > self.clock()
 

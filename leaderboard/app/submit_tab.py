@@ -14,7 +14,7 @@ import content
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.column_widths import column_widths
 from leaderboard.app.pager import Pager, turned_to
-from leaderboard.app.settings import CACHE_SECONDS, PAGE_ROWS, PRESUBMISSIONS, PRIVATE, READ_ONLY, TEMP_DISK, script
+from leaderboard.app.settings import PRIVATE, AppSettings, script
 from leaderboard.app.previews import PreviewShelf
 from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
 from leaderboard.board.publishing import Preview, Publishing
@@ -32,8 +32,6 @@ PREVIEW_DUELS_TITLE = "Your model's duels"
 NEIGHBOURHOOD_ROWS = 7
 WHOLE_RANKING = "See the whole ranking, a page at a time"
 NEIGHBOURHOOD = "Back to your model's neighbourhood"
-UPLOAD_EXPIRED = (f"The upload expired after {content.lifetime_text(CACHE_SECONDS)} (uploads are kept that long); "
-                  f"upload the file again.")
 
 log = logging.getLogger(__name__)
 
@@ -53,16 +51,22 @@ class SubmitTab:
     in with Hugging Face under its own or an organization's name (`account_outputs`, filled
     by `show_account` on page load), or no one from the page (the maintainers publish)."""
 
-    def __init__(self, board, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard, signin: SignIn):
+    def __init__(self, board, settings: AppSettings, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard,
+                 signin: SignIn):
         self.board, self.previews, self.model_pick, self.signin = board, previews, model_pick, signin
+        self.cache_seconds, self.page_rows = settings.cache_seconds, settings.settings.page_rows
+        self.presubmissions, self.temp_disk = settings.presubmissions, settings.temp_disk
+        self.read_only = settings.settings.read_only  # publishing hidden
+        self.upload_expired = (f"The upload expired after {content.lifetime_text(self.cache_seconds)} (uploads are "
+                               f"kept that long); upload the file again.")
         self.publishing = Publishing(board)  # the board's writing role, built beside it
         # Each session's last compiled upload (its path, the compile), kept as long as Gradio keeps
         # the upload: its pre-submission uses it instead of compiling the archive again.
-        self.compiled_uploads: PreviewShelf[tuple[str, submission.Compiled]] = PreviewShelf(CACHE_SECONDS)
-        self.can_publish = not READ_ONLY and signin.mode != MAINTAINERS
+        self.compiled_uploads: PreviewShelf[tuple[str, submission.Compiled]] = PreviewShelf(self.cache_seconds)
+        self.can_publish = not self.read_only and signin.mode != MAINTAINERS
         # The duels a preview leaves to its publication, run while it is read (Publishing.duel_ahead).
         self.duels_ahead = ThreadPoolExecutor(1, thread_name_prefix="duels-ahead")
-        notice = (content.READ_ONLY if READ_ONLY else
+        notice = (content.READ_ONLY if self.read_only else
                   content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
         with gr.Tab("Submit", id="submission") as self.tab:
             gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {notice}" if notice else ""))
@@ -109,7 +113,7 @@ class SubmitTab:
             with gr.Group(visible=False) as self.publish_row:
                 publish_button = gr.Button("Publish…", variant="primary", elem_id="publish")
             with gr.Group(visible=False) as self.confirm_box:
-                gr.Markdown(content.confirm(CACHE_SECONDS))
+                gr.Markdown(content.confirm(self.cache_seconds))
                 with gr.Row():
                     confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
                     cancel_button = gr.Button("Cancel", elem_id="cancel")
@@ -194,7 +198,7 @@ class SubmitTab:
     def presubmit(self, team, model, model_type, params, input_length, precision, description, link, file,
                   request: gr.Request, oauth_token: gr.OAuthToken | None, progress=gr.Progress()) -> dict:
         """The preview, disclosed in the store (Publishing.disclose) within the requester's
-        quota (PRESUBMISSIONS): per account when signed in, else per client address."""
+        quota (`presubmissions`): per account when signed in, else per client address."""
         board = self.board
         hidden = gr.update(visible=False)
         failed = {**self.ranking_hidden(), self.preview_duels: hidden, self.preview_state: None,
@@ -208,19 +212,19 @@ class SubmitTab:
         try:  # first: the upload may expire (be deleted) while the pre-submission runs
             sha256 = file_sha256(file)
         except FileNotFoundError:
-            return {self.status: "", self.form_errors: "", self.file_errors: UPLOAD_EXPIRED, **failed}
+            return {self.status: "", self.form_errors: "", self.file_errors: self.upload_expired, **failed}
         form = dict(team_name=team, model_name=model, model_type=model_type, parameters=params,
                     input_length=input_length, precision=precision, description=description, link_to_model=link)
         address = request.client.host
         record_failure = None
         try:
-            with PRESUBMISSIONS.admitted(board.presubmissions, requester_key(account, address), account is not None):
+            with self.presubmissions.admitted(board.presubmissions, requester_key(account, address), account is not None):
                 try:
                     source = (self.compiled_upload(file, request.session_hash, progress).data
                               if submission.is_archive(file) else file)
                     preview = self.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
                 finally:  # read, or refused: the upload no longer holds its client's temporary disk
-                    TEMP_DISK.release_file(file)
+                    self.temp_disk.release_file(file)
                 # What the page shows is made before the record: a pre-submission that fails records nothing.
                 kept = Presubmitted(preview, submission.preview_table(board, preview))
                 summary, shown = submission.preview_summary(board, preview), self.preview_views(kept)
@@ -262,7 +266,7 @@ class SubmitTab:
 
     def ranking_view(self, ranking: pd.DataFrame, model: str, page: int) -> dict:
         """`ranking` with `model`'s row marked: page 0 the row's neighbourhood, else page
-        `page` of PAGE_ROWS rows with the pager, as the page shows them (models linked,
+        `page` of `page_rows` rows with the pager, as the page shows them (models linked,
         intervals merged: `with_model_links`); the row's position on it, for the scroll
         (None: not on it)."""
         columns = board_views.score_columns(self.board, None)
@@ -272,7 +276,7 @@ class SubmitTab:
             label = f"Your model among its neighbours: rows {start + 1:,}–{start + len(rows):,} of {len(ranking):,}"
             pager = self.preview_pager.updates(None, 0)
         else:
-            shown = board_views.table_page(ranking, columns, page, PAGE_ROWS)
+            shown = board_views.table_page(ranking, columns, page, self.page_rows)
             rows, label, pager = shown.rows, "The ranking with your model", self.preview_pager.updates(shown)
         rows = board_views.with_model_links(rows, self.board.models)
         return {self.preview_table: gr.Dataframe(value=board_views.emphasised(rows, columns[0].header, model),
@@ -291,7 +295,7 @@ class SubmitTab:
         kept = self.previews.get(request.session_hash, token)
         if kept is not None:
             return kept
-        return {self.status: f"This pre-submission has expired (they are kept for {content.lifetime_text(CACHE_SECONDS)}); "
+        return {self.status: f"This pre-submission has expired (they are kept for {content.lifetime_text(self.cache_seconds)}); "
                              "pre-submit the file again.", **self.ranking_hidden()}
 
     def switch_ranking(self, token, page, request: gr.Request) -> dict:
@@ -302,7 +306,7 @@ class SubmitTab:
             return kept
         model = kept.preview.submission_id
         return self.ranking_view(kept.ranking, model,
-                                 board_views.page_of(kept.ranking, model, PAGE_ROWS) if not page else 0)
+                                 board_views.page_of(kept.ranking, model, self.page_rows) if not page else 0)
 
     def turn_ranking(self, token, page, button, request: gr.Request) -> dict:
         """Another page of the whole ranking (the pager's `button`)."""
@@ -322,7 +326,7 @@ class SubmitTab:
         held = self.compiled_uploads.newest(session)
         if held is not None and held[0] == file:
             return held[1]
-        return submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+        return submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), self.temp_disk)
 
     def uploaded(self, file, team, model, model_type, input_length, params, precision, request: gr.Request,
                  progress=gr.Progress()) -> dict:
@@ -336,15 +340,15 @@ class SubmitTab:
         if not submission.is_archive(file):
             return {self.file_errors: "", **as_filled}
         try:
-            compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), TEMP_DISK)
+            compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), self.temp_disk)
         except FileNotFoundError:  # the upload was deleted before its turn came, on a loaded server
-            return {self.file_errors: UPLOAD_EXPIRED, **as_filled}
+            return {self.file_errors: self.upload_expired, **as_filled}
         except BadInput as e:
             return {self.file_errors: submission.problems_markdown(self.board.benchmark, e.problems,
                                                                    "The archive was not accepted:"),
                     **as_filled}
         finally:  # read, or refused: the upload no longer holds its client's temporary disk
-            TEMP_DISK.release_file(file)
+            self.temp_disk.release_file(file)
         self.compiled_uploads.put(request.session_hash, (file, compiled))
         form = compiled.form
         return {**as_filled, self.file_errors: compiled.summary,
@@ -372,10 +376,10 @@ class SubmitTab:
         preview = kept.preview if kept is not None else None
         closed = {self.preview_state: None, self.confirm_box: gr.update(visible=False)}
         if not self.can_publish:
-            return {self.status: content.READ_ONLY if READ_ONLY else content.PUBLISHED_BY_MAINTAINERS, **closed}
+            return {self.status: content.READ_ONLY if self.read_only else content.PUBLISHED_BY_MAINTAINERS, **closed}
         if preview is None:
             message = ("Nothing to publish: pre-submit a file first." if token is None else
-                       f"This pre-submission has expired (they are kept for {content.lifetime_text(CACHE_SECONDS)}); "
+                       f"This pre-submission has expired (they are kept for {content.lifetime_text(self.cache_seconds)}); "
                        "pre-submit the file again.")
             return {self.status: message, **closed}
         publisher, refused = self.publisher(oauth_token, preview.metadata.team_name)

@@ -33,6 +33,7 @@ def fill(page, file, model: str) -> None:
 def signin_tab(board, signin):
     """The Submit tab of a page built for `board` with `signin`."""
     from leaderboard.app.previews import PreviewShelf
+    from leaderboard.app.settings import AppSettings
     from leaderboard.app.submit_tab import SubmitTab
     with gr.Blocks():
         with gr.Tabs():
@@ -42,4 +43,4 @@ def signin_tab(board, signin):
             class Board:
                 def show_after(self, event):
                     return event
-            return SubmitTab(board, PreviewShelf(ttl=60), pick, Board(), signin)
+            return SubmitTab(board, AppSettings(signin.settings), PreviewShelf(ttl=60), pick, Board(), signin)
