@@ -21,7 +21,7 @@ from leaderboard.engine.tournament import ModelResults, Tournament, duel_rows, t
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.snapshot import SnapshotBoard, snapshot_table
 from leaderboard.strict_json import dump_json
-from leaderboard.submission.metadata import title_keys
+from leaderboard.submission import metadata
 from leaderboard.views import table as views
 from leaderboard.views.api import ReadApi
 import stats
@@ -223,11 +223,11 @@ def test_after_the_warming_a_first_pre_submission_reads_no_member_column_and_no_
     board_rows = board.tournament.parts()[0]
     searched = []
     monkeypatch.setattr(board_rows, "rows_of_second", lambda second: searched.append(second))
-    keys, draws = title_keys.cache_info(), duel_tests._drawn_counts.cache_info()
+    keys, draws = metadata._title_keys.cache_info(), duel_tests._drawn_counts.cache_info()
     form, document, _ = small_documents[6]
     preview = Publishing(board).presubmit(dump_json(document), form)
     assert set(searched) <= {preview.tournament.index(preview.submission_id)} and preview.panel  # the new one's own
-    assert title_keys.cache_info().misses - keys.misses <= 2  # the new title's own (its two cases)
+    assert metadata._title_keys.cache_info().misses - keys.misses <= 2  # the new title's own (its two cases)
     assert duel_tests._drawn_counts.cache_info().misses == draws.misses  # no task's resample counts drawn again
 
 
