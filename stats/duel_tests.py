@@ -140,9 +140,7 @@ def resample_counts(n: int, seed: int, n_resamples: int = N_RESAMPLES) -> np.nda
     Cached (read-only, float32 holds the counts exactly) since every model reuses it: the
     last few tasks' as float32, every task's in a compact copy (`_drawn_counts`).
     """
-    # the first R rows of a longer draw are the draw of R rows (the stream fills them in order):
-    # the duels' 1,000 and the intervals' fewer resamples share one draw per task
-    counts = _drawn_counts(n, seed, max(n_resamples, N_RESAMPLES))[:n_resamples].astype(np.float32)
+    counts = _drawn_counts(n, seed, n_resamples).astype(np.float32)
     counts.flags.writeable = False
     return counts
 

@@ -548,9 +548,9 @@ def test_registering_a_metric_is_one_entry(monkeypatch):
 @pytest.mark.parametrize("n, seed, resamples", [(1, 4, 10), (60, 5, 200), (300, 7, 1000), (40, 3, 1500)])
 def test_resample_counts_are_each_resample_s_draws_of_its_own_seeded_stream(n, seed, resamples):
     """Resample r counts how often each item is among draws r*n .. (r+1)*n - 1 of the task's
-    seeded stream (NumPy's default generator), by a loop over resamples: the counts of
-    fewer resamples (the intervals' 200) are the first rows of the duels' 1,000, whichever
-    was asked first, and stored bootstrap summaries stay reproducible."""
+    seeded stream (NumPy's default generator), by a loop over resamples: so the counts of
+    fewer resamples (the intervals' 200) are the first rows of the duels' 1,000, and stored
+    bootstrap summaries stay reproducible whatever the cache holds."""
     draws = np.random.default_rng(seed).integers(0, n, size=resamples * n)
     by_loop = np.array([np.bincount(draws[r * n:(r + 1) * n], minlength=n) for r in range(resamples)])
     assert dt.resample_counts(n, seed, resamples).dtype == np.float32

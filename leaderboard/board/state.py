@@ -299,7 +299,8 @@ class Leaderboard:
         references = self.references()
         for task in self.benchmark.tasks:  # a new file's summaries and replicates draw them (10-50 ms a task)
             if task.id in references:
-                duel_tests.resample_counts(references[task.id].n_samples, task_seed(task.id))
+                for resamples in (duel_tests.N_RESAMPLES, evidence.CERTAINTY_RESAMPLES):
+                    duel_tests.resample_counts(references[task.id].n_samples, task_seed(task.id), resamples)
         for model in self.models.values():  # the duplicate check compares every published title's keys
             title_keys(model.title)
         if self.models:
