@@ -59,6 +59,8 @@ class SubmitTab:
         self.read_only = settings.settings.read_only  # publishing hidden
         self.upload_expired = (f"The upload expired after {content.lifetime_text(self.cache_seconds)} (uploads are "
                                f"kept that long); upload the file again.")
+        self.preview_expired = (f"This pre-submission has expired (they are kept for "
+                                f"{content.lifetime_text(self.cache_seconds)}); pre-submit the file again.")
         self.publishing = Publishing(board)  # the board's writing role, built beside it
         # Each session's last compiled upload (its path, the compile), kept as long as Gradio keeps
         # the upload: its pre-submission uses it instead of compiling the archive again.
@@ -295,8 +297,7 @@ class SubmitTab:
         kept = self.previews.get(request.session_hash, token)
         if kept is not None:
             return kept
-        return {self.status: f"This pre-submission has expired (they are kept for {content.lifetime_text(self.cache_seconds)}); "
-                             "pre-submit the file again.", **self.ranking_hidden()}
+        return {self.status: self.preview_expired, **self.ranking_hidden()}
 
     def switch_ranking(self, token, page, request: gr.Request) -> dict:
         """From the new model's neighbourhood to the page of the whole ranking that holds its
@@ -378,9 +379,7 @@ class SubmitTab:
         if not self.can_publish:
             return {self.status: content.READ_ONLY if self.read_only else content.PUBLISHED_BY_MAINTAINERS, **closed}
         if preview is None:
-            message = ("Nothing to publish: pre-submit a file first." if token is None else
-                       f"This pre-submission has expired (they are kept for {content.lifetime_text(self.cache_seconds)}); "
-                       "pre-submit the file again.")
+            message = "Nothing to publish: pre-submit a file first." if token is None else self.preview_expired
             return {self.status: message, **closed}
         publisher, refused = self.publisher(oauth_token, preview.metadata.team_name)
         if refused:

@@ -98,9 +98,8 @@ class _Columns:
     def add(self, rows: DuelRows, members: list[int] | None = None) -> None:
         """Enter `rows` into the columns of `members` (default: every column read)."""
         for member in list(self.won) if members is None else members:
-            at = rows.rows_of_second(member)
-            self.fought[member][rows.first[at]] = rows.fought[at]
-            self.won[member][rows.first[at]] = rows.fought[at] & rows.significant[at]
+            first, won, fought = rows.against(member)
+            self.won[member][first], self.fought[member][first] = won, fought
 
     def win_scores(self, members: Iterable[int]) -> FloatArray:
         won, fought = np.zeros(self.shape), np.zeros(self.shape)

@@ -177,6 +177,12 @@ class DuelRows:
         lo, hi = np.searchsorted(seconds, [second, second + 1])
         return order[lo:hi]
 
+    def against(self, second: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows against `second`: (their first models (k,), won (k, n_tasks), fought
+        (k, n_tasks)), in row order (a repeated pair's later row last)."""
+        at = self.rows_of_second(second)
+        return self.first[at], self.fought[at] & self.significant[at], self.fought[at]
+
     def column(self, second: int, n_models: int) -> tuple[np.ndarray, np.ndarray]:
         """(won, fought) of the rows against `second`, by first model: each (n_models,
         n_tasks) bool, read-only; the later row where a pair repeats. Kept per model (the
@@ -184,11 +190,10 @@ class DuelRows:
         10,000 models); a larger `n_models` (a pre-submission's new model) pads them."""
         kept = self._columns.get(second)
         if kept is None:
-            at = self.rows_of_second(second)
+            first, won_rows, fought_rows = self.against(second)
             won = np.zeros((n_models + COLUMN_ROOM, self.fought.shape[1]), dtype=bool)
             fought = np.zeros_like(won)
-            fought[self.first[at]] = self.fought[at]
-            won[self.first[at]] = self.fought[at] & self.significant[at]
+            won[first], fought[first] = won_rows, fought_rows
             kept = (won, fought)
         elif kept[0].shape[0] < n_models:  # no row names a model past those it was made for
             grow = ((0, n_models + COLUMN_ROOM - len(kept[0])), (0, 0))
