@@ -7,6 +7,7 @@ from support.stores import SMALL_TASKS, publish_all
 
 from support.cli import cli as run_cli
 
+import dataclasses
 import itertools
 import json
 import shutil
@@ -525,7 +526,8 @@ def test_the_duels_a_preview_leaves_to_its_publication_run_ahead_and_are_stored_
     members only, `duel_ahead` runs the rest in a pool while the preview is read, and its
     publication then runs no duel (it takes the pool's) and stores the same duels, p-values
     included, as the publication of a preview that ran none ahead, on a copy of the store.
-    Duels ahead still queued at publication are cancelled and run by the publication."""
+    Duels ahead still queued at publication are cancelled and run by the publication; the
+    board's sample file, never published, runs none ahead."""
     path = tmp_path / "tasks.json"
     path.write_text(json.dumps(accuracy_tasks_file(6, 3, 3)))
     benchmark = load_benchmark(path)
@@ -553,6 +555,9 @@ def test_the_duels_a_preview_leaves_to_its_publication_run_ahead_and_are_stored_
         return Leaderboard(LocalStore(tmp_path / name), benchmark), list(duels_run)
 
     with ThreadPoolExecutor(1) as pool:
+        sample = dataclasses.replace(Publishing(board).presubmit(dump_json(document), form), is_sample=True)
+        Publishing(board).duel_ahead(sample, pool)  # the board's sample file is never published: nothing to run
+        assert sample.duels_at_publication and sample.duels_ahead is None
         ahead, run_ahead = published("ahead", pool)
     plain, run_plain = published("plain", None)
     with ThreadPoolExecutor(1) as pool:

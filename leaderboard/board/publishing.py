@@ -198,8 +198,8 @@ class Publishing:
         models) while its submitter reads it, so that the click to publish finds them run
         (`publish` waits for them when they are running, runs them itself when they have not
         started). The app's pool has one worker: previews nobody publishes cost it time, not
-        the page."""
-        if not preview.duels_at_publication:
+        the page. The board's sample file, which is never published, needs none."""
+        if preview.is_sample or not preview.duels_at_publication:
             return
         tournament, sid, models = preview.tournament.copy(), preview.submission_id, self.board.models
         members = set(preview.panel)
