@@ -131,8 +131,9 @@ def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str,
     if reuse is not None and sid in reuse:
         mapping = np.array([tournament.index(m) if m in tournament else -1 for m in reuse.model_ids], dtype=np.int64)
         tournament.add_rows(reuse.rows_involving(sid).renumbered(mapping))
+    settled = board.settled_panel()  # the board's, when `tournament` is its duels and `sid`'s
     panel = board_panel(tournament, models, flags, benchmark, board.rules, backfill=True,
-                        backfill_only=[sid] if preview else None)
+                        backfill_only=[sid] if preview else None, base=settled)
     owners = {sid, *owners_of_pairs(panel.backfilled, models)}
     return ([m for m in panel.members if m != sid], panel.members, owners,
             ranking.ranked(panel.scores(benchmark), submitted_times(models)))

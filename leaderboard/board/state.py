@@ -22,6 +22,7 @@ from leaderboard.config.tasks import PANEL, Benchmark, load_benchmark
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine import ranking, replay
 from leaderboard.engine.replay import submitted_times
+from leaderboard.engine.panel import Panel
 from leaderboard.engine.tournament import (DuelRows, Tournament, duel_rows, rows_from_json, rules_description,
                                            rules_id, task_seed)
 from leaderboard.errors import BadInput, NotFound
@@ -69,7 +70,7 @@ class Leaderboard:
         self._evidence_cache: dict[tuple[bool, bool], EvidenceEntry] = {}  # (adjusted, exclude_flagged) -> state
         self._evidence_lock = threading.Lock()
         self._file_references: dict[str, Mapping[str, TaskReference]] = {}  # read from files: caches lacked fields
-        self._panel: tuple[BoardState | None, tuple[str, ...]] = (None, ())  # (of which state, its members)
+        self._panel: tuple[BoardState | None, Panel | None] = (None, None)  # (of which state, its settled panel)
         self._sample: tuple[str | None, dict[str, Any]] | None = None  # (reference model, sample file)
         self._sample_hash: tuple[dict[str, Any], str] | None = None  # (sample file, the hash of its predictions)
         self._sample_first_task: tuple[str | None, str] | None = None  # (reference model, hash of its first task)
@@ -129,16 +130,21 @@ class Leaderboard:
         return ranking.ranked(scores, submitted_times(models))
 
     def panel(self) -> tuple[str, ...]:
-        """The reference panel's members, best first (empty under top-of-its-day);
-        settled once per state."""
+        """The reference panel's members, best first (empty under top-of-its-day)."""
+        settled = self.settled_panel()
+        return settled.members if settled else ()
+
+    def settled_panel(self) -> Panel | None:
+        """The board's settled reference panel (None under top-of-its-day), settled once per
+        state: a pre-submission counts its model in from it."""
         state = self.state
         if self.benchmark.opponents != PANEL:
-            return ()
-        of, members = self._panel
-        if of is not state:
-            members = replay.board_panel(state.tournament, state.models, state.flags, self.benchmark).members
-            self._panel = (state, members)
-        return members
+            return None
+        of, settled = self._panel
+        if of is not state or settled is None:
+            settled = replay.board_panel(state.tournament, state.models, state.flags, self.benchmark)
+            self._panel = (state, settled)
+        return settled
 
     def install(self, state: BoardState, orphan_duels: set[str] | None = None) -> None:
         """Make `state` the board's: the one call by which a writer, holding `write_lock`,
