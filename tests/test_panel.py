@@ -598,10 +598,13 @@ def test_a_newcomer_counted_into_the_board_s_panel_gets_the_panel_settled_afresh
     counted in alone, no sort of the field) against the panel settled from scratch, on 30
     random boards with ties, near-copy families and flags: every score, seat, family and
     duel win the same, to the bit. The shortcut is taken exactly when the newcomer is a
-    family of its own and not flagged; otherwise the panel is settled from scratch."""
-    from_scratch = []
-    standing = panel_module._standing
+    family of its own and not flagged, and its duel wins alone are counted when the panel
+    keeps its members; otherwise the panel is settled from scratch."""
+    from_scratch, columns_read = [], []
+    standing, read = panel_module._standing, panel_module._Columns.read
     monkeypatch.setattr(panel_module, "_standing", lambda *a: from_scratch.append(1) or standing(*a))
+    monkeypatch.setattr(panel_module._Columns, "read", lambda *a: columns_read.append(1) or read(*a))
+    shortcuts = 0
     for seed in range(30):
         benchmark, results, ids, links, flagged = _random_board(seed)
         if case == "links to a model":
@@ -617,9 +620,13 @@ def test_a_newcomer_counted_into_the_board_s_panel_gets_the_panel_settled_afresh
             board = tournament.copy()
             board.add_models([NEWCOMER])
             from_scratch.clear()
+            columns_read.clear()
             settled.append(settle(benchmark, board, results, flagged, links=links, backfill_only=[NEWCOMER],
                                   base=given_base))
-            assert len(from_scratch) == (0 if given_base is not None and case == "alone" else 1)
+            shortcut = given_base is not None and case == "alone"
+            assert len(from_scratch) == (0 if shortcut else 1)
+            assert len(columns_read) == (0 if shortcut and settled[-1].members == base.members else 1)
+            shortcuts += shortcut and settled[-1].members == base.members
         counted_in, afresh = settled
         assert counted_in.members == afresh.members and counted_in.model_ids == afresh.model_ids
         assert counted_in.backfilled == afresh.backfilled
@@ -629,3 +636,4 @@ def test_a_newcomer_counted_into_the_board_s_panel_gets_the_panel_settled_afresh
             np.testing.assert_array_equal(getattr(counted_in.copies, name), getattr(afresh.copies, name))
         for name in ("signed", "eligible", "id_order", "weights"):
             np.testing.assert_array_equal(getattr(counted_in.standing, name), getattr(afresh.standing, name))
+    assert case != "alone" or shortcuts >= 10  # most newcomers leave the panel as it was

@@ -33,7 +33,6 @@ from leaderboard.storage.store import PublishedModel
 from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, PresubmissionLog, disclosure
 from leaderboard.storage.store import Store
 from leaderboard.submission.alignment import TaskReference
-from leaderboard.submission.metadata import title_keys
 from leaderboard.submission.parsing import ParsedSubmission, canonical_sha256, parse_submission, predictions_sha256, summarize
 from stats import duel_tests, evidence
 
@@ -298,8 +297,8 @@ class Leaderboard:
     def warm_presubmission(self) -> None:
         """What every pre-submission of this state reads and the first would compute: the
         panel (its members' duel columns), the references a file is aligned to, each task's
-        bootstrap resample counts, the published titles' look-alike keys, the sample file's
-        first task, and scipy.special, which the duels import on first use (2 s on a loaded machine)."""
+        bootstrap resample counts, the published names the duplicate check looks up, the
+        sample file's first task, and scipy.special, which the duels import on first use (2 s on a loaded machine)."""
         duel_tests.scipy_special()
         self.panel()
         references = self.references()
@@ -307,8 +306,7 @@ class Leaderboard:
             if task.id in references:
                 for resamples in (duel_tests.N_RESAMPLES, evidence.CERTAINTY_RESAMPLES):
                     duel_tests.resample_counts(references[task.id].n_samples, task_seed(task.id), resamples)
-        for model in self.models.values():  # the duplicate check compares every published title's keys
-            title_keys(model.title)
+        self.state.names  # noqa: B018 - made on first use
         if self.models:
             self._sample_first_task_hash()
 

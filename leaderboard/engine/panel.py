@@ -83,7 +83,7 @@ class Panel:
     the panel beaten in significant duels, NaN for a model without panel duels; family:
     (n_models,) int, the families of near-copies; copies: the near-copy pairs found;
     backfilled: per member that got new duels, the models that dueled it then; standing:
-    what the scores were made of."""
+    what the scores were made of; duel_parts: the duel rows the duel wins were counted from."""
 
     members: tuple[str, ...]
     model_ids: tuple[str, ...]
@@ -93,6 +93,7 @@ class Panel:
     copies: field.NearCopies
     backfilled: Mapping[str, tuple[str, ...]]
     standing: Standing
+    duel_parts: tuple[DuelRows, ...]
 
     def scores(self, benchmark: Benchmark) -> pd.DataFrame:
         """Task, category and overall field scores (`ranking.scores_table`'s shape);
@@ -133,9 +134,9 @@ class _Columns:
         for rows in parts[1:]:
             self.add(rows, new)
 
-    def add(self, rows: DuelRows, members: list[int] | None = None) -> None:
-        """Enter `rows` into the columns of `members` (default: every column read)."""
-        for member in list(self.won) if members is None else members:
+    def add(self, rows: DuelRows, members: list[int]) -> None:
+        """Enter `rows` into the columns of `members`."""
+        for member in members:
             first, won, fought = rows.against(member)
             self.won[member][first], self.fought[member][first] = won, fought
 
@@ -149,19 +150,25 @@ class _Columns:
         return scores
 
 
-def dueled(parts: Iterable[DuelRows], n_models: int, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def dueled(parts: Iterable[DuelRows], n_models: int, members: np.ndarray, involving: list[int] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Which models have a stored duel against each member, and which members one against
     each model: (model vs member, member vs model), each (n_models, len(members)) bool;
-    a member against itself counts as both."""
+    a member against itself counts as both. involving: look only at the duels of these
+    models (the others' cells stay False)."""
     position = np.full(n_models, -1, dtype=np.int64)
     position[members] = np.arange(len(members))
     forward = np.zeros((n_models, len(members)), dtype=bool)
     backward = np.zeros((n_models, len(members)), dtype=bool)
     for rows in parts:
-        to_member = position[rows.second] >= 0
-        forward[rows.first[to_member], position[rows.second[to_member]]] = True
-        from_member = position[rows.first] >= 0
-        backward[rows.second[from_member], position[rows.first[from_member]]] = True
+        first, second = rows.first, rows.second
+        if involving is not None:
+            theirs = np.isin(first, involving) | np.isin(second, involving)
+            first, second = first[theirs], second[theirs]
+        to_member = position[second] >= 0
+        forward[first[to_member], position[second[to_member]]] = True
+        from_member = position[first] >= 0
+        backward[second[from_member], position[first[from_member]]] = True
     forward[members, np.arange(len(members))] = backward[members, np.arange(len(members))] = True
     return forward, backward
 
@@ -197,7 +204,8 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     ids, task_ids = tournament.model_ids, tournament.task_ids
     n = len(ids)
     flagged = frozenset(flagged)
-    if _extends(base, ids, flagged, links):
+    extends = _extends(base, ids, flagged, links)
+    if extends:
         assert base is not None
         standing = base.standing.with_model(ids, signed_task_scores(benchmark, task_ids, results, ids[-1:])[0])
     else:
@@ -205,14 +213,43 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     shares = standing.counts.shares.T
     members = _seats(standing, shares @ _task_weights(benchmark, task_ids), benchmark.top_opponents)
     backfilled: dict[str, list[str]] = {}
-    columns = _Columns(n, len(task_ids))
-    columns.read(tournament.parts(), members)
     if backfill:
         only = None if backfill_only is None else [tournament.index(m) for m in backfill_only]
-        columns.add(_backfill(benchmark, tournament, results, tuple(members), rules or rules_id(
-            rules_description(benchmark)), backfilled, only))
-    return Panel(tuple(ids[i] for i in members), tuple(ids), shares, columns.win_scores(members),
-                 standing.copies.family, standing.copies, {m: tuple(v) for m, v in backfilled.items()}, standing)
+        _backfill(benchmark, tournament, results, tuple(members), rules or rules_id(rules_description(benchmark)),
+                  backfilled, only)
+    parts = tuple(tournament.parts())
+    win_scores = _win_scores_counted_in(base, parts, members) if extends else None
+    if win_scores is None:
+        columns = _Columns(n, len(task_ids))
+        columns.read(list(parts), members)
+        win_scores = columns.win_scores(members)
+    return Panel(tuple(ids[i] for i in members), tuple(ids), shares, win_scores, standing.copies.family,
+                 standing.copies, {m: tuple(v) for m, v in backfilled.items()}, standing, parts)
+
+
+def _win_scores_counted_in(base: Panel | None, parts: tuple[DuelRows, ...], members: list[int]) -> np.ndarray | None:
+    """The duel wins of `base`'s models and a newcomer (the last model), (n_models,
+    n_tasks), when the panel kept its members and the rows added since `base` (`parts`
+    beyond its own) are the newcomer's: base's own, and the newcomer's counted from its
+    rows. None otherwise (the caller counts them all)."""
+    assert base is not None
+    newcomer, kept = len(base.model_ids), len(base.duel_parts)
+    if (newcomer in members or tuple(base.model_ids[m] for m in members) != base.members or len(parts) < kept
+            or any(mine is not theirs for mine, theirs in zip(parts, base.duel_parts))
+            or any(((rows.first != newcomer) & (rows.second != newcomer)).any() for rows in parts[kept:])):
+        return None
+    position = np.full(newcomer + 1, -1, dtype=np.int64)  # a model's place in the panel, -1 outside it
+    position[members] = np.arange(len(members))
+    won = np.zeros((len(members), base.win_scores.shape[1]), dtype=bool)
+    fought = np.zeros_like(won)
+    for rows in parts[kept:]:  # as `_Columns` enters them: a repeated pair's later row last
+        mine = (rows.first == newcomer) & (position[rows.second] >= 0)
+        at = position[rows.second[mine]]
+        won[at], fought[at] = (rows.fought & rows.significant)[mine], rows.fought[mine]
+    count = fought.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = won.sum(axis=0) / np.where(count > 0, count, np.nan)
+    return np.vstack([base.win_scores, own])
 
 
 def _extends(base: Panel | None, ids: list[str], flagged: frozenset[str],
@@ -327,16 +364,16 @@ def _task_weights(benchmark: Benchmark, task_ids: list[str]) -> np.ndarray:
 
 def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
               panel: tuple[int, ...], rules: str, backfilled: dict[str, list[str]],
-              only: list[int] | None = None) -> DuelRows:
+              only: list[int] | None = None) -> None:
     """Duel each member against every model that has no stored duel with it (with `only`:
     the pairs of those models with the members, and of the members with those among
     them), into `tournament`, in one addition (a pair of two members lacking each other
-    once). Returns the rows added."""
+    once)."""
     members = np.array(panel, dtype=np.int64)
     ids = tournament.model_ids
     position = np.full(len(ids), -1, dtype=np.int64)  # a model's place in the panel, -1 outside it
     position[members] = np.arange(len(members))
-    forward, backward = dueled(tournament.parts(), len(ids), members)
+    forward, backward = dueled(tournament.parts(), len(ids), members, only)
     todo = ~(forward & backward)  # (model, member) pairs to duel; a pair of two members has two cells
     if only is not None:
         wanted = np.zeros_like(todo)
@@ -363,11 +400,9 @@ def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str
                 backfilled.setdefault(ids[member], []).append(ids[one])
         new.append(duel_rows(benchmark, tournament, ids[one], [ids[i] for i in lacking], results, rules))
     if not new:
-        return DuelRows.empty(len(tournament.task_ids))
+        return
     rows = DuelRows.concat(new, len(tournament.task_ids))
     to_member = position[rows.second] >= 0  # else the first is the member
     stored = np.where(to_member, forward[rows.first, np.maximum(position[rows.second], 0)],
                       backward[rows.second, np.maximum(position[rows.first], 0)])  # one direction may be stored
-    rows = rows.take(~stored)
-    tournament.add_rows(rows)
-    return rows
+    tournament.add_rows(rows.take(~stored))
