@@ -21,7 +21,7 @@ import pandas as pd
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import panel as reference_panel, ranking
 from leaderboard.engine.board_model import BoardModel, FlagTime
-from leaderboard.engine.tournament import DuelRows, Tournament, play
+from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament, play
 from leaderboard.engine.progress import Progress, no_progress
 
 V = TypeVar("V")
@@ -77,8 +77,11 @@ def board_panel(tournament: Tournament, models: Mapping[str, BoardModel], flags:
     `flags`; `backfill`: run the duels it lacks into `tournament`, `backfill_only` those of
     these models; `base`: the board's settled panel when the last model of `tournament`
     is a pre-submission's (see `panel.settle`)."""
-    return reference_panel.settle(benchmark, tournament, _Kept(models, lambda m: m.results), frozenset(flags), rules,
-                                  backfill, _Kept(models, lambda m: m.metadata.get(reference_panel.NEAR_COPIES, {})),
+    # every model's results when the backfill may duel them all (a dict: 50 reads a model), else read when asked
+    results: Mapping[str, ModelResults] = ({sid: models[sid].results for sid in tournament.model_ids}
+                                           if backfill and backfill_only is None else _Kept(models, lambda m: m.results))
+    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill,
+                                  _Kept(models, lambda m: m.metadata.get(reference_panel.NEAR_COPIES, {})),
                                   backfill_only, base)
 
 
