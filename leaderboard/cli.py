@@ -13,6 +13,7 @@ import sys
 import traceback
 
 import stats
+from leaderboard import blas
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.store import SNAPSHOT_FILE
 from leaderboard.strict_json import dump_json
@@ -589,6 +590,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    blas.one_thread()
     args = _parse(argv)
     try:
         args.run(args)
