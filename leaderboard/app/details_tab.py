@@ -14,7 +14,7 @@ DUELS_TITLE = "Duels against each competitor"
 class DetailsTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
-        self._last_duels = None  # (board state, model, category, adjusted, its duels): see duels_of
+        self._last_duels = None  # (the state's derived dict, model, category, adjusted, its duels): see duels_of
         self.built_model = default_model = board.ranked().index[0] if len(board.models) else None
         with gr.Tab("Details", id="details") as self.tab:
             with gr.Row():
@@ -82,13 +82,13 @@ class DetailsTab:
     def duels_of(self, submission_id, category, adjusted: bool) -> details.ModelDuels:
         """The model's duels, the last ones kept: `render` and then `export_duels` ask for
         the same (a panel member has dueled every model: 10,000 at 10,000 models)."""
-        board, state = self.board, self.board.state
+        board, derived = self.board, self.board.state.derived  # kept across a pre-submission's record
         last = self._last_duels
-        if last is not None and last[0] is state and last[1:4] == (submission_id, category, adjusted):
+        if last is not None and last[0] is derived and last[1:4] == (submission_id, category, adjusted):
             return last[4]
         duels = details.model_duels(board, submission_id, category, board.duels(adjusted),
                                     rank_order=board.ranked(adjusted).index)
-        self._last_duels = (state, submission_id, category, adjusted, duels)
+        self._last_duels = (derived, submission_id, category, adjusted, duels)
         return duels
 
     def export_duels(self, submission_id, category, p_values, _search: str = ""):

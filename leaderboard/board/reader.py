@@ -7,7 +7,6 @@ assign the board's attributes (only properties here)."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
@@ -78,11 +77,18 @@ class BoardState:
     revision: str | None
     ranked: pd.DataFrame
     flags: dict[str, Flag]  # flagged published models
+    # What is computed from the models, duels and flags alone (the settled panel, the names,
+    # the page's tables), made on first use: one dict, which a state that differs only in
+    # its revision shares (`follow`, after a pre-submission's record), so nothing is made again.
+    derived: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
-    @functools.cached_property
+    @property
     def names(self) -> PublishedNames:
-        """Its models' names, for the duplicate check (made on first use)."""
-        return PublishedNames(self.models.values())
+        """Its models' names, for the duplicate check."""
+        names = self.derived.get("names")
+        if names is None:
+            names = self.derived["names"] = PublishedNames(self.models.values())
+        return names
 
 
 class BoardReader(Protocol):

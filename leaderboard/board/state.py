@@ -69,7 +69,6 @@ class Leaderboard:
         self._evidence_cache: dict[tuple[bool, bool], EvidenceEntry] = {}  # (adjusted, exclude_flagged) -> state
         self._evidence_lock = threading.Lock()
         self._file_references: dict[str, Mapping[str, TaskReference]] = {}  # read from files: caches lacked fields
-        self._panel: tuple[BoardState | None, Panel | None] = (None, None)  # (of which state, its settled panel)
         self._sample: tuple[str | None, dict[str, Any]] | None = None  # (reference model, sample file)
         self._sample_hash: tuple[dict[str, Any], str] | None = None  # (sample file, the hash of its predictions)
         self._sample_first_task: tuple[str | None, str] | None = None  # (reference model, hash of its first task)
@@ -139,10 +138,10 @@ class Leaderboard:
         state = self.state
         if self.benchmark.opponents != PANEL:
             return None
-        of, settled = self._panel
-        if of is not state or settled is None:
-            settled = replay.board_panel(state.tournament, state.models, state.flags, self.benchmark)
-            self._panel = (state, settled)
+        settled = state.derived.get("panel")
+        if settled is None:
+            settled = state.derived["panel"] = replay.board_panel(state.tournament, state.models, state.flags,
+                                                                  self.benchmark)
         return settled
 
     def install(self, state: BoardState, orphan_duels: set[str] | None = None) -> None:

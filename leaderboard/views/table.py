@@ -365,7 +365,7 @@ def pager_note(page: TablePage) -> str:
             + (f" matching (of {page.total:,})" if matching < page.total else ""))
 
 
-_TABLES: dict[tuple, tuple[object, pd.DataFrame]] = {}  # view -> (the board state it is of, table)
+_TABLES: dict[tuple, tuple[object, pd.DataFrame]] = {}  # view -> (the derived dict of the state it is of, table)
 MAX_CACHED_TABLES = 16
 
 
@@ -374,14 +374,15 @@ def current_table(board: Leaderboard, category: str | None = None, values: str =
     """leaderboard_table of the board's current state, made once per state and view:
     paging, searching and sorting reuse it. Read-only: filter or copy it."""
     key = (id(board), category, values, adjusted, exclude_flagged)
-    state, cached = board.state, _TABLES.get(key)
-    # The state is kept with it, so its id is not reused; a table made while the intervals
-    # were being computed (after a publication) is made again once they are.
-    if cached is None or cached[0] is not state or (cached[1].attrs[PENDING] and not board.intervals_pending()):
+    derived, cached = board.state.derived, _TABLES.get(key)
+    # Kept with the state's derived dict (so its id is not reused), which a pre-submission's
+    # record, changing the revision only, keeps; a table made while the intervals were being
+    # computed (after a publication) is made again once they are.
+    if cached is None or cached[0] is not derived or (cached[1].attrs[PENDING] and not board.intervals_pending()):
         _TABLES.pop(key, None)
         while len(_TABLES) >= MAX_CACHED_TABLES:
             _TABLES.pop(next(iter(_TABLES)))
-        cached = _TABLES[key] = (state, leaderboard_table(board, category, values, adjusted=adjusted,
+        cached = _TABLES[key] = (derived, leaderboard_table(board, category, values, adjusted=adjusted,
                                                           exclude_flagged=exclude_flagged))
     return cached[1]
 
