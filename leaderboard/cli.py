@@ -13,6 +13,8 @@ import sys
 import traceback
 
 import stats
+from stats import duel_tests
+from leaderboard.storage.kept_draws import DrawsFolder
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.store import SNAPSHOT_FILE
 from leaderboard.strict_json import dump_json
@@ -591,7 +593,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
     try:
-        args.run(args)
+        with duel_tests.draws_kept_in(DrawsFolder.configured()):  # a fresh process would draw every task's again
+            args.run(args)
     except BadInput as e:  # the input is wrong, or names a model that does not exist
         for problem in e.problems:
             _say(f"error: {problem}", sys.stderr)
