@@ -45,23 +45,24 @@ def test_a_kept_draw_is_the_fresh_draw_and_a_damaged_or_stale_one_is_drawn_again
         read = cold_counts(folder)
     assert np.array_equal(read, fresh) and read.dtype == fresh.dtype and not read.flags.writeable
 
-    stored = dict(np.load(kept))
-    changed = stored["counts"].copy()
-    changed[0, 0] += 1  # a count changed under its checksum
-    damaged = {"a count changed": {**stored, "counts": changed},
-               "drawn by another numpy": {**stored, "numpy": np.str_("0.0.1")},
-               "drawn by another version of the draw": {**stored, "draw": np.int64(duel_tests.DRAW_VERSION + 1)},
-               "another draw's counts": {**stored, "counts": stored["counts"][:, :-1],
-                                         "crc32": np.uint32(zlib.crc32(stored["counts"][:, :-1].tobytes()))}}
-    for what, arrays in damaged.items():
-        with kept.open("wb") as f:
-            np.savez(f, **arrays)
+    header_line, data = kept_bytes.split(b"\n", 1)
+    header = json.loads(header_line)
+    changed = bytes([data[0] + 1]) + data[1:]  # a count changed under its checksum
+
+    def kept_as(header_changes: dict, counts: bytes = data) -> bytes:
+        return json.dumps({**header, **header_changes}).encode() + b"\n" + counts
+    damaged = {"a count changed": kept_as({}, changed),
+               "drawn by another numpy": kept_as({"drawn_by": [duel_tests.DRAW_VERSION, "0.0.1"]}),
+               "drawn by another version of the draw": kept_as({"drawn_by": [duel_tests.DRAW_VERSION + 1,
+                                                                             np.__version__]}),
+               "another draw's counts": kept_as({"crc32": zlib.crc32(data[:-N])}, data[:-N]),
+               "counts of another type": kept_as({"dtype": "object"}),
+               "more bytes than counts": kept_as({}, data + data[:N]),
+               "cut short": kept_bytes[:len(kept_bytes) // 2], "empty": b"", "not ours": b"[1, 2]\n" + data}
+    for what, damage in damaged.items():
+        kept.write_bytes(damage)
         assert np.array_equal(cold_counts(folder), fresh), what
         assert kept.read_bytes() == kept_bytes, what  # drawn again and kept again
-    for broken in (kept_bytes[:len(kept_bytes) // 2], b"", b"not a zip file"):
-        kept.write_bytes(broken)
-        assert np.array_equal(cold_counts(folder), fresh)
-        assert kept.read_bytes() == kept_bytes
 
 
 def test_a_pre_submission_keeps_each_task_s_draw_and_the_next_process_reads_them(new_model_file, full_store,
@@ -74,7 +75,7 @@ def test_a_pre_submission_keeps_each_task_s_draw_and_the_next_process_reads_them
     first = cli(*command, env=environment)
     assert first.returncode == 0, first.stderr
     kept = sorted(p.name for p in (tmp_path / "cache" / "resamples").iterdir())
-    assert len(kept) >= 50 and all(name.endswith(".npz") for name in kept)  # each task's, at least
+    assert len(kept) >= 50 and all(name.endswith(".counts") for name in kept)  # each task's, at least
 
     duel_tests.resample_counts.cache_clear()  # a fresh process: nothing drawn in memory
     duel_tests._drawn_counts.cache_clear()
