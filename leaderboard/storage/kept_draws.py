@@ -55,7 +55,7 @@ class DrawsFolder:
                 whole = counts.size == n_resamples * n and not f.read(1)
         except (OSError, ValueError, KeyError, TypeError):  # none kept, or not ours
             return None
-        if not whole or zlib.crc32(memoryview(counts)) != header["crc32"]:
+        if not whole or zlib.crc32(counts.data) != header["crc32"]:
             return None
         return counts.reshape(n_resamples, n)
 
