@@ -162,9 +162,9 @@ _keeper: DrawKeeper | None = None
 
 
 @contextlib.contextmanager
-def draws_kept_in(keeper: DrawKeeper) -> Iterator[None]:
+def draws_kept_in(keeper: DrawKeeper | None) -> Iterator[None]:
     """Within: the counts `_drawn_counts` misses in memory are read from `keeper`, or drawn
-    and kept there. Process-wide (the values do not depend on where they come from)."""
+    and kept there (None: drawn). Process-wide (the values do not depend on where they come from)."""
     global _keeper
     previous, _keeper = _keeper, keeper
     try:

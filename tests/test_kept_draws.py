@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import zlib
+from pathlib import Path
 
 import numpy as np
 
@@ -91,3 +92,14 @@ def test_a_folder_that_cannot_keep_the_draws_changes_nothing_but_the_keeping(tmp
     in_the_way.write_text("a file where the folder would be")
     assert np.array_equal(cold_counts(DrawsFolder(in_the_way)), fresh)
     assert in_the_way.read_text() == "a file where the folder would be"
+
+
+def test_a_user_without_a_home_folder_pre_submits_all_the_same(new_model_file, full_store, monkeypatch):
+    def no_home():
+        raise RuntimeError("Could not determine home directory.")
+    monkeypatch.setattr(Path, "home", no_home)
+    environment = {k: v for k, v in os.environ.items() if k != "LEADERBOARD_CACHE_DIR"}
+    result = cli("presubmit", new_model_file, "--store", full_store, "--team", "CLI Team", "--model", "cli-model",
+                 "--json", env=environment)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["of"] == 6

@@ -38,9 +38,14 @@ class DrawsFolder:
         self.folder = Path(folder)
 
     @classmethod
-    def configured(cls) -> "DrawsFolder":
+    def configured(cls) -> "DrawsFolder | None":
+        """The folder LEADERBOARD_CACHE_DIR names, else ~/.cache/leaderboard's; None without
+        either (no home folder): then nothing is kept."""
         cache = Settings.from_environment().cache_dir
-        return cls((Path(cache) if cache else Path.home() / ".cache" / "leaderboard") / FOLDER)
+        try:
+            return cls((Path(cache) if cache else Path.home() / ".cache" / "leaderboard") / FOLDER)
+        except RuntimeError:  # Path.home() of a user without one
+            return None
 
     def _path(self, n: int, seed: int, n_resamples: int) -> Path:
         return self.folder / f"{n}-{seed}-{n_resamples}.counts"
