@@ -81,13 +81,14 @@ def main():
                           ROOT),
                 "after": (presubmit, ROOT), **({"before": (presubmit, Path(args.before))} if args.before else {})}
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    load_at_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-cold-cli-") as kept:
         CHILD_ENV["LEADERBOARD_CACHE_DIR"] = kept
         first = {name: timed(command, cwd) for name, (command, cwd) in commands.items()}
         for _ in range(args.repeats):
             for name, (command, cwd) in commands.items():
                 runs[name].append(timed(command, cwd))
-    result: dict[str, object] = {"store": str(store), "file": str(new_file), "load_average_at_start": os.getloadavg()}
+    result: dict[str, object] = {"store": str(store), "file": str(new_file), "load_average_at_start": load_at_start}
     for name in commands:
         result[name] = {"wall_s": statistics.median(w for w, _ in runs[name]),
                         "cpu_s": statistics.median(c for _, c in runs[name]),
