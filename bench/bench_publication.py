@@ -75,6 +75,11 @@ def phase_publication(store: str, new_file: str, repeats: str, ahead: str = "") 
     publish with every duel (`ahead`: instead, as the app publishes, after the duels the
     preview left to its publication ran ahead, `Publishing.duel_ahead`, timed apart);
     refresh the intervals."""
+    try:  # one BLAS thread, as the tree's app starts (a tree from before session 14 has no such step)
+        from leaderboard import blas
+        blas.one_thread()
+    except ImportError:
+        pass
     from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.engine.tournament import Tournament

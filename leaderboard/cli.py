@@ -14,6 +14,7 @@ import traceback
 
 import stats
 from stats import duel_tests
+from leaderboard import blas
 from leaderboard.storage.kept_draws import DrawsFolder
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.store import SNAPSHOT_FILE
@@ -597,6 +598,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    blas.one_thread()
     args = _parse(argv)
     try:
         with duel_tests.draws_kept_in(DrawsFolder.configured()):  # a fresh process would draw every task's again

@@ -57,8 +57,15 @@ def _duel_inputs(metric: Metric, aggregate_a: ArrayLike, summary_a: np.ndarray, 
 
 def all_finite(values: np.ndarray) -> BoolArray:
     """Per row of a (m, d) array, whether every value is finite: (m,). What `duel` refuses
-    a duel on, checked for many opponents at once (`duel_both_ways(checked=True)`)."""
-    finite: BoolArray = np.isfinite(values).all(axis=-1)
+    a duel on, checked for many opponents at once (`duel_both_ways(checked=True)`). A row's
+    sum is finite only if each value is (NaN and infinities carry into it), a sum made
+    without the (m, d) mask isfinite would allocate; the rare finite row whose sum
+    overflows is looked at value by value."""
+    values = np.asarray(values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        finite: BoolArray = np.isfinite(values.sum(axis=-1))
+    if not finite.all():
+        finite[~finite] = np.isfinite(values[~finite]).all(axis=-1)
     return finite
 
 

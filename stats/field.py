@@ -54,14 +54,49 @@ def _runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return start, stop
 
 
-def field_shares(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Per row, the weighted share of the other models each model beats.
+@dataclass(frozen=True)
+class FieldCounts:
+    """What field shares are made of, kept so that one more model can be counted in
+    without sorting the field again (`with_model`): beaten (R, N) the weight of the others
+    below + half of those equal; total (R, N) the others' weight; missing (R, N) bool, the
+    cells without a value. With weights of 0 and 1 (every board's) both are exact in
+    floating point, however they were summed, so the shares are the same to the bit."""
 
-    values: (R, N) float, larger is better, NaN for a model that is not in the field
-    (its own share is NaN too); weights: (N,) >= 0, each model's weight as an opponent.
-    Returns (R, N): (sum of the weights of the others below + half of those equal) /
-    (sum of the others' weights); NaN where the others weigh nothing. One sort per row and
-    cumulative weights: O(R N log N)."""
+    beaten: np.ndarray
+    total: np.ndarray
+    missing: np.ndarray
+
+    @property
+    def shares(self) -> np.ndarray:
+        """(R, N): beaten / total, NaN where the model has no value or the others weigh nothing."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = self.beaten / self.total
+        return np.where(self.missing | (self.total <= 0), np.nan, share)
+
+    def with_model(self, values: np.ndarray, field_values: np.ndarray, field_weights: np.ndarray,
+                   weight: float) -> FieldCounts:
+        """The counts with one model more, as column N: values (R,) its own (NaN: none);
+        field_values (R, N) and field_weights (N,) the values and weights these counts were
+        made of; weight its weight as an opponent. O(R N), no sort."""
+        values = np.asarray(values, dtype=float)
+        field_values = np.asarray(field_values, dtype=float)
+        own_missing = np.isnan(values)
+        weight_here = np.where(own_missing, 0.0, float(weight))[:, None]  # (R, 1)
+        with np.errstate(invalid="ignore"):
+            # the others each beat the new model by: 1 above it, 1/2 equal (NaN compares False)
+            beaten = self.beaten + weight_here * ((field_values > values[:, None]) + 0.5 * (field_values == values[:, None]))
+            weights = np.where(np.isnan(field_values), 0.0, np.broadcast_to(np.asarray(field_weights, dtype=float),
+                                                                            field_values.shape))
+            own_beaten = (weights * ((field_values < values[:, None]) + 0.5 * (field_values == values[:, None]))).sum(axis=1)
+        total = self.total + weight_here
+        return FieldCounts(np.column_stack([beaten, own_beaten]), np.column_stack([total, weights.sum(axis=1)]),
+                           np.column_stack([self.missing, own_missing]))
+
+
+def field_counts(values: np.ndarray, weights: np.ndarray) -> FieldCounts:
+    """`FieldCounts` of every model in its row's field: values (R, N) float, larger is
+    better, NaN for a model that is not in the field; weights (N,) >= 0, each model's
+    weight as an opponent. One sort per row and cumulative weights: O(R N log N)."""
     values = np.atleast_2d(np.asarray(values, dtype=float))
     missing = np.isnan(values)
     weights = np.where(missing, 0.0, np.broadcast_to(np.asarray(weights, dtype=float), values.shape))
@@ -77,10 +112,15 @@ def field_shares(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
     np.put_along_axis(below, order, below_sorted, axis=1)
     np.put_along_axis(through, order, through_sorted, axis=1)
     equal = through - below - weights  # the others with an equal value
-    total = cumulative[:, -1:] - weights
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = (below + 0.5 * equal) / total
-    return np.where(missing | (total <= 0), np.nan, share)
+    return FieldCounts(below + 0.5 * equal, cumulative[:, -1:] - weights, missing)
+
+
+def field_shares(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Per row, the weighted share of the other models each model beats: values (R, N)
+    and weights (N,) as `field_counts` takes them. Returns (R, N): (sum of the weights of
+    the others below + half of those equal) / (sum of the others' weights); NaN for a
+    model without a value and where the others weigh nothing."""
+    return field_counts(values, weights).shares
 
 
 def family_ranks(scores: np.ndarray, family: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import pytest
 from playwright.sync_api import expect, sync_playwright
 
+from leaderboard import blas
 from leaderboard.board.administration import Administration
 from leaderboard.board.configured import build_demo_store
 from leaderboard.submission.demo import demo_model, task_design
@@ -47,6 +48,7 @@ SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
 
 
 def pytest_configure(config):
+    blas.one_thread()  # as the app and the command line run, and for the servers and commands started here
     for tier, meaning in TIERS.items():
         config.addinivalue_line("markers", f"{tier}: {meaning}")
 

@@ -187,3 +187,26 @@ def test_exact_and_98_percent_copies_are_found_independent_models_and_fine_tunes
     # fine-tunes keep about half their base's answers: well above the threshold, well below independence
     assert 0.3 <= min(share[(2, 10)], share[(3, 11)]) and max(share[(2, 10)], share[(3, 11)]) <= 0.65
     assert min(share[(i, j)] for i in range(6) for j in range(i + 1, 6)) > 0.6  # independent: shared difficulty only
+
+
+@st.composite
+def field_and_newcomer(draw):
+    """A field (R, N) with weights of 0 and 1 (a board's), and one more model's values (R,)."""
+    n, r = draw(st.integers(0, 7)), draw(st.integers(1, 4))
+    values = np.array(draw(st.lists(st.lists(values_, min_size=n, max_size=n), min_size=r, max_size=r))).reshape(r, n)
+    weights = np.array(draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=n, max_size=n)), dtype=float)
+    return values, weights, np.array(draw(st.lists(values_, min_size=r, max_size=r))), draw(st.sampled_from([0.0, 1.0]))
+
+
+@SETTINGS
+@given(field_and_newcomer())
+def test_a_model_counted_into_a_field_gets_the_shares_of_a_field_counted_afresh(case):
+    """`FieldCounts.with_model` (no sort) against `field_counts` of the field with the model
+    in it: the same shares to the bit, its own column and everyone else's, ties and missing
+    values included."""
+    values, weights, newcomer, weight = case
+    counted_in = field.field_counts(values, weights).with_model(newcomer, values, weights, weight)
+    afresh = field.field_counts(np.column_stack([values, newcomer]), np.append(weights, weight))
+    np.testing.assert_array_equal(counted_in.shares, afresh.shares)
+    np.testing.assert_array_equal(counted_in.shares, slow_field_shares(np.column_stack([values, newcomer]),
+                                                                       np.append(weights, weight)))

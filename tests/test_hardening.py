@@ -7,6 +7,7 @@ from support.cli import cli
 from support.stores import publish_all, tree_digest
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import stats
 from leaderboard.board.administration import Administration
@@ -130,6 +132,18 @@ def test_the_duel_engine_refuses_non_finite_inputs():
     for a_agg, a_sum in ((np.nan, good), (5.0, np.array([[1.0, np.inf, 3.0]]))):
         with pytest.raises(ValueError, match="not finite"):
             stats.duel(metric, a_agg, a_sum, np.array([4.0]), good)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.lists(st.sampled_from([0.0, 1.5, -2.0, 3e38, -3e38, 1e308, np.nan, np.inf, -np.inf]),
+                         min_size=3, max_size=3), min_size=1, max_size=5), st.sampled_from([np.float32, np.float64]))
+def test_all_finite_says_which_rows_hold_only_finite_values(rows, dtype):
+    """`stats.all_finite` (what a group of opponents is refused on) against a loop over the
+    values, rows whose sums overflow or whose infinities cancel included."""
+    with np.errstate(over="ignore"):
+        values = np.array(rows, dtype=dtype)
+    expected = [all(math.isfinite(v) for v in row) for row in values.tolist()]
+    assert stats.all_finite(values).tolist() == expected
 
 
 def test_stored_json_is_strict():

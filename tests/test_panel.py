@@ -570,3 +570,70 @@ def test_the_duels_a_preview_leaves_to_its_publication_run_ahead_and_are_stored_
     for other in (plain, queued):
         assert stored_pairs(ahead) == stored_pairs(other)
         assert duel_files(tmp_path / "ahead") == duel_files(tmp_path / other.store.root.name)
+
+
+NEWCOMER = "m004-new"
+
+
+def _random_board(seed: int):
+    """A simulated board of 9-14 models with a few kept near-copy links and flags, and a
+    newcomer (NEWCOMER, whose id sorts among theirs); returns what `settle` takes."""
+    rng = np.random.default_rng(seed)
+    benchmark = accuracy_benchmark(6, 3, int(rng.integers(2, 5)))
+    n = int(rng.integers(9, 15))
+    results = simulated_results(benchmark, n + 1, seed, items=30)  # few items: equal task scores are common
+    results[NEWCOMER] = results.pop(f"m{n:03d}")
+    ids = [f"m{i:03d}" for i in range(n)]
+    links: dict[str, dict[str, float]] = {m: {} for m in ids}
+    for _ in range(int(rng.integers(0, 4))):
+        i, j = sorted(rng.choice(n, 2, replace=False))
+        links[ids[j]][ids[i]] = float(rng.uniform(0, 0.2))
+    flagged = frozenset(m for m in ids if rng.random() < 0.15)
+    return benchmark, results, ids, links, flagged
+
+
+@pytest.mark.parametrize("case", ["alone", "links to a model", "named by a link", "flagged"])
+def test_a_newcomer_counted_into_the_board_s_panel_gets_the_panel_settled_afresh(case, monkeypatch):
+    """A pre-submission's panel settled from the board's (`settle(base=...)`: the newcomer
+    counted in alone, no sort of the field) against the panel settled from scratch, on 30
+    random boards with ties, near-copy families and flags: every score, seat, family and
+    duel win the same, to the bit. The shortcut is taken exactly when the newcomer is a
+    family of its own and not flagged, and its duel wins alone are counted when the panel
+    keeps its members; otherwise the panel is settled from scratch."""
+    from_scratch, columns_read = [], []
+    standing, read = panel_module._standing, panel_module._Columns.read
+    monkeypatch.setattr(panel_module, "_standing", lambda *a: from_scratch.append(1) or standing(*a))
+    monkeypatch.setattr(panel_module._Columns, "read", lambda *a: columns_read.append(1) or read(*a))
+    shortcuts = 0
+    for seed in range(30):
+        benchmark, results, ids, links, flagged = _random_board(seed)
+        if case == "links to a model":
+            links[NEWCOMER] = {ids[seed % len(ids)]: 0.1}
+        elif case == "named by a link":
+            links[ids[seed % len(ids)]][NEWCOMER] = 0.1
+        elif case == "flagged":
+            flagged |= {NEWCOMER}
+        tournament, _ = publish_under_panel(benchmark, {m: results[m] for m in ids}, ids)
+        base = settle(benchmark, tournament, results, flagged, backfill=False, links=links)
+        settled = []
+        for given_base in (base, None):
+            board = tournament.copy()
+            board.add_models([NEWCOMER])
+            from_scratch.clear()
+            columns_read.clear()
+            settled.append(settle(benchmark, board, results, flagged, links=links, backfill_only=[NEWCOMER],
+                                  base=given_base))
+            shortcut = given_base is not None and case == "alone"
+            assert len(from_scratch) == (0 if shortcut else 1)
+            assert len(columns_read) == (0 if shortcut and settled[-1].members == base.members else 1)
+            shortcuts += shortcut and settled[-1].members == base.members
+        counted_in, afresh = settled
+        assert counted_in.members == afresh.members and counted_in.model_ids == afresh.model_ids
+        assert counted_in.backfilled == afresh.backfilled
+        for name in ("field_scores", "win_scores", "family"):
+            np.testing.assert_array_equal(getattr(counted_in, name), getattr(afresh, name), err_msg=f"seed {seed}")
+        for name in ("family", "representative", "pairs", "share"):
+            np.testing.assert_array_equal(getattr(counted_in.copies, name), getattr(afresh.copies, name))
+        for name in ("signed", "eligible", "id_order", "weights"):
+            np.testing.assert_array_equal(getattr(counted_in.standing, name), getattr(afresh.standing, name))
+    assert case != "alone" or shortcuts >= 10  # most newcomers leave the panel as it was

@@ -16,7 +16,7 @@ import pytest
 
 from leaderboard.board.publishing import Publishing
 from leaderboard.board.state import Leaderboard
-from leaderboard.engine import ranking, tournament as engine
+from leaderboard.engine import ranking, replay, tournament as engine
 from leaderboard.engine.tournament import ModelResults, Tournament, duel_rows, task_seed
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.snapshot import SnapshotBoard, snapshot_table
@@ -136,6 +136,22 @@ def test_replicates_are_kept_and_equal_those_computed_for_the_whole_board_at_onc
         kept[sid].summaries = Unreadable()
     for a, b in zip(whole, ranking.task_replicates(benchmark, kept, ids)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_panel_a_pre_submission_counts_its_model_into_is_settled_after_a_publication(small_store,
+                                                                                        small_documents, monkeypatch):
+    """The app's refresh after a publication settles the new board's panel before its
+    intervals, so that the next pre-submission finds it (none settles the board again)."""
+    board = small_store
+    form, document, submitted = small_documents[5]
+    Publishing(board).publish(Publishing(board).presubmit(dump_json(document), form), submitted_at=submitted)
+    Publishing(board).refresh_intervals_in_background().join(120)
+    settled = []
+    board_panel = replay.board_panel  # what the board settles its panel with
+    monkeypatch.setattr(replay, "board_panel", lambda *a, **k: settled.append(1) or board_panel(*a, **k))
+    form, document, _ = small_documents[6]
+    preview = Publishing(board).presubmit(dump_json(document), form)
+    assert settled == [] and preview.panel_before == board.panel()
 
 
 def test_intervals_are_refreshed_after_the_commit_and_marked_until_then(small_store, small_documents, monkeypatch):

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, set_value
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import dump_json
+from leaderboard.strict_json import canonical_json, dump_json
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.submission.reading import read_document
 from leaderboard.submission.metadata import title_keys, validate_metadata
@@ -137,6 +138,80 @@ def test_every_metadata_field_of_the_file_is_bounded(field, value, expected, val
 def test_names_have_whitespace_collapsed():
     meta = validate_metadata("  My   Team ", "Model\t 1", "chat", "7", "4096", "bfloat16", "https://x.org")
     assert (meta.team_name, meta.model_name, meta.parameters, meta.input_length) == ("My Team", "Model 1", 7.0, 4096)
+
+
+# JSON values with the numbers whose forms differ between writers: floats of every
+# magnitude (1e-05, 1e+16), NaN and infinities, integers beyond 64 bits, any text
+json_values = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers(-2**70, 2**70) | st.text()
+    | st.sampled_from([1e-05, 1.5e-07, 1e16, 2.5e22, 0.0001, 9999999999999998.0, "1e5", "0.00001", "null"]),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(json_values)
+def test_the_predictions_canonical_text_is_python_s_sorted_compact_json(value):
+    """The text the predictions' hash (and so the submission id) is taken of is the one
+    json.dumps writes with sorted keys, no spaces and characters as they are, whichever
+    writer made it."""
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    assert canonical_json(value) == expected
+
+
+class _Pairs(list):
+    """A JSON object as the (key, value) pairs a file writes, a key possibly repeated."""
+
+
+pair_values = st.recursive(
+    st.none() | st.booleans() | st.floats() | st.integers(-2**70, 2**70) | st.text(max_size=4),
+    lambda children: st.lists(children, max_size=3) | st.lists(
+        st.tuples(st.sampled_from(["a", "b", ":", "é"]), children), max_size=3).map(_Pairs),
+    max_leaves=12)
+
+
+def _write(value, ascii_only: bool, escape_colons: bool) -> str:
+    """The value as JSON text; escape_colons: a colon in a string written as \\u003a."""
+    if isinstance(value, _Pairs):
+        return "{" + ", ".join(f"{_write(k, ascii_only, escape_colons)}: {_write(v, ascii_only, escape_colons)}"
+                               for k, v in value) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_write(v, ascii_only, escape_colons) for v in value) + "]"
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    return text.replace(":", "\\u003a") if escape_colons and isinstance(value, str) else text
+
+
+def _breaks_strict_json(value) -> bool:
+    """A repeated key, NaN or an infinity, or an integer beyond 64 bits, anywhere in it."""
+    if isinstance(value, _Pairs):
+        return len({k for k, _ in value}) < len(value) or any(_breaks_strict_json(v) for _, v in value)
+    if isinstance(value, list):
+        return any(_breaks_strict_json(v) for v in value)
+    if isinstance(value, float):
+        return not np.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(pair_values, pair_values, st.booleans(), st.booleans())
+def test_a_file_reads_as_python_s_json_reads_it_or_is_refused_for_what_strict_json_refuses(predictions, results,
+                                                                                         ascii_only, escape_colons):
+    """read_document against the standard library, on files written pair by pair: a
+    strict document is read to the same values of the same types (1 stays an int, 1.0 a
+    float, every float to the bit); a repeated key, NaN, an infinity or an integer beyond
+    64 bits is refused, naming it."""
+    document = _Pairs([("predictions", predictions if isinstance(predictions, _Pairs) else _Pairs()),
+                       ("results", results if isinstance(results, _Pairs) else _Pairs())])
+    text = _write(document, ascii_only, escape_colons)
+    try:
+        read = read_document(text.encode("utf-8"))
+    except BadInput as e:
+        message = " ".join(e.problems)
+        assert _breaks_strict_json(document), message
+        assert "repeats the key" in message or "NaN or Infinity" in message or "beyond 64 bits" in message, message
+        return
+    assert not _breaks_strict_json(document)
+    assert repr(read) == repr(json.loads(text))
 
 
 def test_duplicate_predictions_are_rejected(full_store, capsys):

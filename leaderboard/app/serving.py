@@ -9,6 +9,7 @@ import threading
 import gradio as gr
 from starlette.middleware import Middleware
 
+from leaderboard import blas
 from leaderboard.app.gradio_compat import queued
 from leaderboard.app.limits import UploadGate, UploadWindow
 from leaderboard.app.page import build_app, page_style
@@ -25,6 +26,7 @@ from leaderboard.temp_disk import MB
 def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> gr.Blocks:
     """`board`'s page with `settings`, served (`launch`: more of Gradio's launch arguments);
     the board's work that would slow the start waits for `serving`, which the caller sets."""
+    blas.one_thread()
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(settings.settings.poll_seconds)
     # The first page's intervals: a local store's current snapshot holds them; else they

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from leaderboard.board.reader import BoardReader, BoardState, follow, titles_of
+from leaderboard.board.reader import BoardReader, BoardState, PublishedNames, follow, titles_of
 from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, stale_snapshot
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import ranking
@@ -28,7 +28,7 @@ from leaderboard.storage.presubmissions import PresubmissionRecord, client_hash
 from leaderboard.storage.snapshot import snapshot_parquet
 from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import (LOOKALIKES_UNCHECKED, PUBLISHING_NEEDS_ICU, SubmissionMetadata,
-                                             lookalikes_checked, submission_id, title_keys, validate_metadata)
+                                             lookalikes_checked, submission_id, validate_metadata)
 from leaderboard.submission.parsing import ParsedSubmission, parse_submission
 from leaderboard.storage.flags import Flag
 from leaderboard.submission.alignment import TaskReference
@@ -93,19 +93,6 @@ class Preview:
         return int(self.table.loc[self.submission_id, "rank"])
 
 
-def refuse_duplicate(models: dict[str, PublishedModel], sid: str, title: str, predictions_sha256: str) -> None:
-    """A submission is new when its id, its predictions and its title (after Unicode
-    normalization, ignoring case and look-alike letters) all differ from every published
-    model's."""
-    keys = title_keys(title)
-    for other in models.values():
-        if other.submission_id == sid or other.metadata.get("model_predictions_sha256") == predictions_sha256:
-            raise BadInput(f"these predictions are already published as {other.title} ({other.submission_id})")
-        if any(mine == theirs for mine, theirs in zip(keys, title_keys(other.title))):
-            raise BadInput(f"Model name: {other.title} is already published ({other.submission_id}); "
-                           f"choose another team or model name")
-
-
 def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str, PublishedModel],
                    flags: dict[str, Flag], sid: str,
                    ranked_now: pd.DataFrame, reuse: Tournament | None = None, preview: bool = False
@@ -131,8 +118,9 @@ def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str,
     if reuse is not None and sid in reuse:
         mapping = np.array([tournament.index(m) if m in tournament else -1 for m in reuse.model_ids], dtype=np.int64)
         tournament.add_rows(reuse.rows_involving(sid).renumbered(mapping))
+    settled = board.settled_panel()  # the board's, when `tournament` is its duels and `sid`'s
     panel = board_panel(tournament, models, flags, benchmark, board.rules, backfill=True,
-                        backfill_only=[sid] if preview else None)
+                        backfill_only=[sid] if preview else None, base=settled)
     owners = {sid, *owners_of_pairs(panel.backfilled, models)}
     return ([m for m in panel.members if m != sid], panel.members, owners,
             ranking.ranked(panel.scores(benchmark), submitted_times(models)))
@@ -175,7 +163,7 @@ class Publishing:
         sid = submission_id(metadata, parsed)
         state = board.state
         models, tournament, ranked_now, flags = state.models, state.tournament, state.ranked, state.flags
-        refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
+        state.names.refuse_duplicate(sid, metadata.title, parsed.predictions_sha256)
         progress(0.3, "summarizing the samples")
         shas = parsed.predictions_sha256, parsed.results_sha256
         model = board.model_of(sid, stored_metadata(metadata, *shas, sid, time.time()), parsed)
@@ -243,7 +231,7 @@ class Publishing:
         for attempt in range(PUBLISH_ATTEMPTS):
             with locked(board, NOTHING_PUBLISHED):
                 board.refresh(fresh=True)  # under the lock, so the duplicate check sees every publication
-                refuse_duplicate(board.models, sid, preview.metadata.title, preview.predictions_sha256)
+                board.state.names.refuse_duplicate(sid, preview.metadata.title, preview.predictions_sha256)
                 metadata = stored_metadata(preview.metadata, preview.predictions_sha256, preview.results_sha256,
                                            sid, time.time() if submitted_at is None else submitted_at)
                 if publisher is not None:
@@ -362,14 +350,16 @@ class Publishing:
         with locked(board, NOTHING_PUBLISHED):
             board.refresh(fresh=True)
             models, tournament, ranked = dict(board.models), board.tournament.copy(), board.state.ranked
+            names = PublishedNames(models.values())
             staged, owners = [], set()  # (model, document bytes): bytes, a parsed document is ~10x larger
             for k, (metadata, parsed, submitted_at) in enumerate(submissions):
                 progress(k / count if count else 0.0, f"model {k + 1}{f' of {count}' if count else ''}")
                 sid = submission_id(metadata, parsed)
-                refuse_duplicate(models, sid, metadata.title, parsed.predictions_sha256)
+                names.refuse_duplicate(sid, metadata.title, parsed.predictions_sha256)
                 model = board.model_of(sid, stored_metadata(metadata, parsed.predictions_sha256,
                                                             parsed.results_sha256, sid, submitted_at), parsed)
                 models[sid] = model
+                names.add(model)
                 _, _, touched, ranked = duel_new_model(board, tournament, models, board.flags, sid, ranked)
                 owners |= touched
                 staged.append((model, dump_json({**parsed.document, "submission_metadata": model.metadata})))

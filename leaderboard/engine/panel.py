@@ -38,6 +38,42 @@ from stats.arrays import FloatArray
 
 
 @dataclass(frozen=True)
+class Standing:
+    """What the scores and the panel's seats are made of, kept with a settled panel so
+    that a pre-submission's model is counted in alone (`with_model`).
+
+    signed: (n_models, n_tasks) task scores, larger is better (NaN: no result); flagged:
+    the flagged models; eligible: (n_models,) bool, not flagged; id_order: (n_models,)
+    int, each id's place in sorted order (ties go to the smaller id); copies: the
+    families; weights: (n_models,) each model's weight as an opponent (0 or 1); counts:
+    the field counts, (n_tasks, n_models); linked_to: every model a kept link names."""
+
+    signed: np.ndarray
+    flagged: frozenset[str]
+    eligible: np.ndarray
+    id_order: np.ndarray
+    copies: field.NearCopies
+    weights: np.ndarray
+    counts: field.FieldCounts
+    linked_to: frozenset[str]
+
+    def with_model(self, ids: list[str], signed: np.ndarray) -> Standing:
+        """The standing with one model more, ids[-1] (`ids`: every model, in order; the
+        others are this standing's): signed (n_tasks,) its task scores. Only for a model
+        that is not flagged, links to nobody and no kept link names: a family of its own.
+        O(n_models n_tasks), no sort: what `_standing` would make of all of them."""
+        newcomer = ids[-1]
+        before = int(np.count_nonzero(np.array(ids[:-1], dtype=object) < newcomer))  # ids sorted before it
+        id_order = np.append(self.id_order + (self.id_order >= before), before)
+        family = np.append(self.copies.family, int(self.copies.family.max(initial=-1)) + 1)
+        copies = field.NearCopies(family, np.append(self.copies.representative, True), self.copies.pairs,
+                                  self.copies.share)
+        counts = self.counts.with_model(signed, self.signed.T, self.weights, 1.0)
+        return Standing(np.vstack([self.signed, signed]), self.flagged, np.append(self.eligible, True), id_order,
+                        copies, np.append(self.weights, 1.0), counts, self.linked_to)
+
+
+@dataclass(frozen=True)
 class Panel:
     """The board's scores and its settled panel.
 
@@ -46,7 +82,8 @@ class Panel:
     task (NaN for a model without results); win_scores: (n_models, n_tasks) the share of
     the panel beaten in significant duels, NaN for a model without panel duels; family:
     (n_models,) int, the families of near-copies; copies: the near-copy pairs found;
-    backfilled: per member that got new duels, the models that dueled it then."""
+    backfilled: per member that got new duels, the models that dueled it then; standing:
+    what the scores were made of; duel_parts: the duel rows the duel wins were counted from."""
 
     members: tuple[str, ...]
     model_ids: tuple[str, ...]
@@ -55,6 +92,8 @@ class Panel:
     family: np.ndarray
     copies: field.NearCopies
     backfilled: Mapping[str, tuple[str, ...]]
+    standing: Standing
+    duel_parts: tuple[DuelRows, ...]
 
     def scores(self, benchmark: Benchmark) -> pd.DataFrame:
         """Task, category and overall field scores (`ranking.scores_table`'s shape);
@@ -95,9 +134,9 @@ class _Columns:
         for rows in parts[1:]:
             self.add(rows, new)
 
-    def add(self, rows: DuelRows, members: list[int] | None = None) -> None:
-        """Enter `rows` into the columns of `members` (default: every column read)."""
-        for member in list(self.won) if members is None else members:
+    def add(self, rows: DuelRows, members: list[int]) -> None:
+        """Enter `rows` into the columns of `members`."""
+        for member in members:
             first, won, fought = rows.against(member)
             self.won[member][first], self.fought[member][first] = won, fought
 
@@ -111,19 +150,25 @@ class _Columns:
         return scores
 
 
-def dueled(parts: Iterable[DuelRows], n_models: int, members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def dueled(parts: Iterable[DuelRows], n_models: int, members: np.ndarray, involving: list[int] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
     """Which models have a stored duel against each member, and which members one against
     each model: (model vs member, member vs model), each (n_models, len(members)) bool;
-    a member against itself counts as both."""
+    a member against itself counts as both. involving: look only at the duels of these
+    models (the others' cells stay False)."""
     position = np.full(n_models, -1, dtype=np.int64)
     position[members] = np.arange(len(members))
     forward = np.zeros((n_models, len(members)), dtype=bool)
     backward = np.zeros((n_models, len(members)), dtype=bool)
     for rows in parts:
-        to_member = position[rows.second] >= 0
-        forward[rows.first[to_member], position[rows.second[to_member]]] = True
-        from_member = position[rows.first] >= 0
-        backward[rows.second[from_member], position[rows.first[from_member]]] = True
+        first, second = rows.first, rows.second
+        if involving is not None:
+            theirs = np.isin(first, involving) | np.isin(second, involving)
+            first, second = first[theirs], second[theirs]
+        to_member = position[second] >= 0
+        forward[first[to_member], position[second[to_member]]] = True
+        from_member = position[first] >= 0
+        backward[second[from_member], position[first[from_member]]] = True
     forward[members, np.arange(len(members))] = backward[members, np.arange(len(members))] = True
     return forward, backward
 
@@ -142,7 +187,7 @@ def missing_duels(tournament: Tournament, members: list[str]) -> dict[str, list[
 def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
            flagged: Collection[str] = frozenset(), rules: str | None = None, backfill: bool = True,
            links: Mapping[str, Mapping[str, float]] | None = None,
-           backfill_only: Collection[str] | None = None) -> Panel:
+           backfill_only: Collection[str] | None = None, base: Panel | None = None) -> Panel:
     """The scores and the panel of the models of `tournament` (every one needs its
     `results`; see the module's text for the definitions).
 
@@ -153,7 +198,73 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
     the benchmark's); without it the stored duels alone give the duel wins.
     backfill_only: run only the lacking duels of these models with the members (and of the
     members with them): a pre-submission's, whose entering the panel would otherwise duel
-    every model on the board; the others' duel wins then do not count it yet."""
+    every model on the board; the others' duel wins then do not count it yet.
+    base: the settled panel of these models without the last one (a pre-submission's
+    board): when the newcomer makes a family of its own, it alone is counted in."""
+    ids, task_ids = tournament.model_ids, tournament.task_ids
+    n = len(ids)
+    flagged = frozenset(flagged)
+    extends = _extends(base, ids, flagged, links)
+    if extends:
+        assert base is not None
+        standing = base.standing.with_model(ids, signed_task_scores(benchmark, task_ids, results, ids[-1:])[0])
+    else:
+        standing = _standing(benchmark, tournament, results, flagged, links)
+    shares = standing.counts.shares.T
+    members = _seats(standing, shares @ _task_weights(benchmark, task_ids), benchmark.top_opponents)
+    backfilled: dict[str, list[str]] = {}
+    if backfill:
+        only = None if backfill_only is None else [tournament.index(m) for m in backfill_only]
+        _backfill(benchmark, tournament, results, tuple(members), rules or rules_id(rules_description(benchmark)),
+                  backfilled, only)
+    parts = tuple(tournament.parts())
+    win_scores = _win_scores_counted_in(base, parts, members) if extends else None
+    if win_scores is None:
+        columns = _Columns(n, len(task_ids))
+        columns.read(list(parts), members)
+        win_scores = columns.win_scores(members)
+    return Panel(tuple(ids[i] for i in members), tuple(ids), shares, win_scores, standing.copies.family,
+                 standing.copies, {m: tuple(v) for m, v in backfilled.items()}, standing, parts)
+
+
+def _win_scores_counted_in(base: Panel | None, parts: tuple[DuelRows, ...], members: list[int]) -> np.ndarray | None:
+    """The duel wins of `base`'s models and a newcomer (the last model), (n_models,
+    n_tasks), when the panel kept its members and the rows added since `base` (`parts`
+    beyond its own) are the newcomer's: base's own, and the newcomer's counted from its
+    rows. None otherwise (the caller counts them all)."""
+    assert base is not None
+    newcomer, kept = len(base.model_ids), len(base.duel_parts)
+    if (newcomer in members or tuple(base.model_ids[m] for m in members) != base.members or len(parts) < kept
+            or any(mine is not theirs for mine, theirs in zip(parts, base.duel_parts))
+            or any(((rows.first != newcomer) & (rows.second != newcomer)).any() for rows in parts[kept:])):
+        return None
+    position = np.full(newcomer + 1, -1, dtype=np.int64)  # a model's place in the panel, -1 outside it
+    position[members] = np.arange(len(members))
+    won = np.zeros((len(members), base.win_scores.shape[1]), dtype=bool)
+    fought = np.zeros_like(won)
+    for rows in parts[kept:]:  # as `_Columns` enters them: a repeated pair's later row last
+        mine = (rows.first == newcomer) & (position[rows.second] >= 0)
+        at = position[rows.second[mine]]
+        won[at], fought[at] = (rows.fought & rows.significant)[mine], rows.fought[mine]
+    count = fought.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = won.sum(axis=0) / np.where(count > 0, count, np.nan)
+    return np.vstack([base.win_scores, own])
+
+
+def _extends(base: Panel | None, ids: list[str], flagged: frozenset[str],
+             links: Mapping[str, Mapping[str, float]] | None) -> bool:
+    """Whether the standing of `ids` is `base`'s with the last model counted in alone: the
+    others are base's, in order, under the same flags, and the newcomer neither is flagged
+    nor links to a model nor is named by a kept link (so it makes a family of its own)."""
+    return (base is not None and links is not None and len(ids) == len(base.model_ids) + 1
+            and flagged == base.standing.flagged and ids[-1] not in flagged and not links.get(ids[-1])
+            and ids[-1] not in base.standing.linked_to and tuple(ids[:-1]) == base.model_ids)
+
+
+def _standing(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
+              flagged: frozenset[str], links: Mapping[str, Mapping[str, float]] | None) -> Standing:
+    """The standing of the models of `tournament`, every one counted (see `settle`)."""
     ids, task_ids = tournament.model_ids, tournament.task_ids
     n = len(ids)
     signed = signed_task_scores(benchmark, task_ids, results, ids)
@@ -165,30 +276,29 @@ def settle(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, M
         noise = field.task_noise(replicates_of(range(n)))
         # a flagged model is nobody's near-copy: it weighs nothing to share
         copies = field.near_copies(np.where(eligible[:, None], signed, np.nan), noise, replicates_of, id_order)
+        linked_to: frozenset[str] = frozenset()
     else:
         copies = linked_copies(ids, links or {}, eligible, id_order)
+        linked_to = frozenset(other for theirs in (links or {}).values() for other in (theirs or {}))
     weights = field.family_weights(copies.family, copies.representative) * eligible
-    shares = field.field_shares(signed.T, weights).T
-    overall = shares @ _task_weights(benchmark, task_ids)
-    order = np.lexsort((id_order, -np.where(np.isnan(overall), -np.inf, np.round(overall, 9))))
+    return Standing(signed, flagged, eligible, id_order, copies, weights, field.field_counts(signed.T, weights),
+                    linked_to)
+
+
+def _seats(standing: Standing, overall: np.ndarray, size: int) -> list[int]:
+    """The panel's members, best first: the `size` best eligible models by `overall`, one
+    seat per family, ties to the smaller submission id."""
+    order = np.lexsort((standing.id_order, -np.where(np.isnan(overall), -np.inf, np.round(overall, 9))))
     members: list[int] = []
     families_seated = set()
     for i in order:
-        if len(members) == benchmark.top_opponents:
+        if len(members) == size:
             break
-        if not eligible[i] or np.isnan(overall[i]) or copies.family[i] in families_seated:
+        if not standing.eligible[i] or np.isnan(overall[i]) or standing.copies.family[i] in families_seated:
             continue
         members.append(int(i))
-        families_seated.add(copies.family[i])
-    backfilled: dict[str, list[str]] = {}
-    columns = _Columns(n, len(task_ids))
-    columns.read(tournament.parts(), members)
-    if backfill:
-        only = None if backfill_only is None else [tournament.index(m) for m in backfill_only]
-        columns.add(_backfill(benchmark, tournament, results, tuple(members), rules or rules_id(
-            rules_description(benchmark)), backfilled, only))
-    return Panel(tuple(ids[i] for i in members), tuple(ids), shares, columns.win_scores(members), copies.family,
-                 copies, {m: tuple(v) for m, v in backfilled.items()})
+        families_seated.add(standing.copies.family[i])
+    return members
 
 
 # What a publication keeps in its model's metadata about near-copies (`near_copy_metadata`).
@@ -254,16 +364,16 @@ def _task_weights(benchmark: Benchmark, task_ids: list[str]) -> np.ndarray:
 
 def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str, ModelResults],
               panel: tuple[int, ...], rules: str, backfilled: dict[str, list[str]],
-              only: list[int] | None = None) -> DuelRows:
+              only: list[int] | None = None) -> None:
     """Duel each member against every model that has no stored duel with it (with `only`:
     the pairs of those models with the members, and of the members with those among
     them), into `tournament`, in one addition (a pair of two members lacking each other
-    once). Returns the rows added."""
+    once)."""
     members = np.array(panel, dtype=np.int64)
     ids = tournament.model_ids
     position = np.full(len(ids), -1, dtype=np.int64)  # a model's place in the panel, -1 outside it
     position[members] = np.arange(len(members))
-    forward, backward = dueled(tournament.parts(), len(ids), members)
+    forward, backward = dueled(tournament.parts(), len(ids), members, only)
     todo = ~(forward & backward)  # (model, member) pairs to duel; a pair of two members has two cells
     if only is not None:
         wanted = np.zeros_like(todo)
@@ -290,11 +400,9 @@ def _backfill(benchmark: Benchmark, tournament: Tournament, results: Mapping[str
                 backfilled.setdefault(ids[member], []).append(ids[one])
         new.append(duel_rows(benchmark, tournament, ids[one], [ids[i] for i in lacking], results, rules))
     if not new:
-        return DuelRows.empty(len(tournament.task_ids))
+        return
     rows = DuelRows.concat(new, len(tournament.task_ids))
     to_member = position[rows.second] >= 0  # else the first is the member
     stored = np.where(to_member, forward[rows.first, np.maximum(position[rows.second], 0)],
                       backward[rows.second, np.maximum(position[rows.first], 0)])  # one direction may be stored
-    rows = rows.take(~stored)
-    tournament.add_rows(rows)
-    return rows
+    tournament.add_rows(rows.take(~stored))

@@ -12,7 +12,8 @@ published of the two.
 """
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -20,8 +21,10 @@ import pandas as pd
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import panel as reference_panel, ranking
 from leaderboard.engine.board_model import BoardModel, FlagTime
-from leaderboard.engine.tournament import DuelRows, Tournament, play
+from leaderboard.engine.tournament import DuelRows, ModelResults, Tournament, play
 from leaderboard.engine.progress import Progress, no_progress
+
+V = TypeVar("V")
 
 
 def opponents_of_the_day(ranked_table: pd.DataFrame, benchmark: Benchmark, flagged: Collection[str] = ()
@@ -68,14 +71,35 @@ def expected_opponents(tournament: Tournament, models: Mapping[str, BoardModel],
 
 
 def board_panel(tournament: Tournament, models: Mapping[str, BoardModel], flags: Collection[str], benchmark: Benchmark, rules: str | None = None,
-                backfill: bool = False, backfill_only: Collection[str] | None = None) -> reference_panel.Panel:
+                backfill: bool = False, backfill_only: Collection[str] | None = None,
+                base: reference_panel.Panel | None = None) -> reference_panel.Panel:
     """The reference panel of the models of `tournament` (all in `models`), never one in
     `flags`; `backfill`: run the duels it lacks into `tournament`, `backfill_only` those of
-    these models (see `panel.settle`)."""
-    results = {sid: models[sid].results for sid in tournament.model_ids}
-    links = {sid: models[sid].metadata.get(reference_panel.NEAR_COPIES, {}) for sid in tournament.model_ids}
-    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill, links,
-                                  backfill_only)
+    these models; `base`: the board's settled panel when the last model of `tournament`
+    is a pre-submission's (see `panel.settle`)."""
+    # every model's results when the backfill may duel them all (a dict: 50 reads a model), else read when asked
+    results: Mapping[str, ModelResults] = ({sid: models[sid].results for sid in tournament.model_ids}
+                                           if backfill and backfill_only is None else _Kept(models, lambda m: m.results))
+    return reference_panel.settle(benchmark, tournament, results, frozenset(flags), rules, backfill,
+                                  _Kept(models, lambda m: m.metadata.get(reference_panel.NEAR_COPIES, {})),
+                                  backfill_only, base)
+
+
+class _Kept(Mapping[str, V]):
+    """What each model keeps (`what(model)`), by submission id, read when asked: a panel
+    settled from a base reads the newcomer's and the members' alone."""
+
+    def __init__(self, models: Mapping[str, BoardModel], what: Callable[[BoardModel], V]):
+        self._models, self._what = models, what
+
+    def __getitem__(self, sid: str) -> V:
+        return self._what(self._models[sid])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._models)
+
+    def __len__(self) -> int:
+        return len(self._models)
 
 
 def scores(tournament: Tournament, models: Mapping[str, BoardModel], flags: Collection[str], benchmark: Benchmark) -> pd.DataFrame:

@@ -19,7 +19,7 @@ import numpy as np
 from leaderboard.config.tasks import Benchmark
 from leaderboard.engine.tournament import ModelResults, task_seed
 from leaderboard.errors import BadInput, some_names
-from leaderboard.strict_json import is_json_number
+from leaderboard.strict_json import canonical_json, is_json_number
 from leaderboard.submission.bounds import metadata_problems
 from leaderboard.submission.alignment import TaskReference, alignment_problem
 from leaderboard.submission.reading import read_document, read_source
@@ -39,8 +39,7 @@ class ParsedSubmission:
 
 
 def canonical_sha256(obj) -> str:
-    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(canonical_json(obj)).hexdigest()
 
 
 def predictions_sha256(document: dict) -> str:
