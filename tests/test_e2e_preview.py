@@ -2,13 +2,15 @@
 phone (390x844): after a pre-submission the new model's row and its neighbours are whole in
 the window with the outcome's headline, the visitor having scrolled nowhere; the preview holds
 that neighbourhood, not the whole would-be ranking, which is a click away, a page at a time
-(the main table's pager).
+(the main table's pager). The preview's answer carries that neighbourhood; the new model's
+duels grid, most of the bytes, follows in an event of its own.
 
 Screenshots are saved in test-artifacts/.
 """
 from __future__ import annotations
 
 from support.benchmarks import BENCHMARKS
+from support.page_sessions import FORM, PageSession
 from support.pages import DESKTOP, PHONE, close, fill_form, open_page, rows, settled, shot
 from support.servers import PAGED_MODELS, PAGED_ROWS
 
@@ -63,6 +65,7 @@ def test_the_preview_shows_the_new_row_and_its_neighbours_and_pages_the_whole_ra
     expect(status).to_contain_text("would rank", timeout=60000)
     rank = int(re.search(r"would rank (\d+) of 14", status.inner_text()).group(1))
     expect(new_row(page)).to_contain_text("★ Preview Team/preview-model")
+    expect(rows(page, "preview-duels").first).to_be_visible()  # the grid follows the rows
     page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
     shot(page, "50_preview_first_screen", full_page=False)
     # the headline and the new row whole in the window, as the page left it after the click
@@ -93,5 +96,22 @@ def test_the_preview_shows_the_new_row_and_its_neighbours_and_pages_the_whole_ra
     page.locator("#preview-whole").click()  # back to the new model's neighbourhood
     expect(new_row(page)).to_be_visible()
     expect(pager).to_be_hidden()
+    expect(rows(page, "preview-duels").first).to_be_visible()
+    shot(page, "52_preview_with_duels")
     assert not page.dialogs
     close(page)
+
+
+def test_the_preview_answers_with_the_neighbourhood_and_the_duels_grid_follows(paged_app, preview_file):
+    """Through the page's own calls: the pre-submission's answer holds the ranking's rows and
+    hides the duels grid; the event after it (the page chains it) gives the grid."""
+    session = PageSession(paged_app)
+    config = session.http.get("config").json()
+    labels = {c["id"]: c["props"].get("label") for c in config["components"]}
+    outputs = next(d["outputs"] for d in config["dependencies"] if d.get("api_name") == "presubmit")
+    answer = session.call("presubmit", [*FORM, session.upload(preview_file)])
+    assert "would rank" in answer[0], answer[0]
+    grid = answer[[labels[o] for o in outputs].index("Your model's duels")]
+    assert grid == {"__type__": "update", "visible": False}, grid
+    shown = session.call("duels_view", [None])[0]
+    assert shown["visible"] and shown["value"]["data"], shown

@@ -313,6 +313,18 @@ def test_preview_table_marks_the_new_model_and_rank_changes(small_store, small_d
     assert not shown.loc[preview.submission_id, "Model"].startswith("[")  # not published: no details link
 
 
+def test_a_neighbourhood_of_the_preview_table_is_made_alone_with_the_whole_rankings_rows(small_store, small_documents):
+    """The preview's first screen makes only the new model's neighbourhood (`rows`): the
+    same rows as the whole would-be ranking's, ranks and rank changes counted over all."""
+    form, document, _ = small_documents[6]
+    preview = Publishing(small_store).presubmit(dump_json(document), form)
+    whole = submission.preview_table(small_store, preview)
+    for around in (preview.submission_id, whole.index[0], whole.index[-1]):
+        ids = views.rows_around(whole, around, 3).index
+        part = submission.preview_table(small_store, preview, rows=ids)
+        pd.testing.assert_frame_equal(part, whole.loc[ids])
+
+
 def test_preview_summary_names_the_rules_score(small_store, small_documents):
     """Under the panel the preview gives the field score (whom it counts: every other
     published model); under top-of-its-day the Win Score of its duels."""

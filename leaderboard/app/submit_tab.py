@@ -6,6 +6,8 @@ import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable
 
 import gradio as gr
 import pandas as pd
@@ -18,6 +20,7 @@ from leaderboard.app.settings import PRIVATE, AppSettings, script
 from leaderboard.app.previews import PreviewShelf
 from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
 from leaderboard.board.publishing import Preview, Publishing
+from leaderboard.board.state import Leaderboard
 from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.storage.presubmissions import file_sha256, requester_key
 from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
@@ -38,11 +41,16 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Presubmitted:
-    """A pre-submission kept for its confirmation (PreviewShelf): the preview, and the would-be
-    ranking, made once: each page of the preview is cut from it (and made as the page shows
-    it, `ranking_view`: 7 rows of 10,001 in 1-3 s less)."""
+    """A pre-submission kept for its confirmation (PreviewShelf): the preview, and the whole
+    would-be ranking, made when a page of it is first asked for, then each page cut from it.
+    The preview's first screen makes only the new model's neighbourhood: the whole ranking
+    takes 0.3-0.9 s at 10,000 models (bench/RESULTS.md, session 14)."""
     preview: Preview
-    ranking: pd.DataFrame
+    board: Leaderboard
+
+    @cached_property
+    def ranking(self) -> pd.DataFrame:
+        return submission.preview_table(self.board, self.preview)
 
 
 class SubmitTab:
@@ -120,7 +128,7 @@ class SubmitTab:
                     confirm_button = gr.Button("Yes, publish", variant="stop", elem_id="confirm")
                     cancel_button = gr.Button("Cancel", elem_id="cancel")
             self.preview_duels = gr.Dataframe(label=PREVIEW_DUELS_TITLE, interactive=False, max_height=500,
-                                              visible=False, line_breaks=True, wrap=True)
+                                              visible=False, line_breaks=True, wrap=True, elem_id="preview-duels")
         self.account_outputs = [self.account_note, self.team, self.presubmit_button] if signin.required else []
 
         self.tab.select(None, js=share.tab_writer("submission"))
@@ -132,13 +140,16 @@ class SubmitTab:
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
                    [self.file_errors, self.compiled], queue=False, **PRIVATE)
         ranking_outputs = [self.preview_table, *self.preview_pager.outputs, self.new_row, self.whole_button]
-        self.cleared(self.presubmit_button, [self.status, self.form_errors, self.file_errors]).then(
+        presubmitted = self.cleared(self.presubmit_button, [self.status, self.form_errors, self.file_errors]).then(
             self.presubmit, [self.team, self.model, self.model_type, self.params, self.input_length, self.precision,
                              description, link, file],
             [self.status, self.form_errors, self.file_errors, *ranking_outputs, self.preview_duels,
              self.preview_state, self.publish_row, self.confirm_box],
             concurrency_limit=2, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
-        ).then(None, js=SCROLL_TO_STATUS_JS)  # again: the outcome below it lets the page scroll that far
+        )
+        presubmitted.then(None, js=SCROLL_TO_STATUS_JS)  # again: the outcome below it lets the page scroll that far
+        # The duels grid (most of the answer's bytes) follows the ranking's rows, which come first.
+        presubmitted.then(self.duels_view, self.preview_state, self.preview_duels, **PRIVATE)
         page_inputs = [self.preview_state, self.preview_pager.page]
         self.whole_button.click(self.switch_ranking, page_inputs, [self.status, *ranking_outputs], queue=False,
                                 **PRIVATE).then(None, self.new_row, None, js=SCROLL_TO_NEW_ROW_JS)
@@ -228,8 +239,7 @@ class SubmitTab:
                 finally:  # read, or refused: the upload no longer holds its client's temporary disk
                     self.temp_disk.release_file(file)
                 # What the page shows is made before the record: a pre-submission that fails records nothing.
-                kept = Presubmitted(preview, submission.preview_table(board, preview))
-                summary, shown = submission.preview_summary(board, preview), self.preview_views(kept)
+                summary, shown = submission.preview_summary(board, preview), self.preview_neighbourhood(preview)
                 try:
                     self.publishing.disclose(preview, sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
@@ -252,40 +262,53 @@ class SubmitTab:
             return {self.status: submission.presubmission_failed("an internal error, logged for the maintainers"),
                     self.form_errors: "", self.file_errors: "", **failed}
         return {self.status: summary + submission.disclosure_note(preview, record_failure), self.form_errors: "",
-                self.file_errors: "", **shown, self.preview_state: self.previews.put(request.session_hash, kept),
+                self.file_errors: "", **shown, self.preview_duels: hidden,  # filled by `duels_view`, next
+                self.preview_state: self.previews.put(request.session_hash, Presubmitted(preview, board)),
                 self.publish_row: gr.update(visible=self.can_publish), self.confirm_box: hidden}
 
-    def preview_views(self, kept: Presubmitted) -> dict:
-        """The new model's neighbourhood in the would-be ranking (its row marked) and its duels grid."""
+    def duels_view(self, token, request: gr.Request):
+        """The session's pre-submitted model's duels grid: its duels with the panel
+        (Publishing.presubmit); hidden when there is none (refused, expired)."""
+        kept = self.previews.get(request.session_hash, token)
+        if kept is None:
+            return gr.update(visible=False)
         board, preview = self.board, kept.preview
         duels = details.model_duels(board, preview.submission_id, None, preview.tournament, preview.table.index)
         shown = details.duel_frame(board, duels, {**board.models, preview.submission_id: preview.model},
-                                   details.GRID_COMPETITORS)  # its duels with the panel (Publishing.presubmit)
-        return {**self.ranking_view(kept.ranking, preview.submission_id, 0),
-                self.preview_duels: gr.Dataframe(value=details.duel_grid(shown),
-                                                 label=details.grid_label(len(duels.opponents), PREVIEW_DUELS_TITLE),
-                                                 column_widths=details.grid_widths(shown), visible=True)}
+                                   details.GRID_COMPETITORS)
+        return gr.Dataframe(value=details.duel_grid(shown), column_widths=details.grid_widths(shown), visible=True,
+                            label=details.grid_label(len(duels.opponents), PREVIEW_DUELS_TITLE))
 
-    def ranking_view(self, ranking: pd.DataFrame, model: str, page: int) -> dict:
-        """`ranking` with `model`'s row marked: page 0 the row's neighbourhood, else page
-        `page` of `page_rows` rows with the pager, as the page shows them (models linked,
-        intervals merged: `with_model_links`); the row's position on it, for the scroll
-        (None: not on it)."""
-        columns = board_views.score_columns(self.board, None)
-        if page == 0:
-            rows = board_views.rows_around(ranking, model, NEIGHBOURHOOD_ROWS)
-            start = ranking.index.get_loc(rows.index[0])
-            label = f"Your model among its neighbours: rows {start + 1:,}–{start + len(rows):,} of {len(ranking):,}"
-            pager = self.preview_pager.updates(None, 0)
-        else:
-            shown = board_views.table_page(ranking, columns, page, self.page_rows)
-            rows, label, pager = shown.rows, "The ranking with your model", self.preview_pager.updates(shown)
+    def preview_neighbourhood(self, preview: Preview) -> dict:
+        """The new model's neighbourhood in the would-be ranking, its row marked."""
+        return self.neighbourhood_view(preview.table, preview.submission_id,
+                                       lambda rows: submission.preview_table(self.board, preview, rows))
+
+    def neighbourhood_view(self, order: pd.DataFrame, model: str, made: Callable[[pd.Index], pd.DataFrame]) -> dict:
+        """`model`'s row and its neighbours in a ranking whose rows are `order`'s, in its
+        order; `made` makes those rows alone (not the ranking's thousands)."""
+        around = board_views.rows_around(order, model, NEIGHBOURHOOD_ROWS).index
+        start = order.index.get_loc(around[0])
+        label = f"Your model among its neighbours: rows {start + 1:,}–{start + len(around):,} of {len(order):,}"
+        return self.ranking_view(made(around), model, label, self.preview_pager.updates(None, 0), WHOLE_RANKING)
+
+    def page_view(self, ranking: pd.DataFrame, model: str, page: int) -> dict:
+        """Page `page` of `page_rows` rows of `ranking`, with the pager."""
+        shown = board_views.table_page(ranking, board_views.score_columns(self.board, None), page, self.page_rows)
+        return self.ranking_view(shown.rows, model, "The ranking with your model",
+                                 self.preview_pager.updates(shown), NEIGHBOURHOOD)
+
+    def ranking_view(self, rows: pd.DataFrame, model: str, label: str, pager: dict, switch: str) -> dict:
+        """`rows` of a ranking with `model`'s row marked, as the page shows them (models
+        linked, intervals merged: `with_model_links`); the row's position among them, for the
+        scroll (None: not there); `switch`, the button to the other view."""
+        header = board_views.score_columns(self.board, None)[0].header
         rows = board_views.with_model_links(rows, self.board.models)
-        return {self.preview_table: gr.Dataframe(value=board_views.emphasised(rows, columns[0].header, model),
+        return {self.preview_table: gr.Dataframe(value=board_views.emphasised(rows, header, model),
                                                  datatype=board_views.column_types(rows), label=label,
                                                  column_widths=column_widths(rows), visible=True),
                 **pager, self.new_row: rows.index.get_loc(model) if model in rows.index else None,
-                self.whole_button: gr.Button(WHOLE_RANKING if page == 0 else NEIGHBOURHOOD, visible=True)}
+                self.whole_button: gr.Button(switch, visible=True)}
 
     def ranking_hidden(self) -> dict:
         hidden = gr.update(visible=False)
@@ -306,15 +329,16 @@ class SubmitTab:
         if isinstance(kept, dict):
             return kept
         model = kept.preview.submission_id
-        return self.ranking_view(kept.ranking, model,
-                                 board_views.page_of(kept.ranking, model, self.page_rows) if not page else 0)
+        if page:
+            return self.preview_neighbourhood(kept.preview)
+        return self.page_view(kept.ranking, model, board_views.page_of(kept.ranking, model, self.page_rows))
 
     def turn_ranking(self, token, page, button, request: gr.Request) -> dict:
         """Another page of the whole ranking (the pager's `button`)."""
         kept = self.kept_preview(token, request)
         if isinstance(kept, dict):
             return kept
-        return self.ranking_view(kept.ranking, kept.preview.submission_id, turned_to(button, page))
+        return self.page_view(kept.ranking, kept.preview.submission_id, turned_to(button, page))
 
     def compiling(self, file) -> dict:
         """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
@@ -392,8 +416,8 @@ class SubmitTab:
             return {self.status: submission.problems_markdown(board.benchmark, problems, heading), **closed}
         self.previews.discard(request.session_hash, token)
         self.publishing.refresh_intervals_in_background()  # the page says "being refreshed" until they are
-        published = submission.published_table(board, sid)
         return {self.status: submission.published_summary(board, sid), **closed,
                 self.model_pick: gr.update(choices=details.model_choices(board, keep=[sid]), value=sid),
                 # its neighbourhood on the board: the whole board is the Leaderboard tab's
-                **self.ranking_view(published, sid, 0), self.whole_button: gr.update(visible=False)}
+                **self.neighbourhood_view(board.ranked(), sid, lambda rows: submission.published_table(board, sid, rows)),
+                self.whole_button: gr.update(visible=False)}

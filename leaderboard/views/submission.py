@@ -49,21 +49,23 @@ def problems_markdown(benchmark: Benchmark, problems: list[str], heading: str) -
     return f"**{heading}**\n\n{items}"
 
 
-def preview_table(board: Leaderboard, preview: Preview) -> pd.DataFrame:
-    """The would-be ranking: the new model marked, rank changes as arrows."""
-    table = leaderboard_table(board, None, preview=preview)
+def preview_table(board: Leaderboard, preview: Preview, rows: pd.Index | None = None) -> pd.DataFrame:
+    """The would-be ranking (`rows`: only these of its rows): the new model marked, rank
+    changes as arrows."""
+    table = leaderboard_table(board, None, preview=preview, rows=rows)
     change = table.pop("Rank change")
     table.insert(1, "Change", ["new" if sid == preview.submission_id else "" if c == 0 else
                                f"▲{int(c)}" if c > 0 else f"▼{int(-c)}" for sid, c in zip(table.index, change)])
     table = table.drop(columns=["Previous rank"])
-    table.loc[preview.submission_id, "Model"] = "★ " + table.loc[preview.submission_id, "Model"]
+    if preview.submission_id in table.index:
+        table.loc[preview.submission_id, "Model"] = "★ " + table.loc[preview.submission_id, "Model"]
     return table
 
 
-def published_table(board: Leaderboard, submission_id: str) -> pd.DataFrame:
-    """The board after publishing `submission_id`: the preview's columns, its row marked
-    "published" where the preview said "new"."""
-    table = leaderboard_table(board, None)
+def published_table(board: Leaderboard, submission_id: str, rows: pd.Index | None = None) -> pd.DataFrame:
+    """The board after publishing `submission_id` (`rows`: only these of its rows): the
+    preview's columns, its row marked "published" where the preview said "new"."""
+    table = leaderboard_table(board, None, rows=rows)
     table.insert(1, "Change", ["published" if sid == submission_id else "" for sid in table.index])
     return table
 
