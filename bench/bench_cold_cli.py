@@ -2,6 +2,7 @@
 floor, python plus `json.load` of the same file; at 10,000 models at most 3 s).
 
     python bench/bench_cold_cli.py --store STORE [--file NEW.json] [--repeats 7] [--before TREE]
+                                   [--linked-copy DIR]
 
 Each run is a fresh `python -m leaderboard presubmit` process (the file, its form from the
 `.form.json` beside it, `--store STORE`), wall and CPU (user + system of the child), after
@@ -11,6 +12,13 @@ json.load(open(sys.argv[1]))" FILE`. The floor, this tree and `--before` (anothe
 the code, a `git archive`) run in turn, so all see the same load. Without `--file`, a new
 model's file for the store is written beside it (`bench_scale.write_probe`). Prints medians
 as JSON.
+
+The command line keeps each task's bootstrap resample counts in LEADERBOARD_CACHE_DIR
+(`leaderboard/storage/kept_draws.py`): the children get an empty one of their own, so the
+first run draws and keeps them and the repeats read them, as a team's second run would.
+`--linked-copy DIR`: the processes run on a hard-linked copy of the store made in DIR
+(`bench_scale.linked_copy`), for a store that must not be written (a pre-submission's
+reads keep the store's cache index).
 """
 from __future__ import annotations
 
@@ -21,6 +29,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -53,9 +62,14 @@ def main():
     parser.add_argument("--file", help="a new model's file, its form beside it (.form.json)")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--before", help="another tree of the code, timed in turn with this one")
+    parser.add_argument("--linked-copy", help="run on a hard-linked copy of the store made in this folder")
     args = parser.parse_args()
     store = Path(args.store)
     new_file = Path(args.file) if args.file else store.parent / f"{store.name}-new.json"
+    if args.linked_copy:
+        from bench.bench_scale import linked_copy
+        linked_copy(store, Path(args.linked_copy))
+        store = Path(args.linked_copy)
     if not new_file.exists():
         from bench.bench_scale import write_probe
         write_probe(new_file, store, "cold-cli-probe")
@@ -67,11 +81,14 @@ def main():
                           ROOT),
                 "after": (presubmit, ROOT), **({"before": (presubmit, Path(args.before))} if args.before else {})}
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
-    first = {name: timed(command, cwd) for name, (command, cwd) in commands.items()}
-    for _ in range(args.repeats):
-        for name, (command, cwd) in commands.items():
-            runs[name].append(timed(command, cwd))
-    result: dict[str, object] = {"store": str(store), "file": str(new_file), "load_average_at_start": os.getloadavg()}
+    load_at_start = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="bench-cold-cli-") as kept:
+        CHILD_ENV["LEADERBOARD_CACHE_DIR"] = kept
+        first = {name: timed(command, cwd) for name, (command, cwd) in commands.items()}
+        for _ in range(args.repeats):
+            for name, (command, cwd) in commands.items():
+                runs[name].append(timed(command, cwd))
+    result: dict[str, object] = {"store": str(store), "file": str(new_file), "load_average_at_start": load_at_start}
     for name in commands:
         result[name] = {"wall_s": statistics.median(w for w, _ in runs[name]),
                         "cpu_s": statistics.median(c for _, c in runs[name]),

@@ -13,7 +13,9 @@ import sys
 import traceback
 
 import stats
+from stats import duel_tests
 from leaderboard import blas
+from leaderboard.storage.kept_draws import DrawsFolder
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.store import SNAPSHOT_FILE
 from leaderboard.strict_json import dump_json
@@ -35,19 +37,25 @@ PREVIEW_DEFAULTS = {"model_type": "pretrained", "parameters": 1.0, "input_length
 
 
 class Bar:
-    """A tqdm progress bar behind the engine's progress(fraction, message) callback."""
+    """A tqdm progress bar behind the engine's progress(fraction, message) callback, on a
+    terminal; elsewhere the callback does nothing and tqdm is not imported (30-60 ms of a
+    cold command's CPU)."""
 
     def __init__(self, description: str):
-        from tqdm import tqdm
-        self.bar = tqdm(total=1000, desc=description, file=sys.stderr, leave=False,
-                        disable=not sys.stderr.isatty(), bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+            self.bar = tqdm(total=1000, desc=description, file=sys.stderr, leave=False,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix}")
 
     def __call__(self, fraction: float, message: str) -> None:
-        self.bar.n = int(1000 * min(max(fraction, 0.0), 1.0))
-        self.bar.set_postfix_str(message[:50])
+        if self.bar is not None:
+            self.bar.n = int(1000 * min(max(fraction, 0.0), 1.0))
+            self.bar.set_postfix_str(message[:50])
 
     def close(self):
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _store(args):
@@ -593,7 +601,8 @@ def main(argv: list[str] | None = None) -> int:
     blas.one_thread()
     args = _parse(argv)
     try:
-        args.run(args)
+        with duel_tests.draws_kept_in(DrawsFolder.configured()):  # a fresh process would draw every task's again
+            args.run(args)
     except BadInput as e:  # the input is wrong, or names a model that does not exist
         for problem in e.problems:
             _say(f"error: {problem}", sys.stderr)

@@ -11,12 +11,14 @@ reference's unpaired one of Goutte & Gaussier, which is kept below to reproduce 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
+from typing import Protocol
 
 import numpy as np
 
@@ -145,20 +147,55 @@ def resample_counts(n: int, seed: int, n_resamples: int = N_RESAMPLES) -> np.nda
     return counts
 
 
+class DrawKeeper(Protocol):
+    """Where drawn counts outlive the process (`leaderboard.storage.kept_draws`): a fresh
+    process reads them instead of drawing again."""
+
+    def read(self, n: int, seed: int, n_resamples: int) -> np.ndarray | None:
+        """The kept counts of this draw (`_draw`'s, exactly), or None."""
+
+    def keep(self, n: int, seed: int, n_resamples: int, counts: np.ndarray) -> None: ...
+
+
+DRAW_VERSION = 1  # of `_draw`'s values: change it with them, and the counts kept of another are drawn again
+_keeper: DrawKeeper | None = None
+
+
+@contextlib.contextmanager
+def draws_kept_in(keeper: DrawKeeper | None) -> Iterator[None]:
+    """Within: the counts `_drawn_counts` misses in memory are read from `keeper`, or drawn
+    and kept there (None: drawn). Process-wide (the values do not depend on where they come from)."""
+    global _keeper
+    previous, _keeper = _keeper, keeper
+    try:
+        yield
+    finally:
+        _keeper = previous
+
+
 @functools.lru_cache(maxsize=256)
 def _drawn_counts(n: int, seed: int, n_resamples: int) -> np.ndarray:
     """`resample_counts`' draw, in one byte per count when every count fits (a count
     above 255 is next to impossible): a benchmark's every task stays cached (about 80 MB
     for BenCzechMark's 50) where float32 would take four times as much, and making the
     float32 copy is 20-50 times faster than drawing again (a pre-submission needs each
-    task's once)."""
+    task's once). Read from the keeper `draws_kept_in` names, when one does."""
+    keeper = _keeper
+    compact = keeper.read(n, seed, n_resamples) if keeper else None
+    if compact is None:
+        compact = _draw(n, seed, n_resamples)
+        if keeper:
+            keeper.keep(n, seed, n_resamples, compact)
+    compact.flags.writeable = False
+    return compact
+
+
+def _draw(n: int, seed: int, n_resamples: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     rows = np.repeat(np.arange(n_resamples) * n, n)
     flat = rows + rng.integers(0, n, size=n_resamples * n)
     counts = np.bincount(flat, minlength=n_resamples * n).reshape(n_resamples, n)
-    compact = counts.astype(np.uint8 if counts.max(initial=0) <= np.iinfo(np.uint8).max else np.float32)
-    compact.flags.writeable = False
-    return compact
+    return counts.astype(np.uint8 if counts.max(initial=0) <= np.iinfo(np.uint8).max else np.float32)
 
 
 def paired_bootstrap(boot_a: np.ndarray, boot_b: np.ndarray, delta: np.ndarray) -> np.ndarray:

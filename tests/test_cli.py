@@ -343,12 +343,12 @@ def test_csv_to_a_terminal_escapes_control_characters_as_the_text_format_does(ne
 
 
 def modules_after(*commands) -> list[list[str]]:
-    """For each CLI command run in turn in one fresh process (`main`): which of pandas and
-    scipy.stats had been imported once it finished, and its exit code last."""
+    """For each CLI command run in turn in one fresh process (`main`, its output a pipe): which
+    of pandas, scipy.stats and tqdm had been imported once it finished, and its exit code last."""
     script = ("import json, sys\nfrom leaderboard.cli import main\nout = []\n"
               f"for argv in {[list(map(str, c)) for c in commands]!r}:\n"
               "    code = main(argv)\n"
-              "    out.append([m for m in ('pandas', 'scipy.stats') if m in sys.modules] + [code])\n"
+              "    out.append([m for m in ('pandas', 'scipy.stats', 'tqdm') if m in sys.modules] + [code])\n"
               "print(json.dumps(out))\n")
     result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -357,7 +357,8 @@ def modules_after(*commands) -> list[list[str]]:
 
 def test_cold_validate_and_presubmit_do_not_import_scipy_stats(new_model_file, full_store):
     # validate imports neither pandas nor scipy.stats; presubmit (its table is printed with
-    # pandas) no scipy.stats: the duels need two distributions, which scipy.special has
+    # pandas) no scipy.stats: the duels need two distributions, which scipy.special has;
+    # neither tqdm, whose bar shows only on a terminal
     validate, presubmit = modules_after(["validate", new_model_file],
                                         ["presubmit", new_model_file, "--store", full_store, *FORM])
     assert validate == [0] and presubmit == ["pandas", 0]

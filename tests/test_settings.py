@@ -16,12 +16,13 @@ FIELD_OF = {"LEADERBOARD_REPO": "repo", "HF_TOKEN": "hf_token", "HF_HOME": "hf_h
             "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "presubmissions_per_hour",
             "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "presubmissions_per_day", "LEADERBOARD_PAGE_ROWS": "page_rows",
             "LEADERBOARD_API_PER_MINUTE": "api_per_minute",
-            "LEADERBOARD_LOG_LEVEL": "log_level",
+            "LEADERBOARD_CACHE_DIR": "cache_dir", "LEADERBOARD_LOG_LEVEL": "log_level",
             "LEADERBOARD_DEBUG": "debug", "OPENID_PROVIDER_URL": "openid_provider_url",
             "OAUTH_CLIENT_ID": "oauth_client_id", "OAUTH_CLIENT_SECRET": "oauth_client_secret",
             "OAUTH_SCOPES": "oauth_scopes"}
-# Defaults the code resolves elsewhere (the shipped tasks file, the demo store, huggingface_hub's folder).
-RESOLVED_ELSEWHERE = {"LEADERBOARD_STORE", "LEADERBOARD_TASKS", "HF_HOME"}
+# Defaults the code resolves elsewhere (the shipped tasks file, the demo store, huggingface_hub's folder, the
+# command line's cache under the home folder).
+RESOLVED_ELSEWHERE = {"LEADERBOARD_STORE", "LEADERBOARD_TASKS", "HF_HOME", "LEADERBOARD_CACHE_DIR"}
 
 
 def readme_defaults() -> dict[str, str]:

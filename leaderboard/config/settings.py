@@ -32,6 +32,7 @@ class Settings:
     page_rows: int = 50  # LEADERBOARD_PAGE_ROWS: rows per page of the leaderboard table
     presubmissions_per_hour: int = 10  # LEADERBOARD_PRESUBMISSIONS_PER_HOUR: per account, or per address without
     presubmissions_per_day: int = 30  # LEADERBOARD_PRESUBMISSIONS_PER_DAY: per account, any 24 hours
+    cache_dir: str | None = None  # LEADERBOARD_CACHE_DIR: what the command line keeps between runs (~/.cache/leaderboard)
     log_level: str = "INFO"  # LEADERBOARD_LOG_LEVEL: the app's logging level
     debug: bool = False  # LEADERBOARD_DEBUG: the CLI prints the traceback of an internal error
     # Sign-in with Hugging Face (OpenID Connect): a Space with `hf_oauth: true` sets all four;
@@ -69,6 +70,7 @@ class Settings:
                                                   default.presubmissions_per_hour),
                    presubmissions_per_day=number("LEADERBOARD_PRESUBMISSIONS_PER_DAY", int,
                                                  default.presubmissions_per_day),
+                   cache_dir=text("LEADERBOARD_CACHE_DIR"),
                    log_level=environ.get("LEADERBOARD_LOG_LEVEL", default.log_level).upper(),
                    debug=bool(environ.get("LEADERBOARD_DEBUG")),
                    openid_provider_url=text("OPENID_PROVIDER_URL"), oauth_client_id=text("OAUTH_CLIENT_ID"),
