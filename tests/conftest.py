@@ -6,6 +6,7 @@ import gc
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 # One BLAS thread in each test process and in the apps and commands it starts (they inherit
@@ -49,6 +50,8 @@ SERVER_FIXTURES = {"hub", "app_url", "server", "served", "flagged_server"}
 
 def pytest_configure(config):
     blas.one_thread()  # as the app and the command line run, and for the servers and commands started here
+    # what the command line keeps between runs goes to a folder of this run's, not the user's home
+    os.environ.setdefault("LEADERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="leaderboard-cache-"))
     for tier, meaning in TIERS.items():
         config.addinivalue_line("markers", f"{tier}: {meaning}")
 
