@@ -515,6 +515,9 @@ def test_a_near_copy_is_named_at_pre_submission_and_its_link_is_kept_with_its_pu
     stored = json.loads((root / "data" / f"{sid}.json").read_text())["submission_metadata"]
     assert list(stored["near_copies"]) == [original] and 0 <= stored["near_copies"][original] <= 0.2
     assert set(stored["task_noise"]) == set(small_benchmark.task_ids)
+    copy["predictions"]["t_acc"][1]["acc"] = 1 - copy["predictions"]["t_acc"][1]["acc"]  # a copy of both
+    again = Publishing(board).presubmit(dump_json(copy), {**form, "model_name": "Copied-10B"})
+    assert set(again.model.metadata["near_copies"]) == {original, sid}  # the board's candidates after the publication
     shutil.rmtree(root / ".cache")  # no per-model arrays to read
     family = Leaderboard(LocalStore(root), small_benchmark).ranked().attrs["family"]
     assert family[sid] == family[original]

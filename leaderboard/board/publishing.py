@@ -18,7 +18,7 @@ from leaderboard.board.reader import BoardReader, BoardState, PublishedNames, fo
 from leaderboard.board.writing import NOTHING_PUBLISHED, locked, owned_duel_files, stale_snapshot
 from leaderboard.config.tasks import PANEL, Benchmark
 from leaderboard.engine import ranking
-from leaderboard.engine.panel import near_copy_metadata
+from leaderboard.engine.panel import Candidates, near_copy_metadata
 from leaderboard.engine.replay import board_panel, opponents_of_the_day, owners_of_pairs, submitted_times
 from leaderboard.engine.tournament import DuelRows, Tournament, duel_rows, play
 from leaderboard.errors import BadInput, StoreConflict, StoreFailure, UnfinishedWrite
@@ -95,8 +95,8 @@ class Preview:
 
 def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str, PublishedModel],
                    flags: dict[str, Flag], sid: str,
-                   ranked_now: pd.DataFrame, reuse: Tournament | None = None, preview: bool = False
-                   ) -> tuple[list[str], tuple[str, ...], set[str], pd.DataFrame]:
+                   ranked_now: pd.DataFrame, reuse: Tournament | None = None, preview: bool = False,
+                   candidates: Candidates | None = None) -> tuple[list[str], tuple[str, ...], set[str], pd.DataFrame]:
     """Run into `tournament` (the board's duels; `models` holds the new model `sid`) the
     duels its publication needs under the benchmark's rule: its duels with the reference
     panel and every duel the panel's change brings (a model entering it is dueled by all
@@ -104,6 +104,7 @@ def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str,
     `sid` in `reuse` (its pre-submission's) are copied, not run again. `preview`: of the
     panel's duels only those of `sid` with its members (the scores and ranks depend on no
     duel; the duels of every other model with an entering `sid` are the publication's).
+    `candidates`: the board's near-copy candidates, when `models` are the board's and `sid`.
     Returns (whom its Win Score counts, the panel after (empty under top-of-its-day), the
     models whose duel files got rows, the ranked table after)."""
     benchmark = board.benchmark
@@ -114,7 +115,7 @@ def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str,
         play(benchmark, tournament, sid, results, opponents, reuse=reuse, rules=board.rules)
         return opponents, (), {sid}, board.rank(models, tournament, flags)
     # what the publication keeps about near-copies, found against the models published before it
-    models[sid].metadata.update(near_copy_metadata(benchmark, {m: models[m] for m in tournament.model_ids}, sid))
+    models[sid].metadata.update(near_copy_metadata(benchmark, models, sid, candidates))
     if reuse is not None and sid in reuse:
         mapping = np.array([tournament.index(m) if m in tournament else -1 for m in reuse.model_ids], dtype=np.int64)
         tournament.add_rows(reuse.rows_involving(sid).renumbered(mapping))
@@ -170,7 +171,7 @@ class Publishing:
         progress(0.5, "running the duels")
         preview_tournament = tournament.copy()
         opponents, panel, _, table = duel_new_model(board, preview_tournament, {**models, sid: model}, flags, sid,
-                                                    ranked_now, preview=True)
+                                                    ranked_now, preview=True, candidates=board.near_copy_candidates())
         progress(0.9, "ranking")
         table.insert(1, "previous_rank", ranked_now["rank"].reindex(table.index))
         table.insert(2, "rank_change", table["previous_rank"] - table["rank"])
@@ -241,7 +242,7 @@ class Publishing:
                 progress(0.2, "running missing duels")
                 tournament = board.tournament.copy()
                 _, _, owners, ranked = duel_new_model(board, tournament, models, board.flags, sid, board.state.ranked,
-                                                   reuse)
+                                                      reuse, candidates=board.near_copy_candidates())
                 progress(0.6, "writing")
                 document = {**json.loads(preview.document), "submission_metadata": metadata}
                 files = owned_duel_files(board, tournament, models, owners)

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import pandas as pd
 
 from leaderboard.config.tasks import Benchmark
-from leaderboard.engine.panel import Panel
+from leaderboard.engine.panel import Candidates, Panel
 from leaderboard.engine.tournament import Tournament
 from leaderboard.storage.flags import Flag
 from leaderboard.storage.presubmissions import PresubmissionLog
@@ -141,6 +141,8 @@ class BoardReader(Protocol):
     def panel(self) -> tuple[str, ...]: ...
 
     def settled_panel(self) -> Panel | None: ...
+
+    def near_copy_candidates(self) -> Candidates: ...
 
     def model_of(self, sid: str, metadata: dict[str, Any], parsed: ParsedSubmission) -> PublishedModel: ...
 

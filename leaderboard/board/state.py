@@ -22,7 +22,7 @@ from leaderboard.config.tasks import PANEL, Benchmark, load_benchmark
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine import ranking, replay
 from leaderboard.engine.replay import submitted_times
-from leaderboard.engine.panel import Panel
+from leaderboard.engine.panel import Candidates, Panel, near_copy_candidates
 from leaderboard.engine.tournament import (DuelRows, Tournament, duel_rows, rows_from_json, rules_description,
                                            rules_id, task_seed)
 from leaderboard.errors import BadInput, NotFound
@@ -143,6 +143,15 @@ class Leaderboard:
             settled = state.derived["panel"] = replay.board_panel(state.tournament, state.models, state.flags,
                                                                   self.benchmark)
         return settled
+
+    def near_copy_candidates(self) -> Candidates:
+        """The published models a pre-submission's model may nearly copy, made once per board
+        content (`panel.near_copy_candidates`)."""
+        state = self.state
+        candidates = state.derived.get("near_copy_candidates")
+        if candidates is None:
+            candidates = state.derived["near_copy_candidates"] = near_copy_candidates(self.benchmark, state.models)
+        return candidates
 
     def install(self, state: BoardState, orphan_duels: set[str] | None = None) -> None:
         """Make `state` the board's: the one call by which a writer, holding `write_lock`,
@@ -299,11 +308,13 @@ class Leaderboard:
 
     def warm_presubmission(self) -> None:
         """What every pre-submission of this state reads and the first would compute: the
-        panel (its members' duel columns), the references a file is aligned to, each task's
-        bootstrap resample counts, the published names the duplicate check looks up, the
-        sample file's first task, and scipy.special, which the duels import on first use (2 s on a loaded machine)."""
+        panel (its members' duel columns), the near-copy candidates, the references a file
+        is aligned to, each task's bootstrap resample counts, the published names the
+        duplicate check looks up, the sample file's first task, and scipy.special, which
+        the duels import on first use (2 s on a loaded machine)."""
         duel_tests.scipy_special()
         self.panel()
+        self.near_copy_candidates()
         references = self.references()
         for task in self.benchmark.tasks:  # a new file's summaries and replicates draw them (10-50 ms a task)
             if task.id in references:

@@ -305,29 +305,53 @@ def _seats(standing: Standing, overall: np.ndarray, size: int) -> list[int]:
 TASK_NOISE, NEAR_COPIES = "task_noise", "near_copies"
 
 
-def near_copy_metadata(benchmark: Benchmark, models: Mapping[str, BoardModel], sid: str) -> dict[str, dict[str, float]]:
-    """What the publication of model `sid` keeps about near-copies, found against the
-    published `models` (id -> a model with `results` and `metadata`) with its own arrays
-    and its candidates' alone: TASK_NOISE its bootstrap standard error per task (task id
-    -> float), NEAR_COPIES the published models it nearly copies (id -> difference share,
-    `stats.field`). A model published before these were kept is nobody's candidate."""
+@dataclass(frozen=True)
+class Candidates:
+    """The published models a newcomer may nearly copy, what `near_copy_metadata` compares
+    it with: ids, the models that kept their TASK_NOISE; scores and noise, (len(ids),
+    n_tasks) their signed task scores and standard errors. Made once per board content
+    (`Leaderboard.near_copy_candidates`) for every pre-submission."""
+
+    ids: list[str]
+    scores: np.ndarray
+    noise: np.ndarray
+
+
+def near_copy_candidates(benchmark: Benchmark, models: Mapping[str, BoardModel]) -> Candidates:
+    """The `Candidates` among `models` (id -> a model with `results` and `metadata`); a model
+    published before TASK_NOISE was kept is nobody's candidate."""
     task_ids = benchmark.task_ids
-    results = {m: models[m].results for m in models}
-    own_noise = field.task_noise(ranking.task_replicates(benchmark, results, [sid]))[0]
-    noise_of = {TASK_NOISE: dict(zip(task_ids, own_noise.tolist()))}
-    others = [m for m in models if m != sid and TASK_NOISE in models[m].metadata]
-    scores = signed_task_scores(benchmark, task_ids, results, others)
+    ids = [m for m in models if TASK_NOISE in models[m].metadata]
+    results = {m: models[m].results for m in ids}
     key = (TASK_NOISE, tuple(task_ids))
     noise = np.array([models[m].results.kept_vector(key, lambda: [models[m].metadata[TASK_NOISE].get(t, np.nan)
-                                                                for t in task_ids]) for m in others],
-                     dtype=float).reshape(len(others), len(task_ids))
+                                                                for t in task_ids]) for m in ids],
+                     dtype=float).reshape(len(ids), len(task_ids))
+    return Candidates(ids, signed_task_scores(benchmark, task_ids, results, ids), noise)
+
+
+def near_copy_metadata(benchmark: Benchmark, models: Mapping[str, BoardModel], sid: str,
+                       candidates: Candidates | None = None) -> dict[str, dict[str, float]]:
+    """What the publication of model `sid` keeps about near-copies, found against the
+    published `models` (id -> a model with `results` and `metadata`; `candidates`: theirs,
+    when made already) with its own arrays and its candidates' alone: TASK_NOISE its
+    bootstrap standard error per task (task id -> float), NEAR_COPIES the published models
+    it nearly copies (id -> difference share, `stats.field`)."""
+    task_ids = benchmark.task_ids
+    results = {sid: models[sid].results}
+    own_noise = field.task_noise(ranking.task_replicates(benchmark, results, [sid]))[0]
+    noise_of = {TASK_NOISE: dict(zip(task_ids, own_noise.tolist()))}
+    if candidates is None:
+        candidates = near_copy_candidates(benchmark, {m: model for m, model in models.items() if m != sid})
     own = signed_task_scores(benchmark, task_ids, results, [sid])[0]
-    candidates = [others[k] for k in np.flatnonzero(field.candidates_of(own, own_noise, scores, noise))]
-    if not candidates:  # no arrays to read
+    close = [candidates.ids[k] for k in np.flatnonzero(field.candidates_of(own, own_noise, candidates.scores,
+                                                                          candidates.noise))]
+    if not close:  # no arrays to read
         return {**noise_of, NEAR_COPIES: {}}
-    share = field.difference_share(ranking.task_replicates(benchmark, results, [sid, *candidates]),
-                                   np.column_stack([np.zeros(len(candidates), dtype=int), 1 + np.arange(len(candidates))]))
-    return {**noise_of, NEAR_COPIES: {m: float(x) for m, x in zip(candidates, share) if x <= field.NEAR_COPY_SHARE}}
+    results.update({m: models[m].results for m in close})
+    share = field.difference_share(ranking.task_replicates(benchmark, results, [sid, *close]),
+                                   np.column_stack([np.zeros(len(close), dtype=int), 1 + np.arange(len(close))]))
+    return {**noise_of, NEAR_COPIES: {m: float(x) for m, x in zip(close, share) if x <= field.NEAR_COPY_SHARE}}
 
 
 def signed_task_scores(benchmark: Benchmark, task_ids: list[str], results: Mapping[str, ModelResults],
