@@ -141,7 +141,8 @@ def test_a_record_that_cannot_be_written_says_so_and_keeps_the_preview(small_sto
 def test_a_pre_submission_that_fails_is_neither_recorded_nor_counted(small_store, small_documents, tmp_path,
                                                                     monkeypatch):
     """The Submit tab's handler records a pre-submission only once its whole answer is made:
-    one that fails on the way (here the duels' view, as it did on an empty board, issue 32)
+    one that fails on the way (here the would-be ranking's view; the duels' view, which
+    failed so on an empty board, issue 32, now follows the answer in an event of its own)
     says so on the page, and leaves no record to count against the quota."""
     import gradio as gr
     from leaderboard.app.signin import SignIn
@@ -155,7 +156,7 @@ def test_a_pre_submission_that_fails_is_neither_recorded_nor_counted(small_store
 
     def broken_view(*args, **kwargs):
         raise RuntimeError("a view failed")
-    monkeypatch.setattr(details, "model_duels", broken_view)
+    monkeypatch.setattr(submission, "preview_table", broken_view)
     before = tree_digest(root)
     out = submit.presubmit(form["team_name"], form["model_name"], form["model_type"], form["parameters"],
                            form["input_length"], form["precision"], "", form["link_to_model"], str(path),
