@@ -82,12 +82,14 @@ class FieldCounts:
         field_values = np.asarray(field_values, dtype=float)
         own_missing = np.isnan(values)
         weight_here = np.where(own_missing, 0.0, float(weight))[:, None]  # (R, 1)
-        with np.errstate(invalid="ignore"):
-            # the others each beat the new model by: 1 above it, 1/2 equal (NaN compares False)
-            beaten = self.beaten + weight_here * ((field_values > values[:, None]) + 0.5 * (field_values == values[:, None]))
-            weights = np.where(np.isnan(field_values), 0.0, np.broadcast_to(np.asarray(field_weights, dtype=float),
-                                                                            field_values.shape))
-            own_beaten = (weights * ((field_values < values[:, None]) + 0.5 * (field_values == values[:, None]))).sum(axis=1)
+        with np.errstate(invalid="ignore"):  # NaN compares False: no value beats or ties
+            above, half = field_values > values[:, None], 0.5 * (field_values == values[:, None])
+            below = field_values < values[:, None]
+        # the others each beat the new model by 1 above it and 1/2 equal; it beats them the other way
+        beaten = self.beaten + weight_here * (above + half)
+        weights = np.where(np.isnan(field_values), 0.0, np.broadcast_to(np.asarray(field_weights, dtype=float),
+                                                                        field_values.shape))
+        own_beaten = (weights * (below + half)).sum(axis=1)
         total = self.total + weight_here
         return FieldCounts(np.column_stack([beaten, own_beaten]), np.column_stack([total, weights.sum(axis=1)]),
                            np.column_stack([self.missing, own_missing]))

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import pandas as pd
 
@@ -25,6 +25,9 @@ from leaderboard.submission.alignment import TaskReference
 from leaderboard.errors import BadInput
 from leaderboard.submission.metadata import title_keys
 from leaderboard.submission.parsing import ParsedSubmission
+
+
+T = TypeVar("T")
 
 
 def titles_of(models: Mapping[str, PublishedModel]) -> dict[str, str]:
@@ -82,13 +85,17 @@ class BoardState:
     # its revision shares (`follow`, after a pre-submission's record), so nothing is made again.
     derived: dict[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
+    def derive(self, name: str, make: Callable[[], T]) -> T:
+        """`make()`, kept in `derived` under `name`: made on first use."""
+        value = self.derived.get(name)
+        if value is None:
+            value = self.derived[name] = make()
+        return value
+
     @property
     def names(self) -> PublishedNames:
         """Its models' names, for the duplicate check."""
-        names = self.derived.get("names")
-        if names is None:
-            names = self.derived["names"] = PublishedNames(self.models.values())
-        return names
+        return self.derive("names", lambda: PublishedNames(self.models.values()))
 
 
 class BoardReader(Protocol):

@@ -138,20 +138,14 @@ class Leaderboard:
         state = self.state
         if self.benchmark.opponents != PANEL:
             return None
-        settled = state.derived.get("panel")
-        if settled is None:
-            settled = state.derived["panel"] = replay.board_panel(state.tournament, state.models, state.flags,
-                                                                  self.benchmark)
-        return settled
+        return state.derive("panel", lambda: replay.board_panel(state.tournament, state.models, state.flags,
+                                                                self.benchmark))
 
     def near_copy_candidates(self) -> Candidates:
         """The published models a pre-submission's model may nearly copy, made once per board
         content (`panel.near_copy_candidates`)."""
         state = self.state
-        candidates = state.derived.get("near_copy_candidates")
-        if candidates is None:
-            candidates = state.derived["near_copy_candidates"] = near_copy_candidates(self.benchmark, state.models)
-        return candidates
+        return state.derive("near_copy_candidates", lambda: near_copy_candidates(self.benchmark, state.models))
 
     def install(self, state: BoardState, orphan_duels: set[str] | None = None) -> None:
         """Make `state` the board's: the one call by which a writer, holding `write_lock`,
