@@ -115,3 +115,27 @@ def test_the_preview_answers_with_the_neighbourhood_and_the_duels_grid_follows(p
     assert grid == {"__type__": "update", "visible": False}, grid
     shown = session.call("duels_view", [None])[0]
     assert shown["visible"] and shown["value"]["data"], shown
+
+
+def test_a_json_upload_is_read_as_it_arrives_and_its_pre_submission_reads_it_no_more(
+        tmp_path_factory, full_store_template, preview_file, monkeypatch):
+    """Through the page's own calls, on an app served in this process: the upload's event
+    reads the file (so the click to preview does not wait for the parse), holding Pre-submit
+    meanwhile; the pre-submission uses that reading."""
+    from support.servers import serve_in_process
+    from leaderboard.board import publishing
+
+    reads = []
+    parse = publishing.parse_submission
+    monkeypatch.setattr(publishing, "parse_submission", lambda *a, **k: reads.append(a[0]) or parse(*a, **k))
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, *_):
+        session = PageSession(url)
+        upload = session.upload(preview_file)
+        held = session.call("compiling", [upload])
+        assert {"__type__": "update", "interactive": False} in held, held
+        team, model, model_type, params, input_length, precision, _, _ = FORM
+        session.call("uploaded", [upload, team, model, model_type, input_length, params, precision])
+        assert len(reads) == 1
+        answer = session.call("presubmit", [*FORM, upload])
+        assert "would rank" in answer[0], answer[0]
+        assert len(reads) == 1, "the pre-submission read the file again"

@@ -470,3 +470,23 @@ def test_several_models_summaries_are_fetched_at_once():
     matrix = SummaryRows(["t0"], [4], 6)
     assert [start for start, _ in matrix.groups(results, list(results))] == [0]
     assert sorted(fetched) == list(range(6))
+
+
+def test_a_file_read_before_the_board_changed_its_references_is_read_again(tmp_path, small_benchmark,
+                                                                            small_documents):
+    """The app reads an upload as it arrives (`Publishing.read`); its pre-submission uses that
+    reading only while the board's references are the ones it was checked against."""
+    from leaderboard.errors import BadInput
+    board = Leaderboard(LocalStore(tmp_path / "store"), small_benchmark)
+    form, document, _ = small_documents[1]
+    task = small_benchmark.tasks[0].id
+    shorter = {**document, "predictions": {**document["predictions"], task: document["predictions"][task][:-1]}}
+    early = Publishing(board).read(dump_json(shorter))
+    assert early.parsed is not None and not early.problems  # nothing published yet: nothing to match
+    publish_all(board, small_documents[:1])
+    with pytest.raises(BadInput, match=f"task {task}: has {len(shorter['predictions'][task])} samples"):
+        Publishing(board).presubmit(early, form)
+    current = Publishing(board).read(dump_json(document))
+    read_ahead, read_now = Publishing(board).presubmit(current, form), Publishing(board).presubmit(dump_json(document), form)
+    assert read_ahead.submission_id == read_now.submission_id and read_ahead.rank == read_now.rank
+    pd.testing.assert_series_equal(read_ahead.table["rank"], read_now.table["rank"])

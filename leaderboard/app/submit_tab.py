@@ -19,7 +19,7 @@ from leaderboard.app.pager import Pager, turned_to
 from leaderboard.app.settings import PRIVATE, AppSettings, script
 from leaderboard.app.previews import PreviewShelf
 from leaderboard.app.signin import MAINTAINERS, SignIn, SignInFailed
-from leaderboard.board.publishing import Preview, Publishing
+from leaderboard.board.publishing import Preview, Publishing, ReadFile
 from leaderboard.board.state import Leaderboard
 from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.storage.presubmissions import file_sha256, requester_key
@@ -73,6 +73,8 @@ class SubmitTab:
         # Each session's last compiled upload (its path, the compile), kept as long as Gradio keeps
         # the upload: its pre-submission uses it instead of compiling the archive again.
         self.compiled_uploads: PreviewShelf[tuple[str, submission.Compiled]] = PreviewShelf(self.cache_seconds)
+        # a JSON upload read as it arrives (`uploaded`): (its path, its sha256, the reading)
+        self.read_uploads: PreviewShelf[tuple[str, str, ReadFile]] = PreviewShelf(self.cache_seconds)
         self.can_publish = not self.read_only and signin.mode != MAINTAINERS
         # The duels a preview leaves to its publication, run while it is read (Publishing.duel_ahead).
         self.duels_ahead = ThreadPoolExecutor(1, thread_name_prefix="duels-ahead")
@@ -234,7 +236,7 @@ class SubmitTab:
             with self.presubmissions.admitted(board.presubmissions, requester_key(account, address), account is not None):
                 try:
                     source = (self.compiled_upload(file, request.session_hash, progress).data
-                              if submission.is_archive(file) else file)
+                              if submission.is_archive(file) else self.read_upload(file, sha256, request.session_hash))
                     preview = self.publishing.presubmit(source, form, progress=lambda f, m: progress(f, desc=m))
                 finally:  # read, or refused: the upload no longer holds its client's temporary disk
                     self.temp_disk.release_file(file)
@@ -341,10 +343,11 @@ class SubmitTab:
         return self.page_view(kept.ranking, kept.preview.submission_id, turned_to(button, page))
 
     def compiling(self, file) -> dict:
-        """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
-        if not submission.is_archive(file):
-            return gr.skip()
-        return {self.file_errors: COMPILING, self.presubmit_button: gr.Button(interactive=False)}
+        """Hold Pre-submit until the upload is read (a JSON file, a fraction of a second) or
+        compiled (a .zip, seconds: said so)."""
+        held = gr.Button(interactive=False)
+        return {self.file_errors: COMPILING, self.presubmit_button: held} if submission.is_archive(file) else {
+            self.presubmit_button: held}
 
     def compiled_upload(self, file: str, session: str, progress) -> submission.Compiled:
         """The session's compile of the upload at `file` (by `uploaded`), or a compile now."""
@@ -353,16 +356,27 @@ class SubmitTab:
             return held[1]
         return submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), self.temp_disk)
 
+    def read_upload(self, file: str, sha256: str, session: str) -> ReadFile | str:
+        """The session's reading of the JSON upload at `file` (by `uploaded`), or the path
+        to read it now."""
+        held = self.read_uploads.newest(session)
+        return held[2] if held is not None and held[:2] == (file, sha256) else file
+
     def uploaded(self, file, team, model, model_type, input_length, params, precision, request: gr.Request,
                  progress=gr.Progress()) -> dict:
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
-        and the compiled JSON can be downloaded; a JSON file: nothing to do."""
+        and the compiled JSON can be downloaded; a JSON file: read at once (its problems are
+        told at the click to pre-submit, with the form's), so the click does not wait for it."""
         # Fields the logs do not fill are left alone (no update): echoing the values this event
         # was sent with undid what was typed while the file uploaded.
         as_filled = {self.compiled: gr.DownloadButton(visible=False),
                      **{field: gr.update() for field in (self.team, self.model, self.model_type, self.input_length,
                                                          self.params, self.precision)}}
         if not submission.is_archive(file):
+            try:
+                self.read_uploads.put(request.session_hash, (file, file_sha256(file), self.publishing.read(file)))
+            except FileNotFoundError:  # the upload was deleted before its turn came: the click says so
+                pass
             return {self.file_errors: "", **as_filled}
         try:
             compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), self.temp_disk)

@@ -93,6 +93,19 @@ class Preview:
         return int(self.table.loc[self.submission_id, "rank"])
 
 
+@dataclass(frozen=True)
+class ReadFile:
+    """A submission file read and checked against the board's references
+    (`Publishing.read`) ahead of its pre-submission: the app reads an upload as it
+    arrives, so that the click to preview does not wait for the parse. `parsed` when the
+    file was accepted, else its `problems`."""
+
+    source: str | Path | bytes
+    references: Mapping[str, TaskReference]  # the board's when it was read: another board's reads it again
+    parsed: ParsedSubmission | None
+    problems: list[str]
+
+
 def duel_new_model(board: BoardReader, tournament: Tournament, models: dict[str, PublishedModel],
                    flags: dict[str, Flag], sid: str,
                    ranked_now: pd.DataFrame, reuse: Tournament | None = None, preview: bool = False,
@@ -140,23 +153,31 @@ class Publishing:
     def __init__(self, board: BoardReader):
         self.board = board
 
-    def presubmit(self, source: str | Path | bytes, form: Mapping[str, object], progress: Progress = no_progress) -> Preview:
-        """Validate the form and the file, run the duels its publication would run (under
-        the panel: its own and those the panel's change brings); stores nothing."""
+    def read(self, source: str | Path | bytes) -> ReadFile:
+        """The file read and checked against the board's references, for `presubmit`."""
+        references = self.board.references()
+        try:
+            return ReadFile(source, references, parse_submission(source, self.board.benchmark, references), [])
+        except BadInput as e:
+            return ReadFile(source, references, None, e.problems)
+
+    def presubmit(self, source: str | Path | bytes | ReadFile, form: Mapping[str, object],
+                  progress: Progress = no_progress) -> Preview:
+        """Validate the form and the file (or the file `read` before, unless the board's
+        references changed since), run the duels its publication would run (under the
+        panel: its own and those the panel's change brings); stores nothing."""
         board = self.board
         problems: list[str] = []
         metadata: SubmissionMetadata | None = None
-        parsed: ParsedSubmission | None = None
         try:
             metadata = validate_metadata(**form)
         except BadInput as e:
             problems += e.problems
         progress(0.05, "reading the file")
         references = board.references()
-        try:
-            parsed = parse_submission(source, board.benchmark, references)
-        except BadInput as e:
-            problems += e.problems
+        read = source if isinstance(source, ReadFile) and source.references is references else self.read(
+            source.source if isinstance(source, ReadFile) else source)
+        parsed, problems = read.parsed, problems + read.problems
         if problems:
             raise BadInput(problems)
         # no problem: both were made, the file from bytes read (parse_submission keeps them)
