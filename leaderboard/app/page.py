@@ -15,7 +15,7 @@ from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.settings import API_CONCURRENCY, PRIVATE, STATIC, AppSettings, script
-from leaderboard.app.gradio_compat import plotly_chunk, prepare_sign_in
+from leaderboard.app.gradio_compat import prepare_sign_in
 from leaderboard.app.limits import RequestRate
 from leaderboard.app.signin import SignIn
 from leaderboard.app.submit_tab import SubmitTab
@@ -100,8 +100,7 @@ def api_endpoint(answer, rate: RequestRate):
 
 def page_style(board) -> dict:
     """`launch`'s theme, CSS and the script run on page load: the URL writer of the shareable
-    views (share.QUERY_WRITER_JS), then static/page.js with the columns' explanations and
-    the name of Gradio's Plotly chunk."""
+    views (share.QUERY_WRITER_JS), then static/page.js with the columns' explanations."""
     titles = json.dumps(board_views.header_titles(board))
     return dict(theme=THEME, css_paths=[STATIC / "page.css"],
-                js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles}, {json.dumps(plotly_chunk())});\n}}")
+                js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles});\n}}")
