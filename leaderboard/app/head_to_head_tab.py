@@ -5,6 +5,7 @@ from __future__ import annotations
 import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
+from leaderboard.app.last_answer import LastAnswer
 from leaderboard.app.settings import PRIVATE, download
 from leaderboard.views import compare, details, pair_chart, share, table as board_views
 from leaderboard.views.markdown import escape_markdown
@@ -21,6 +22,7 @@ class HeadToHeadTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
         self.built_pair = default_pair = best_two(board)
+        self._last_comparison: LastAnswer[compare.HeadToHead] = LastAnswer()  # see comparison
         with gr.Tab("Head-to-head", id="head-to-head") as self.tab:
             with gr.Row():
                 # The pickers list the best models and what the search finds, never the whole board.
@@ -82,7 +84,7 @@ class HeadToHeadTab:
         pickers = self.pickers(a, b, search)
         adjusted = p_values == board_views.ADJUSTED_P
         try:
-            result = compare.head_to_head(board, a, b, category, adjusted)
+            result = self.comparison(a, b, category, adjusted)
         except ValueError as e:  # not two published models, or an unknown category
             return {**pickers, self.summary: f"**{escape_markdown(e)}**", self.record: None, self.chart: None,
                     self.tasks: None, self.csv: download(None)}
@@ -92,6 +94,17 @@ class HeadToHeadTab:
                 self.chart: pair_chart.head_to_head_chart(result), self.tasks: compare.head_to_head_display(result),
                 self.csv: download(board_views.export_table(compare.head_to_head_export(result), "csv",
                                                                         name))}
+
+    def comparison(self, a, b, category, adjusted: bool) -> compare.HeadToHead:
+        """Models a and b compared, the last comparison kept (the start's warming makes the best two's)."""
+        board = self.board
+        return self._last_comparison.of(board.state.derived, (a, b, category, adjusted),
+                                        lambda: compare.head_to_head(board, a, b, category, adjusted))
+
+    def warm(self) -> None:
+        """The best two's Overall comparison, made before a visitor opens the tab."""
+        if None not in self.built_pair:
+            self.comparison(*self.built_pair, OVERALL, False)
 
     def render_map(self, scope, p_values):
         return compare.duel_map_figure(compare.duel_map(self.board, scope, p_values == board_views.ADJUSTED_P,

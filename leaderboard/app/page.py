@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import threading
 
 import gradio as gr
 
 import content
+from leaderboard.app import first_views
 from leaderboard.app.about_tab import AboutTab
 from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
@@ -30,9 +32,10 @@ THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospac
 
 
 def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf | None = None,
-              signin: SignIn | None = None) -> gr.Blocks:
+              signin: SignIn | None = None, warm_after: threading.Event | None = None) -> gr.Blocks:
     """The page, with `settings` (default: the environment's, read now); `signin` (default:
-    from the settings) says who may pre-submit and publish."""
+    from the settings) says who may pre-submit and publish; `warm_after` set (the page
+    served): the first views of Details and Head-to-head are made then, in the background."""
     settings = settings or AppSettings()
     categories = [board_views.OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=settings.cache_seconds)
@@ -70,6 +73,9 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
             head_to_head.render, head_to_head.inputs, head_to_head.outputs, queue=False, **PRIVATE).then(
             head_to_head.render_map_if_open, [*head_to_head.map_inputs, head_to_head.map_open],
             head_to_head.duel_map, queue=False, **PRIVATE)
+
+        if warm_after is not None:
+            first_views.make_in_background(warm_after, head_to_head, model_details)
 
         read_api = ReadApi(board)
         for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab), sharing one limit
