@@ -2,6 +2,8 @@
 sign test, and the intervals through the board (their coverage: test_coverage.py)."""
 from __future__ import annotations
 
+from xml.etree import ElementTree
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -95,7 +97,7 @@ from leaderboard.board.state import Leaderboard  # noqa: E402
 from leaderboard.storage.snapshot import snapshot_table  # noqa: E402
 from leaderboard.storage.local import LocalStore  # noqa: E402
 from leaderboard.errors import BadInput  # noqa: E402
-from leaderboard.views import compare, table as views  # noqa: E402
+from leaderboard.views import compare, pair_chart, table as views  # noqa: E402
 from scipy.stats import false_discovery_control  # noqa: E402
 
 
@@ -208,23 +210,46 @@ def test_head_to_head_delta_is_a_minus_b_in_the_tasks_unit_with_the_better_side_
     assert shown.loc["ACC", compare.DELTA].endswith(" pp")
 
 
+def chart_panels(chart: str) -> list[tuple[str, list[dict]]]:
+    """The head-to-head chart's panels: (the axis' title, its bars: task, title, style)."""
+    chart = ElementTree.fromstring(chart)
+    return [("".join(panel.find("figcaption").itertext()),
+             [{"task": row.find("span").text, "title": row.get("title"),
+               "bar": row.find(".//span[@class='pair-bar']")} for row in panel.iter("div") if row.get("class") == "pair-row"])
+            for panel in chart.iter("figure")]
+
+
 def test_head_to_head_chart_puts_one_unit_on_each_axis(small_store):
     """Percentage points, perplexity and judge points never share an axis: each unit gets
-    its own chart, whose axis title names the unit and which side is A better."""
+    its own panel, whose axis title names the unit and which side is A better; drawn as
+    the page's own elements (issue 35: Plotly's 4.6 MB bundle took 2-4 s of the page's
+    main thread before the tab could show its chart)."""
     a, b = small_store.ranked().index[:2]
     result = compare.head_to_head(small_store, a, b)
-    figure = compare.head_to_head_figure(result)
+    panels = chart_panels(pair_chart.head_to_head_chart(result))
     units = result.tasks.set_index("Task")["Δ unit"]
-    by_axis = {}
-    for trace in figure.data:
-        if trace.y is not None and len(trace.y):
-            by_axis.setdefault(trace.xaxis or "x", set()).update(units[label] for label in trace.y)
-    assert all(len(found) == 1 for found in by_axis.values()), by_axis
-    assert len(by_axis) == units.nunique() == 2  # pp and perplexity
-    for axis, (unit,) in by_axis.items():
-        title = figure.layout["xaxis" + axis[1:]].title.text
+    assert len(panels) == units.nunique() == 2  # pp and perplexity
+    assert sum(len(bars) for _, bars in panels) == len(result.tasks)
+    for title, bars in panels:
+        (unit,) = {units[bar["task"]] for bar in bars}
         assert unit in title and "A better" in title, title
-    assert "B − A" in figure.layout["xaxis" + [k for k, (u,) in by_axis.items() if u == "perplexity"][0][1:]].title.text
+    assert "B − A" in next(title for title, _ in panels if "perplexity" in title)
+
+
+def test_head_to_head_chart_draws_right_of_zero_when_a_is_better(small_store):
+    """Each bar starts at the panel's zero (its middle) and goes right when A is better,
+    its length proportional to the difference, the longest of a panel reaching its edge."""
+    a, b = small_store.ranked().index[:2]
+    result = compare.head_to_head(small_store, a, b)
+    better_by = result.tasks.set_index("Task")["A better by"]
+    for _, bars in chart_panels(pair_chart.head_to_head_chart(result)):
+        widest = max(abs(better_by[bar["task"]]) for bar in bars)
+        for bar in bars:
+            style = dict(part.split(":") for part in bar["bar"].get("style").rstrip(";").split(";"))
+            left, width = float(style["left"].rstrip("%")), float(style["width"].rstrip("%"))
+            value = better_by[bar["task"]]
+            assert width == pytest.approx(50 * abs(value) / widest, abs=0.06)
+            assert left == pytest.approx(50 if value >= 0 else 50 - width, abs=0.06)
 
 
 def test_head_to_head_gives_a_two_sided_p_per_task(small_store):
@@ -278,5 +303,5 @@ def test_duel_map_codes_every_pair_in_rank_order(small_store):
     fig = compare.duel_map_figure(compare.duel_map(small_store, "Knowledge"))
     assert fig.data[0].z.shape == (len(order), len(order))
     assert [t.name for t in fig.data[1:]] == ["won", "lost", "not separable", "not dueled"]
-    bars = compare.head_to_head_figure(compare.head_to_head(small_store, *order[:2]))
-    assert sum(len(t.x) for t in bars.data) == 5
+    panels = chart_panels(pair_chart.head_to_head_chart(compare.head_to_head(small_store, *order[:2])))
+    assert sum(len(bars) for _, bars in panels) == 5

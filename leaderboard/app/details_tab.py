@@ -4,6 +4,7 @@ from __future__ import annotations
 import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
+from leaderboard.app.last_answer import LastAnswer
 from leaderboard.app.settings import PRIVATE, download
 from leaderboard.views import details, share, table as board_views
 
@@ -14,7 +15,7 @@ DUELS_TITLE = "Duels against each competitor"
 class DetailsTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
-        self._last_duels = None  # (the state's derived dict, model, category, adjusted, its duels): see duels_of
+        self._last_duels: LastAnswer[details.ModelDuels] = LastAnswer()  # see duels_of
         self.built_model = default_model = board.ranked().index[0] if len(board.models) else None
         with gr.Tab("Details", id="details") as self.tab:
             with gr.Row():
@@ -82,14 +83,16 @@ class DetailsTab:
     def duels_of(self, submission_id, category, adjusted: bool) -> details.ModelDuels:
         """The model's duels, the last ones kept: `render` and then `export_duels` ask for
         the same (a panel member has dueled every model: 10,000 at 10,000 models)."""
-        board, derived = self.board, self.board.state.derived  # kept across a pre-submission's record
-        last = self._last_duels
-        if last is not None and last[0] is derived and last[1:4] == (submission_id, category, adjusted):
-            return last[4]
-        duels = details.model_duels(board, submission_id, category, board.duels(adjusted),
-                                    rank_order=board.ranked(adjusted).index)
-        self._last_duels = (derived, submission_id, category, adjusted, duels)
-        return duels
+        board = self.board
+        return self._last_duels.of(board.state.derived, (submission_id, category, adjusted),  # kept across a record
+                                   lambda: details.model_duels(board, submission_id, category, board.duels(adjusted),
+                                                               rank_order=board.ranked(adjusted).index))
+
+    def warm(self) -> None:
+        """The best model's Overall view and its CSV, made before a visitor opens the tab."""
+        if self.built_model is not None:
+            self.render(self.built_model, board_views.OVERALL, board_views.RAW_P)
+            self.export_duels(self.built_model, board_views.OVERALL, board_views.RAW_P)
 
     def export_duels(self, submission_id, category, p_values, _search: str = ""):
         """The duels CSV of the model shown (the inputs as `render`'s); none when it is not published."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import sys
-from pathlib import Path
 
 # --- the queue -------------------------------------------------------------------------
 # How often Gradio's queue looks for waiting events while it has none. Gradio's own
@@ -140,11 +139,3 @@ PAGE_TEST_IDS = ("status-tracker", "block-info", "block-label")
 # that column under the pinned rank and Model columns.
 SCROLL_TO_START_JS = "() => { document.querySelector('#board .virtual-table-viewport')?.scrollTo({left: 0}); }"
 
-
-# --- Gradio's Plotly chunk ---------------------------------------------------------------
-def plotly_chunk() -> str:
-    """The file name of the script chunk of Gradio's frontend that holds Plotly (4.6 MB): Gradio
-    imports it from beside its own script only when a chart first shows; static/page.js imports
-    it ahead, once the page is idle."""
-    import gradio as gr
-    return next((Path(gr.__file__).parent / "templates" / "frontend" / "assets").glob("PlotlyPlot-*.js")).name

@@ -5,8 +5,9 @@ from __future__ import annotations
 import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
+from leaderboard.app.last_answer import LastAnswer
 from leaderboard.app.settings import PRIVATE, download
-from leaderboard.views import compare, details, share, table as board_views
+from leaderboard.views import compare, details, pair_chart, share, table as board_views
 from leaderboard.views.markdown import escape_markdown
 
 OVERALL = board_views.OVERALL
@@ -21,6 +22,7 @@ class HeadToHeadTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
         self.built_pair = default_pair = best_two(board)
+        self._last_comparison: LastAnswer[compare.HeadToHead] = LastAnswer()  # see comparison
         with gr.Tab("Head-to-head", id="head-to-head") as self.tab:
             with gr.Row():
                 # The pickers list the best models and what the search finds, never the whole board.
@@ -36,7 +38,7 @@ class HeadToHeadTab:
             self.summary = gr.Markdown(elem_id="pair-summary")
             self.record = gr.Dataframe(label="Tasks won per category", interactive=False, elem_id="pair-record",
                                        max_height=420)
-            self.plot = gr.Plot(show_label=False, elem_id="pair-plot")
+            self.chart = gr.HTML(elem_id="pair-chart")
             gr.Markdown(details.delta_explained("A", "B"), elem_id="pair-explained")
             self.tasks = gr.Dataframe(label="Every task: metric values, Δ, one- and two-sided p", interactive=False,
                                       elem_id="pair-tasks", max_height=600, wrap=True,
@@ -50,7 +52,7 @@ class HeadToHeadTab:
                 self.duel_map = gr.Plot(show_label=False, elem_id="duel-map")
         # The pair and category first, in share.HEAD_TO_HEAD_KEYS order: the events' `js` writes them to the URL.
         self.inputs = [self.model_a, self.model_b, self.category, p_values, self.find]
-        self.outputs = [self.model_a, self.model_b, self.summary, self.record, self.plot, self.tasks, self.csv]
+        self.outputs = [self.model_a, self.model_b, self.summary, self.record, self.chart, self.tasks, self.csv]
         self.map_inputs = [self.map_scope, p_values]  # the scope first, for share.MAP_KEYS
         # What restore() may update: the pair, and the duel map.
         self.restored = [self.category, *self.outputs]
@@ -82,16 +84,27 @@ class HeadToHeadTab:
         pickers = self.pickers(a, b, search)
         adjusted = p_values == board_views.ADJUSTED_P
         try:
-            result = compare.head_to_head(board, a, b, category, adjusted)
+            result = self.comparison(a, b, category, adjusted)
         except ValueError as e:  # not two published models, or an unknown category
-            return {**pickers, self.summary: f"**{escape_markdown(e)}**", self.record: None, self.plot: None,
+            return {**pickers, self.summary: f"**{escape_markdown(e)}**", self.record: None, self.chart: None,
                     self.tasks: None, self.csv: download(None)}
         name = board_views.export_name(board.benchmark.name, result.title_a, "vs", result.title_b, result.category,
                                        "bh-adjusted" if adjusted else "")
         return {**pickers, self.summary: compare.head_to_head_summary(result), self.record: result.record,
-                self.plot: compare.head_to_head_figure(result), self.tasks: compare.head_to_head_display(result),
+                self.chart: pair_chart.head_to_head_chart(result), self.tasks: compare.head_to_head_display(result),
                 self.csv: download(board_views.export_table(compare.head_to_head_export(result), "csv",
                                                                         name))}
+
+    def comparison(self, a, b, category, adjusted: bool) -> compare.HeadToHead:
+        """Models a and b compared, the last comparison kept (the start's warming makes the best two's)."""
+        board = self.board
+        return self._last_comparison.of(board.state.derived, (a, b, category, adjusted),
+                                        lambda: compare.head_to_head(board, a, b, category, adjusted))
+
+    def warm(self) -> None:
+        """The best two's Overall comparison, made before a visitor opens the tab."""
+        if None not in self.built_pair:
+            self.comparison(*self.built_pair, OVERALL, False)
 
     def render_map(self, scope, p_values):
         return compare.duel_map_figure(compare.duel_map(self.board, scope, p_values == board_views.ADJUSTED_P,

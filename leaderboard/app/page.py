@@ -5,17 +5,19 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import threading
 
 import gradio as gr
 
 import content
+from leaderboard.app import first_views
 from leaderboard.app.about_tab import AboutTab
 from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.settings import API_CONCURRENCY, PRIVATE, STATIC, AppSettings, script
-from leaderboard.app.gradio_compat import plotly_chunk, prepare_sign_in
+from leaderboard.app.gradio_compat import prepare_sign_in
 from leaderboard.app.limits import RequestRate
 from leaderboard.app.signin import SignIn
 from leaderboard.app.submit_tab import SubmitTab
@@ -30,9 +32,10 @@ THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospac
 
 
 def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf | None = None,
-              signin: SignIn | None = None) -> gr.Blocks:
+              signin: SignIn | None = None, warm_after: threading.Event | None = None) -> gr.Blocks:
     """The page, with `settings` (default: the environment's, read now); `signin` (default:
-    from the settings) says who may pre-submit and publish."""
+    from the settings) says who may pre-submit and publish; `warm_after` set (the page
+    served): the first views of Details and Head-to-head are made then, in the background."""
     settings = settings or AppSettings()
     categories = [board_views.OVERALL, *board.benchmark.categories]
     previews = previews or PreviewShelf(ttl=settings.cache_seconds)
@@ -71,6 +74,9 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
             head_to_head.render_map_if_open, [*head_to_head.map_inputs, head_to_head.map_open],
             head_to_head.duel_map, queue=False, **PRIVATE)
 
+        if warm_after is not None:
+            first_views.make_in_background(warm_after, head_to_head, model_details)
+
         read_api = ReadApi(board)
         for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab), sharing one limit
             gr.api(api_endpoint(getattr(read_api, name), settings.api_rate), api_name=name, concurrency_limit=API_CONCURRENCY,
@@ -100,8 +106,7 @@ def api_endpoint(answer, rate: RequestRate):
 
 def page_style(board) -> dict:
     """`launch`'s theme, CSS and the script run on page load: the URL writer of the shareable
-    views (share.QUERY_WRITER_JS), then static/page.js with the columns' explanations and
-    the name of Gradio's Plotly chunk."""
+    views (share.QUERY_WRITER_JS), then static/page.js with the columns' explanations."""
     titles = json.dumps(board_views.header_titles(board))
     return dict(theme=THEME, css_paths=[STATIC / "page.css"],
-                js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles}, {json.dumps(plotly_chunk())});\n}}")
+                js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles});\n}}")

@@ -41,7 +41,7 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
     else:
         board.certainty_in_background(after=serving, then=lambda: (board.warm_presubmission(),
                                                                    Publishing(board).refresh_stale_snapshot()))
-    app = build_app(board, settings)
+    app = build_app(board, settings, warm_after=serving)
     # Uploads are admitted by address and by temporary disk before Gradio stores them,
     # counted from the store's upload records: written at once locally, batched on the Hub.
     upload_log = UploadLog(board.store, HUB_UPLOAD_RECORD_SECONDS if isinstance(board.store, HubStore) else 0,

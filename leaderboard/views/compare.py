@@ -1,7 +1,8 @@
 """Comparing models: head-to-head of two models, and the duel map of every pair.
 
-Data (pandas tables in small result objects) and plotly figures are separate functions,
-so the data can be served as is (CSV, an API) and the figure drawn from it.
+Data (pandas tables in small result objects) and figures are separate functions, so the
+data can be served as is (CSV, an API) and the figure drawn from it (the duel map's here,
+the head-to-head's as HTML in pair_chart).
 """
 from __future__ import annotations
 
@@ -127,57 +128,6 @@ def head_to_head_summary(result: HeadToHead) -> str:
         lines.append(f"These two never dueled on the board (neither was among the other's top {result.top_opponents} "
                      "opponents): the duels were run now from the stored results; they do not count in any score.")
     return "\n".join(lines)
-
-
-def _delta_axis_title(unit: str, better_when: str) -> str:
-    """The x-axis of one unit's chart: what the bar is, in which unit, which side is A better."""
-    unit = html.escape(unit)
-    difference = f"A − B, {unit}" if better_when == "higher" else f"B − A, {unit} (lower is better)"
-    return f"{difference}<br>right: A better"
-
-
-def head_to_head_figure(result: HeadToHead) -> go.Figure:
-    """Per-task differences as horizontal bars diverging from 0, right = A better, coloured
-    by the duel's verdict: one chart per unit (percentage points, perplexity, judge
-    points, ...), stacked, so no axis mixes units; A − B and the p-values on hover."""
-    import plotly.graph_objects as go  # here: the app starts without plotly
-    from plotly.subplots import make_subplots
-    tasks = result.tasks
-    groups = list(dict.fromkeys(zip(tasks["Δ unit"], tasks["Better when"])))
-    sizes = [int(((tasks["Δ unit"] == u) & (tasks["Better when"] == w)).sum()) for u, w in groups]
-    gap = 100  # pixels between two charts: the upper one's ticks and two-line axis title
-    height = 100 + 22 * len(tasks) + gap * len(groups)
-    fig = make_subplots(rows=len(groups), cols=1, row_heights=[max(n, 1.5) for n in sizes],
-                        vertical_spacing=gap / height if len(groups) > 1 else 0)
-    labels = np.array([html.escape(task) for task in tasks["Task"]], dtype=object)  # the unit is on the axis
-    shown = set()
-    for row, (unit, better_when) in enumerate(groups, 1):
-        in_group = ((tasks["Δ unit"] == unit) & (tasks["Better when"] == better_when)).to_numpy()
-        for verdict, name in ((A_WINS, f"A wins: {result.title_a}"), (B_WINS, f"B wins: {result.title_b}"),
-                              (NOT_SEPARABLE, "not separable")):
-            rows = in_group & (tasks["Verdict"] == verdict).to_numpy()
-            if not rows.any():
-                continue
-            part = tasks[rows]
-            fig.add_trace(go.Bar(
-                x=part["A better by"], y=labels[rows], orientation="h", name=html.escape(name[:60]),
-                legendgroup=verdict, showlegend=verdict not in shown, marker_color=VERDICT_COLOURS[verdict],
-                customdata=np.stack([part["Category"].astype(str),
-                                     part["A better by"].map("{:+.2f}".format) + " " + part["Δ unit"],
-                                     part["Better"].astype(str)] +
-                                    [part[c].map(p_text) for c in ONE_SIDED + ("p two-sided",)], axis=-1),
-                hovertemplate="%{y} · %{customdata[0]}<br>" + DELTA + " %{customdata[1]} · better: %{customdata[2]}"
-                              "<br>p one-sided: A better %{customdata[3]}, B better %{customdata[4]}"
-                              " · two-sided %{customdata[5]}<extra></extra>"), row=row, col=1)
-            shown.add(verdict)
-        fig.update_xaxes(title_text=_delta_axis_title(unit, better_when), zeroline=True, zerolinecolor="#444",
-                         row=row, col=1)
-        fig.update_yaxes(categoryorder="array", categoryarray=list(labels[in_group][::-1]), automargin=True,
-                         ticksuffix=" ", row=row, col=1)  # a gap to the zero line when every bar is one-sided
-    fig.update_layout(barmode="relative", template="plotly_white", height=height,
-                      margin={"l": 10, "r": 10, "t": 30, "b": 70},
-                      legend={"orientation": "h", "y": 1.0, "yanchor": "bottom"})
-    return fig
 
 
 ONE_SIDED = ("p one-sided (A better)", "p one-sided (B better)")

@@ -1,6 +1,5 @@
-(titles, plotlyChunk) => {
-  // Run once on page load, with each column's explanation by header text and the file name of
-  // Gradio's Plotly chunk. Gradio's Dataframe
+(titles) => {
+  // Run once on page load, with each column's explanation by header text. Gradio's Dataframe
   // sets a header's title to its own text; this puts the explanation there instead
   // (and again whenever Gradio re-renders a header).
   // The pinned Model column starts where the rank column (its width follows the view) ends:
@@ -41,9 +40,4 @@
   new MutationObserver(label).observe(document.body, {subtree: true, childList: true,
                                                       attributes: true, attributeFilter: ["title"]});
   label();
-  // Gradio imports Plotly (a 4.6 MB script) only when a chart first shows: Head-to-head's first
-  // open waited 5-7 s for it. Imported here once the page is idle, from beside Gradio's own
-  // script (the URL Gradio imports it from), so Gradio's import finds it loaded.
-  const gradio = document.querySelector('script[type="module"][src*="/assets/index-"]');
-  if (gradio) requestIdleCallback(() => import(new URL(plotlyChunk, gradio.src).href), {timeout: 3000});
 }

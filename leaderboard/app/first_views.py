@@ -1,0 +1,22 @@
+"""What a new visitor's first open of Details and Head-to-head asks for, made once the page
+is served (issue 35: at 10,000 models the best model's duels took 1-1.3 s and its duels CSV
+7-19 s of one core, which held up every other answer of the app meanwhile; the best two's
+comparison 1-4 s, most of it scipy.stats' first import)."""
+from __future__ import annotations
+
+import logging
+import threading
+
+log = logging.getLogger(__name__)
+
+
+def make_in_background(after: threading.Event, *tabs) -> None:
+    """Each tab's `warm()` in a thread of its own, once `after` is set (the page is served)."""
+    def warm():
+        after.wait()
+        for tab in tabs:
+            try:
+                tab.warm()
+            except Exception:  # a visitor's open makes it then, and says what failed
+                log.exception("warming %s's first view failed", type(tab).__name__)
+    threading.Thread(target=warm, name="first-views", daemon=True).start()
