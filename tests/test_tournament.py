@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from leaderboard.board.administration import Administration
 from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
-from leaderboard.storage import duel_files, local
+from leaderboard.storage import duel_files, local, store_index
 from leaderboard.storage.local import JOURNAL_FILE, LocalStore
 from leaderboard.storage.store import DUELS_DIR, TOURNAMENT_FILE
 from leaderboard.strict_json import dump_json
@@ -342,6 +343,36 @@ def test_an_index_entry_of_a_file_changed_since_is_not_used(small_store, monkeyp
     no_duel_file_read(monkeypatch)
     again = Leaderboard(LocalStore(root), small_store.benchmark)
     pd.testing.assert_frame_equal(duel_frame(again), duel_frame(board))
+
+
+def test_an_index_segment_damaged_inside_its_rows_is_not_used(small_store, monkeypatch):
+    """A local index's rows are mapped from its file, not read (`store_index._mapped_member`),
+    and checked as a read checks them: a segment with a byte of its rows changed is not
+    used: its files are read, and indexed again, and the board is the one of the files."""
+    root = small_store.store.root
+    monkeypatch.setattr(local, "INDEX_MIN_FILES", 1)
+    by_file = Leaderboard(LocalStore(root), small_store.benchmark)
+    [segment] = index_segments(root)
+    path = root / ".cache" / "index" / segment
+    with zipfile.ZipFile(path) as archive:
+        [rows] = [info for info in archive.infolist() if info.filename.startswith("duels-")]
+    assert rows.compress_type == zipfile.ZIP_STORED  # what is mapped
+    data = bytearray(path.read_bytes())
+    start = data.index(b"ARROW1", rows.header_offset)  # the member's first bytes
+    middle = start + rows.file_size // 2
+    data[middle] ^= 0x01
+    path.write_bytes(bytes(data))
+    read = []
+    real_read = duel_files.read_table
+    monkeypatch.setattr(duel_files, "read_table", lambda source: read.append(source) or real_read(source))
+    board = Leaderboard(LocalStore(root), small_store.benchmark)
+    assert read and path.read_bytes() != bytes(data)  # the files read, and indexed again
+    pd.testing.assert_frame_equal(duel_frame(board), duel_frame(by_file))
+    pd.testing.assert_frame_equal(board.ranked(), by_file.ranked())
+    damaged = root / ".cache" / "damaged.zip"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="not an index segment"):
+        store_index.read_segment(damaged)
 
 
 def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):
