@@ -23,7 +23,7 @@ from leaderboard.board.administration import Administration
 from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
-from leaderboard.storage import duel_files, local, store_index
+from leaderboard.storage import duel_files, local, model_index, store_index
 from leaderboard.storage.local import JOURNAL_FILE, LocalStore
 from leaderboard.storage.store import DUELS_DIR, TOURNAMENT_FILE
 from leaderboard.strict_json import dump_json
@@ -292,6 +292,24 @@ def test_a_load_reads_the_index_not_each_models_cache_file(small_store, small_ta
     result = json.loads(loaded.stdout)
     assert result == {"titles": small_store.titles(), "ranks": small_store.ranked()["rank"].to_dict(), "problems": []}
     assert [p.name for p, st in saved.items() if p.read_bytes() != bytes(st.st_size)] == []  # neither read nor rewritten
+
+
+def test_the_model_index_reads_a_line_as_json_reads_it(tmp_path):
+    """The cache folder's index (`model_index`) gives back a model's info as json reads the
+    line written: the same floats to the last bit, and an integer beyond 64 bits, which
+    orjson reads as a float."""
+    floats = [0.1, 1e-05, 5e-324, 1.7976931348623157e308, 0.30000000000000004, -2.5e-17, 1 / 3]
+    info = {"version": 2, "stamp": [7, 1_700_000_000_123_456_789, "c0ffee"], "aggregates": {"t": floats},
+            "metadata": {"parameters": 2 ** 70 + 1, "model_name": "Žluťoučký kůň \u2028 12345678901234567890"},
+            "references": {"t": {"n": 3}}, "summary_shapes": {"t": [3, 2]}}
+    written, read = tmp_path / "written", tmp_path / "read"
+    written.mkdir()
+    read.mkdir()
+    model_index.remember_info(written / "m.npz", [1, 2], info)
+    shutil.copy(written / model_index.INDEX_FILE, read / model_index.INDEX_FILE)  # read by an index that wrote nothing
+    got = model_index.cached_info(read / "m.npz", [1, 2])
+    assert got == json.loads(json.dumps(info))
+    assert [float.hex(x) for x in got["aggregates"]["t"]] == [float.hex(x) for x in floats]
 
 
 def index_segments(root: Path) -> list[str]:
