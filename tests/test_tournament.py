@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -28,7 +29,7 @@ from leaderboard.storage.local import JOURNAL_FILE, LocalStore
 from leaderboard.storage.store import DUELS_DIR, TOURNAMENT_FILE
 from leaderboard.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
-from leaderboard.engine.tournament import Tournament
+from leaderboard.engine.tournament import DuelRows, Tournament
 from leaderboard.errors import StoreFailure, UnfinishedWrite
 from support.reference_layout import tournament_from_json
 
@@ -391,6 +392,27 @@ def test_an_index_segment_damaged_inside_its_rows_is_not_used(small_store, monke
     damaged.write_bytes(bytes(data))
     with pytest.raises(ValueError, match="not an index segment"):
         store_index.read_segment(damaged)
+
+
+def test_duel_rows_read_from_tables_cut_anywhere_are_the_rows_written():
+    """`duel_files.rows_from_tables` gives back the rows of a duel file whose columns come in
+    chunks cut at any row (an index's record batches, slices): the verdicts' bits unpacked
+    at each chunk's offset, a task the file lacks not fought."""
+    rng = np.random.default_rng(5)
+    n, tasks, ids = 37, ["a", "b", "c"], [f"m{k}" for k in range(9)]
+    written = DuelRows(rng.integers(0, 9, n), rng.integers(0, 9, n), rng.random((n, 3)) < 0.6,
+                       rng.random((n, 3)) < 0.3, rng.random((n, 3)), rng.normal(size=(n, 3)), ["v2"] * n)
+    table = duel_files.read_table(duel_files.duel_file(written, ids, tasks, {}))
+    chunked = pa.concat_tables([table.slice(0, 3), table.slice(3, 11), table.slice(14, 1), table.slice(15)])
+    assert chunked["fought"].num_chunks == 4
+    index = {sid: k for k, sid in enumerate(ids)}
+    rows, unknown = duel_files.rows_from_tables([chunked], [*tasks, "d"], index)
+    assert unknown == set()
+    for field in ("first", "second", "p_value", "delta"):
+        np.testing.assert_array_equal(getattr(rows, field)[:, :3] if field in ("p_value", "delta")
+                                      else getattr(rows, field), getattr(written, field))
+    for field in ("fought", "significant"):
+        np.testing.assert_array_equal(getattr(rows, field), np.column_stack([getattr(written, field), np.zeros(n, bool)]))
 
 
 def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):
