@@ -128,7 +128,8 @@ def _values(array: pa.Array) -> np.ndarray:
     four times faster than Arrow's conversion (at 10,000 models 0.5 s of a load)."""
     import pyarrow as pa
     if not pa.types.is_boolean(array.type) or array.null_count:
-        return array.to_numpy(zero_copy_only=False)
+        values: np.ndarray = array.to_numpy(zero_copy_only=False)
+        return values
     bits = np.frombuffer(array.buffers()[1], dtype=np.uint8)
     return np.unpackbits(bits, count=array.offset + len(array), bitorder="little")[array.offset:].view(bool)
 
