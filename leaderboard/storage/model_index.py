@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -32,15 +31,16 @@ HEAD_BYTES = 256  # compared on each catch-up to tell a recreated index from the
 LAYOUT_KEYS = ("references", "summary_shapes")
 
 
-# 20 digits in a row: an integer orjson may read as a float (beyond 64 bits), never a float's repr
-_LONG_DIGITS = re.compile(rb"\d{20}")
+# Every digit made a 0, to find 20 in a row with one substring search (a regex takes 30 times
+# longer): an integer orjson may read as a float (beyond 64 bits), never a float's repr.
+_DIGITS, _LONG_DIGITS = bytes.maketrans(b"123456789", b"000000000"), b"0" * 20
 
 
 def _parsed(line: bytes) -> Any:
     """A line as json reads it (the index writes strict JSON: no NaN), by orjson (a load at
     10,000 models reads 32 MB of lines: 1 s by json, a fourth by orjson), but for a line
     with an integer beyond 64 bits, which orjson reads as a float."""
-    return json.loads(line) if _LONG_DIGITS.search(line) else orjson.loads(line)
+    return json.loads(line) if _LONG_DIGITS in line.translate(_DIGITS) else orjson.loads(line)
 
 
 class _FolderIndex:
