@@ -116,7 +116,6 @@ def owned_rows(owner: str, table: pa.Table) -> pa.Table:
 
 
 ROWS_PARQUET, ROWS_ARROW = "parquet", "arrow"  # how a segment holds its duel rows (`segment_bytes`)
-ARROW_BATCH_ROWS = 1 << 17  # rows per record batch: few batches to read, a bounded copy to write
 
 
 def segment_bytes(segment: Segment, rows_format: str = ROWS_PARQUET) -> bytes:
@@ -153,10 +152,9 @@ def write_segment(segment: Segment, file: IO[bytes], rows_format: str = ROWS_PAR
             joined = joined.replace_schema_metadata({duel_files.TASKS_KEY: tasks,
                                                      duel_files.RULES_KEY: json.dumps(rules).encode()})
             with archive.open(member(f"duels-{k}.{rows_format}"), "w", force_zip64=True) as stream:
-                if rows_format == ROWS_ARROW:  # in batches of ARROW_BATCH_ROWS, not one per file merged
+                if rows_format == ROWS_ARROW:  # one record batch, whose float columns a reader maps as they are
                     with pa.ipc.new_file(stream, joined.schema) as writer:
-                        for start in range(0, joined.num_rows, ARROW_BATCH_ROWS):
-                            writer.write_table(joined.slice(start, ARROW_BATCH_ROWS).combine_chunks())
+                        writer.write_table(joined.combine_chunks())
                 else:
                     pq.write_table(joined, stream, compression="zstd")
 
