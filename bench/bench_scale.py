@@ -60,6 +60,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 INDEX_FILE = "index.jsonl"  # model_index.INDEX_FILE (not imported: the bench also runs on trees without it)
+OWN_FILES = {INDEX_FILE, ".lock"}  # a linked copy's own, not links (`linked_copy`): the store's and the index's lock
 REPEATS = 5  # warm runs of each measurement after the first, unless --repeats says otherwise
 
 
@@ -383,10 +384,13 @@ class AppDidNotStart(Exception):
 def linked_copy(store: Path, copy: Path) -> None:
     """A copy of `store` whose files are hard links: a publication replaces files (it
     writes new ones and renames them), so the original is never changed, and copying a
-    10,000-model store takes seconds, not minutes and gigabytes."""
+    10,000-model store takes seconds, not minutes and gigabytes. An index (appended to)
+    and the lock files are the copy's own: flock locks a file, not a name, so a linked
+    lock would make each copy's writers wait for every other copy's (benchmarks running
+    side by side on copies of one store did)."""
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(store, copy, copy_function=lambda source, target: (
-        shutil.copy2 if Path(source).name == INDEX_FILE else os.link)(source, target))  # an index is appended to
+        shutil.copy2 if Path(source).name in OWN_FILES else os.link)(source, target))
 
 
 def built_store(work: Path, n: int, samples: int, settled: bool, distinct: int,

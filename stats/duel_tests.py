@@ -109,8 +109,9 @@ def binary_paired_ttest_both_ways(a: np.ndarray, b: np.ndarray, delta: np.ndarra
     pair is discordant. Zero variance: as `paired_ttest` (p 0 or 1, NaN for equal means)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     n = np.broadcast_shapes(a.shape, b.shape)[-1]
-    lead = a.sum(axis=-1) - b.sum(axis=-1)
-    discordant = a.sum(axis=-1) + b.sum(axis=-1) - 2.0 * _ones_in_common(a, b)
+    ones_a, ones_b, ones_of_both = _ones(a, b)
+    lead = ones_a - ones_b
+    discordant = ones_a + ones_b - 2.0 * ones_of_both
     with np.errstate(divide="ignore", invalid="ignore"):
         t = lead * np.sqrt(n - 1.0) / np.sqrt(n * discordant - lead ** 2)
     stdtr = scipy_special().stdtr
@@ -118,17 +119,17 @@ def binary_paired_ttest_both_ways(a: np.ndarray, b: np.ndarray, delta: np.ndarra
             np.asarray(discordant == 0))
 
 
-def _ones_in_common(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """sum(a * b) over the last axis of 0/1 values: a matrix-vector product when one side
-    is a single row (one model against many; exact, every partial sum a whole number)."""
-    common: np.ndarray
+def _ones(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the ones of a, of b, of both) over the last axis of 0/1 values. One model against
+    many: the many's ones and ones in common in one product with (the one, 1), a single
+    pass over the many (exact: every partial sum is a whole number)."""
     if a.ndim == 2 and a.shape[0] == 1 and b.ndim == 2:
-        common = b @ a[0]
-    elif b.ndim == 2 and b.shape[0] == 1 and a.ndim == 2:
-        common = a @ b[0]
-    else:
-        common = np.sum(a * b, axis=-1)
-    return common
+        common, ones_b = (b @ np.stack([a[0], np.ones(a.shape[1])], axis=1)).T
+        return a.sum(axis=-1), ones_b, common
+    if b.ndim == 2 and b.shape[0] == 1 and a.ndim == 2:
+        common, ones_a = (a @ np.stack([b[0], np.ones(b.shape[1])], axis=1)).T
+        return ones_a, b.sum(axis=-1), common
+    return a.sum(axis=-1), b.sum(axis=-1), np.sum(a * b, axis=-1)
 
 
 # --- paired bootstrap (word_perplexity, rouge, token_f1, chrf, macro_f1, mcc) -----------------------------------------
@@ -362,7 +363,9 @@ def paired_auroc_both_ways(psi_a: np.ndarray, psi_b: np.ndarray, delta: np.ndarr
 
 
 def _auroc_difference_sd(psi_a: np.ndarray, psi_b: np.ndarray) -> FloatArray:
-    sd: FloatArray = np.sqrt(np.sum((psi_a - psi_b) ** 2, axis=-1))
+    squares = np.subtract(psi_a, psi_b)
+    np.multiply(squares, squares, out=squares)  # in place: one (m, n) array, not two
+    sd: FloatArray = np.sqrt(squares.sum(axis=-1))
     return sd
 
 

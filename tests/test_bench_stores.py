@@ -45,3 +45,25 @@ def test_settled_store_holds_the_duels_rebuild_runs(tmp_path, monkeypatch):
     np.testing.assert_allclose(a.delta, b.delta, rtol=1e-12, atol=1e-15)
     assert a.significant.any() and not a.significant.all()
     assert mine.ranked()["rank"].equals(theirs.ranked()["rank"])
+
+
+def test_a_linked_copy_s_writer_never_waits_for_the_original_s(small_store, tmp_path):
+    """Benchmarks run side by side on hard-linked copies of one store: a lock file linked
+    into a copy is the original's (flock locks the file, whatever its name), so a copy's
+    writer would wait for every other copy's."""
+    import threading
+
+    original = small_store.store.root
+    copy = tmp_path / "copy"
+    with LocalStore(original).lock():
+        bench_scale.linked_copy(original, copy)
+        locked = threading.Event()
+
+        def write_to_the_copy():
+            with LocalStore(copy).lock():
+                locked.set()
+
+        threading.Thread(target=write_to_the_copy, daemon=True).start()
+        assert locked.wait(timeout=10), "the copy's writer waited for the original's lock"
+    assert (copy / "data").is_dir() and sorted(p.name for p in (copy / "data").iterdir()) == \
+        sorted(p.name for p in (original / "data").iterdir())

@@ -29,7 +29,7 @@ from leaderboard.storage.local import JOURNAL_FILE, LocalStore
 from leaderboard.storage.store import DUELS_DIR, TOURNAMENT_FILE
 from leaderboard.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
-from leaderboard.engine.tournament import DuelRows, Tournament
+from leaderboard.engine.tournament import DuelRows, ModelResults, SummaryRows, Tournament
 from leaderboard.errors import StoreFailure, UnfinishedWrite
 from support.reference_layout import tournament_from_json
 
@@ -500,3 +500,60 @@ def test_duels_are_counted_per_first_model_and_task_as_a_loop_counts_them(monkey
     np.testing.assert_array_equal(board._fought, met)
     np.testing.assert_array_equal(board._won, won)
     assert not met[3].any()
+
+
+# --- reading the opponents' summaries (SummaryRows) ----------------------------------------
+
+class _Recorded(dict):
+    """A model's summaries (task -> (1, n) array) that note when they are read, and can
+    stand for a Hub replica's arrays, fetched (downloaded) before they are read."""
+
+    def __init__(self, arrays, on_read=None, on_fetch=None):
+        super().__init__(arrays)
+        self.on_read, self.on_fetch = on_read, on_fetch
+
+    def __getitem__(self, task):
+        if self.on_read is not None:
+            self.on_read()
+        return super().__getitem__(task)
+
+    def fetch(self):
+        if self.on_fetch is not None:
+            self.on_fetch()
+
+
+def _models_of(n_models, lengths, **hooks):
+    rng = np.random.default_rng(5)
+    return {f"m{k}": ModelResults({}, _Recorded({f"t{i}": rng.random((1, n)) for i, n in enumerate(lengths)},
+                                                **{h: (lambda f=f, k=k: f(k)) for h, f in hooks.items()}))
+            for k in range(n_models)}
+
+
+def test_the_next_group_of_summaries_is_read_while_the_caller_works_on_this_one():
+    import threading
+    lengths, n_models = [3, 5], 7
+    next_group_read = threading.Event()
+    matrix = SummaryRows(["t0", "t1"], lengths, n_models, bytes_at_once=4 * 8 * 8)  # a few rows a group
+    results = _models_of(n_models, lengths, on_read=lambda k: k == matrix.group_size and next_group_read.set())
+    ids = list(results)
+    starts = []
+    for start, rows in matrix.groups(results, ids):
+        starts.append(start)
+        if start == 0:  # without a read ahead, the next group would wait for the caller's next()
+            assert next_group_read.wait(timeout=30), "the next group was not read while this one was worked on"
+        expected = [np.concatenate([results[m].summaries[t].ravel() for t in ("t0", "t1")])
+                    for m in ids[start:start + matrix.group_size]]
+        np.testing.assert_array_equal(rows, expected)  # the group read ahead went into the other matrix
+    assert len(starts) >= 3
+
+
+def test_several_models_summaries_are_fetched_at_once():
+    """A Hub replica downloads each model's arrays when a duel first needs them: several at
+    once, not one after the other."""
+    import threading
+    together = threading.Barrier(3, timeout=30)
+    fetched = []
+    results = _models_of(6, [4], on_fetch=lambda k: (fetched.append(k), together.wait()))
+    matrix = SummaryRows(["t0"], [4], 6)
+    assert [start for start, _ in matrix.groups(results, list(results))] == [0]
+    assert sorted(fetched) == list(range(6))

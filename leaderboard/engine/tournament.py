@@ -461,7 +461,7 @@ def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: Map
     return len(todo)
 
 
-SUMMARY_BYTES_AT_ONCE = 64_000_000  # opponents' summaries held at once (~130 models at full size, 480 KB each)
+SUMMARY_BYTES_AT_ONCE = 64_000_000  # opponents' summaries held at once, in two matrices (~65 models each at full size, 480 KB a model)
 READ_THREADS = 8  # models whose summaries are read at once
 
 
@@ -472,7 +472,10 @@ class SummaryRows:
     one read (a cache file stores them end to end: its summaries' `read_joined`), so a
     duel of one model against many costs one vectorized call per task and group rather
     than a copy per model and task. Several models are read at once (READ_THREADS): a Hub
-    replica downloads a model's arrays when they are first read (storage/hub.py)."""
+    replica downloads a model's arrays when they are first read (storage/hub.py). The next
+    group is read into a second matrix while the caller works on the current one: at
+    10,000 models the reading (copies out of the page cache) and the duels each take
+    about 3 s of CPU, which two cores do side by side."""
 
     def __init__(self, task_ids: list[str], lengths: list[int], n_models: int, dtype: DTypeLike = float,
                  bytes_at_once: int | None = None):
@@ -482,18 +485,29 @@ class SummaryRows:
         self.layout = [(task, int(length)) for task, length in zip(self.task_ids, lengths)]
         row_bytes = max(1, int(bounds[-1]) * np.dtype(dtype).itemsize)
         at_once = SUMMARY_BYTES_AT_ONCE if bytes_at_once is None else bytes_at_once
-        self.group_size = max(1, min(n_models, at_once // row_bytes))
-        self._matrix = np.empty((self.group_size, int(bounds[-1])), dtype=dtype)
+        self.group_size = max(1, min(n_models, at_once // 2 // row_bytes))  # two matrices in the budget
+        self._matrices = [np.empty((self.group_size, int(bounds[-1])), dtype=dtype) for _ in range(2)]
 
     def groups(self, results: Mapping[str, ModelResults], model_ids: list[str]) -> Iterator[tuple[int, np.ndarray]]:
         """(start, the rows of model_ids[start:start + group_size]), group after group; a
-        group's rows are valid until the next is read."""
-        with ThreadPoolExecutor(READ_THREADS) as pool:
-            for start in range(0, len(model_ids), self.group_size):
-                group = model_ids[start:start + self.group_size]
-                rows = self._matrix[:len(group)]
-                for _ in pool.map(lambda k: self._fill(rows[k], results[group[k]].summaries), range(len(group))):
+        group's rows are valid until the group after the next is asked for (the next one
+        is being read meanwhile, into the other matrix)."""
+        starts = range(0, len(model_ids), self.group_size)
+        with ThreadPoolExecutor(1) as reader, ThreadPoolExecutor(READ_THREADS) as fetchers:
+            def read(k: int) -> np.ndarray:
+                group = [results[m].summaries for m in model_ids[starts[k]:starts[k] + self.group_size]]
+                for _ in fetchers.map(_fetch, group):
                     pass
+                rows = self._matrices[k % 2][:len(group)]
+                for row, summaries in zip(rows, group):  # one reader: more would take turns with the duels for the GIL
+                    self._fill(row, summaries)
+                return rows
+
+            reading = reader.submit(read, 0) if starts else None
+            for k, start in enumerate(starts):
+                assert reading is not None
+                rows = reading.result()
+                reading = reader.submit(read, k + 1) if k + 1 < len(starts) else None
                 yield start, rows
 
     def _fill(self, row: np.ndarray, summaries: Mapping[str, np.ndarray]) -> None:
@@ -502,6 +516,14 @@ class SummaryRows:
             return
         for task, columns in zip(self.task_ids, self.columns):
             row[columns] = np.ravel(summaries[task])
+
+
+def _fetch(summaries: Mapping[str, np.ndarray]) -> None:
+    """Make a model's summaries readable where that takes a download (a Hub replica's
+    arrays file, storage/hub.py): several models at once."""
+    fetch = getattr(summaries, "fetch", None)
+    if fetch is not None:
+        fetch()
 
 
 def _refuse_non_finite(models: list[str], summaries: np.ndarray, aggregates: np.ndarray, task_ids: list[str],

@@ -253,6 +253,10 @@ class _Summaries(Mapping[str, np.ndarray]):
             raise KeyError(task_id)
         return np.array(_mapped_arrays(*self._file())[f"summary/{task_id}"])  # a copy: see `_mapped_arrays`
 
+    def fetch(self) -> None:
+        """Make the file readable: a Hub replica downloads it on the first call (hub.py)."""
+        self._file()
+
     def read_joined(self, layout: list[tuple[str, int]], out: np.ndarray) -> bool:
         """Fill `out` (1-D) with the summaries of the tasks of `layout` ((task, summary
         length) pairs) end to end, in one read of the file when it stores them so (version 2
