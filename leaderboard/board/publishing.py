@@ -3,7 +3,6 @@ publication (retried when another publication lands first)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from collections.abc import Iterable, Mapping
@@ -30,6 +29,7 @@ from leaderboard.strict_json import dump_json
 from leaderboard.submission.metadata import (LOOKALIKES_UNCHECKED, PUBLISHING_NEEDS_ICU, SubmissionMetadata,
                                              lookalikes_checked, submission_id, validate_metadata)
 from leaderboard.submission.parsing import ParsedSubmission, parse_submission
+from leaderboard.submission.reading import read_document
 from leaderboard.storage.flags import Flag
 from leaderboard.submission.alignment import TaskReference
 
@@ -244,7 +244,7 @@ class Publishing:
                 _, _, owners, ranked = duel_new_model(board, tournament, models, board.flags, sid, board.state.ranked,
                                                       reuse, candidates=board.near_copy_candidates())
                 progress(0.6, "writing")
-                document = {**json.loads(preview.document), "submission_metadata": metadata}
+                document = {**read_document(preview.document), "submission_metadata": metadata}
                 files = owned_duel_files(board, tournament, models, owners)
                 # no snapshot (a row per model): it is written after the commit, with the
                 # intervals (seconds at thousands of models), by `refresh_intervals`
