@@ -10,10 +10,12 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -22,12 +24,12 @@ from leaderboard.board.administration import Administration
 from leaderboard.board import state as board_state
 from leaderboard.engine import ranking
 from leaderboard.board.state import Leaderboard
-from leaderboard.storage import duel_files, local
+from leaderboard.storage import duel_files, local, model_index, store_index
 from leaderboard.storage.local import JOURNAL_FILE, LocalStore
 from leaderboard.storage.store import DUELS_DIR, TOURNAMENT_FILE
 from leaderboard.strict_json import dump_json
 from leaderboard.config.tasks import Benchmark, Task
-from leaderboard.engine.tournament import ModelResults, SummaryRows, Tournament
+from leaderboard.engine.tournament import DuelRows, ModelResults, SummaryRows, Tournament
 from leaderboard.errors import StoreFailure, UnfinishedWrite
 from support.reference_layout import tournament_from_json
 
@@ -293,6 +295,24 @@ def test_a_load_reads_the_index_not_each_models_cache_file(small_store, small_ta
     assert [p.name for p, st in saved.items() if p.read_bytes() != bytes(st.st_size)] == []  # neither read nor rewritten
 
 
+def test_the_model_index_reads_a_line_as_json_reads_it(tmp_path):
+    """The cache folder's index (`model_index`) gives back a model's info as json reads the
+    line written: the same floats to the last bit, and an integer beyond 64 bits, which
+    orjson reads as a float."""
+    floats = [0.1, 1e-05, 5e-324, 1.7976931348623157e308, 0.30000000000000004, -2.5e-17, 1 / 3]
+    info = {"version": 2, "stamp": [7, 1_700_000_000_123_456_789, "c0ffee"], "aggregates": {"t": floats},
+            "metadata": {"parameters": 2 ** 70 + 1, "model_name": "Žluťoučký kůň \u2028 12345678901234567890"},
+            "references": {"t": {"n": 3}}, "summary_shapes": {"t": [3, 2]}}
+    written, read = tmp_path / "written", tmp_path / "read"
+    written.mkdir()
+    read.mkdir()
+    model_index.remember_info(written / "m.npz", [1, 2], info)
+    shutil.copy(written / model_index.INDEX_FILE, read / model_index.INDEX_FILE)  # read by an index that wrote nothing
+    got = model_index.cached_info(read / "m.npz", [1, 2])
+    assert got == json.loads(json.dumps(info))
+    assert [float.hex(x) for x in got["aggregates"]["t"]] == [float.hex(x) for x in floats]
+
+
 def index_segments(root: Path) -> list[str]:
     return sorted(p.name for p in (root / ".cache" / "index").glob("*.zip"))
 
@@ -342,6 +362,73 @@ def test_an_index_entry_of_a_file_changed_since_is_not_used(small_store, monkeyp
     no_duel_file_read(monkeypatch)
     again = Leaderboard(LocalStore(root), small_store.benchmark)
     pd.testing.assert_frame_equal(duel_frame(again), duel_frame(board))
+
+
+def test_a_load_from_the_index_keeps_the_p_values_in_the_mapped_segment(small_store, monkeypatch):
+    """A local index segment holds its rows in one record batch, so a load takes the
+    p-values and deltas as the file's mapped pages (read-only, the page cache's), not a
+    copy in the process (at 10,000 models 800 MB); the board is the one of the files."""
+    root = small_store.store.root
+    monkeypatch.setattr(local, "INDEX_MIN_FILES", 1)
+    by_file = Leaderboard(LocalStore(root), small_store.benchmark)
+    [segment] = index_segments(root)
+    board = Leaderboard(LocalStore(root), small_store.benchmark)
+    mapped = [line for line in Path("/proc/self/maps").read_text().splitlines() if line.endswith(segment)]
+    [rows] = board.tournament.parts()
+    assert mapped and not rows.p_value.flags.writeable and not rows.delta.flags.writeable
+    pd.testing.assert_frame_equal(duel_frame(board), duel_frame(by_file))
+    pd.testing.assert_frame_equal(board.ranked(), by_file.ranked())
+
+
+def test_an_index_segment_damaged_inside_its_rows_is_not_used(small_store, monkeypatch):
+    """A local index's rows are mapped from its file, not read (`store_index._mapped_member`),
+    and checked as a read checks them: a segment with a byte of its rows changed is not
+    used: its files are read, and indexed again, and the board is the one of the files."""
+    root = small_store.store.root
+    monkeypatch.setattr(local, "INDEX_MIN_FILES", 1)
+    by_file = Leaderboard(LocalStore(root), small_store.benchmark)
+    [segment] = index_segments(root)
+    path = root / ".cache" / "index" / segment
+    with zipfile.ZipFile(path) as archive:
+        [rows] = [info for info in archive.infolist() if info.filename.startswith("duels-")]
+    assert rows.compress_type == zipfile.ZIP_STORED  # what is mapped
+    data = bytearray(path.read_bytes())
+    start = data.index(b"ARROW1", rows.header_offset)  # the member's first bytes
+    middle = start + rows.file_size // 2
+    data[middle] ^= 0x01
+    path.write_bytes(bytes(data))
+    read = []
+    real_read = duel_files.read_table
+    monkeypatch.setattr(duel_files, "read_table", lambda source: read.append(source) or real_read(source))
+    board = Leaderboard(LocalStore(root), small_store.benchmark)
+    assert read and path.read_bytes() != bytes(data)  # the files read, and indexed again
+    pd.testing.assert_frame_equal(duel_frame(board), duel_frame(by_file))
+    pd.testing.assert_frame_equal(board.ranked(), by_file.ranked())
+    damaged = root / ".cache" / "damaged.zip"
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="not an index segment"):
+        store_index.read_segment(damaged)
+
+
+def test_duel_rows_read_from_tables_cut_anywhere_are_the_rows_written():
+    """`duel_files.rows_from_tables` gives back the rows of a duel file whose columns come in
+    chunks cut at any row (an index's record batches, slices): the verdicts' bits unpacked
+    at each chunk's offset, a task the file lacks not fought."""
+    rng = np.random.default_rng(5)
+    n, tasks, ids = 37, ["a", "b", "c"], [f"m{k}" for k in range(9)]
+    written = DuelRows(rng.integers(0, 9, n), rng.integers(0, 9, n), rng.random((n, 3)) < 0.6,
+                       rng.random((n, 3)) < 0.3, rng.random((n, 3)), rng.normal(size=(n, 3)), ["v2"] * n)
+    table = duel_files.read_table(duel_files.duel_file(written, ids, tasks, {}))
+    chunked = pa.concat_tables([table.slice(0, 3), table.slice(3, 11), table.slice(14, 1), table.slice(15)])
+    assert chunked["fought"].num_chunks == 4
+    index = {sid: k for k, sid in enumerate(ids)}
+    rows, unknown = duel_files.rows_from_tables([chunked], [*tasks, "d"], index)
+    assert unknown == set()
+    for field in ("first", "second", "p_value", "delta"):
+        np.testing.assert_array_equal(getattr(rows, field)[:, :3] if field in ("p_value", "delta")
+                                      else getattr(rows, field), getattr(written, field))
+    for field in ("fought", "significant"):
+        np.testing.assert_array_equal(getattr(rows, field), np.column_stack([getattr(written, field), np.zeros(n, bool)]))
 
 
 def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):

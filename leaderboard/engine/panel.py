@@ -360,8 +360,10 @@ def signed_task_scores(benchmark: Benchmark, task_ids: list[str], results: Mappi
     len(task_ids)), NaN where a model has no result."""
     signs = np.array([benchmark.task(t).metric.sign for t in task_ids])
     key = ("aggregates", tuple(task_ids))
-    scores: FloatArray = np.array([results[m].kept_vector(key, lambda: [results[m].aggregates.get(t, np.nan) for t in task_ids])
-                                   for m in ids], dtype=float).reshape(len(ids), len(task_ids)) * signs
+
+    def vector(of: ModelResults) -> np.ndarray:  # `of` looked up once, not once a task (a lazy mapping's)
+        return of.kept_vector(key, lambda: [of.aggregates.get(t, np.nan) for t in task_ids])
+    scores: FloatArray = np.array([vector(results[m]) for m in ids], dtype=float).reshape(len(ids), len(task_ids)) * signs
     return scores
 
 

@@ -112,15 +112,34 @@ def rows_from_tables(tables: list[pa.Table], task_ids: list[str], index: dict[st
 
 
 def _matrix(column: pa.ChunkedArray, n_tasks: int, kind: DTypeLike) -> np.ndarray:
-    """A column of fixed-size lists as one new (rows x n_tasks) array of `kind`, filled
-    chunk by chunk: one copy of Arrow's buffers, writable, and no second one of the whole
-    column (at 10,000 models a column of p-values is 400 MB)."""
+    """A column of fixed-size lists as one (rows x n_tasks) array of `kind`: Arrow's own
+    buffer when the column is one chunk of that type without nulls (a local index
+    segment's p-values and deltas, mapped from its file: at 10,000 models 800 MB neither
+    copied nor held by the process), else one new array filled chunk by chunk (no second
+    copy of the whole column). Duel rows are never written to."""
+    import pyarrow as pa
+    if np.dtype(kind).kind == "f" and column.num_chunks == 1 and not column.null_count:
+        values = column.chunks[0].flatten()
+        if values.type == pa.from_numpy_dtype(np.dtype(kind)) and not values.null_count:
+            mapped: np.ndarray = values.to_numpy(zero_copy_only=True).reshape(len(column), n_tasks)
+            return mapped
     out = np.empty((len(column), n_tasks), dtype=kind)
     start = 0
     for chunk in column.chunks:
-        out[start:start + len(chunk)] = chunk.flatten().to_numpy(zero_copy_only=False).reshape(len(chunk), n_tasks)
+        out[start:start + len(chunk)] = _values(chunk.flatten()).reshape(len(chunk), n_tasks)
         start += len(chunk)
     return out
+
+
+def _values(array: pa.Array) -> np.ndarray:
+    """An Arrow array's values; booleans without nulls unpacked from their bits by numpy,
+    four times faster than Arrow's conversion (at 10,000 models 0.5 s of a load)."""
+    import pyarrow as pa
+    if not pa.types.is_boolean(array.type) or array.null_count:
+        values: np.ndarray = array.to_numpy(zero_copy_only=False)
+        return values
+    bits = np.frombuffer(array.buffers()[1], dtype=np.uint8)
+    return np.unpackbits(bits, count=array.offset + len(array), bitorder="little")[array.offset:].view(bool)
 
 
 def _codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:

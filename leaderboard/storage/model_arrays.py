@@ -81,9 +81,8 @@ def model_from_info(submission_id: str, info: JSONObject, file: Callable[[], tup
     """The model an `encoded_with_info` file's info describes; its arrays are mapped from
     the file `file()` names (path, size, mtime_ns) when a duel first needs them: a Hub
     replica downloads the file then (hub.py)."""
-    stored_layout = ([(t, math.prod(shape)) for t, shape in info["summary_shapes"].items()] if info["version"] >= 2
-                     else None)  # version 1: a member per task
-    results = ModelResults(info["aggregates"], _Summaries(file, info["aggregates"], stored_layout))
+    shapes = info["summary_shapes"] if info["version"] >= 2 else None  # version 1: a member per task
+    results = ModelResults(info["aggregates"], _Summaries(file, info["aggregates"], shapes))
     return PublishedModel(submission_id, info["metadata"], results, _References(file, info["references"]))
 
 
@@ -244,9 +243,10 @@ def _parsed_npy_header(header: bytes) -> tuple[int, tuple[int, ...], np.dtype] |
 class _Summaries(Mapping[str, np.ndarray]):
     """A cache file's per-task summaries, read when a duel needs them."""
 
-    def __init__(self, file: Callable[[], tuple[str, int, int]], task_ids: Iterable[str], stored_layout: list[tuple[str, int]] | None):
+    def __init__(self, file: Callable[[], tuple[str, int, int]], task_ids: Iterable[str],
+                 summary_shapes: Mapping[str, list[int]] | None):
         self._file, self._task_ids = file, list(task_ids)  # file(): (path, size, mtime_ns)
-        self._stored_layout = stored_layout  # (task, summary length) as the file stores them end to end
+        self._summary_shapes = summary_shapes  # per task, as the file stores them end to end (None: a member each)
 
     def __getitem__(self, task_id: str) -> np.ndarray:
         if task_id not in self._task_ids:
@@ -264,6 +264,15 @@ class _Summaries(Mapping[str, np.ndarray]):
         does not, or the file changed since the model was read (the caller then reads them
         task by task)."""
         return self._stored_layout == list(layout) and read_member(*self._file(), "summaries", out)
+
+    @functools.cached_property
+    def _stored_layout(self) -> list[tuple[str, int]] | None:
+        """(task, summary length) as the file stores them end to end, worked out when a duel
+        first reads them, not when the model is loaded (every model's at 10,000: 0.8 s of a
+        load, where a pre-submission staying off the panel reads 50 models' summaries)."""
+        if self._summary_shapes is None:
+            return None
+        return [(t, math.prod(shape)) for t, shape in self._summary_shapes.items()]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._task_ids)
