@@ -14,8 +14,9 @@ until duels and chart show. Model details: from picking a model in the Details p
 (found through its search box; the search timed apart, until the picker says it
 matches) until its card, bars and duels show. Head-to-head first open: from clicking the
 tab (first time in the context) until the default pair's summary and its chart show.
-Upload read, per file: from the uploaded file's name showing until Pre-submit is enabled (an
-app that reads a JSON upload as it arrives holds Pre-submit meanwhile; Playwright's polling).
+`--pause-before-click S`: the visitor's pause between the uploaded file's name showing and the
+click to pre-submit (default 0: at once; an app that reads an upload as it arrives then
+waits for what is left of that reading within the click's figure).
 Pre-submission, per file: from the click until the preview shows the new model's row (★;
 timed in the page: `Date.now()` at the click and when a MutationObserver sees the row put in
 the page (painted the frame after), where Playwright's polling of the page, every 0.1 s then every 1 s, added up
@@ -64,6 +65,8 @@ def main():
     parser.add_argument("--presubmit", action="append", type=Path, default=[], metavar="FILE",
                         help="pre-submit FILE (its form in FILE's .form.json) instead of the generated probe; "
                              "repeatable, each timed apart")
+    parser.add_argument("--pause-before-click", type=float, default=0.0, metavar="S",
+                        help="seconds between the uploaded file showing and the click to pre-submit (default 0)")
     parser.add_argument("--code", action="append", type=Path, default=[], metavar="TREE",
                         help="serve TREE's app.py (e.g. a `git archive` of another commit) on the same store; "
                              "repeatable, the trees in turn (default: this tree)")
@@ -157,7 +160,7 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
     times: dict[str, list[float]] = {
         k: [] for k in ("first_load", "warm_reload", "category_switch", "search", "search_cleared", "details_open",
                         "picker_search", "model_details", "head_to_head_open",
-                        *(f"{what} {f.name}" for f in files for what in ("upload_read", "presubmit_to_preview")))}
+                        *(f"presubmit_to_preview {f.name}" for f in files))}
     ranks = {}
     url = f"http://127.0.0.1:{port}/"
     for _ in range(args.repeats):
@@ -219,9 +222,7 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
         times["head_to_head_open"].append(time.perf_counter() - t)
         for file in files:
             fill_submit_form(page, file, expect, wait)
-            t = time.perf_counter()  # the upload read (Pre-submit held meanwhile, on trees that read it then)
-            expect(page.locator("#presubmit")).to_be_enabled(timeout=wait)
-            times[f"upload_read {file.name}"].append(time.perf_counter() - t)
+            time.sleep(args.pause_before_click)
             # this file's row: a preview of the file before may still show until the new one comes
             model = form_of(file)["model_name"]
             page.evaluate(WATCH_NEW_ROW, model)

@@ -189,7 +189,6 @@ def second_upload_refused(page, first: Path, second: Path, cache: Path, message:
     upload(page, first)
     # the cell's accessible name: on a phone the visible text breaks the name in two
     expect(page.locator("#file").get_by_role("cell", name=first.name)).to_be_visible()
-    expect(page.locator("#presubmit")).to_be_enabled(timeout=60000)  # the first one read, as a visitor sees
     page.locator("#file button[aria-label='Clear']").click()
     page.locator("#file input[type=file]").set_input_files(str(second))
     expect(page.get_by_text(message)).to_be_visible(timeout=30000)

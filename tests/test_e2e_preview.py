@@ -120,8 +120,8 @@ def test_the_preview_answers_with_the_neighbourhood_and_the_duels_grid_follows(p
 def test_a_json_upload_is_read_as_it_arrives_and_its_pre_submission_reads_it_no_more(
         tmp_path_factory, full_store_template, preview_file, monkeypatch):
     """Through the page's own calls, on an app served in this process: the upload's event
-    reads the file (so the click to preview does not wait for the parse), holding Pre-submit
-    meanwhile; the pre-submission uses that reading."""
+    reads the file (so the click to preview does not wait for the parse); the pre-submission
+    uses that reading."""
     from support.servers import serve_in_process
     from leaderboard.board import publishing
 
@@ -131,8 +131,6 @@ def test_a_json_upload_is_read_as_it_arrives_and_its_pre_submission_reads_it_no_
     with serve_in_process(tmp_path_factory, full_store_template) as (url, *_):
         session = PageSession(url)
         upload = session.upload(preview_file)
-        held = session.call("compiling", [upload])
-        assert {"__type__": "update", "interactive": False} in held, held
         team, model, model_type, params, input_length, precision, _, _ = FORM
         session.call("uploaded", [upload, team, model, model_type, input_length, params, precision])
         assert len(reads) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Callable
@@ -73,8 +73,8 @@ class SubmitTab:
         # Each session's last compiled upload (its path, the compile), kept as long as Gradio keeps
         # the upload: its pre-submission uses it instead of compiling the archive again.
         self.compiled_uploads: PreviewShelf[tuple[str, submission.Compiled]] = PreviewShelf(self.cache_seconds)
-        # a JSON upload read as it arrives (`uploaded`): (its path, its sha256, the reading)
-        self.read_uploads: PreviewShelf[tuple[str, str, ReadFile]] = PreviewShelf(self.cache_seconds)
+        # a JSON upload read as it arrives (`uploaded`): (its path, its sha256, the reading, done or under way)
+        self.read_uploads: PreviewShelf[tuple[str, str, Future[ReadFile]]] = PreviewShelf(self.cache_seconds)
         self.can_publish = not self.read_only and signin.mode != MAINTAINERS
         # The duels a preview leaves to its publication, run while it is read (Publishing.duel_ahead).
         self.duels_ahead = ThreadPoolExecutor(1, thread_name_prefix="duels-ahead")
@@ -343,11 +343,10 @@ class SubmitTab:
         return self.page_view(kept.ranking, kept.preview.submission_id, turned_to(button, page))
 
     def compiling(self, file) -> dict:
-        """Hold Pre-submit until the upload is read (a JSON file, a fraction of a second) or
-        compiled (a .zip, seconds: said so)."""
-        held = gr.Button(interactive=False)
-        return {self.file_errors: COMPILING, self.presubmit_button: held} if submission.is_archive(file) else {
-            self.presubmit_button: held}
+        """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
+        if not submission.is_archive(file):
+            return gr.skip()
+        return {self.file_errors: COMPILING, self.presubmit_button: gr.Button(interactive=False)}
 
     def compiled_upload(self, file: str, session: str, progress) -> submission.Compiled:
         """The session's compile of the upload at `file` (by `uploaded`), or a compile now."""
@@ -357,26 +356,39 @@ class SubmitTab:
         return submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), self.temp_disk)
 
     def read_upload(self, file: str, sha256: str, session: str) -> ReadFile | str:
-        """The session's reading of the JSON upload at `file` (by `uploaded`), or the path
-        to read it now."""
+        """The session's reading of the JSON upload at `file` (by `uploaded`; waited for
+        when a quick click finds it under way), or the path to read it now."""
         held = self.read_uploads.newest(session)
-        return held[2] if held is not None and held[:2] == (file, sha256) else file
+        if held is None or held[:2] != (file, sha256):
+            return file
+        try:
+            return held[2].result()
+        except Exception:  # noqa: BLE001 - read again, where its failure is told
+            return file
 
     def uploaded(self, file, team, model, model_type, input_length, params, precision, request: gr.Request,
                  progress=gr.Progress()) -> dict:
         """A .zip of harness output: compiled at once, so the form is filled in from its logs
         and the compiled JSON can be downloaded; a JSON file: read at once (its problems are
-        told at the click to pre-submit, with the form's), so the click does not wait for it."""
+        told at the click to pre-submit, with the form's), so the click does not wait for it
+        (or, when it comes first, waits for what is left)."""
         # Fields the logs do not fill are left alone (no update): echoing the values this event
         # was sent with undid what was typed while the file uploaded.
         as_filled = {self.compiled: gr.DownloadButton(visible=False),
                      **{field: gr.update() for field in (self.team, self.model, self.model_type, self.input_length,
                                                          self.params, self.precision)}}
         if not submission.is_archive(file):
+            reading: Future[ReadFile] = Future()
             try:
-                self.read_uploads.put(request.session_hash, (file, file_sha256(file), self.publishing.read(file)))
+                self.read_uploads.put(request.session_hash, (file, file_sha256(file), reading))
+                reading.set_result(self.publishing.read(file))
             except FileNotFoundError:  # the upload was deleted before its turn came: the click says so
                 pass
+            except Exception as e:  # noqa: BLE001 - the click reads it again and says what failed
+                reading.set_exception(e)
+            finally:
+                if not reading.done():
+                    reading.cancel()
             return {self.file_errors: "", **as_filled}
         try:
             compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), self.temp_disk)
