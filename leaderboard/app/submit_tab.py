@@ -382,13 +382,8 @@ class SubmitTab:
             try:
                 self.read_uploads.put(request.session_hash, (file, file_sha256(file), reading))
                 reading.set_result(self.publishing.read(file))
-            except FileNotFoundError:  # the upload was deleted before its turn came: the click says so
-                pass
-            except Exception as e:  # noqa: BLE001 - the click reads it again and says what failed
+            except Exception as e:  # noqa: BLE001 - deleted meanwhile, or a defect: the click reads it again and says so
                 reading.set_exception(e)
-            finally:
-                if not reading.done():
-                    reading.cancel()
             return {self.file_errors: "", **as_filled}
         try:
             compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), self.temp_disk)
