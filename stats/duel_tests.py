@@ -127,9 +127,9 @@ def _ones(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     if a.ndim == 2 and a.shape[0] == 1 and b.ndim == 2:
         common, ones_b = (b @ np.stack([a[0], np.ones(a.shape[1])], axis=1)).T
         return a.sum(axis=-1), ones_b, common
-    if b.ndim == 2 and b.shape[0] == 1 and a.ndim == 2:
-        common, ones_a = (a @ np.stack([b[0], np.ones(b.shape[1])], axis=1)).T
-        return ones_a, b.sum(axis=-1), common
+    if b.ndim == 2 and b.shape[0] == 1 and a.ndim == 2:  # the one is b: the same, sides swapped
+        ones_b, ones_a, common = _ones(b, a)
+        return ones_a, ones_b, common
     return a.sum(axis=-1), b.sum(axis=-1), np.sum(a * b, axis=-1)
 
 
