@@ -17,6 +17,7 @@ from pathlib import Path
 import orjson
 
 from leaderboard.errors import BadInput
+from leaderboard.strict_json import may_hold_long_numbers
 
 # Bounds checked before any parsing work is spent. Real files are about 5 MB with
 # ~100,000 samples; a file at these bounds parses in under 1 GB (bench/RESULTS.md).
@@ -61,22 +62,6 @@ class _HugeInteger:
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-# Every digit as 0, the decimal point as 1 and E as e, with + dropped: an integer beyond 64
-# bits has 19 digits or more not after a decimal point, and so has a float overflowing to
-# infinity, or it has an exponent of 3 digits or more.
-_NUMBER_SHAPES = bytes.maketrans(b"123456789.E", b"0000000001e")
-_INTEGER_DIGITS = b"0" * 19
-
-
-def _may_hold_long_numbers(data: bytes) -> bool:
-    """Whether the file may hold an integer beyond 64 bits or a float that overflows to
-    infinity: somewhere 19 digits in a row that are not a fraction's (more runs of 19 than
-    runs of 19 after a decimal point), or an exponent of 3 digits. Substring counts in the
-    file with its digits made alike: a few milliseconds for 4 MB."""
-    shapes = data.translate(_NUMBER_SHAPES, b"+")
-    return shapes.count(_INTEGER_DIGITS) > shapes.count(b"1" + _INTEGER_DIGITS) or b"e000" in shapes
-
-
 def _lone_surrogate(text: str) -> str | None:
     """The first lone surrogate in text (half of a UTF-16 pair: no character, and not
     writable as UTF-8), as its escape."""
@@ -281,7 +266,7 @@ def read_document(source: str | Path | bytes) -> dict:
     if data.count(b",") > MAX_JSON_VALUES:
         raise BadInput(f"the file holds more than {MAX_JSON_VALUES:,} JSON values; "
                               f"the benchmark's tasks need far fewer")
-    reader = _JsonReader(long_numbers=_may_hold_long_numbers(data))
+    reader = _JsonReader(long_numbers=may_hold_long_numbers(data))
     text = _decode(data)
     with _collector_paused():
         document = None if reader.long_numbers else _strict_fast(data)
