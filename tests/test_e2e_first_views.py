@@ -5,7 +5,7 @@ of it scipy.stats' first import), in a real Chromium on an app served in this pr
 the test sees what the handlers compute)."""
 from __future__ import annotations
 
-import time
+import threading
 
 from playwright.sync_api import expect
 
@@ -15,14 +15,20 @@ from support.servers import serve_in_process
 from leaderboard.views import compare, details, table as board_views
 
 
-def recorded(monkeypatch, module, name: str, calls: list, counts=lambda *args: True) -> None:
-    """`module.name` still does its work, and `calls` gets its name at each call that `counts`."""
+def recorded(monkeypatch, module, name: str, calls: list, counts=lambda *args: True,
+             done: threading.Event | None = None) -> None:
+    """`module.name` still does its work, and `calls` gets its name at each call that `counts`
+    (and `done` is set once such a call has returned)."""
     work = getattr(module, name)
 
     def call(*args, **kwargs):
-        if counts(*args):
+        counted = counts(*args)
+        if counted:
             calls.append(name)
-        return work(*args, **kwargs)
+        answer = work(*args, **kwargs)
+        if counted and done is not None:
+            done.set()
+        return answer
     monkeypatch.setattr(module, name, call)
 
 
@@ -31,11 +37,12 @@ def test_details_and_head_to_head_open_on_answers_made_before_the_visitor_asks(b
     made: list[str] = []
     recorded(monkeypatch, details, "model_duels", made)
     recorded(monkeypatch, compare, "head_to_head", made)
-    recorded(monkeypatch, board_views, "export_table", made, counts=lambda *args: "duels" in args[2])  # not the board's
+    csv_made = threading.Event()
+    recorded(monkeypatch, board_views, "export_table", made, counts=lambda *args: "duels" in args[2],  # not the board's
+             done=csv_made)
     with serve_in_process(tmp_path_factory, full_store_template) as (url, *_):
-        deadline = time.monotonic() + 60  # the app's start made them, the CSV last (before issue 35's change, none)
-        while "export_table" not in made and time.monotonic() < deadline:
-            time.sleep(0.1)
+        # the app's start made them, the CSV last (before issue 35's change, none)
+        assert csv_made.wait(timeout=60), "the app's start made no duels CSV"
         made.clear()
         for viewport in (DESKTOP, PHONE):
             page = open_page(browser, url, own_context=True, viewport=viewport)
