@@ -103,7 +103,7 @@ class DetailsTab:
         name = board_views.export_name(board.benchmark.name, board.models[submission_id].title, category, "duels",
                                        "bh-adjusted" if adjusted else "")
         made = board_views.kept_exports(
-            ("duels", board.revision, submission_id, category, adjusted, name), None,
+            ("duels", board.revision, submission_id, category, adjusted, name), board,  # this board's: not another app's in the process
             lambda: {"csv": board_views.export_table(
                 details.duel_frame(board, self.duels_of(submission_id, category, adjusted)), "csv", name)})
         return download(made["csv"])

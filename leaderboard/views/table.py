@@ -520,7 +520,7 @@ MAX_CACHED_EXPORTS = 32
 
 def kept_exports(key: tuple, source: object, make: Callable[[], dict[str, str]]) -> dict[str, str]:
     """make()'s downloads (paths by format), made once per `key` while `source` (a table the
-    key names by its id, or None) is the same object, and again if a file was pruned: at
+    key names by its id, or the board it was made from) is the same object, and again if a file was pruned: at
     10,000 models a view's CSV and JSON are 10,000 rows each, a panel member's duels 500,000."""
     cached = _EXPORTS.get(key)
     if cached is not None and cached[0] is source and all(os.path.exists(path) for path in cached[1].values()):
