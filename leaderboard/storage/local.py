@@ -229,6 +229,17 @@ class LocalStore:
                 versions[f"{DUELS_DIR}/{entry.name}"] = f"{st.st_size}-{st.st_mtime_ns}-{st.st_ino}"
         return versions
 
+    def duels_version(self) -> str:
+        """The store's folder with each duel file's version (`_duel_file_versions`) and
+        tournament.json's size, time and inode (or none)."""
+        try:
+            st = (self.root / TOURNAMENT_FILE).stat()
+            legacy: list[int] | None = [st.st_size, st.st_mtime_ns, st.st_ino]
+        except FileNotFoundError:
+            legacy = None
+        described = [str(self.root), sorted(self._duel_file_versions().items()), legacy]
+        return hashlib.sha256(json.dumps(described, ensure_ascii=False).encode()).hexdigest()
+
     def _index_files(self) -> list[str]:
         """The files of the cache folder's index, as paths relative to the cache folder."""
         folder = self.cache_dir / INDEX_DIR
