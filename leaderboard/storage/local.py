@@ -502,9 +502,10 @@ class LocalStore:
         when only the time differs (a store copied with `cp -r`), by content; such an
         entry is stamped again, so the file is hashed once, not at every start. Entries
         stamped before content stamps existed ([size, time]) get one on their next hit."""
-        path = self.cache_dir / f"{submission_id}.npz"
+        # paths as strings: a load asks for every model, and making Paths took 0.3 s at 10,000
+        path = os.path.join(self.cache_dir, f"{submission_id}.npz")
         try:
-            st = (self.data_dir / f"{submission_id}.json").stat()
+            st = os.stat(os.path.join(self.data_dir, f"{submission_id}.json"))
         except OSError:
             return None
         new_stamp = []  # the file's stamp, computed (hashing the file) only when the entry needs a new one
