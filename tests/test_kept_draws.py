@@ -53,8 +53,8 @@ def test_a_kept_draw_is_the_fresh_draw_and_a_damaged_or_stale_one_is_drawn_again
     def kept_as(header_changes: dict, counts: bytes = data) -> bytes:
         return json.dumps({**header, **header_changes}).encode() + b"\n" + counts
     damaged = {"a count changed": kept_as({}, changed),
-               "drawn by another numpy": kept_as({"made_by": [duel_tests.DRAW_VERSION, "0.0.1"]}),
-               "drawn by another version of the draw": kept_as({"made_by": [duel_tests.DRAW_VERSION + 1,
+               "drawn by another numpy": kept_as({"drawn_by": [duel_tests.DRAW_VERSION, "0.0.1"]}),
+               "drawn by another version of the draw": kept_as({"drawn_by": [duel_tests.DRAW_VERSION + 1,
                                                                              np.__version__]}),
                "another draw's counts": kept_as({"crc32": zlib.crc32(data[:-N])}, data[:-N]),
                "counts of another type": kept_as({"dtype": "object"}),

@@ -47,7 +47,7 @@ class KeptArrays:
         try:
             with open(self.folder / name, "rb") as f:
                 header = json.loads(f.readline())
-                if header["made_by"] != made_by or header["dtype"] not in dtypes:
+                if header["drawn_by"] != made_by or header["dtype"] not in dtypes:
                     return None
                 array = np.fromfile(f, dtype=header["dtype"], count=size)
                 whole = array.size == size and not f.read(1)
@@ -61,7 +61,8 @@ class KeptArrays:
     def keep(self, name: str, made_by: object, array: np.ndarray) -> None:
         path = self.folder / name
         data = np.ascontiguousarray(array).tobytes()
-        header = {"made_by": made_by, "dtype": array.dtype.name, "crc32": zlib.crc32(data)}
+        # "drawn_by": named for the draws, the first arrays kept, whose files it keeps readable
+        header = {"drawn_by": made_by, "dtype": array.dtype.name, "crc32": zlib.crc32(data)}
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, staged = tempfile.mkstemp(dir=self.folder, prefix=f".{path.name}.", suffix=".tmp")
