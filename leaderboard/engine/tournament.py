@@ -232,7 +232,10 @@ class Tournament:
     rules change) counts once: the later row wins.
     """
 
-    def __init__(self, task_ids: list[str], model_ids: Iterable[str] = (), rows: DuelRows | None = None):
+    def __init__(self, task_ids: list[str], model_ids: Iterable[str] = (), rows: DuelRows | None = None,
+                 counts: tuple[np.ndarray, np.ndarray] | None = None):
+        """`counts`: the rows' won and fought counts as `counts()` gave them for these
+        models and rows (kept by a process before), instead of counting them again."""
         self.task_ids = list(task_ids)
         self.model_ids: list[str] = []
         self._index: dict[str, int] = {}
@@ -240,8 +243,15 @@ class Tournament:
         self._won = np.zeros((0, len(self.task_ids)), dtype=np.int32)
         self._fought = np.zeros((0, len(self.task_ids)), dtype=np.int32)
         self.add_models(model_ids)
-        if rows is not None and len(rows):
+        if rows is not None and len(rows) and counts is not None:
+            self._won, self._fought = (np.array(c, dtype=np.int32) for c in counts)  # own copies: add_rows adds to them
+            self._parts.append(rows)
+        elif rows is not None and len(rows):
             self.add_rows(rows)
+
+    def counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per model and task (n_models, n_tasks): the duels won (significant) and fought."""
+        return self._won, self._fought
 
     def copy(self) -> "Tournament":
         """A tournament that can take more models and rows without changing this one
