@@ -17,6 +17,8 @@ from support.pages import DESKTOP, PHONE, choose, close, open_page, rows
 from support.servers import serve_in_process
 from support.stores import duel_frame
 
+from leaderboard.app import details_tab
+from leaderboard.app.details_tab import DUELS_TITLE
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.views import compare, details, table as board_views
@@ -61,8 +63,9 @@ def expected_duels(store: Path, model: str) -> pd.DataFrame:
                                         "p one-sided (competitor better)"])
 
 
-def test_details_opens_on_answers_made_before_and_makes_its_csv_only_when_asked(browser, tmp_path_factory,
-                                                                               full_store_template, monkeypatch):
+def test_details_opens_on_answers_made_before_with_more_rows_and_its_csv_a_click_away(
+        browser, tmp_path_factory, full_store_template, monkeypatch):
+    monkeypatch.setattr(details_tab, "FIRST_GRID", 2)  # of the best model's 4 competitors (25 of 9,999 at 10,000)
     made: list[str] = []
     recorded(monkeypatch, details, "model_duels", made)
     recorded(monkeypatch, compare, "head_to_head", made)
@@ -88,6 +91,13 @@ def test_details_opens_on_answers_made_before_and_makes_its_csv_only_when_asked(
             expect(page.locator("#pair-chart .pair-bar").first).to_be_attached(timeout=30000)
             page.get_by_role("tab", name="Details").click()
             expect(rows(page, "duels").first).to_be_visible(timeout=30000)
+            label = page.locator("#duels").get_by_text(DUELS_TITLE)
+            expect(label).to_have_text(f"{DUELS_TITLE}: the best 2 of 4 competitors (the CSV holds every duel)")
+            expect(rows(page, "duels")).to_have_count(2)
+            page.locator("#duels-more").get_by_text("Show all 4 competitors").click()
+            expect(rows(page, "duels")).to_have_count(4)
+            expect(label).to_have_text(DUELS_TITLE)
+            expect(page.locator("#duels-more")).to_be_hidden()
             # the best model's duels and the best two's comparison were made at start, and no CSV until asked
             assert made == made_before, made
             assert len(duels_csvs(cache.parent)) == len(made_before), duels_csvs(cache.parent)

@@ -11,6 +11,9 @@ from leaderboard.views import details, share, table as board_views
 
 DUELS_TITLE = "Duels against each competitor"
 MAKE_CSV = "Make the CSV of every duel"
+# Competitors in the grid as the tab opens; the best details.GRID_COMPETITORS are a click away
+# (issue 35: at 10,000 models a grid of 100 was 92 of the answer's 99 kB and most of its work).
+FIRST_GRID = 25
 
 
 class DetailsTab:
@@ -35,13 +38,16 @@ class DetailsTab:
             gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
             self.duels = gr.Dataframe(label=DUELS_TITLE, interactive=False,
                                       elem_id="duels", max_height=600, line_breaks=True, wrap=True)
-            # Made only when asked for: a panel member's CSV holds a duel with every model, 7-13 s
-            # of one core at 10,000 models (issue 35), which no visitor who only looks should pay.
-            self.make_csv = gr.Button(MAKE_CSV, size="sm", elem_id="duel-csv-make")
+            with gr.Row():
+                self.more = gr.Button(size="sm", elem_id="duels-more", visible=False)
+                # Made only when asked for: a panel member's CSV holds a duel with every model, 7-13 s
+                # of one core at 10,000 models (issue 35), which no visitor who only looks should pay.
+                self.make_csv = gr.Button(MAKE_CSV, size="sm", elem_id="duel-csv-make")
             self.duels_csv = gr.File(label="Duels CSV", visible=False, interactive=False, elem_id="duel-csv")
         # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
         self.inputs = [self.model_pick, self.category, p_values, self.find]
-        self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.make_csv, self.duels_csv]
+        self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.more, self.make_csv,
+                        self.duels_csv]
         self.restored = [self.category, *self.outputs]  # what restore() may update
 
         csv_outputs = [self.make_csv, self.duels_csv]
@@ -52,6 +58,7 @@ class DetailsTab:
         self.cancels = [made]
         gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs, queue=False,
               js=share.query_writer(share.DETAILS_KEYS), cancels=self.cancels, **PRIVATE)
+        self.more.click(self.more_duels, self.inputs, [self.duels, self.more], queue=False, **PRIVATE)
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
@@ -73,17 +80,32 @@ class DetailsTab:
                               value=submission_id, info=details.picker_info(board, search))
         if not submission_id or submission_id not in board.models:
             return {self.model_pick: choices, self.card: "Pick a model.", self.bars: None, self.summary: None,
-                    self.duels: None, **self.no_csv()}
+                    self.duels: None, self.more: gr.Button(visible=False), **self.no_csv()}
         duels = self.duels_of(submission_id, category, adjusted)
-        shown = details.duel_frame(board, duels, competitors=details.GRID_COMPETITORS)
         return {self.model_pick: choices, self.card: details.model_card(board, submission_id, category, adjusted),
                 self.bars: details.score_bars(board, submission_id, category, adjusted),
                 self.summary: details.duel_summary(duels, category),
-                self.duels: gr.Dataframe(value=details.duel_grid(shown, category),
-                                         label=details.grid_label(len(duels.opponents), DUELS_TITLE,
-                                                                  " (the CSV holds every duel)"),
+                **self.duel_grid(duels, category, FIRST_GRID), **self.no_csv()}
+
+    def duel_grid(self, duels: details.ModelDuels, category, competitors: int) -> dict:
+        """The grid of the first `competitors`, and the button showing the best GRID_COMPETITORS
+        when there are more."""
+        shown = details.duel_frame(self.board, duels, competitors=competitors)
+        total = len(duels.opponents)
+        more = min(total, details.GRID_COMPETITORS)
+        return {self.duels: gr.Dataframe(value=details.duel_grid(shown, category),
+                                         label=details.grid_label(total, DUELS_TITLE, " (the CSV holds every duel)",
+                                                                  limit=competitors),
                                          column_widths=details.grid_widths(shown, category)),
-                **self.no_csv()}
+                self.more: gr.Button(f"Show the best {more:,} competitors" if more < total else
+                                     f"Show all {total:,} competitors", visible=more > competitors)}
+
+    def more_duels(self, submission_id, category, p_values, _search: str = "") -> dict:
+        """The grid of the best GRID_COMPETITORS of the view shown."""
+        if not submission_id or submission_id not in self.board.models:
+            return {self.duels: None, self.more: gr.Button(visible=False)}
+        duels = self.duels_of(submission_id, category, p_values == board_views.ADJUSTED_P)
+        return self.duel_grid(duels, category, details.GRID_COMPETITORS)
 
     def no_csv(self) -> dict:
         """The CSV button ready and no file: a view's file is made when asked for."""
