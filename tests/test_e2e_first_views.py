@@ -18,7 +18,7 @@ from support.servers import serve_in_process
 from support.stores import duel_frame
 
 from leaderboard.app import details_tab
-from leaderboard.app.details_tab import DUELS_TITLE
+from leaderboard.app.details_tab import DUELS_TITLE, MAKE_CSV
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.views import compare, details, table as board_views
@@ -102,6 +102,7 @@ def test_details_opens_on_answers_made_before_with_more_rows_and_its_csv_a_click
             assert made == made_before, made
             assert len(duels_csvs(cache.parent)) == len(made_before), duels_csvs(cache.parent)
             expect(page.locator("#duel-csv")).to_be_hidden()
+            expect(page.locator("#duel-csv-make")).to_have_text(f"{MAKE_CSV} (4 competitors × 50 tasks)")
             page.locator("#duel-csv-make").click()
             offered = page.locator("#duel-csv")
             expect(offered).to_contain_text(
