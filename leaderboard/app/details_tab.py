@@ -39,10 +39,11 @@ class DetailsTab:
             self.duels = gr.Dataframe(label=DUELS_TITLE, interactive=False,
                                       elem_id="duels", max_height=600, line_breaks=True, wrap=True)
             with gr.Row():
-                self.more = gr.Button(size="sm", elem_id="duels-more", visible=False, scale=0)  # as wide as its text
+                # Not stretched to half the page each, nor squeezed to three lines (min_width: one line, two)
+                self.more = gr.Button(size="sm", elem_id="duels-more", visible=False, scale=0, min_width=230)
                 # Made only when asked for: a panel member's CSV holds a duel with every model, 7-13 s
                 # of one core at 10,000 models (issue 35), which no visitor who only looks should pay.
-                self.make_csv = gr.Button(MAKE_CSV, size="sm", elem_id="duel-csv-make", scale=0)
+                self.make_csv = gr.Button(MAKE_CSV, size="sm", elem_id="duel-csv-make", scale=0, min_width=300)
             self.duels_csv = gr.File(label="Duels CSV", visible=False, interactive=False, elem_id="duel-csv")
         # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
         self.inputs = [self.model_pick, self.category, p_values, self.find]
