@@ -15,6 +15,7 @@ import traceback
 import stats
 from stats import duel_tests
 from leaderboard import blas
+from leaderboard.storage.kept_counts import CountsFolder
 from leaderboard.storage.kept_draws import DrawsFolder
 from leaderboard.storage.local import LocalStore
 from leaderboard.storage.store import SNAPSHOT_FILE
@@ -84,7 +85,7 @@ def _open_board(args, must_exist: bool = True):
                        f"create a local one with: python -m leaderboard demo --store FOLDER")
     bar = Bar("loading the store")
     try:
-        board = Leaderboard(store, load_benchmark(args.tasks), progress=bar)
+        board = Leaderboard(store, load_benchmark(args.tasks), progress=bar, counts_kept=CountsFolder.configured())
     finally:
         bar.close()
     for problem in board.load_problems:

@@ -12,21 +12,24 @@ def dump_json(obj: object) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-# Every digit as 0, the decimal point as 1 and E as e, with + dropped: an integer beyond 64
-# bits has 19 digits or more not after a decimal point, and so has a float overflowing to
-# infinity, or it has an exponent of 3 digits or more.
+# Every digit as 0, the decimal point as 1 and E as e, with + dropped: an integer orjson
+# reads as a float (above 2**64 - 1, below -2**63) has 20 digits or more not after a decimal
+# point, or 19 after a minus sign; a float overflowing to infinity has 20 digits or more
+# before its decimal point, or an exponent of 3 digits or more.
 _NUMBER_SHAPES = bytes.maketrans(b"123456789.E", b"0000000001e")
-_INTEGER_DIGITS = b"0" * 19
+_POSITIVE_DIGITS, _NEGATIVE_DIGITS = b"0" * 20, b"-" + b"0" * 19
 
 
 def may_hold_long_numbers(data: bytes) -> bool:
-    """Whether JSON text may hold an integer beyond 64 bits or a float that overflows to
-    infinity: somewhere 19 digits in a row that are not a fraction's (more runs of 19 than
-    runs of 19 after a decimal point), or an exponent of 3 digits. orjson reads such an
-    integer as a float: text that may hold one is read by json. Substring counts in the text
-    with its digits made alike: a few milliseconds for 4 MB."""
+    """Whether JSON text may hold an integer beyond orjson's 64 bits or a float that
+    overflows to infinity: somewhere 20 digits in a row that are not a fraction's (more runs
+    of 20 than runs of 20 after a decimal point), a minus sign and 19 digits, or an exponent
+    of 3 digits. orjson reads such an integer as a float: text that may hold one is read by
+    json. A 19-digit positive integer (a time in nanoseconds) is orjson's. Substring counts
+    in the text with its digits made alike: a few milliseconds for 4 MB."""
     shapes = data.translate(_NUMBER_SHAPES, b"+")
-    return shapes.count(_INTEGER_DIGITS) > shapes.count(b"1" + _INTEGER_DIGITS) or b"e000" in shapes
+    return (shapes.count(_POSITIVE_DIGITS) > shapes.count(b"1" + _POSITIVE_DIGITS) or _NEGATIVE_DIGITS in shapes
+            or b"e000" in shapes)
 
 
 # Digits made alike, to find an exponent ("0e") in orjson's text with one substring search.

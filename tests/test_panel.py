@@ -14,6 +14,7 @@ import shutil
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -640,3 +641,30 @@ def test_a_newcomer_counted_into_the_board_s_panel_gets_the_panel_settled_afresh
         for name in ("signed", "eligible", "id_order", "weights"):
             np.testing.assert_array_equal(getattr(counted_in.standing, name), getattr(afresh.standing, name))
     assert case != "alone" or shortcuts >= 10  # most newcomers leave the panel as it was
+
+
+def test_duel_rows_and_pairs_belong_to_the_later_published_model_as_a_loop_says():
+    """Which model's duel file holds a duel (and so which files a publication rewrites):
+    the later published of the two, by time, then submission id (ties in time are common
+    in a batch), on random boards, against a loop over the pairs."""
+    from leaderboard.engine.replay import duel_file_owners, owners_of_pairs
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        ids = [f"m{k:02d}" for k in rng.permutation(12)]
+        models = {m: SimpleNamespace(submitted=float(rng.integers(3))) for m in ids}
+        tournament = Tournament(["t"], ids)
+        first, second = rng.integers(12, size=40), rng.integers(12, size=40)
+        keep = first != second
+        rows = DuelRows(first[keep], second[keep], np.ones((keep.sum(), 1)), np.zeros((keep.sum(), 1), dtype=bool),
+                        np.full((keep.sum(), 1), 0.5), np.zeros((keep.sum(), 1)), np.full(keep.sum(), "r", dtype=object))
+
+        def later(a: str, b: str) -> str:
+            return max(a, b, key=lambda m: (models[m].submitted, m))
+        expected = [tournament.index(later(ids[a], ids[b])) for a, b in zip(first[keep], second[keep])]
+        assert duel_file_owners(tournament, rows, models).tolist() == expected
+        pairs = {ids[0]: tuple(ids[1:6]), ids[7]: tuple(ids[2:4])}
+        owned: dict[str, int] = {}
+        for a, others in pairs.items():
+            for b in others:
+                owned[later(a, b)] = owned.get(later(a, b), 0) + 1
+        assert owners_of_pairs(pairs, models) == owned

@@ -313,6 +313,72 @@ def test_the_model_index_reads_a_line_as_json_reads_it(tmp_path):
     assert [float.hex(x) for x in got["aggregates"]["t"]] == [float.hex(x) for x in floats]
 
 
+def index_infos(folder: Path, names: list[str], stats: dict[str, list[int]]) -> dict[str, object]:
+    """What a fresh process's model index (`model_index.cached_info`) gives for each file."""
+    model_index._indexes.clear()
+    return {name: model_index.cached_info(folder / name, stats[name]) for name in names}
+
+
+def test_a_fresh_reader_takes_the_model_index_s_infos_from_its_snapshot(tmp_path, monkeypatch):
+    """A reader that parsed many lines of a cache folder's index keeps what it read as one
+    file (`index.snapshot`), so the next process parses that instead of every line: the
+    same infos, to the last bit, and the lines appended since. It is used only for the
+    exact bytes it was made from: an index begun again, a damaged or foreign snapshot
+    are not used (their lines are parsed), and infos orjson would misread are not kept."""
+    monkeypatch.setattr(model_index, "SNAPSHOT_AFTER_LINES", 3)
+    folder, other = tmp_path / "cache", tmp_path / "other"
+    folder.mkdir()
+    other.mkdir()
+    stats = {f"m{k}.npz": [k, 1_700_000_000_123_456_789 + k] for k in range(6)}
+    infos = {name: {"version": 3, "stamp": [k, 1_700_000_000_000_000_000, "c0ffee"],
+                    "aggregates": {"t": [0.1, 1 / 3, 5e-324, k / 7]}, "metadata": {"model_name": f"Kůň {k}"},
+                    "references": {"t": {"n": 3}}, "summary_shapes": {"t": [3, 2]}}
+             for k, name in enumerate(stats)}
+    for name in list(stats)[:5]:
+        model_index.remember_info(folder / name, stats[name], infos[name])
+    expected = index_infos(folder, list(stats), stats)
+    assert (folder / model_index.SNAPSHOT_FILE).exists()  # written by the reader that parsed the lines
+    parsed = []
+    real_parsed = model_index._parsed
+    monkeypatch.setattr(model_index, "_parsed", lambda line: parsed.append(line) or real_parsed(line))
+    assert index_infos(folder, list(stats), stats) == expected and parsed == []
+    model_index.remember_info(folder / "m5.npz", stats["m5.npz"], infos["m5.npz"])
+    expected = index_infos(folder, list(stats), stats)
+    assert expected["m5.npz"] == infos["m5.npz"] and len(parsed) == 1  # its layout was known: its line alone
+    assert expected == {name: json.loads(json.dumps(info)) for name, info in infos.items()}
+
+    kept = (folder / model_index.SNAPSHOT_FILE).read_bytes()
+    index = folder / model_index.INDEX_FILE
+    lines = index.read_bytes()
+    index.unlink()  # the index begun again, its first file described otherwise
+    model_index.remember_info(folder / "m0.npz", [9, 9], infos["m1.npz"])
+    (folder / model_index.SNAPSHOT_FILE).write_bytes(kept)
+    assert index_infos(folder, ["m0.npz", "m1.npz"], {**stats, "m0.npz": [9, 9]}) == {
+        "m0.npz": json.loads(json.dumps(infos["m1.npz"])), "m1.npz": None}
+
+    index.write_bytes(lines)
+    for name in list(stats)[:4]:  # another folder's index, of other infos, and its snapshot
+        model_index.remember_info(other / name, stats[name], {**infos[name], "metadata": {"model_name": "x"}})
+    index_infos(other, list(stats), stats)
+    foreign = (other / model_index.SNAPSHOT_FILE).read_bytes()
+    damaged = bytearray(kept)
+    damaged[-20] ^= 0x01
+    for snapshot in (bytes(damaged), foreign, kept[:len(kept) // 2]):
+        (folder / model_index.SNAPSHOT_FILE).write_bytes(snapshot)
+        parsed.clear()
+        assert index_infos(folder, list(stats), stats) == expected and parsed  # the lines parsed
+    index.write_bytes(lines.replace("Kůň 1".encode(), "Kůň 9".encode()))  # other bytes, as many
+    (folder / model_index.SNAPSHOT_FILE).write_bytes(kept)
+    assert index_infos(folder, ["m1.npz"], stats)["m1.npz"]["metadata"] == {"model_name": "Kůň 9"}
+
+    huge = {**infos["m0.npz"], "metadata": {"parameters": 2 ** 70 + 1}}
+    for name in stats:
+        model_index.remember_info(other / name, stats[name], huge)
+    (other / model_index.SNAPSHOT_FILE).unlink()
+    assert index_infos(other, ["m0.npz"], stats)["m0.npz"]["metadata"]["parameters"] == 2 ** 70 + 1
+    assert not (other / model_index.SNAPSHOT_FILE).exists()  # orjson would read it as a float: not kept
+
+
 def index_segments(root: Path) -> list[str]:
     return sorted(p.name for p in (root / ".cache" / "index").glob("*.zip"))
 

@@ -13,13 +13,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, set_value
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import canonical_json, dump_json
+from leaderboard.strict_json import canonical_json, dump_json, may_hold_long_numbers
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.submission.reading import read_document
 from leaderboard.submission.metadata import title_keys, validate_metadata
@@ -389,3 +390,23 @@ def test_a_name_argument_that_is_not_utf8_is_refused(small_tasks_file, small_sto
     assert done.returncode == 2, err
     assert "Model name: invisible or text-direction characters are not allowed (U+DCFF lone surrogate)" in err, err
     assert tree_digest(root) == before
+
+
+LIMITS = [2 ** 64 - 1, 2 ** 64, -2 ** 63, -2 ** 63 - 1, 10 ** 19 - 1, -(10 ** 19 - 1), 10 ** 18, -(10 ** 18)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(LIMITS) | st.integers(-10 ** 21, 10 ** 21) | st.floats(allow_nan=False, allow_infinity=False)
+                | st.sampled_from(["1e309", "-1e400", "1.5", "12345678901234567890.5", "0.12345678901234567890123"]),
+                min_size=1, max_size=6))
+def test_only_json_text_that_orjson_may_misread_is_sent_to_json(values):
+    """orjson reads an integer beyond its 64 bits (above 2**64 - 1, below -2**63) as a float:
+    text that may hold one is read by json (`may_hold_long_numbers`). Whatever text it lets
+    through, orjson reads as json does, to the type; and a 19-digit positive integer, such as
+    a time in nanoseconds in each line of the cache folder's index, is not sent to json (it
+    was: every index line, 0.7 s at 10,000 models)."""
+    text = ("[" + ",".join(v if isinstance(v, str) else json.dumps(v) for v in values) + "]").encode()
+    if not may_hold_long_numbers(text):
+        fast, exact = orjson.loads(text), json.loads(text)
+        assert fast == exact and [type(v) for v in fast] == [type(v) for v in exact], text
+    assert not may_hold_long_numbers(b'{"stamp":[7,1732700000123456789,"c0ffee"],"x":-922337203685477580}')

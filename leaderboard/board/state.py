@@ -29,6 +29,7 @@ from leaderboard.errors import BadInput, NotFound
 from leaderboard.engine.progress import Progress, no_progress
 from leaderboard.storage import duel_files
 from leaderboard.storage.flags import Flag, parse_flags
+from leaderboard.storage.kept_counts import CountsFolder
 from leaderboard.storage.store import PublishedModel
 from leaderboard.storage.presubmissions import WINDOW_DAYS, DAY, Disclosure, PresubmissionLog, disclosure
 from leaderboard.storage.store import Store
@@ -57,8 +58,12 @@ class Leaderboard:
     """The board of `store` under `benchmark`, loaded on creation; read-only to its
     writing roles (`BoardReader`), which are its neighbours, not its members."""
 
-    def __init__(self, store: Store, benchmark: Benchmark | None = None, progress: Progress = no_progress):
+    def __init__(self, store: Store, benchmark: Benchmark | None = None, progress: Progress = no_progress,
+                 counts_kept: CountsFolder | None = None):
+        """`counts_kept`: where a load keeps the duels' won and fought counts for the next
+        process (the command line's), and reads them when they are of the same rows."""
         self.store = store
+        self.counts_kept = counts_kept
         self.benchmark = benchmark or load_benchmark()
         self.load_problems: list[str] = []
         self.orphan_duels: set[str] = set()  # unpublished models that stored duels mention
@@ -111,6 +116,7 @@ class Leaderboard:
         """The stored duels among `model_ids`: the reference layout's tournament.json, if
         any, and the duel files. Also the unpublished models they mention, and problems."""
         task_ids, index = self.benchmark.task_ids, {m: i for i, m in enumerate(model_ids)}
+        version = self.store.duels_version() if self.counts_kept is not None else None
         legacy = self.store.read_tournament()
         tables, problems = self.store.read_duel_tables()
         rows, orphans = duel_files.rows_from_tables(tables, task_ids, index)
@@ -119,7 +125,13 @@ class Leaderboard:
         if legacy:  # a concatenation copies every row (at 10,000 models, 1 GB and seconds)
             rows = DuelRows.concat([rows_from_json(legacy, task_ids, index), rows], len(task_ids))
         rows = rows.unique()
-        return Tournament(task_ids, model_ids, rows), orphans, problems
+        if self.counts_kept is None or version is None:
+            return Tournament(task_ids, model_ids, rows), orphans, problems
+        counts = self.counts_kept.read(version, task_ids, model_ids)
+        tournament = Tournament(task_ids, model_ids, rows, counts)
+        if counts is None:
+            self.counts_kept.keep(version, task_ids, model_ids, *tournament.counts())
+        return tournament, orphans, problems
 
     def rank(self, models: dict[str, PublishedModel], tournament: Tournament,
              flags: dict[str, Flag] | None = None) -> pd.DataFrame:

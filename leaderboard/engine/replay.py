@@ -125,14 +125,20 @@ def missing_duels(tournament: Tournament, models: Mapping[str, BoardModel], flag
             yield sid, missing
 
 
+def publication_order(models: Mapping[str, BoardModel]) -> dict[str, int]:
+    """Each model's place in the order of publication (time, then submission id): of two
+    models, the later published has the greater place."""
+    order = sorted(models, key=lambda m: (models[m].submitted, m))
+    return {m: k for k, m in enumerate(order)}
+
+
 def owners_of_pairs(pairs: Mapping[str, tuple[str, ...]], models: Mapping[str, BoardModel]) -> dict[str, int]:
     """Per model, how many of the pairs (a -> each b) it owns: the later published of each."""
-    def later(a: str, b: str) -> str:
-        return max(a, b, key=lambda m: (models[m].submitted, m))
+    place = publication_order(models)
     owned: dict[str, int] = {}
     for a, others in pairs.items():
         for b in others:
-            owner = later(a, b)
+            owner = a if place[a] > place[b] else b
             owned[owner] = owned.get(owner, 0) + 1
     return owned
 
@@ -159,7 +165,6 @@ def run_missing_duels(tournament: Tournament, models: Mapping[str, BoardModel], 
 
 def duel_file_owners(tournament: Tournament, rows: DuelRows, models: Mapping[str, BoardModel]) -> np.ndarray:
     """Per row, the model whose duel file holds it: the later published of the two."""
-    order = sorted(tournament.model_ids, key=lambda m: (models[m].submitted, m))
-    position = np.empty(len(tournament.model_ids), dtype=np.int64)
-    position[[tournament.index(m) for m in order]] = np.arange(len(order))
+    place = publication_order(models)
+    position = np.array([place[m] for m in tournament.model_ids], dtype=np.int64)
     return np.where(position[rows.first] > position[rows.second], rows.first, rows.second)

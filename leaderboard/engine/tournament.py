@@ -18,7 +18,7 @@ import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TypedDict
+from typing import TypedDict, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
@@ -232,7 +232,10 @@ class Tournament:
     rules change) counts once: the later row wins.
     """
 
-    def __init__(self, task_ids: list[str], model_ids: Iterable[str] = (), rows: DuelRows | None = None):
+    def __init__(self, task_ids: list[str], model_ids: Iterable[str] = (), rows: DuelRows | None = None,
+                 counts: tuple[np.ndarray, np.ndarray] | None = None):
+        """`counts`: the rows' won and fought counts as `counts()` gave them for these
+        models and rows (kept by a process before), instead of counting them again."""
         self.task_ids = list(task_ids)
         self.model_ids: list[str] = []
         self._index: dict[str, int] = {}
@@ -240,8 +243,15 @@ class Tournament:
         self._won = np.zeros((0, len(self.task_ids)), dtype=np.int32)
         self._fought = np.zeros((0, len(self.task_ids)), dtype=np.int32)
         self.add_models(model_ids)
-        if rows is not None and len(rows):
+        if rows is not None and len(rows) and counts is not None:
+            self._won, self._fought = (np.array(c, dtype=np.int32) for c in counts)  # own copies: add_rows adds to them
+            self._parts.append(rows)
+        elif rows is not None and len(rows):
             self.add_rows(rows)
+
+    def counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per model and task (n_models, n_tasks): the duels won (significant) and fought."""
+        return self._won, self._fought
 
     def copy(self) -> "Tournament":
         """A tournament that can take more models and rows without changing this one
@@ -461,6 +471,7 @@ def play(benchmark: Benchmark, tournament: Tournament, new_id: str, results: Map
     return len(todo)
 
 
+T = TypeVar("T")
 SUMMARY_BYTES_AT_ONCE = 64_000_000  # opponents' summaries held at once, in two matrices (~65 models each at full size, 480 KB a model)
 READ_THREADS = 8  # models whose summaries are read at once
 
@@ -492,23 +503,31 @@ class SummaryRows:
         """(start, the rows of model_ids[start:start + group_size]), group after group; a
         group's rows are valid until the group after the next is asked for (the next one
         is being read meanwhile, into the other matrix)."""
+        for start, rows, _ in self.checked_groups(results, model_ids, lambda rows: None):
+            yield start, rows
+
+    def checked_groups(self, results: Mapping[str, ModelResults], model_ids: list[str],
+                       check: Callable[[np.ndarray], T]) -> Iterator[tuple[int, np.ndarray, T]]:
+        """As `groups`, with check(rows) of each group, computed by the reader as it reads
+        the group: off the caller's thread (a duel's finiteness check of its opponents'
+        summaries is a pass over them, ~1 s of CPU at 10,000 models)."""
         starts = range(0, len(model_ids), self.group_size)
         with ThreadPoolExecutor(1) as reader, ThreadPoolExecutor(READ_THREADS) as fetchers:
-            def read(k: int) -> np.ndarray:
+            def read(k: int) -> tuple[np.ndarray, T]:
                 group = [results[m].summaries for m in model_ids[starts[k]:starts[k] + self.group_size]]
                 for _ in fetchers.map(_fetch, group):
                     pass
                 rows = self._matrices[k % 2][:len(group)]
                 for row, summaries in zip(rows, group):  # one reader: more would take turns with the duels for the GIL
                     self._fill(row, summaries)
-                return rows
+                return rows, check(rows)
 
             reading = reader.submit(read, 0) if starts else None
             for k, start in enumerate(starts):
                 assert reading is not None
-                rows = reading.result()
+                rows, checked = reading.result()
                 reading = reader.submit(read, k + 1) if k + 1 < len(starts) else None
-                yield start, rows
+                yield start, rows, checked
 
     def _fill(self, row: np.ndarray, summaries: Mapping[str, np.ndarray]) -> None:
         read_joined = getattr(summaries, "read_joined", None)  # a cache file's (storage/local.py)
@@ -527,13 +546,15 @@ def _fetch(summaries: Mapping[str, np.ndarray]) -> None:
 
 
 def _refuse_non_finite(models: list[str], summaries: np.ndarray, aggregates: np.ndarray, task_ids: list[str],
-                       columns: list[slice]) -> None:
+                       columns: list[slice], summaries_finite: np.ndarray | None = None) -> None:
     """ValueError naming the first model and task whose summary or aggregate is not
     finite, as `stats.duel` refuses it, checked for a group of models at once.
     summaries: (m, total length) each model's summaries end to end (task i in
-    columns[i]); aggregates: (m, n_tasks)."""
-    for what, values in (("summary", summaries), ("aggregate", aggregates)):
-        finite = stats.all_finite(values)
+    columns[i]); aggregates: (m, n_tasks); summaries_finite: (m,) stats.all_finite of
+    summaries, when already computed."""
+    for what, values, finite in (("summary", summaries, summaries_finite), ("aggregate", aggregates, None)):
+        if finite is None:
+            finite = stats.all_finite(values)
         if not finite.all():
             row = int(np.argmin(finite))
             at = int(np.argmin(np.isfinite(values[row])))
@@ -558,11 +579,11 @@ def duel_rows(benchmark: Benchmark, tournament: Tournament, new_id: str, opponen
     matrix = SummaryRows(task_ids, [s.shape[1] for s in own], m)
     _refuse_non_finite([new_id], np.concatenate(own, axis=1), np.array([own_aggregates], dtype=float), task_ids,
                        matrix.columns)
-    for start, rows in matrix.groups(results, opponent_ids):
+    for start, rows, finite in matrix.checked_groups(results, opponent_ids, stats.all_finite):
         at, back = slice(start, start + len(rows)), slice(m + start, m + start + len(rows))
         group = opponent_ids[at]
         aggregates = np.array([[results[o].aggregates[task] for task in task_ids] for o in group], dtype=float)
-        _refuse_non_finite(group, rows, aggregates, task_ids, matrix.columns)
+        _refuse_non_finite(group, rows, aggregates, task_ids, matrix.columns, finite)
         for k, columns in enumerate(matrix.columns):
             forward, backward = stats.duel_both_ways(metrics[k], own_aggregates[k], own[k], aggregates[:, k],
                                                      rows[:, columns], benchmark.alpha, checked=True)

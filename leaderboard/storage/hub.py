@@ -184,6 +184,9 @@ class HubStore:
         return (store_index.duel_tables(index) + [t for t, _ in results if t is not None],
                 [p for _, p in results if p is not None])
 
+    def duels_version(self) -> None:
+        return None  # a replica's counts are not kept: it counts them once per start
+
     def _current_index(self, with_rows: bool) -> store_index.Segment:
         """The index's entries that describe the files at self._sha (store_index.current);
         its segments downloaded in parallel. `with_rows` False: without the duel rows."""

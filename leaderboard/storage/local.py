@@ -229,6 +229,17 @@ class LocalStore:
                 versions[f"{DUELS_DIR}/{entry.name}"] = f"{st.st_size}-{st.st_mtime_ns}-{st.st_ino}"
         return versions
 
+    def duels_version(self) -> str:
+        """The store's folder with each duel file's version (`_duel_file_versions`) and
+        tournament.json's size, time and inode (or none)."""
+        try:
+            st = (self.root / TOURNAMENT_FILE).stat()
+            legacy: list[int] | None = [st.st_size, st.st_mtime_ns, st.st_ino]
+        except FileNotFoundError:
+            legacy = None
+        described = [str(self.root), sorted(self._duel_file_versions().items()), legacy]
+        return hashlib.sha256(json.dumps(described, ensure_ascii=False).encode()).hexdigest()
+
     def _index_files(self) -> list[str]:
         """The files of the cache folder's index, as paths relative to the cache folder."""
         folder = self.cache_dir / INDEX_DIR
@@ -491,9 +502,10 @@ class LocalStore:
         when only the time differs (a store copied with `cp -r`), by content; such an
         entry is stamped again, so the file is hashed once, not at every start. Entries
         stamped before content stamps existed ([size, time]) get one on their next hit."""
-        path = self.cache_dir / f"{submission_id}.npz"
+        # paths as strings: a load asks for every model, and making Paths took 0.3 s at 10,000
+        path = os.path.join(self.cache_dir, f"{submission_id}.npz")
         try:
-            st = (self.data_dir / f"{submission_id}.json").stat()
+            st = os.stat(os.path.join(self.data_dir, f"{submission_id}.json"))
         except OSError:
             return None
         new_stamp = []  # the file's stamp, computed (hashing the file) only when the entry needs a new one

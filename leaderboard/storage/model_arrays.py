@@ -56,7 +56,7 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
     return np.concatenate(arrays) if arrays else np.empty(0)
 
 
-def decode_cached(path: Path, submission_id: str, is_current: Callable[[object], bool]) -> PublishedModel | None:
+def decode_cached(path: str | Path, submission_id: str, is_current: Callable[[object], bool]) -> PublishedModel | None:
     """The model from an `encoded_with_info` file, or None when its stamp is not current
     (`is_current(stamp)` is false), it is of another version or unreadable. Only the
     small part is read now, from the folder's index when it has the file
@@ -71,7 +71,7 @@ def decode_cached(path: Path, submission_id: str, is_current: Callable[[object],
             model_index.remember_info(path, stat, info)
         if info["version"] not in READABLE_CACHE_VERSIONS or not is_current(info["stamp"]):
             return None
-        file = (str(path), stat[0], stat[1])  # file_stat's [size, mtime_ns]
+        file = (os.fspath(path), stat[0], stat[1])  # file_stat's [size, mtime_ns]
         return model_from_info(submission_id, info, lambda: file)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         return None

@@ -178,6 +178,10 @@ class Store(Protocol):
 
     def read_duel_tables(self) -> tuple[list[pa.Table], list[str]]: ...
 
+    def duels_version(self) -> str | None:
+        """What `read_duel_tables` and `read_tournament` read now, as one string, equal
+        only while they would give the same rows; None when the store cannot tell."""
+
     def load_cached(self, submission_id: str) -> PublishedModel | None: ...
 
     # stamp: each store's own (LocalStore a list, HubStore a str), passed by the store itself;
