@@ -1,17 +1,26 @@
-"""What a served app has made before its first visitor opens Details and Head-to-head (issue
-35: at 10,000 models the best model's duels took 1-1.3 s, its duels CSV 7-19 s of one core
-that held up every other answer of the app meanwhile, and the first comparison 1.1-4 s, most
-of it scipy.stats' first import), in a real Chromium on an app served in this process (so
-the test sees what the handlers compute)."""
+"""What a served app has made before its first visitor opens Details and Head-to-head, and
+what it makes only when asked (issue 35: at 10,000 models the best model's duels took 1-1.3 s,
+the first comparison 1.1-4 s, most of it scipy.stats' first import, and a panel member's duels
+CSV 7-19 s of one core, holding up every other answer of the app meanwhile, after every
+Details render), in a real Chromium on an app served in this process (so the test sees what
+the handlers compute and the files the app writes)."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
+import numpy as np
+import pandas as pd
 from playwright.sync_api import expect
 
-from support.pages import DESKTOP, PHONE, close, open_page, rows
+from support.pages import DESKTOP, PHONE, choose, close, open_page, rows
 from support.servers import serve_in_process
+from support.stores import duel_frame
 
+from leaderboard.app import details_tab
+from leaderboard.app.details_tab import DUELS_TITLE, MAKE_CSV
+from leaderboard.board.state import Leaderboard
+from leaderboard.storage.local import LocalStore
 from leaderboard.views import compare, details, table as board_views
 
 
@@ -32,32 +41,126 @@ def recorded(monkeypatch, module, name: str, calls: list, counts=lambda *args: T
     monkeypatch.setattr(module, name, call)
 
 
-def test_details_and_head_to_head_open_on_answers_made_before_the_visitor_asks(browser, tmp_path_factory,
-                                                                                full_store_template, monkeypatch):
+def duels_csvs(folder: Path) -> list[Path]:
+    """The duels CSVs Gradio has been handed to serve (it copies each into its cache folder)."""
+    return sorted(folder.rglob("*_duels*.csv"))
+
+
+def expected_duels(store: Path, model: str) -> pd.DataFrame:
+    """`model`'s duels as the store's rows say, worked out here: a row per competitor and task,
+    won where `model`'s one-sided test is significant, lost where the competitor's is (and
+    not won), its p-values both ways."""
+    frame = duel_frame(Leaderboard(LocalStore(store)))
+    forward = frame[frame["first"] == model].set_index("second")
+    backward = frame[frame["second"] == model].set_index("first")
+    rows_ = []
+    for competitor in forward.index:
+        for task in (c.split("/", 1)[1] for c in frame.columns if c.startswith("p_value/")):
+            won, lost = forward.at[competitor, f"significant/{task}"], backward.at[competitor, f"significant/{task}"]
+            rows_.append((competitor, task, "won" if won else "lost" if lost else "n.s.",
+                          forward.at[competitor, f"p_value/{task}"], backward.at[competitor, f"p_value/{task}"]))
+    return pd.DataFrame(rows_, columns=["competitor_id", "task_id", "Result", "p one-sided (this model better)",
+                                        "p one-sided (competitor better)"])
+
+
+def test_details_opens_on_answers_made_before_with_more_rows_and_its_csv_a_click_away(
+        browser, tmp_path_factory, full_store_template, monkeypatch):
+    monkeypatch.setattr(details_tab, "FIRST_GRID", 2)  # of the best model's 4 competitors (25 of 9,999 at 10,000)
     made: list[str] = []
     recorded(monkeypatch, details, "model_duels", made)
     recorded(monkeypatch, compare, "head_to_head", made)
-    csv_made = threading.Event()
-    recorded(monkeypatch, board_views, "export_table", made, counts=lambda *args: "duels" in args[2],  # not the board's
-             done=csv_made)
-    with serve_in_process(tmp_path_factory, full_store_template):
-        assert csv_made.wait(timeout=60), "the app's start made no duels CSV"
-    csv_made.clear()
-    # a second app in this process, on its own copy of the store (same revision, same best
-    # model): its start makes its own CSV (the first app's, kept for the process, was taken
-    # for it before, and this test failed in CI after any other served app's test)
-    with serve_in_process(tmp_path_factory, full_store_template) as (url, *_):
-        # the app's start made them, the CSV last (before issue 35's change, none)
-        assert csv_made.wait(timeout=60), "the second app's start made no duels CSV"
+    recorded(monkeypatch, board_views, "export_table", made, counts=lambda *args: "duels" in args[2])  # not the board's
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, cache):
+        warming = next(t for t in threading.enumerate() if t.name == "first-views")
+        warming.join(timeout=60)
+        assert not warming.is_alive(), "the app's start is still making the first views"
+        assert made == ["head_to_head", "model_duels"], made  # made at start: no duels CSV (before issue 35's change, one)
         made.clear()
+        board = Leaderboard(LocalStore(store))
+        best = board.ranked().index[0]
+        title = board.models[best].title
+        expected = expected_duels(store, best)
         for viewport in (DESKTOP, PHONE):
+            made_before = list(made)  # the phone's: the desktop's CSV, kept
             page = open_page(browser, url, own_context=True, viewport=viewport)
             expect(rows(page).first).to_be_visible(timeout=30000)
             page.get_by_role("tab", name="Details").click()
             expect(rows(page, "duels").first).to_be_visible(timeout=30000)
-            expect(page.locator("#duel-csv")).to_be_enabled(timeout=30000)
             page.get_by_role("tab", name="Head-to-head").click()
             expect(page.locator("#pair-summary")).to_contain_text("A wins", timeout=30000)
             expect(page.locator("#pair-chart .pair-bar").first).to_be_attached(timeout=30000)
+            page.get_by_role("tab", name="Details").click()
+            expect(rows(page, "duels").first).to_be_visible(timeout=30000)
+            label = page.locator("#duels").get_by_text(DUELS_TITLE)
+            expect(label).to_have_text(f"{DUELS_TITLE}: the best 2 of 4 competitors (the CSV holds every duel)")
+            expect(rows(page, "duels")).to_have_count(2)
+            page.locator("#duels-more").get_by_text("Show all 4 competitors").click()
+            expect(rows(page, "duels")).to_have_count(4)
+            expect(label).to_have_text(DUELS_TITLE)
+            expect(page.locator("#duels-more")).to_be_hidden()
+            # the best model's duels and the best two's comparison were made at start, and no CSV until asked
+            assert made == made_before, made
+            assert len(duels_csvs(cache.parent)) == len(made_before), duels_csvs(cache.parent)
+            expect(page.locator("#duel-csv")).to_be_hidden()
+            expect(page.locator("#duel-csv-make")).to_have_text(f"{MAKE_CSV} (4 competitors × 50 tasks)")
+            page.locator("#duel-csv-make").click()
+            offered = page.locator("#duel-csv")
+            expect(offered).to_contain_text(
+                f"Duels CSV: {title}, Overall, raw p-values: {len(expected):,} rows, "
+                f"{expected['competitor_id'].nunique()} competitors × 50 tasks", timeout=30000)
+            with page.expect_download() as download:
+                offered.get_by_role("link").first.click()
+            csv = pd.read_csv(download.value.path())
+            assert download.value.suggested_filename.endswith("_overall_duels.csv")
             close(page)
-        assert made == [], made  # the best model's duels and CSV, and the best two's comparison: made at start
+            got = csv[expected.columns].sort_values(["competitor_id", "task_id"], ignore_index=True)
+            want = expected.sort_values(["competitor_id", "task_id"], ignore_index=True)
+            assert got[["competitor_id", "task_id", "Result"]].equals(want[["competitor_id", "task_id", "Result"]])
+            for p in ("p one-sided (this model better)", "p one-sided (competitor better)"):
+                assert np.allclose(got[p], want[p].astype(float), rtol=1e-12, atol=0), p
+        assert made == ["export_table"], made  # made once, kept for the phone's click
+
+
+def test_a_duels_csv_asked_for_is_not_offered_under_another_model_picked_meanwhile(browser, tmp_path_factory,
+                                                                                   full_store_template, monkeypatch):
+    """The duels CSV is made when its button is clicked (seconds at 10,000 models): meanwhile
+    the button is held and the file's place says what is being made; a model picked meanwhile
+    hides it, and the first model's file, when done, is not offered under the second's view.
+    The second's, asked for, is then offered as its own."""
+    making, go_on, made = threading.Event(), threading.Event(), threading.Event()
+    work = board_views.export_table
+
+    def held(table, fmt, name):  # the first CSV made waits for the test
+        making.set()
+        go_on.wait(timeout=60)
+        answer = work(table, fmt, name)
+        made.set()
+        return answer
+    monkeypatch.setattr(board_views, "export_table", held)
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, _):
+        board = Leaderboard(LocalStore(store))
+        first, second = (board.models[m].title for m in board.ranked().index[:2])
+        page = open_page(browser, url, own_context=True)
+        page.get_by_role("tab", name="Details").click()
+        expect(rows(page, "duels").first).to_be_visible(timeout=30000)
+        page.locator("#duel-csv-make").click()
+        expect(page.locator("#duel-csv")).to_contain_text(f"Making the duels CSV: {first}, Overall, raw p-values")
+        expect(page.locator("#duel-csv-make")).to_be_disabled()
+        assert making.wait(timeout=30)
+        choose(page, "model-pick", second)
+        expect(page.locator("#card")).to_contain_text(second)
+        expect(page.locator("#duel-csv")).to_be_hidden()
+        expect(page.locator("#duel-csv-make")).to_be_enabled()
+        page.evaluate("""(title) => { window.offeredFirst = false; new MutationObserver(() => {
+            window.offeredFirst ||= (document.querySelector('#duel-csv')?.innerText || '').includes(title);
+        }).observe(document.body, {subtree: true, childList: true, characterData: true}); }""", f"Duels CSV: {first},")
+        go_on.set()
+        assert made.wait(timeout=30)
+        # the second's CSV is answered after the first's: by then the first's would have shown
+        page.locator("#duel-csv-make").click()
+        expect(page.locator("#duel-csv")).to_contain_text(f"Duels CSV: {second}, Overall, raw p-values", timeout=30000)
+        with page.expect_download() as download:
+            page.locator("#duel-csv").get_by_role("link").first.click()
+        assert download.value.suggested_filename.endswith("_overall_duels.csv")
+        assert not page.evaluate("() => window.offeredFirst")
+        close(page)

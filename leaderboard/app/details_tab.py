@@ -5,11 +5,15 @@ import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
 from leaderboard.app.last_answer import LastAnswer
-from leaderboard.app.settings import PRIVATE, download
+from leaderboard.app.settings import PRIVATE
 from leaderboard.views import details, share, table as board_views
 
 
 DUELS_TITLE = "Duels against each competitor"
+MAKE_CSV = "Make the CSV of every duel"
+# Competitors in the grid as the tab opens; the best details.GRID_COMPETITORS are a click away
+# (issue 35: at 10,000 models a grid of 100 was 92 of the answer's 99 kB and most of its work).
+FIRST_GRID = 25
 
 
 class DetailsTab:
@@ -34,25 +38,34 @@ class DetailsTab:
             gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
             self.duels = gr.Dataframe(label=DUELS_TITLE, interactive=False,
                                       elem_id="duels", max_height=600, line_breaks=True, wrap=True)
-            self.duels_csv = gr.DownloadButton("Download duels CSV", size="sm", elem_id="duel-csv", interactive=False)
+            with gr.Row():
+                # Not stretched to half the page each, nor squeezed to three lines (min_width: one line, two)
+                self.more = gr.Button(size="sm", elem_id="duels-more", visible=False, scale=0, min_width=230)
+                # Made only when asked for: a panel member's CSV holds a duel with every model, 7-13 s
+                # of one core at 10,000 models (issue 35), which no visitor who only looks should pay.
+                self.make_csv = gr.Button(MAKE_CSV, size="sm", elem_id="duel-csv-make", scale=0, min_width=300)
+            self.duels_csv = gr.File(label="Duels CSV", visible=False, interactive=False, elem_id="duel-csv")
         # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
         self.inputs = [self.model_pick, self.category, p_values, self.find]
-        self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.duels_csv]
+        self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.more, self.make_csv,
+                        self.duels_csv]
         self.restored = [self.category, *self.outputs]  # what restore() may update
 
-        self.then_export(gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs,
-                               queue=False, js=share.query_writer(share.DETAILS_KEYS), **PRIVATE))
+        csv_outputs = [self.make_csv, self.duels_csv]
+        made = self.make_csv.click(self.making_csv, self.inputs, csv_outputs, queue=False, **PRIVATE).success(
+            self.export_duels, self.inputs, csv_outputs, show_progress_on=[self.duels_csv],
+            concurrency_limit=1, **PRIVATE)  # one at a time: each holds the GIL for seconds at 10,000 models
+        # A view changed meanwhile: its render hides the file, and the one being made is not shown under it.
+        self.cancels = [made]
+        gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs, queue=False,
+              js=share.query_writer(share.DETAILS_KEYS), cancels=self.cancels, **PRIVATE)
+        self.more.click(self.more_duels, self.inputs, [self.duels, self.more], queue=False, **PRIVATE)
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
         # the heaviest thing on the page.
-        self.then_export(self.tab.select(self.render, self.inputs, self.outputs, queue=False,
-                                         js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE))
-
-    def then_export(self, event) -> None:
-        """The duels CSV made once `event` (a render) is done: the card, bars and grid show
-        first (a panel member's CSV holds a duel with every model: seconds at 10,000)."""
-        event.then(self.export_duels, self.inputs, self.duels_csv, queue=False, **PRIVATE)
+        self.tab.select(self.render, self.inputs, self.outputs, queue=False,
+                        js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
 
     def found(self, search: str, submission_id):
         """The picker's choices for `search`, keeping the model picked."""
@@ -68,17 +81,39 @@ class DetailsTab:
                               value=submission_id, info=details.picker_info(board, search))
         if not submission_id or submission_id not in board.models:
             return {self.model_pick: choices, self.card: "Pick a model.", self.bars: None, self.summary: None,
-                    self.duels: None, self.duels_csv: download(None)}
+                    self.duels: None, self.more: gr.Button(visible=False), **self.no_csv()}
         duels = self.duels_of(submission_id, category, adjusted)
-        shown = details.duel_frame(board, duels, competitors=details.GRID_COMPETITORS)
         return {self.model_pick: choices, self.card: details.model_card(board, submission_id, category, adjusted),
                 self.bars: details.score_bars(board, submission_id, category, adjusted),
                 self.summary: details.duel_summary(duels, category),
-                self.duels: gr.Dataframe(value=details.duel_grid(shown, category),
-                                         label=details.grid_label(len(duels.opponents), DUELS_TITLE,
-                                                                  " (the CSV holds every duel)"),
+                **self.duel_grid(duels, category, FIRST_GRID), **self.no_csv(duels)}
+
+    def duel_grid(self, duels: details.ModelDuels, category, competitors: int) -> dict:
+        """The grid of the first `competitors`, and the button showing the best GRID_COMPETITORS
+        when there are more."""
+        shown = details.duel_frame(self.board, duels, competitors=competitors)
+        total = len(duels.opponents)
+        more = min(total, details.GRID_COMPETITORS)
+        return {self.duels: gr.Dataframe(value=details.duel_grid(shown, category),
+                                         label=details.grid_label(total, DUELS_TITLE, " (the CSV holds every duel)",
+                                                                  limit=competitors),
                                          column_widths=details.grid_widths(shown, category)),
-                self.duels_csv: download(None)}  # export_duels' next
+                self.more: gr.Button(f"Show the best {more:,} competitors" if more < total else
+                                     f"Show all {total:,} competitors", visible=more > competitors)}
+
+    def more_duels(self, submission_id, category, p_values, _search: str = "") -> dict:
+        """The grid of the best GRID_COMPETITORS of the view shown."""
+        if not submission_id or submission_id not in self.board.models:
+            return {self.duels: None, self.more: gr.Button(visible=False)}
+        duels = self.duels_of(submission_id, category, p_values == board_views.ADJUSTED_P)
+        return self.duel_grid(duels, category, details.GRID_COMPETITORS)
+
+    def no_csv(self, duels: details.ModelDuels | None = None) -> dict:
+        """The CSV button ready, saying how many duels its file holds (a panel member's: 82 MB at
+        10,000 models), and no file: a view's file is made when asked for."""
+        size = f" ({len(duels.opponents):,} competitors × {len(duels.tasks)} tasks)" if duels else ""
+        return {self.make_csv: gr.Button(MAKE_CSV + size, interactive=True),
+                self.duels_csv: gr.File(value=None, visible=False)}
 
     def duels_of(self, submission_id, category, adjusted: bool) -> details.ModelDuels:
         """The model's duels, the last ones kept: `render` and then `export_duels` ask for
@@ -89,24 +124,35 @@ class DetailsTab:
                                                                rank_order=board.ranked(adjusted).index))
 
     def warm(self) -> None:
-        """The best model's Overall view and its CSV, made before a visitor opens the tab."""
+        """The best model's Overall view, made before a visitor opens the tab."""
         if self.built_model is not None:
             self.render(self.built_model, board_views.OVERALL, board_views.RAW_P)
-            self.export_duels(self.built_model, board_views.OVERALL, board_views.RAW_P)
 
-    def export_duels(self, submission_id, category, p_values, _search: str = ""):
-        """The duels CSV of the model shown (the inputs as `render`'s); none when it is not published."""
+    def making_csv(self, submission_id, category, p_values, _search: str = "") -> dict:
+        """The button held and the file's place saying what is being made (export_duels' next)."""
+        if not submission_id or submission_id not in self.board.models:
+            raise gr.Error("Pick a published model to make its duels CSV.")
+        adjusted = p_values == board_views.ADJUSTED_P
+        return {self.make_csv: gr.Button(interactive=False),
+                self.duels_csv: gr.File(value=None, visible=True, label=details.csv_label(
+                    self.board, submission_id, category, adjusted))}
+
+    def export_duels(self, submission_id, category, p_values, _search: str = "") -> dict:
+        """The duels CSV of the model shown (the inputs as `render`'s), every competitor's,
+        kept (kept_exports) once made."""
         board = self.board
         if not submission_id or submission_id not in board.models:
-            return download(None)
+            return self.no_csv()
         adjusted = p_values == board_views.ADJUSTED_P
         name = board_views.export_name(board.benchmark.name, board.models[submission_id].title, category, "duels",
                                        "bh-adjusted" if adjusted else "")
+        duels = self.duels_of(submission_id, category, adjusted)
         made = board_views.kept_exports(
             ("duels", board.revision, submission_id, category, adjusted, name), board,  # this board's: not another app's in the process
-            lambda: {"csv": board_views.export_table(
-                details.duel_frame(board, self.duels_of(submission_id, category, adjusted)), "csv", name)})
-        return download(made["csv"])
+            lambda: {"csv": board_views.export_table(details.duel_frame(board, duels), "csv", name)})
+        return {self.make_csv: gr.Button(interactive=True),
+                self.duels_csv: gr.File(value=made["csv"], visible=True,
+                                        label=details.csv_label(board, submission_id, category, adjusted, duels))}
 
     def restore(self, view: dict, model: str | None, named) -> dict:
         """The model (`model`: the link's, else the best) and category a link asks for
@@ -114,9 +160,8 @@ class DetailsTab:
         link does not name is left as the visitor may have set it while the page loaded
         (the picker is set again when the best model is no longer the one built with the page)."""
         shown = {self.category: view["details_category"]} if "details_category" in named else {}
-        if view["tab"] == "details":  # with its CSV: a link opening this tab is the rare case
-            return {**shown, **self.render(model, view["details_category"], view["p"]),
-                    self.duels_csv: self.export_duels(model, view["details_category"], view["p"])}
+        if view["tab"] == "details":
+            return {**shown, **self.render(model, view["details_category"], view["p"])}
         if "model" in named or model != self.built_model:
             shown[self.model_pick] = gr.Dropdown(choices=details.model_choices(self.board, keep=[model]), value=model)
         return shown

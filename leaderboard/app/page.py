@@ -67,8 +67,7 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
         # The p-value setting changes every score: the other tabs follow (the Leaderboard
         # tab's own event has it among its inputs).
         rendered = p_values.input(model_details.render, model_details.inputs, model_details.outputs, queue=False,
-                                  **PRIVATE)
-        model_details.then_export(rendered)
+                                  cancels=model_details.cancels, **PRIVATE)
         rendered.then(
             head_to_head.render, head_to_head.inputs, head_to_head.outputs, queue=False, **PRIVATE).then(
             head_to_head.render_map_if_open, [*head_to_head.map_inputs, head_to_head.map_open],

@@ -19,7 +19,7 @@ from leaderboard.engine.tournament import Tournament
 from leaderboard.views.markdown import escape_markdown, markdown_link
 from leaderboard.config.tasks import TOP_OF_ITS_DAY, Benchmark
 from leaderboard.strict_json import is_finite_number
-from leaderboard.views.table import (META_COLUMNS, PUBLISHER, submitted_date, delta_scale, is_overall, p_phrase,
+from leaderboard.views.table import (META_COLUMNS, OVERALL, PUBLISHER, submitted_date, delta_scale, is_overall, p_phrase,
                                      parameters_text, percent, score_header)
 
 WON, LOST, NOT_SIGNIFICANT = "won", "lost", "n.s."
@@ -340,6 +340,18 @@ def duel_table(board: Leaderboard, submission_id: str, category: str | None = No
                rank_order=None) -> pd.DataFrame:
     """Every duel of `submission_id` as duel_frame's rows (model_duels' arguments)."""
     return duel_frame(board, model_duels(board, submission_id, category, tournament, rank_order), models)
+
+def csv_label(board: Leaderboard, submission_id: str, category: str | None, adjusted: bool,
+              duels: ModelDuels | None = None) -> str:
+    """What a duels CSV holds: the model, the category, which p-values; with `duels`, how many
+    rows (one per competitor and task), else that it is being made."""
+    what = (f"{board.models[submission_id].title}, {OVERALL if is_overall(category) else category}, "
+            f"{'BH-adjusted' if adjusted else 'raw'} p-values")
+    if duels is None:
+        return f"Making the duels CSV: {what}…"
+    n, tasks = len(duels.opponents), len(duels.tasks)
+    return f"Duels CSV: {what}: {n * tasks:,} rows, {n:,} competitor{'s' * (n != 1)} × {tasks} task{'s' * (tasks != 1)}"
+
 
 GRID_COMPETITORS = 100  # rows of the duel grid (a panel member has dueled every published model)
 _COLOURS = {WON: "background-color: #c8e6c9", LOST: "background-color: #ffcdd2",
