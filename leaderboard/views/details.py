@@ -121,11 +121,11 @@ def model_card(board: Leaderboard, submission_id: str, category: str | None = No
     flagged = submission_id in board.flags
     lines = [f"### {f'{MARKER} ' * flagged}{escape_markdown(model.title)}",
              *([f"> {flag_line(board, submission_id)}", ""] if flagged else []),
-             f"Rank **{int(row['rank'])}** of {len(board.models)} {_certain(board, submission_id, ranking.OVERALL, adjusted)}"
+             f"Rank **{int(row['rank']):,}** of {len(board.models):,} {_certain(board, submission_id, ranking.OVERALL, adjusted)}"
              f" · overall {score_name(board)} **{percent(row['overall'])}**"]
     if not is_overall(category):
         lines.append(f"{escape_markdown(category)}: rank "
-                     f"**{int(category_rank(board, category, adjusted)[submission_id])}** of {len(board.models)} "
+                     f"**{int(category_rank(board, category, adjusted)[submission_id]):,}** of {len(board.models):,} "
                      f"{_certain(board, submission_id, category, adjusted)} · {score_name(board)} **{percent(row[category])}**")
     lines += ["", "| Field | Value |", "| --- | --- |",
               f"| Model page | {markdown_link(m.get('link_to_model', ''), m.get('link_to_model'))} |"]

@@ -73,7 +73,7 @@ def published_table(board: Leaderboard, submission_id: str, rows: pd.Index | Non
 def published_summary(board: Leaderboard, submission_id: str) -> str:
     """What was published, where it ranks, and a link to its details view."""
     return (f"Published **{escape_markdown(board.models[submission_id].title)}** as `{submission_id}`, rank "
-            f"{int(board.ranked().loc[submission_id, 'rank'])} of {len(board.models)}. "
+            f"{int(board.ranked().loc[submission_id, 'rank']):,} of {len(board.models):,}. "
             + app_link("See its details", {"tab": "details", "model": submission_id}) + ".")
 
 
@@ -86,7 +86,7 @@ def preview_summary(board: Leaderboard, preview: Preview) -> str:
     basis = ("(per task, the share of the other published models whose result it beats; averaged over each "
              "category's tasks, then over the categories: see How scoring works)" if preview.panel
              else f"from duels with {len(preview.opponents)} models")
-    lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank}** of {len(preview.table)}"]
+    lines = [f"### {escape_markdown(preview.model.title)} would rank **{preview.rank:,}** of {len(preview.table):,}"]
     if len(preview.table) == 1:  # nothing to compare with: no scores, and no panel but its own
         lines += [FIRST_MODEL]
     else:
@@ -107,7 +107,7 @@ def disclosure_note(preview: Preview, failure: str | None) -> str:
         return (f"\n\n> **This pre-submission could not be recorded** ({escape_markdown(failure)}). The preview "
                 f"is shown all the same, but it is missing from the pre-submissions a published model's card "
                 f"discloses.")
-    return (f"\n\nRecorded as a disclosed pre-submission (would-be rank {preview.rank} of {len(preview.table)}): "
+    return (f"\n\nRecorded as a disclosed pre-submission (would-be rank {preview.rank:,} of {len(preview.table):,}): "
             f"a published model's card shows its team's pre-submissions of the {WINDOW_DAYS} days before (see About).")
 
 
