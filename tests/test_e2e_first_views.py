@@ -9,12 +9,13 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import gradio as gr
 import numpy as np
 import pandas as pd
 from playwright.sync_api import expect
 
 from support.pages import DESKTOP, PHONE, choose, close, open_page, rows
-from support.servers import serve_in_process
+from support.servers import copy_of, serve_in_process
 from support.stores import duel_frame
 
 from leaderboard.app import details_tab
@@ -164,3 +165,21 @@ def test_a_duels_csv_asked_for_is_not_offered_under_another_model_picked_meanwhi
         assert download.value.suggested_filename.endswith("_overall_duels.csv")
         assert not page.evaluate("() => window.offeredFirst")
         close(page)
+
+
+def test_a_board_s_duels_csv_is_its_own_not_another_app_s_in_the_process(tmp_path_factory, full_store_template,
+                                                                        monkeypatch):
+    """The duels CSVs made are kept for the process (`kept_exports`): two apps in one process,
+    on copies of one store (the same revision and best model, as the suite's served apps
+    are), each make their own. Keyed by revision and model alone, the second took the
+    first's file (CI failed on it after another served app's test, session 16)."""
+    made: list[str] = []
+    recorded(monkeypatch, board_views, "export_table", made, counts=lambda *args: "duels" in args[2])
+    for _ in range(2):
+        board = Leaderboard(LocalStore(copy_of(tmp_path_factory, full_store_template)))
+        with gr.Blocks():
+            tab = details_tab.DetailsTab(board, gr.Radio(board_views.P_VALUE_CHOICES, value=board_views.RAW_P),
+                                         [board_views.OVERALL, *board.benchmark.categories])
+        tab.export_duels(tab.built_model, board_views.OVERALL, board_views.RAW_P)
+        tab.export_duels(tab.built_model, board_views.OVERALL, board_views.RAW_P)  # kept: not made again
+    assert made == ["export_table", "export_table"], made
