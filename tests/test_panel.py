@@ -668,3 +668,17 @@ def test_duel_rows_and_pairs_belong_to_the_later_published_model_as_a_loop_says(
             for b in others:
                 owned[later(a, b)] = owned.get(later(a, b), 0) + 1
         assert owners_of_pairs(pairs, models) == owned
+
+
+def test_the_owners_of_a_few_pairs_are_found_without_the_rest_of_the_board():
+    """A pre-submission staying off the panel brings few pairs or none: their owners are
+    found from those models alone (ordering all 10,000 by time made its first call 0.4 s
+    slower, session 16)."""
+    from leaderboard.engine.replay import owners_of_pairs
+
+    class OnlyThese(dict):
+        def __iter__(self):
+            raise AssertionError("the whole board was read")
+    models = OnlyThese({m: SimpleNamespace(submitted=float(k)) for k, m in enumerate(["a", "b", "c", "d"])})
+    assert owners_of_pairs({}, models) == {}
+    assert owners_of_pairs({"a": ("c",), "d": ("b",)}, models) == {"c": 1, "d": 1}

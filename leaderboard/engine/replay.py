@@ -134,7 +134,8 @@ def publication_order(models: Mapping[str, BoardModel]) -> dict[str, int]:
 
 def owners_of_pairs(pairs: Mapping[str, tuple[str, ...]], models: Mapping[str, BoardModel]) -> dict[str, int]:
     """Per model, how many of the pairs (a -> each b) it owns: the later published of each."""
-    place = publication_order(models)
+    involved = {*pairs, *(b for others in pairs.values() for b in others)}  # often none: not the whole board
+    place = publication_order({m: models[m] for m in involved})
     owned: dict[str, int] = {}
     for a, others in pairs.items():
         for b in others:
