@@ -12,23 +12,34 @@ def dump_json(obj: object) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
-# Every digit as 0 and the decimal point as 1: an integer orjson reads as a float (above
-# 2**64 - 1, below -2**63) has 20 digits or more not after a decimal point, or 19 after a
-# minus sign.
-_NUMBER_SHAPES = bytes.maketrans(b"123456789.", b"0000000001")
-_POSITIVE_DIGITS, _NEGATIVE_DIGITS = b"0" * 20, b"-" + b"0" * 19
+# Every digit as 0, the decimal point as 1 and E as e, with + dropped.
+_NUMBER_SHAPES = bytes.maketrans(b"123456789.E", b"0000000001e")
+
+
+def _runs_not_fractions(shapes: bytes, digits: int) -> bool:
+    """Whether `digits` digits in a row occur not after a decimal point (more runs of them
+    than runs after a point)."""
+    run = b"0" * digits
+    return shapes.count(run) > shapes.count(b"1" + run)
 
 
 def may_hold_long_numbers(data: bytes) -> bool:
-    """Whether JSON text may hold an integer beyond orjson's 64 bits, which orjson reads as
-    a float where json reads it exactly: somewhere 20 digits in a row that are not a
-    fraction's (more runs of 20 than runs of 20 after a decimal point), or a minus sign and
-    19 digits. Text that may hold one is read by json. (A float beyond the largest, which
-    json reads as an infinity, orjson refuses: its callers then read the text with json.)
-    A 19-digit positive integer (a time in nanoseconds) is orjson's. Substring counts in
-    the text with its digits made alike: a few milliseconds for 4 MB."""
-    shapes = data.translate(_NUMBER_SHAPES)
-    return shapes.count(_POSITIVE_DIGITS) > shapes.count(b"1" + _POSITIVE_DIGITS) or _NEGATIVE_DIGITS in shapes
+    """Whether JSON text may hold an integer beyond signed 64 bits (what a submission may
+    not hold) or a float that overflows to infinity: somewhere 19 digits in a row that are
+    not a fraction's, or an exponent of 3 digits. The submission reader reads such text
+    carefully (json, every value checked). Substring counts in the text with its digits made
+    alike: a few milliseconds for 4 MB."""
+    shapes = data.translate(_NUMBER_SHAPES, b"+")
+    return _runs_not_fractions(shapes, 19) or b"e000" in shapes
+
+
+def orjson_may_misread(data: bytes) -> bool:
+    """Whether orjson may read JSON text otherwise than json does: an integer beyond its 64
+    bits (above 2**64 - 1, below -2**63), which it reads as a float, has 20 digits in a row
+    not a fraction's, or a minus sign and 19. (A float beyond the largest it refuses, and a
+    19-digit positive integer, such as a time in nanoseconds, it reads exactly.)"""
+    shapes = data.translate(_NUMBER_SHAPES, b"+")
+    return _runs_not_fractions(shapes, 20) or b"-" + b"0" * 19 in shapes
 
 
 # Digits made alike, to find an exponent ("0e") in orjson's text with one substring search.

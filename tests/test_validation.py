@@ -21,7 +21,7 @@ from hypothesis import given, settings, strategies as st
 from bad_files import ACC_TASK, CASE_NAMES, EM_TASK, PPL_TASK, set_value
 from leaderboard.cli import main
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import canonical_json, dump_json, may_hold_long_numbers
+from leaderboard.strict_json import canonical_json, dump_json, orjson_may_misread
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.submission.reading import read_document
 from leaderboard.submission.metadata import title_keys, validate_metadata
@@ -400,16 +400,16 @@ LIMITS = [2 ** 64 - 1, 2 ** 64, -2 ** 63, -2 ** 63 - 1, 10 ** 19 - 1, -(10 ** 19
 @given(st.lists(st.sampled_from(LIMITS) | st.integers(-10 ** 21, 10 ** 21) | st.floats(allow_nan=False, allow_infinity=False)
                 | st.sampled_from(["1e309", "-1e400", "1.5", "12345678901234567890.5", "0.12345678901234567890123"]),
                 min_size=1, max_size=6))
-def test_only_json_text_that_orjson_may_misread_is_sent_to_json(values):
+def test_only_json_text_that_orjson_may_misread_is_sent_to_json_by_the_model_index(values):
     """orjson reads an integer beyond its 64 bits (above 2**64 - 1, below -2**63) as a float:
-    text that may hold one is read by json (`may_hold_long_numbers`). Whatever text it lets
+    the model index reads a line that may hold one with json (`orjson_may_misread`). Whatever text it lets
     through, orjson reads as json does, to the type, or refuses (a float json reads as an
     infinity: its callers then read the text with json). A 19-digit positive integer, such
     as a time in nanoseconds, and a content hash whose hex digits look like an exponent, as
     each line of the cache folder's index holds, are not sent to json (they were: 90% of
     the index lines, 0.7 s at 10,000 models)."""
     text = ("[" + ",".join(v if isinstance(v, str) else json.dumps(v) for v in values) + "]").encode()
-    if not may_hold_long_numbers(text):
+    if not orjson_may_misread(text):
         exact = json.loads(text)
         try:
             fast = orjson.loads(text)
@@ -417,4 +417,4 @@ def test_only_json_text_that_orjson_may_misread_is_sent_to_json(values):
             assert not all(map(math.isfinite, exact)), text
         else:
             assert fast == exact and [type(v) for v in fast] == [type(v) for v in exact], text
-    assert not may_hold_long_numbers(b'{"stamp":[7,1732700000123456789,"d42475be486daeab"],"x":-922337203685477580}')
+    assert not orjson_may_misread(b'{"stamp":[7,1732700000123456789,"d42475be486daeab"],"x":-922337203685477580}')

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from leaderboard.json_types import JSONObject
-from leaderboard.strict_json import dump_json, may_hold_long_numbers
+from leaderboard.strict_json import dump_json, orjson_may_misread
 
 INDEX_FILE = "index.jsonl"
 HEAD_BYTES = 256  # compared on each catch-up to tell a recreated index from the one read
@@ -35,7 +35,7 @@ def _parsed(line: bytes) -> Any:
     """A line as json reads it (the index writes strict JSON: no NaN), by orjson (a load at
     10,000 models reads 32 MB of lines: 1 s by json, a fourth by orjson), but for a line
     that may hold an integer beyond 64 bits, which orjson reads as a float."""
-    return json.loads(line) if may_hold_long_numbers(line) else orjson.loads(line)
+    return json.loads(line) if orjson_may_misread(line) else orjson.loads(line)
 
 
 class _FolderIndex:
