@@ -128,8 +128,10 @@ def missing_duels(tournament: Tournament, models: Mapping[str, BoardModel], flag
 def publication_order(models: Mapping[str, BoardModel]) -> dict[str, int]:
     """Each model's place in the order of publication (time, then submission id): of two
     models, the later published has the greater place."""
-    order = sorted(models, key=lambda m: (models[m].submitted, m))
-    return {m: k for k, m in enumerate(order)}
+    ids = list(models)
+    times = np.fromiter((models[m].submitted for m in ids), dtype=float, count=len(ids))
+    order = np.lexsort((np.array(ids, dtype=str), times))  # by time, then id: a key function per model was 0.2 s at 10,000
+    return {ids[k]: place for place, k in enumerate(order.tolist())}
 
 
 def owners_of_pairs(pairs: Mapping[str, tuple[str, ...]], models: Mapping[str, BoardModel]) -> dict[str, int]:
