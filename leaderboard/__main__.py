@@ -6,4 +6,4 @@ blas.one_thread()  # before the command's imports load numpy
 
 from leaderboard.cli import main  # noqa: E402
 
-sys.exit(main())
+sys.exit(main(own_process=True))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from support.cli import cli
 from support.stores import tree_digest
 
+import gc
 import io
 import json
 import os
@@ -58,6 +59,22 @@ def test_duel_json_contract(full_store):
     assert not any(e["significant"] for e in same.values())  # identical models never win
     text = cli("duel", a, b).stdout.splitlines()  # the text form says what p and delta are
     assert len(text) == 51 and all(" p one-sided=" in line and " A better by=" in line for line in text[:50])
+
+
+def test_a_presubmit_prints_the_same_whether_its_board_is_frozen_or_not(new_model_file, full_store):
+    """`python -m leaderboard` freezes the loaded board out of the garbage collector's sight
+    (its process ends with the command) and prints what `main` prints in a process that
+    goes on, which freezes nothing (these tests' `cli`)."""
+    args = ["presubmit", str(new_model_file), "--store", str(full_store), *FORM]
+    frozen = gc.get_freeze_count()
+    assert cli(*args).returncode == 0
+    assert gc.get_freeze_count() <= frozen  # frozen objects freed since leave it; a board frozen would add thousands
+    alone = process(*args)
+    going_on = subprocess.run([sys.executable, "-c", "import sys; from leaderboard.cli import main; "
+                               "sys.exit(main(sys.argv[1:]))", *args], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+    assert alone.returncode == going_on.returncode == 0, alone.stderr + going_on.stderr
+    assert alone.stdout == going_on.stdout
 
 
 def test_presubmit_previews_and_writes_nothing_then_publish(new_model_file, full_store):

@@ -431,6 +431,27 @@ def test_duel_rows_read_from_tables_cut_anywhere_are_the_rows_written():
         np.testing.assert_array_equal(getattr(rows, field), np.column_stack([getattr(written, field), np.zeros(n, bool)]))
 
 
+@pytest.mark.parametrize("largest", [9, 70_000])  # sorted as 16-bit integers, and beyond them
+def test_the_rows_against_a_model_are_those_a_loop_finds_in_row_order(largest):
+    """`DuelRows.rows_of_second` and `against` (a panel member's column) give the rows whose
+    second model is that one, in row order, as a pass over the rows finds them, whether
+    the board's model indices fit in 16 bits or not; a model no row is against has none."""
+    rng = np.random.default_rng(7)
+    n_rows, n_tasks = 300, 3
+    models = np.array([0, 1, 2, 5, largest - 1, largest])
+    first, second = rng.choice(models, n_rows), rng.choice(models[:-1], n_rows)  # none is against `largest`
+    fought, significant = rng.random((n_rows, n_tasks)) < 0.7, rng.random((n_rows, n_tasks)) < 0.4
+    rows = DuelRows(first, second, fought, significant, np.zeros((n_rows, n_tasks)), np.zeros((n_rows, n_tasks)),
+                    np.full(n_rows, "r", dtype=object))
+    for model in [*models, 3]:
+        at = [i for i in range(n_rows) if second[i] == model]
+        np.testing.assert_array_equal(rows.rows_of_second(int(model)), at)
+        against, won, met = rows.against(int(model))
+        np.testing.assert_array_equal(against, first[at])
+        np.testing.assert_array_equal(won, (fought & significant)[at])
+        np.testing.assert_array_equal(met, fought[at])
+
+
 def test_reference_layout_opens_unchanged(tmp_path, small_benchmark, small_documents):
     board, root = reference_layout_store(tmp_path, small_benchmark, small_documents[:3])
     assert not (root / DUELS_DIR).exists() and not (root / ".cache").exists()

@@ -40,8 +40,10 @@ import logging
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 
 from leaderboard.errors import StoreConflict, StoreFailure, UnfinishedWrite
@@ -57,6 +59,7 @@ from leaderboard.storage.store import (DUELS_DIR, INDEX_DIR, SNAPSHOT_FILE, TITL
 from leaderboard.storage.upload_records import UPLOADS_DIR
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CACHE_DIR = ".cache"  # per-model arrays, rebuildable from data/
 JOURNAL_FILE = ".journal.json"
@@ -161,11 +164,26 @@ class LocalStore:
     # --- reading -----------------------------------------------------------------------
 
     def submission_ids(self) -> list[str]:
+        return list(self._scanned("submission_ids", self._scan_submission_ids))
+
+    def _scan_submission_ids(self) -> list[str]:
         if not self.data_dir.is_dir():
             return []
         with os.scandir(self.data_dir) as entries:  # not Path.glob: a Path per file was 0.2 s at 10,000 models
             return sorted(e.name.removesuffix(".json") for e in entries
                           if e.name.endswith(".json") and not e.name.startswith("."))
+
+    def _scanned(self, what: str, scan: Callable[[], T]) -> T:
+        """`scan()`, made once while this thread holds the shared lock, when no writer
+        changes the store's files: a load asks for the submission ids (its revision, its
+        models) and the duel files' versions (`duels_version`, `read_duel_tables`) twice
+        (the duel files' scan: 0.05 s of CPU at 10,000 files). Callers must not change it."""
+        if getattr(self._held, "mode", None) != "shared":
+            return scan()
+        scans = self._held.scans
+        if what not in scans:
+            scans[what] = scan()
+        return scans[what]
 
     def read_document(self, submission_id: str) -> bytes:
         return (self.data_dir / f"{submission_id}.json").read_bytes()
@@ -219,6 +237,9 @@ class LocalStore:
     def _duel_file_versions(self) -> dict[str, str]:
         """Each duel file's path with its version, "<size>-<mtime_ns>-<inode>": a file is
         replaced by renaming a new one over it, which changes all three."""
+        return self._scanned("duel_file_versions", self._scan_duel_file_versions)
+
+    def _scan_duel_file_versions(self) -> dict[str, str]:
         folder = self.root / DUELS_DIR
         if not folder.is_dir():
             return {}
@@ -354,6 +375,7 @@ class LocalStore:
             if f is not None:
                 fcntl.flock(f, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             self._held.mode = "shared" if shared else "exclusive"
+            self._held.scans = {}  # see _scanned
             try:
                 if not shared:
                     with refused_writes(self.root):
