@@ -131,7 +131,9 @@ def test_a_duels_csv_asked_for_is_not_offered_under_another_model_picked_meanwhi
     making, go_on, made = threading.Event(), threading.Event(), threading.Event()
     work = board_views.export_table
 
-    def held(table, fmt, name):  # the first CSV made waits for the test
+    def held(table, fmt, name):  # the duels CSVs wait for the test (the board's, made with the page, do not)
+        if "duels" not in name:
+            return work(table, fmt, name)
         making.set()
         go_on.wait(timeout=60)
         answer = work(table, fmt, name)
