@@ -167,6 +167,16 @@ def test_every_header_explains_its_column_on_a_click_or_tap(browser, app_url, vi
         explained[name] = text
     assert len(set(explained.values())) == 7, explained
     assert "rank intervals overlap" in explained["Tie group"] and "95%" in explained["Rank 95%"]
+    # a scroll, the page's own (a table re-rendered by a late answer) or the visitor's, moves
+    # the explanation with its header instead of taking it away (under load it vanished so)
+    header = page.locator("#board thead th").nth(6)
+    page.evaluate("() => document.querySelector('#board').dispatchEvent(new Event('scroll'))")
+    page.evaluate("() => window.scrollBy(0, 40)")
+    expect(help_box).to_be_visible()
+    page.wait_for_function("() => { const h = document.querySelectorAll('#board thead th')[6].getBoundingClientRect();"
+                           " return Math.abs(document.getElementById('column-help').getBoundingClientRect().top"
+                           " - (h.bottom + 4)) < 1; }")
+    assert help_box.inner_text() == explained[" ".join(header.locator(".header").inner_text().split())]
     shot(page, "35_column_help", full_page=False)
     page.locator("#as-of").click()
     expect(help_box).to_be_hidden()
