@@ -248,11 +248,12 @@ class Tournament:
         self._won = np.zeros((0, len(self.task_ids)), dtype=np.int32)
         self._fought = np.zeros((0, len(self.task_ids)), dtype=np.int32)
         self.add_models(model_ids)
-        if rows is not None and len(rows) and counts is not None:
-            self._won, self._fought = (np.array(c, dtype=np.int32) for c in counts)  # own copies: add_rows adds to them
-            self._parts.append(rows)
-        elif rows is not None and len(rows):
-            self.add_rows(rows)
+        if rows is not None and len(rows):
+            if counts is None:
+                self.add_rows(rows)
+            else:
+                self._won, self._fought = (np.array(c, dtype=np.int32) for c in counts)  # own copies: add_rows adds to them
+                self._parts.append(rows)
 
     def counts(self) -> tuple[np.ndarray, np.ndarray]:
         """Per model and task (n_models, n_tasks): the duels won (significant) and fought."""
