@@ -114,7 +114,8 @@ def _word_perplexity(loglik_words: np.ndarray) -> FloatArray:
 
 
 def _bootstrap_perplexity(samples: np.ndarray, seed: int) -> FloatArray:
-    counts = dt.resample_counts(len(samples), seed)
+    # float64 once: `counts @ column` would make a float64 copy of the (R, n) counts for each column
+    counts = dt.resample_counts(len(samples), seed).astype(np.float64)
     perplexities: FloatArray = -np.exp(-(counts @ samples[:, 0]) / (counts @ samples[:, 1]))  # negated: larger is better
     return perplexities
 
