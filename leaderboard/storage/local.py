@@ -65,7 +65,7 @@ CACHE_DIR = ".cache"  # per-model arrays, rebuildable from data/
 JOURNAL_FILE = ".journal.json"
 READ_THREADS = 4  # duel files read at once
 INDEX_LOCK = ".lock"  # in the index's folder: held by the reader adding to it
-INDEX_MIN_FILES = 64  # duel files a load reads on their own (~2 ms each) before it indexes them
+INDEX_MIN_FILES = 16  # duel files a load reads on their own (~2 ms each) before it indexes them
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
