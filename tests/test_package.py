@@ -89,7 +89,7 @@ def test_the_wheel_requires_only_the_light_packages_and_ships_the_tasks_files(wh
         entry_points = archive.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     for name in SHIPPED_TASKS_FILES:
         assert f"leaderboard/data/{name}" in names
-    assert "duel-leaderboard = leaderboard.cli:main" in entry_points
+    assert "duel-leaderboard = leaderboard.cli:run" in entry_points
     required = [r for r in metadata.get_all("Requires-Dist") if "extra ==" not in r]
     app_only = [r for r in metadata.get_all("Requires-Dist") if 'extra == "app"' in r]
     assert required and not [r for r in required if r.lower().startswith(("gradio", "pyicu", "playwright", "plotly"))]
