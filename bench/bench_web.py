@@ -28,7 +28,8 @@ store (`bench_scale.linked_copy`), so the records it writes leave the store unch
 with the pre-submission and upload quotas raised for the repeats. `--code TREE` serves
 that tree's app.py instead (repeatable: the trees one after the other, each on a fresh
 copy of the store, one app at a time). Page HTML: the bytes of the page's HTML (Gradio
-puts its config, every component's first value, in it). Floor: an empty Gradio page (one
+puts its config, every component's first value, in it). App's peak memory: the app process's VmHWM once every figure is taken (its
+start and warming, the page loads, the pre-submissions). Floor: an empty Gradio page (one
 Markdown). Prints, per figure, the first call (the fresh app's and cold browser's) apart
 from the median and maximum of the rest, as JSON; bench/RESULTS.md records the numbers
 with machine and date.
@@ -112,12 +113,20 @@ def served_figures(code: Path, store: Path, files: list[Path], browser, args) ->
         for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
             times, ranks = measure(browser, viewport, port, args, files, picked_model(store))
             result[name] = {**figures(times), "preview_rank_of_new_model": ranks}
+        result["app_peak_memory_gb"] = peak_memory_gb(app.pid)  # its start, warming and every figure above
     finally:
         app.terminate()
         app.wait(timeout=30)
         shutil.rmtree(served, ignore_errors=True)
     result["load_average_at_end"] = os.getloadavg()
     return result
+
+
+def peak_memory_gb(pid: int) -> float:
+    """The process's peak resident memory so far (the kernel's VmHWM), in GB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    kilobytes = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:"))
+    return round(kilobytes / 1e6, 2)
 
 
 def figures(times: dict[str, list[float]]) -> dict:
