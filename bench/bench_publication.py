@@ -24,8 +24,9 @@ without it warms nothing). Then the pre-submission (a first call, reported apart
 preview's duels dropped, so that it runs them all itself, as the app's click to publish
 costs on top of the click to preview), then what follows it: the intervals of the new
 board computed and the snapshot written again (`refresh_intervals`, after the commit),
-cold unless the start warmed the replicates. Prints one JSON summary: medians per tree
-and file.
+cold unless the start warmed the replicates; and the process's peak memory over all of it
+(the app's engine through its start, pre-submissions and a publication; not Gradio's
+share). Prints one JSON summary: medians per tree and file.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import argparse
 import dataclasses
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -119,7 +121,8 @@ def phase_publication(store: str, new_file: str, repeats: str, ahead: str = "") 
                panel_change=[len(part) for part in preview.panel_change], models=len(board.models))
     t, cpu = time.perf_counter(), time.process_time()
     Publishing(board).refresh_intervals()
-    out.update(intervals_after_publish_s=time.perf_counter() - t, intervals_after_publish_cpu_s=time.process_time() - cpu)
+    out.update(intervals_after_publish_s=time.perf_counter() - t, intervals_after_publish_cpu_s=time.process_time() - cpu,
+               peak_memory_gb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6)  # kB on Linux
     return out
 
 
