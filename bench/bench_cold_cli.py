@@ -16,9 +16,10 @@ as JSON.
 The command line keeps each task's bootstrap resample counts in LEADERBOARD_CACHE_DIR
 (`leaderboard/storage/kept_draws.py`): the children get an empty one of their own, so the
 first run draws and keeps them and the repeats read them, as a team's second run would.
-`--linked-copy DIR`: the processes run on a hard-linked copy of the store made in DIR
-(`bench_scale.linked_copy`), for a store that must not be written (a pre-submission's
-reads keep the store's cache index).
+`--linked-copy DIR`: each tree's processes run on a hard-linked copy of the store of its
+own, made in DIR/after and DIR/before (`bench_scale.linked_copy`), for a store that must not
+be written (a pre-submission's reads keep the store's cache index, which each tree then
+finds as its own runs left it).
 """
 from __future__ import annotations
 
@@ -66,20 +67,22 @@ def main():
     args = parser.parse_args()
     store = Path(args.store)
     new_file = Path(args.file) if args.file else store.parent / f"{store.name}-new.json"
-    if args.linked_copy:
+    trees = {"after": ROOT, **({"before": Path(args.before)} if args.before else {})}
+    stores = {tree: store for tree in trees}
+    if args.linked_copy:  # one copy per tree: what one tree's runs keep in the store's cache, the other does not read
         from bench.bench_scale import linked_copy
-        linked_copy(store, Path(args.linked_copy))
-        store = Path(args.linked_copy)
+        stores = {tree: Path(args.linked_copy) / tree for tree in trees}
+        for copy in stores.values():
+            linked_copy(store, copy)
     if not new_file.exists():
         from bench.bench_scale import write_probe
         write_probe(new_file, store, "cold-cli-probe")
     form = json.loads(new_file.with_suffix(".form.json").read_text())
-    presubmit = [sys.executable, "-m", "leaderboard", "presubmit", str(new_file), "--store", str(store),
-                 *[part for key, flag in FLAGS.items() if form.get(key) not in (None, "")
-                   for part in (flag, str(form[key]))]]
+    form_flags = [part for key, flag in FLAGS.items() if form.get(key) not in (None, "") for part in (flag, str(form[key]))]
     commands = {"floor": ([sys.executable, "-c", "import json, sys; json.load(open(sys.argv[1]))", str(new_file)],
                           ROOT),
-                "after": (presubmit, ROOT), **({"before": (presubmit, Path(args.before))} if args.before else {})}
+                **{tree: ([sys.executable, "-m", "leaderboard", "presubmit", str(new_file), "--store", str(stores[tree]),
+                           *form_flags], code) for tree, code in trees.items()}}
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     load_at_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-cold-cli-") as kept:
@@ -88,7 +91,8 @@ def main():
         for _ in range(args.repeats):
             for name, (command, cwd) in commands.items():
                 runs[name].append(timed(command, cwd))
-    result: dict[str, object] = {"store": str(store), "file": str(new_file), "load_average_at_start": load_at_start}
+    result: dict[str, object] = {"stores": {tree: str(path) for tree, path in stores.items()}, "file": str(new_file),
+                                 "load_average_at_start": load_at_start}
     for name in commands:
         result[name] = {"wall_s": statistics.median(w for w, _ in runs[name]),
                         "cpu_s": statistics.median(c for _, c in runs[name]),
