@@ -49,9 +49,9 @@ def rows_in_view(page) -> list[list[str]]:
 
 @VIEWPORTS
 def test_the_first_screen_holds_the_ranking_and_the_chart_back_and_a_model_link_work(browser, board_url, viewport):
-    """One visit of each board's app (a page load of a board costs more Chromium than most of
-    its checks): the first screen as it comes, before any scroll or click; then issue 36's
-    chart (Overall and each category), Back and the in-page model link."""
+    """One visit of each board's app (a load of its page costs some 2.5 s of Chromium's CPU
+    and 1 s of the app's: bench/RESULTS.md): the first screen as it comes, before any scroll
+    or click; then issue 36's chart (Overall and each category), Back and the in-page model link."""
     name, url, tasks = board_url
     page = open_page(browser, url, viewport)
     settled(page)
