@@ -92,6 +92,10 @@ def test_rank_and_model_stay_pinned_and_headers_wrap_at_words(page):
                            arg=[first_row.nth(2).element_handle(), before[2]])
     after = [first_row.nth(i).bounding_box()["x"] for i in range(3)]
     assert after[:2] == before[:2], (before, after)  # Rank and Model did not move
+    on_top = page.locator("#board thead th").evaluate_all("""ths => ths.slice(0, 2).map(th => {
+        const b = th.getBoundingClientRect();
+        return th.contains(document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2)); })""")
+    assert on_top == [True, True]  # their headers too, above the scrolled ones
     assert after[2] < before[2] - 300  # the scores did
     shot(page, "09_scrolled_right", full_page=False)
     for th in page.locator("#board thead th .header").all():  # no word is broken across lines
