@@ -163,7 +163,7 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
     """Times over `args.repeats` fresh browser contexts of one viewport, and the rank each
     file's preview gives its new model (★)."""
     from playwright.sync_api import expect
-    from support.pages import rows
+    from support.pages import cells, rows  # the HTML board and an older tree's Dataframe alike
 
     wait = args.wait_seconds * 1000  # how long an interaction may take (ms)
     times: dict[str, list[float]] = {
@@ -177,11 +177,11 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
         page = context.new_page()
         t = time.perf_counter()
         page.goto(url)
-        expect(rows(page).first.locator("[role=gridcell]").nth(2)).to_be_visible(timeout=wait)
+        expect(cells(rows(page).first).nth(2)).to_be_visible(timeout=wait)
         times["first_load"].append(time.perf_counter() - t)
         t = time.perf_counter()  # again, with the browser's cache warm
         page.reload()
-        expect(rows(page).first.locator("[role=gridcell]").nth(2)).to_be_visible(timeout=wait)
+        expect(cells(rows(page).first).nth(2)).to_be_visible(timeout=wait)
         times["warm_reload"].append(time.perf_counter() - t)
         header = page.locator("#board thead th .header").first
         for category in ("NER", "Historical", "Overall"):
@@ -196,7 +196,7 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
         pager = page.locator("#page-of")
         everyone = pager.inner_text()
         search = page.locator("#search textarea, #search input").first
-        team = rows(page).first.locator("[role=gridcell]").nth(1).inner_text().strip().split("/")[0]
+        team = cells(rows(page).first).nth(1).inner_text().strip().split("/")[0]
         t = time.perf_counter()
         search.fill(team)
         expect(pager).to_contain_text("matching", timeout=wait)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from support.own_app import app_url  # noqa: F401 (fixture: an app of the module's own, whose store its tests change)
 
-from support.pages import DESKTOP, PHONE, blank_page, choose, close, column, fill_form, headers, open_filters, open_page, rows, shot
+from support.pages import DESKTOP, PHONE, blank_page, cells, choose, close, column, fill_form, headers, open_filters, open_page, rows, shot
 from support.stores import tree_digest
 
 import json
@@ -31,7 +31,7 @@ def type_into(page, elem_id: str, text: str) -> None:
 def test_leaderboard_shows_ranked_rows_and_category_columns(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
     first = rows(page).first
-    expect(first.locator("[role=gridcell]").first).to_have_text("1")
+    expect(cells(first).first).to_have_text("1")
     assert headers(page).count("Overall score %") == 1
     shot(page, "01_leaderboard_overall")
     header_cells = page.locator("#board thead th")
@@ -85,13 +85,17 @@ def test_score_headers_say_what_and_unit_and_overall_explains_the_switch(page):
 
 def test_rank_and_model_stay_pinned_and_headers_wrap_at_words(page):
     expect(rows(page)).to_have_count(5, timeout=30000)
-    first_row = rows(page).first.locator("[role=gridcell]")
+    first_row = cells(rows(page).first)
     before = [first_row.nth(i).bounding_box()["x"] for i in range(3)]
-    page.locator("#board .virtual-table-viewport").evaluate("e => e.scrollLeft = 600")
+    page.locator("#board .board-scroll").evaluate("e => e.scrollLeft = 600")
     page.wait_for_function("([cell, x]) => cell.getBoundingClientRect().x < x - 300",  # the scroll has been painted
                            arg=[first_row.nth(2).element_handle(), before[2]])
     after = [first_row.nth(i).bounding_box()["x"] for i in range(3)]
     assert after[:2] == before[:2], (before, after)  # Rank and Model did not move
+    on_top = page.locator("#board thead th").evaluate_all("""ths => ths.slice(0, 2).map(th => {
+        const b = th.getBoundingClientRect();
+        return th.contains(document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2)); })""")
+    assert on_top == [True, True]  # their headers too, above the scrolled ones
     assert after[2] < before[2] - 300  # the scores did
     shot(page, "09_scrolled_right", full_page=False)
     for th in page.locator("#board thead th .header").all():  # no word is broken across lines
@@ -107,7 +111,7 @@ def test_sort_control_and_empty_filters_explain_themselves(page):
     largest_first = sorted(column(page, index), key=float, reverse=True)
     choose(page, "sort", "Parameters (B)")
     expect(page).to_have_url(re.compile(r"sort=parameters"))
-    expect(page.locator(f"#board div[role=row] [role=gridcell]:nth-child({index + 1})")).to_have_text(largest_first)
+    expect(page.locator(f"#board tbody td:nth-child({index + 1})")).to_have_text(largest_first)
     type_into(page, "search", "no such model at all")
     expect(page.locator("#board-note")).to_contain_text("No model matches", timeout=15000)
     type_into(page, "search", "")
@@ -196,7 +200,7 @@ def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
 
 def test_phone_shows_a_score_on_the_first_screen_and_every_tab(phone):
     expect(rows(phone)).to_have_count(5, timeout=30000)
-    score = rows(phone).first.locator("[role=gridcell]").nth(2)
+    score = cells(rows(phone).first).nth(2)
     box = score.bounding_box()
     assert box["y"] + box["height"] <= 844 and box["x"] + 20 <= 390, box  # visible without scrolling
     assert re.fullmatch(r"\d+\.\d\d", score.inner_text().strip())
@@ -301,7 +305,7 @@ def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     shot(page, "06_published_status")
     page.get_by_role("tab", name="Leaderboard").click()
     expect(rows(page)).to_have_count(6, timeout=30000)
-    expect(page.locator("#board [role=grid]")).to_contain_text(f"{team}/e2e-model")
+    expect(page.locator("#board table")).to_contain_text(f"{team}/e2e-model")
     shot(page, "07_published")
     page.get_by_role("tab", name="Submit").click()
     details_link.click()  # the new model's details, in the page at a URL of its own (static/history.js)

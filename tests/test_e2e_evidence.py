@@ -5,7 +5,7 @@ Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
-from support.pages import choose, close, column, headers, open_filters, open_page, rows, shot
+from support.pages import cells, choose, close, column, headers, open_filters, open_page, rows, shot
 
 import hashlib
 import re
@@ -160,7 +160,7 @@ def test_duel_map_shows_every_pair_coloured_by_verdict(page):
 
 def test_phone_shows_head_to_head_and_duel_map(phone):
     expect(rows(phone)).to_have_count(5, timeout=30000)
-    score = rows(phone).first.locator("[role=gridcell]").nth(2)  # the switch leaves a score on the first screen
+    score = cells(rows(phone).first).nth(2)  # the switch leaves a score on the first screen
     box = score.bounding_box()
     assert box["y"] + box["height"] <= 844, box
     shot(phone, "24_phone_board_first_screen", full_page=False)

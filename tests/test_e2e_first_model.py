@@ -51,7 +51,7 @@ def presubmit_and_publish_the_first_model(page, title: str) -> None:
     shot(page, "first_model_published")
     page.get_by_role("tab", name="Leaderboard").click()
     expect(rows(page)).to_have_count(1, timeout=30000)
-    expect(page.locator("#board [role=grid]")).to_contain_text(title)
+    expect(page.locator("#board table")).to_contain_text(title)
 
 
 def test_the_first_model_of_an_empty_local_store(browser, tmp_path, new_model_file):

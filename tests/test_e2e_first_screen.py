@@ -40,9 +40,9 @@ def board_url(request, tmp_path_factory):
 
 def rows_in_view(page) -> list[list[str]]:
     """The texts of the table rows wholly inside the window, each row's cells that are too."""
-    return page.evaluate("""() => [...document.querySelectorAll('#board div[role=row]')]
+    return page.evaluate("""() => [...document.querySelectorAll('#board tbody tr')]
         .filter(r => { const b = r.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; })
-        .map(r => [...r.querySelectorAll('[role=gridcell]')]
+        .map(r => [...r.querySelectorAll('td')]
              .filter(c => { const b = c.getBoundingClientRect(); return b.left >= 0 && b.right <= innerWidth; })
              .map(c => c.innerText.trim()))""")
 
@@ -76,8 +76,9 @@ def check_first_screen(page, name: str, size: str) -> None:
         Math.round(h.getBoundingClientRect().height / parseFloat(getComputedStyle(h).lineHeight))])""")
     assert all(n <= 2 for _, n in lines), [h for h in lines if h[1] > 2]
     # model names on one line, cut short, whole on hover
-    names = page.locator("#board div[role=row] [role=gridcell]:nth-child(2) a").evaluate_all("""links => links.map(a => [
-        a.title, a.textContent, new Set([...a.getClientRects()].map(r => Math.round(r.top))).size, a.closest('p').scrollWidth > a.closest('p').clientWidth])""")
+    names = page.locator("#board tbody td:nth-child(2) a").evaluate_all("""links => links.map(a => [
+        a.title, a.textContent, new Set([...a.getClientRects()].map(r => Math.round(r.top))).size,
+        a.parentElement.scrollWidth > a.parentElement.clientWidth])""")
     assert names and all(title == text and lines == 1 for title, text, lines, _ in names), names
     assert any(cut for *_, cut in names) or size == "desktop", names  # the phone's column is narrow
     # the expert's controls and the explanation of the scores a click away

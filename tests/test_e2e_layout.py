@@ -7,7 +7,7 @@ Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 from __future__ import annotations
 
 from support.page_checks import check_ranking_chart
-from support.pages import DESKTOP, PHONE, choose, close, open_filters, open_page, rows, shot
+from support.pages import DESKTOP, PHONE, cells, choose, close, open_filters, open_page, rows, shot
 
 from urllib.parse import quote
 
@@ -27,7 +27,7 @@ def overlap(a: dict, b: dict) -> bool:
 def assert_rank_header_whole(page, category: str) -> None:
     """The pinned rank header of `category`'s view whole in its cell, and the pinned Model
     column starting after it, measured once the view is painted (the Model column's offset
-    follows the rank header's width through a ResizeObserver, told at a frame's layout)."""
+    is the rank column's width, as the server set both)."""
     header = page.locator("#board thead th").first
     text = header.locator(".header")
     expect(text).to_have_text("Rank" if category == "Overall" else f"{category} rank", timeout=30000)
@@ -54,8 +54,8 @@ def test_the_pinned_rank_header_is_whole_in_every_category_view(browser, app_url
     page.goto(f"{app_url[0]}?category={quote('Czech Language Understanding')}")
     assert_rank_header_whole(page, "Czech Language Understanding")
     expect(rows(page).first).to_be_visible(timeout=30000)
-    first = rows(page).first.locator("[role=gridcell]")
-    page.locator("#board .virtual-table-viewport").evaluate("e => e.scrollLeft = 600")
+    first = cells(rows(page).first)
+    page.locator("#board .board-scroll").evaluate("e => e.scrollLeft = 600")
     expect(first.nth(1)).to_be_in_viewport()
     rank, model = first.nth(0).bounding_box(), first.nth(1).bounding_box()
     assert model["x"] >= rank["x"] + rank["width"] - 0.5, (rank, model)  # still side by side when scrolled
@@ -130,17 +130,17 @@ def test_a_category_switch_shows_its_score_beside_the_pinned_columns(browser, ap
     score, right of the pinned rank and Model columns, not scrolled under them."""
     page = open_page(browser, app_url[0], viewport)
     expect(rows(page)).to_have_count(5, timeout=30000)
-    cells = rows(page).first.locator("[role=gridcell]")
-    start = cells.nth(2).bounding_box()["x"]
-    page.locator("#board .virtual-table-viewport").evaluate("e => e.scrollLeft = 600")
+    first = cells(rows(page).first)
+    start = first.nth(2).bounding_box()["x"]
+    page.locator("#board .board-scroll").evaluate("e => e.scrollLeft = 600")
     page.wait_for_function("([cell, x]) => cell.getBoundingClientRect().x < x - 300",  # the scroll has been painted
-                           arg=[cells.nth(2).element_handle(), start])
+                           arg=[first.nth(2).element_handle(), start])
     choose(page, "category", "NLI")
     assert_rank_header_whole(page, "NLI")
     expect(page.locator("#board thead th").nth(2)).to_contain_text("NLI score")
-    model, score = cells.nth(1).bounding_box(), cells.nth(2).bounding_box()
+    model, score = first.nth(1).bounding_box(), first.nth(2).bounding_box()
     assert score["x"] >= model["x"] + model["width"] - 0.5, (model, score)
-    expect(cells.nth(2)).to_be_in_viewport()
+    expect(first.nth(2)).to_be_in_viewport()
     shot(page, "34_category_switch_scroll", full_page=False)
     close(page)
 

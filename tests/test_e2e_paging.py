@@ -8,7 +8,7 @@ Screenshots are saved in test-artifacts/.
 """
 from __future__ import annotations
 
-from support.pages import DESKTOP, PHONE, choose, close, open_page, rows, shot
+from support.pages import DESKTOP, PHONE, cells, choose, close, open_page, rows, shot
 from support.servers import PAGED_MODELS as MODELS
 
 import json
@@ -31,7 +31,7 @@ def pager(page):
 
 
 def first_rank(page) -> str:
-    return rows(page).first.locator("[role=gridcell]").first.inner_text().strip()
+    return cells(rows(page).first).first.inner_text().strip()
 
 
 @VIEWPORTS
@@ -44,13 +44,13 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
 
     page.locator("#page-next").click()
     expect(pager(page)).to_have_text(SECOND)
-    expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("5")
+    expect(cells(rows(page).first).first).to_have_text("5")
     expect(page).to_have_url(re.compile(r"[?&]table_page=2\b"))
     page.locator("#page-last").click()
     expect(pager(page)).to_have_text(LAST)
     expect(page.locator("#page-next")).to_be_disabled()
     expect(page.locator("#page-last")).to_be_disabled()
-    outside = rows(page).first.locator("[role=gridcell]").nth(1).inner_text().strip()  # rank 13's title
+    outside = cells(rows(page).first).nth(1).inner_text().strip()  # rank 13's title
     shot(page, "paging_last")
     page.locator("#page-previous").click()
     expect(pager(page)).to_have_text(THIRD)
@@ -60,7 +60,7 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
 
     page.goto(f"{paged_app}?table_page=7")  # a shared link opens its page
     expect(pager(page)).to_have_text(LAST, timeout=60000)
-    expect(rows(page).first.locator("[role=gridcell]").first).to_have_text("13")
+    expect(cells(rows(page).first).first).to_have_text("13")
 
     # A search runs over the whole board and starts at its first page; Backspace clears it.
     team = outside.split("/")[0]
@@ -70,7 +70,7 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
     expect(pager(page)).to_have_text(re.compile(rf"Page 1 of \d+ · rows? 1(–\d+)? of \d+ matching \(of {MODELS}\)"))
     matching = int(re.search(r"of (\d+) matching", pager(page).inner_text())[1])
     assert 0 < matching < MODELS
-    assert all(team in t for t in page.locator("#board div[role=row] [role=gridcell]:nth-child(2)")
+    assert all(team in t for t in page.locator("#board tbody td:nth-child(2)")
                .all_inner_texts())
     shot(page, "paging_search")
     for _ in team:

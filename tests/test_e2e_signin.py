@@ -132,7 +132,7 @@ def test_two_accounts_and_a_visitor(browser, board, model_files):
     for viewport in (DESKTOP, PHONE):
         visitor = open_page(browser, url, viewport, own_context=True)
         expect(rows(visitor)).to_have_count(6, timeout=60000)
-        expect(visitor.locator("#board [role=grid]")).to_contain_text(f"{ALICE_ORG}/variant-b")
+        expect(visitor.locator("#board table")).to_contain_text(f"{ALICE_ORG}/variant-b")
         visitor.get_by_role("tab", name="Submit").click()
         expect(visitor.locator("#signin-note")).to_contain_text("Sign in with Hugging Face", timeout=30000)
         expect(visitor.locator("#presubmit")).to_be_disabled()

@@ -20,7 +20,8 @@ from leaderboard.storage.local import LocalStore
 from leaderboard.submission.demo import sample_document
 from leaderboard.engine.ranking import competition_rank
 from leaderboard.strict_json import dump_json
-from leaderboard.views import details, pair_chart, share, submission, table as views
+from leaderboard.storage.flags import MARKER
+from leaderboard.views import board_html, details, pair_chart, share, submission, table as views
 from leaderboard.views.markdown import escape_markdown
 
 HOSTILE = "<img src=x onerror=alert(1)> [x](javascript:alert(2)) =cmd|' /C calc'!A0"
@@ -84,6 +85,51 @@ def test_sort_control_orders_by_any_score_column_best_first(small_store):
     assert views.sort_table(table, columns, "t_auc")["AUC AUROC % ↑"].is_monotonic_decreasing
     assert views.sort_table(table, columns, "parameters")["Parameters (B)"].is_monotonic_decreasing
     assert views.sort_table(table, columns, "rank").index.equals(table.index)
+
+
+def test_the_boards_table_is_escaped_html_with_titles_widths_links_and_the_score_in_bold(small_store):
+    """Issue 35: the Leaderboard's table as the page's own HTML keeps what the Dataframe showed."""
+    table = views.leaderboard_table(small_store)
+    named, flagged, unpublished = table.index[:3]
+    hostile = HOSTILE + ' "quoted" <script>alert(1)</script> ${x} {{x}}'
+    table.loc[named, "Model"] = hostile
+    table.loc[flagged, ["Flagged", "Flag reason"]] = True, '<b onclick="x">"too good"</b>'
+    table.loc[named, "Overall duel wins %"] = np.nan  # shown as "–"
+    table.loc[named, "Type"] = None  # shown empty
+    published = {sid: m for sid, m in small_store.models.items() if sid != unpublished}
+    display = views.with_model_links(table, published, views.DEFAULT_META, as_html=True)
+    widths = [f"{60 + i}px" for i in range(len(display.columns))]
+    titles = views.header_titles(small_store)
+    shown = board_html.board_table(display, "Overall score %", widths, titles, "Ranking <i>")
+    assert "<script>" not in shown and "<b " not in shown and "<img" not in shown
+    root = ElementTree.fromstring(f"<div>{shown}</div>")  # well-formed: no name got out of its text or attribute
+    assert root.find("div[@class='board-label']").text == "Ranking <i>"
+    grid = root.find(".//table")
+    assert grid.get("style") == f"--rank-width:{widths[0]}"  # where the pinned Model column starts
+    assert [c.get("style") for c in grid.findall("colgroup/col")] == [f"width:{w}" for w in widths]
+    headers = grid.findall("thead/tr/th")
+    assert [h.find("span[@class='header']").text for h in headers] == list(display.columns)
+    assert all(h.get("class") == "header-cell" and h.get("title") == titles[name]  # page.js's help box reads them
+               for h, name in zip(headers, display.columns))
+    rows = grid.findall("tbody/tr")
+    assert len(rows) == len(table)
+    score = list(display.columns).index("Overall score %")
+    assert all([td.get("class") for td in row] == [None] * score + ["score"] + [None] * (len(row) - score - 1)
+               for row in rows)  # a class on the score column's cells: one rule makes them bold
+    link = rows[0][1].find("a")
+    assert link.text == link.get("title") == hostile and link.get("href") == f"?tab=details&model={named}"
+    marked = rows[1][1]  # a flagged model: the marker, its reason on hover
+    assert marked.text == f"{MARKER} " and marked.find("a").get("title") == 'Flagged: <b onclick="x">"too good"</b>'
+    assert rows[2][1].text == table.loc[unpublished, "Model"] and not list(rows[2][1])  # no details to link to
+    # Every other cell as the Dataframe's Styler (table.emphasised) showed it: two decimals, "–"
+    # for a missing number, sizes as parameters_text; a missing text empty.
+    styled = views.emphasised(views.with_model_links(table, published, views.DEFAULT_META), "Overall score %")
+    expected = [[str(cell["display_value"]) for cell in row[1:]] for row in styled._translate(False, False)["body"]]
+    cells = [[td.text or "" for td in row] for row in rows]
+    type_column = list(display.columns).index("Type")
+    assert cells[0][type_column] == "" and cells[0][list(display.columns).index("Overall duel wins %")] == "–"
+    expected[0][type_column] = ""
+    assert [row[:1] + row[2:] for row in cells] == [row[:1] + row[2:] for row in expected]
 
 
 def test_filter_note_explains_an_empty_view(small_store):

@@ -131,11 +131,8 @@ def picked(dropdown):
 # --- Gradio's page, as static/page.css and static/*.js select it ---------------------------
 # The class names and test ids of Gradio's own elements (its Svelte components') that the
 # page's CSS and scripts select: the table's header cells and menus, its virtual scroller,
-# the status tracker, the blocks' labels and info texts, the radio's wrapper, the tabs.
+# the status tracker, the blocks' info texts, the radio's wrapper, the tabs, gr.HTML's padded box.
 PAGE_CLASSES = ("header-cell", "header", "cell-menu-button", "virtual-table-viewport", "cell-wrap", "sizing-body",
-                "info-text", "wrap", "label", "md", "hide", "tab-wrapper")
-PAGE_TEST_IDS = ("status-tracker", "block-info", "block-label")
-# Another category's view starts at its score: the last view's sideways scroll would leave
-# that column under the pinned rank and Model columns.
-SCROLL_TO_START_JS = "() => { document.querySelector('#board .virtual-table-viewport')?.scrollTo({left: 0}); }"
+                "info-text", "wrap", "md", "hide", "tab-wrapper", "html-container")
+PAGE_TEST_IDS = ("status-tracker", "block-info")
 

@@ -7,17 +7,21 @@ from __future__ import annotations
 import gradio as gr
 
 from leaderboard.app.column_widths import column_widths
-from leaderboard.app.gradio_compat import SCROLL_TO_START_JS, picked
+from leaderboard.app.gradio_compat import picked
 from leaderboard.app.pager import Pager, turned_to
 from leaderboard.app.settings import PRIVATE
 from leaderboard.submission.metadata import MODEL_TYPES
 from leaderboard.views import share, table as board_views
+from leaderboard.views.board_html import board_table
 from leaderboard.views.ranking_chart import ranking_chart
 
 OVERALL = board_views.OVERALL
 VALUE_CHOICES = [("Score", board_views.WIN_SCORE), ("Metric value", board_views.METRIC_VALUE)]
 VALUES_IN_OVERALL = "Overall shows scores only; choose a category to see each task's metric."
 VALUES_IN_CATEGORY = "Score: hover a header for what it counts. Metric value: the task's own metric, in the header's unit."
+# Another category's view starts at its score: the last view's sideways scroll would leave
+# that column under the pinned rank and Model columns (the scroll box: views/board_html.py).
+SCROLL_TO_START_JS = "() => { document.querySelector('#board .board-scroll')?.scrollTo({left: 0}); }"
 # What a link restores into the controls themselves (the sort too, with its choices).
 RESTORED_KEYS = ["category", "values", "search", "types", "min", "max", "columns", "p", "exclude_flagged"]
 
@@ -28,6 +32,7 @@ class LeaderboardTab:
 
     def __init__(self, board, p_values: gr.Radio, default_view: dict, categories: list[str], page_rows: int):
         self.board, self.page_rows = board, page_rows  # rows per page of the table
+        self.titles = board_views.header_titles(board)  # the headers' explanations, in the table's HTML
         first = self.parts(self.board_view(default_view), default_view["table_page"])
         self.first_revision = first["revision"]
         with gr.Tab("Leaderboard", id="leaderboard") as self.tab:
@@ -55,8 +60,7 @@ class LeaderboardTab:
                                                    label=f"Exclude flagged models ({board_views.MARKER}): rank without "
                                                          f"them and their duels", elem_id="exclude-flagged")
             self.note = gr.Markdown(first["note"], elem_id="board-note")
-            self.table = gr.Dataframe(first["table"], datatype=first["datatype"], label=first["label"], interactive=False,
-                                      max_height=700, elem_id="board", wrap=True, column_widths=first["widths"])
+            self.table = gr.HTML(first["table"], elem_id="board")
             self.pager = Pager(shown=first["shown"])
             self.page = self.pager.page
             with gr.Row():
@@ -129,7 +133,7 @@ class LeaderboardTab:
         shown, columns, full = self.view_page(view, page)
         category, adjusted = view["category"], view["p"] == board_views.ADJUSTED_P
         values = view["values"] if category != OVERALL else board_views.WIN_SCORE
-        display = board_views.with_model_links(shown.rows, board.models, view["columns"])
+        display = board_views.with_model_links(shown.rows, board.models, view["columns"], as_html=True)
         name = board_views.board_export_name(board, category, values, adjusted)
         sorts = board_views.sort_choices(columns)
         filters = view["search"], view["types"], view["min"], view["max"]
@@ -137,9 +141,8 @@ class LeaderboardTab:
         exports = (board_views.view_exports(full, shown.matching, name, rows_asked) if with_exports else
                    {"csv": gr.skip(), "json": gr.skip()})
         return dict(
-            table=board_views.emphasised(display, columns[0].header), datatype=board_views.column_types(display),
-            label="Ranking (BH-adjusted p-values)" if adjusted else "Ranking",
-            widths=column_widths(display),
+            table=board_table(display, columns[0].header, column_widths(display), self.titles,
+                              "Ranking (BH-adjusted p-values)" if adjusted else "Ranking"),
             note="\n\n".join(filter(None, [board_views.filter_note(shown.matching, shown.total, *filters),
                                             board_views.flag_note(board, view["exclude_flagged"])])),
             legend=board_views.category_legend(board, category),
@@ -153,8 +156,7 @@ class LeaderboardTab:
     def update(self, view: dict, page: int, plot_open: bool, with_exports: bool = True) -> dict:
         """parts() as updates of the tab's outputs."""
         p = self.parts(view, page, plot_open, with_exports)
-        return {self.table: gr.Dataframe(value=p["table"], datatype=p["datatype"], column_widths=p["widths"],
-                                         label=p["label"]),
+        return {self.table: p["table"],
                 self.note: p["note"], self.legend: p["legend"], self.csv: p["csv"], self.json: p["json"],
                 self.ranking_chart: p["plot"][0], self.scatter: p["plot"][1], self.sort: gr.Dropdown(choices=p["sorts"], value=p["sort"]),
                 self.values: gr.Radio(value=p["values"], interactive=p["values_open"],

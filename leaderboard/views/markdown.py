@@ -39,6 +39,10 @@ def markdown_link(text, url) -> str:
 def app_link(text, query: dict, title: str | None = None) -> str:
     """A link to a view of this app (`?tab=details&model=...`), the query percent-encoded;
     `title` is shown on hover."""
-    encoded = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in query.items())
     hover = "" if title is None else ' "' + escape_markdown(title).replace('"', '\\"') + '"'
-    return f"[{escape_markdown(text)}](?{encoded}{hover})"
+    return f"[{escape_markdown(text)}](?{app_query(query)}{hover})"
+
+
+def app_query(query: dict) -> str:
+    """A view's query string, its values percent-encoded: "tab=details&model=..."."""
+    return "&".join(f"{k}={quote(str(v), safe='')}" for k, v in query.items())

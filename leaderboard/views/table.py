@@ -26,7 +26,7 @@ from leaderboard.board.state import Leaderboard
 from leaderboard.storage.flags import MARKER
 from leaderboard.storage.store import PublishedModel
 from leaderboard.submission.metadata import MAX_NAME_LENGTH
-from leaderboard.views.markdown import app_link, escape_markdown, markdown_link
+from leaderboard.views.markdown import app_link, app_query, escape_markdown, markdown_link
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -233,9 +233,10 @@ def flag_columns(flags: dict, ids) -> pd.DataFrame:
 
 # --- for the web app: the table on screen, filters, sorting, exports, plot --------------------
 
-def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.DataFrame:
+def with_model_links(table: pd.DataFrame, published, shown_meta=None, as_html: bool = False) -> pd.DataFrame:
     """The table for the screen: the Model column links to the model's details in this app
-    (for `published` ids; its own page is linked from there), as escaped markdown, its whole
+    (for `published` ids; its own page is linked from there), as escaped markdown (for a
+    gr.Dataframe) or with `as_html` as escaped HTML (for views.board_html), its whole
     name on hover (the column cuts long names short); a
     flagged model's name follows the MARKER, its reason shown on hover instead (and in
     `flag_note`); descriptions, links, the publisher and the flag columns stay in exports and details;
@@ -243,12 +244,18 @@ def with_model_links(table: pd.DataFrame, published, shown_meta=None) -> pd.Data
     hidden = [c for c in SHOWN_META if shown_meta is not None and c not in shown_meta and c in table.columns]
     publisher = [PUBLISHER] if PUBLISHER in table else []
     out = merged_intervals(table.drop(columns=["Link", "Description", *FLAG_COLUMNS, *hidden, *publisher]))
+    link, text = (html_link, html.escape) if as_html else (app_link, escape_markdown)
     out["Model"] = [(f"{MARKER} " if flagged else "")
-                    + (app_link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else m)
-                       if sid in published else escape_markdown(m))
+                    + (link(m, {"tab": "details", "model": sid}, f"Flagged: {reason}" if flagged else m)
+                       if sid in published else text(m))
                     for sid, m, flagged, reason in zip(table.index, table["Model"], table["Flagged"],
                                                        table["Flag reason"])]
     return out
+
+
+def html_link(text, query: dict, title: str) -> str:
+    """markdown.app_link as an HTML link: to a view of this app, the text and title escaped."""
+    return f'<a href="?{html.escape(app_query(query))}" title="{html.escape(title)}">{html.escape(text)}</a>'
 
 
 def merged_intervals(table: pd.DataFrame) -> pd.DataFrame:

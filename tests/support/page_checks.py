@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from support.pages import choose, rows, shot
+from support.pages import choose, cells, rows, shot
 
 
 def first_header(page):
@@ -32,7 +32,7 @@ def check_back_and_model_link(page, url: str, category: str) -> None:
     page.go_back()
     expect(first_header(page)).to_have_text("Rank")
 
-    link = rows(page).first.locator("[role=gridcell]").nth(1).locator("a")
+    link = cells(rows(page).first).nth(1).locator("a")
     name = link.get_attribute("title")
     page.evaluate("window.sameDocument = true")  # gone if the page were loaded again
     pages = len(page.context.pages)

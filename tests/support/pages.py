@@ -88,15 +88,24 @@ def settled(page) -> None:
     page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
 
 
+# A table's body rows and their cells: the Leaderboard's HTML table's (views/board_html.py)
+# and Gradio's Dataframe's, which renders its rows virtually, as div[role=row] (an older
+# tree's board too, for bench_web.py --code).
+ROW, CELL = ":is(.board-scroll tbody > tr, div[role=row])", ":is(td, [role=gridcell])"
+
+
 def rows(page, elem_id: str = "board"):
-    """Gradio's Dataframe renders its rows virtually, as div[role=row]."""
-    return page.locator(f"#{elem_id} div[role=row]")
+    return page.locator(f"#{elem_id} {ROW}")
+
+
+def cells(row):
+    """A row's (`rows`) cells."""
+    return row.locator(CELL)
 
 
 def column(page, index: int, elem_id: str = "board") -> list[str]:
     """The rendered cells' texts of one column."""
-    return [t.strip() for t in page.locator(f"#{elem_id} div[role=row] [role=gridcell]:nth-child({index + 1})")
-            .all_inner_texts()]
+    return [t.strip() for t in page.locator(f"#{elem_id} {ROW} {CELL}:nth-child({index + 1})").all_inner_texts()]
 
 
 def headers(page, elem_id: str = "board") -> list[str]:
