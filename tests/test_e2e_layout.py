@@ -223,6 +223,10 @@ def assert_key_cell_pinned(page, elem_id: str) -> None:
     """`elem_id`'s table scrolled to its right end on a phone: the first row's key (first)
     cell still within the window and on top where it is drawn (no scrolled cell over it)."""
     expect(rows(page, elem_id).first).to_be_visible(timeout=30000)
+    # The rows show before the table's render is answered, under its status overlay, which
+    # elementFromPoint would find over the key cell: wait for the answer.
+    page.wait_for_function("(id) => !document.querySelector(`#${id} [data-testid=status-tracker]:not(.hide)`)",
+                           arg=elem_id, timeout=30000)
     page.locator(f"#{elem_id}").scroll_into_view_if_needed()
     key = rows(page, elem_id).first.locator("[role=gridcell]").first
     before = key.bounding_box()
