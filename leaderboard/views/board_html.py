@@ -7,10 +7,12 @@ Sorting is the Sort control's, on the whole board on the server."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
-from leaderboard.views.table import parameters_text
+from leaderboard.views.table import cell_formats
 
 
 def board_table(display: pd.DataFrame, score_column: str, widths: list[str], titles: dict[str, str], label: str) -> str:
@@ -23,7 +25,8 @@ def board_table(display: pd.DataFrame, score_column: str, widths: list[str], tit
     head = "".join(f'<th class="header-cell"{attribute("title", titles.get(name))}>'
                    f'<span class="header">{html.escape(name)}</span></th>' for name in columns)
     opening = ['<td class="score">' if name == score_column else "<td>" for name in columns]  # page.css: bold
-    texts = [cell_texts(display[name], name) for name in columns]
+    formats = cell_formats(display)
+    texts = [cell_texts(display[name], name, formats.get(name)) for name in columns]
     body = "".join("<tr>" + "".join(f"{td}{text}</td>" for td, text in zip(opening, row)) + "</tr>"
                    for row in zip(*texts))
     cols = "".join(f'<col style="width:{html.escape(width)}"/>' for width in widths)
@@ -37,14 +40,12 @@ def attribute(name: str, value: str | None) -> str:
     return f' {name}="{html.escape(value)}"' if value else ""
 
 
-def cell_texts(values: pd.Series, name: str) -> list[str]:
-    """One column's cells as table.emphasised's Styler shows them in a Dataframe, escaped:
-    decimals with two places ("–" when missing), sizes as parameters_text, the rest as text
-    (empty when missing); the Model column's cells are HTML already."""
+def cell_texts(values: pd.Series, name: str, shown: Callable[[Any], str] | None) -> list[str]:
+    """One column's cells as the Dataframe's Styler (table.emphasised) shows them, escaped: by
+    `shown`, the column's table.cell_formats entry, or as text (empty when missing); the Model
+    column's cells are HTML already."""
     if name == "Model":
         return list(values)
-    if name == "Parameters (B)":
-        return [parameters_text(v) for v in values]
-    if pd.api.types.is_float_dtype(values):
-        return values.map("{:.2f}".format).where(values.notna(), "–").tolist()
+    if shown is not None:
+        return [html.escape(shown(v)) for v in values]
     return [html.escape(str(v)) if pd.notna(v) else "" for v in values.to_numpy(dtype=object)]

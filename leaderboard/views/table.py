@@ -14,7 +14,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -294,9 +294,21 @@ def emphasised(table: pd.DataFrame, score_column: str, highlight: str | None = N
     if highlight in table.index:
         style = style.apply(lambda row: ["background-color: #fff3c4" if row.name == highlight else ""] * len(row),
                             axis=1)
-    scores = [c for c in table.select_dtypes("float").columns if c != "Parameters (B)"]
-    style = style.format(precision=2, subset=scores, na_rep="–")
-    return style.format(parameters_text, subset=["Parameters (B)"]) if "Parameters (B)" in table else style
+    return style.format(cell_formats(table))
+
+
+def cell_formats(table: pd.DataFrame) -> dict[str, Callable[[Any], str]]:
+    """How the screen shows the columns of `table` it formats (the Dataframe's Styler and the
+    Leaderboard's HTML table alike): each decimal column with two places, "–" when missing;
+    Parameters (B) as parameters_text."""
+    formats: dict[str, Callable[[Any], str]] = {c: two_places for c in table.select_dtypes("float").columns}
+    if "Parameters (B)" in table:
+        formats["Parameters (B)"] = parameters_text
+    return formats
+
+
+def two_places(value) -> str:
+    return "–" if pd.isna(value) else f"{value:.2f}"
 
 
 def filter_table(table: pd.DataFrame, search: str = "", model_types=None,
