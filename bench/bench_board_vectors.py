@@ -16,13 +16,14 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(os.environ.get("BENCH_CODE", ROOT))))
+sys.path.insert(0, str(ROOT))
+from bench.trees import in_each_tree, parse_or_run_phase  # noqa: E402 - this checkout's, whatever the tree
+sys.path.insert(0, str(Path(os.environ.get("BENCH_CODE", ROOT))))  # the tree a phase measures
 
 
 def timed(call, repeats: int) -> dict:
@@ -58,18 +59,11 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--before", help="another tree of the code (`git archive main`)")
-    parser.add_argument("--phase", action="store_true")
-    parser.add_argument("args", nargs="*")
-    args = parser.parse_args()
-    if args.phase:
-        print(json.dumps(phase(*args.args)))
+    args = parse_or_run_phase(parser, phase)
+    if args is None:
         return
-    result = {"models": args.models, "load_average_at_start": os.getloadavg()}
-    for tree, code in (("after", ROOT), *((("before", Path(args.before)),) if args.before else ())):
-        out = subprocess.run([sys.executable, __file__, "--phase", str(args.models), str(args.repeats)], cwd=ROOT,
-                             env={**os.environ, "BENCH_CODE": str(code)}, capture_output=True, text=True, check=True)
-        result[tree] = json.loads(out.stdout.strip().splitlines()[-1])
+    result = {"models": args.models, "load_average_at_start": os.getloadavg(),
+              **in_each_tree(__file__, args.before, args.models, args.repeats)}
     result["load_average_at_end"] = os.getloadavg()
     print(json.dumps(result, indent=1))
 

@@ -37,7 +37,6 @@ import os
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -129,14 +128,6 @@ def phase_publication(store: str, new_file: str, repeats: str, ahead: str = "") 
 PHASES = {"publication": phase_publication}
 
 
-def run_phase(code: Path, name: str, *args) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--phase", name, *map(str, args)], cwd=ROOT,
-                         env={**os.environ, "BENCH_CODE": str(code)}, capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(f"phase {name} ({code}) failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", type=int, default=1000)
@@ -160,6 +151,7 @@ def main():
     if args.phase:
         print(json.dumps(PHASES[args.phase](*args.args)))
         return
+    from bench.trees import phase_in_tree  # this tree's: a phase's tree may be older
     from bench.bench_scale import built_store, linked_copy
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
@@ -176,11 +168,11 @@ def main():
                 continue
             for name, path in files.items():
                 linked_copy(store, copy)
-                runs[tree, name].append(run_phase(code, "publication", copy, path, args.presubmits))
+                runs[tree, name].append(phase_in_tree(__file__, code, "publication", copy, path, args.presubmits))
                 print(json.dumps({tree: {name: runs[tree, name][-1]}}), file=sys.stderr, flush=True)
             if args.ahead and tree == "after":
                 linked_copy(store, copy)
-                runs[tree, "enters_ahead"].append(run_phase(code, "publication", copy, files["enters"],
+                runs[tree, "enters_ahead"].append(phase_in_tree(__file__, code, "publication", copy, files["enters"],
                                                             args.presubmits, "ahead"))
                 print(json.dumps({tree: {"enters_ahead": runs[tree, "enters_ahead"][-1]}}), file=sys.stderr, flush=True)
     shutil.rmtree(copy, ignore_errors=True)

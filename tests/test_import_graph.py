@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # of `leaderboard/` not listed is a plain utility until it is, so its imports from above fail here.
 LAYERS = [
     ["stats"],
-    ["leaderboard", "leaderboard.errors", "leaderboard.strict_json", "leaderboard.temp_disk", "leaderboard.blas"],  # plain utilities
+    ["leaderboard", "leaderboard.errors", "leaderboard.strict_json", "leaderboard.temp_disk", "leaderboard.blas",
+     "leaderboard.freed_memory"],  # plain utilities
     ["leaderboard.config"],
     ["leaderboard.engine"],
     ["leaderboard.submission"],

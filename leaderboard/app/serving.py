@@ -9,7 +9,7 @@ import threading
 import gradio as gr
 from starlette.middleware import Middleware
 
-from leaderboard import blas
+from leaderboard import blas, freed_memory
 from leaderboard.app.gradio_compat import queued
 from leaderboard.app.limits import UploadGate, UploadWindow
 from leaderboard.app.page import build_app, page_style
@@ -27,6 +27,7 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
     """`board`'s page with `settings`, served (`launch`: more of Gradio's launch arguments);
     the board's work that would slow the start waits for `serving`, which the caller sets."""
     blas.one_thread()
+    freed_memory.fewer_arenas()
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
         board.watch(settings.settings.poll_seconds)
     # The first page's intervals: a local store's current snapshot holds them; else they

@@ -13,6 +13,7 @@ import gradio as gr
 import pandas as pd
 
 import content
+from leaderboard import freed_memory
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.column_widths import column_widths
 from leaderboard.app.pager import Pager, turned_to
@@ -76,8 +77,9 @@ class SubmitTab:
         # a JSON upload read as it arrives (`uploaded`): (its path, its sha256, the reading, done or under way)
         self.read_uploads: PreviewShelf[tuple[str, str, Future[ReadFile]]] = PreviewShelf(self.cache_seconds)
         self.can_publish = not self.read_only and signin.mode != MAINTAINERS
-        # The duels a preview leaves to its publication, run while it is read (Publishing.duel_ahead).
-        self.duels_ahead = ThreadPoolExecutor(1, thread_name_prefix="duels-ahead")
+        # After each pre-submission, one at a time: the duels it leaves to its publication, run
+        # while it is read (Publishing.duel_ahead), then the memory it freed given back.
+        self.background = ThreadPoolExecutor(1, thread_name_prefix="after-presubmission")
         notice = (content.READ_ONLY if self.read_only else
                   content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
         with gr.Tab("Submit", id="submission") as self.tab:
@@ -247,7 +249,7 @@ class SubmitTab:
                 except StoreFailure as e:  # the preview is still shown, with what happened
                     record_failure = str(e)
                 if self.can_publish:
-                    self.publishing.duel_ahead(preview, self.duels_ahead)
+                    self.publishing.duel_ahead(preview, self.background)
         except LimitReached as e:
             return {self.status: submission.quota_refusal(str(e)), self.form_errors: "", self.file_errors: "",
                     **failed}
@@ -263,6 +265,8 @@ class SubmitTab:
             log.exception("a pre-submission failed")
             return {self.status: submission.presubmission_failed("an internal error, logged for the maintainers"),
                     self.form_errors: "", self.file_errors: "", **failed}
+        finally:  # after its duels ahead, if any: what it freed (hundreds of MB at 10,000 models)
+            self.background.submit(freed_memory.give_back)
         return {self.status: summary + submission.disclosure_note(preview, record_failure), self.form_errors: "",
                 self.file_errors: "", **shown, self.preview_duels: hidden,  # filled by `duels_view`, next
                 self.preview_state: self.previews.put(request.session_hash, Presubmitted(preview, board)),

@@ -17,6 +17,7 @@ from typing import Any, TypedDict
 import numpy as np
 import pandas as pd
 
+from leaderboard import freed_memory
 from leaderboard.board.reader import BoardState, titles_of
 from leaderboard.config.tasks import PANEL, Benchmark, load_benchmark
 from leaderboard.submission.demo import sample_document
@@ -297,6 +298,7 @@ class Leaderboard:
                     then()
             except Exception as e:  # noqa: BLE001 - a reader computes them when it asks
                 log.warning("computing the intervals failed: %s", e)
+            freed_memory.give_back()
         thread = threading.Thread(target=run, name="leaderboard-intervals", daemon=True)
         thread.start()
         return thread
@@ -320,6 +322,7 @@ class Leaderboard:
                     pass  # kept on the models' results
             except Exception as e:  # noqa: BLE001 - whoever needs them computes them
                 log.warning("warming the board failed: %s", e)
+            freed_memory.give_back()
         thread = threading.Thread(target=run, name="leaderboard-warming", daemon=True)
         thread.start()
         return thread
