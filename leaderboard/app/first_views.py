@@ -1,7 +1,8 @@
-"""What a new visitor's first open of Details and Head-to-head asks for, made once the page
-is served (issue 35: at 10,000 models the best model's duels took 1-1.3 s and the best two's
-comparison 1-4 s, most of it scipy.stats' first import). The duels CSV is not among them: it
-is made when a visitor asks for it."""
+"""What a new visitor's first open of Details and Head-to-head asks for, and what the first
+pre-submission's view needs, made once the page is served (issue 35: at 10,000 models the
+best model's duels took 1-1.3 s and the best two's comparison 1-4 s, most of it scipy.stats'
+first import; the first preview paid 0.28 s for pandas' Styler). The duels CSV is not among
+them: it is made when a visitor asks for it."""
 from __future__ import annotations
 
 import logging

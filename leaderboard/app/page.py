@@ -74,7 +74,7 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
             head_to_head.duel_map, queue=False, **PRIVATE)
 
         if warm_after is not None:
-            first_views.make_in_background(warm_after, head_to_head, model_details)
+            first_views.make_in_background(warm_after, head_to_head, model_details, submit)
 
         read_api = ReadApi(board)
         for name in ENDPOINTS:  # the public, read-only endpoints (documented in the About tab), sharing one limit

@@ -285,6 +285,15 @@ class SubmitTab:
         return gr.Dataframe(value=details.duel_grid(shown), column_widths=details.grid_widths(shown), visible=True,
                             label=details.grid_label(len(duels.opponents), PREVIEW_DUELS_TITLE))
 
+    def warm(self) -> None:
+        """What a first pre-submission's view would pay before its answer (pandas' Styler,
+        imported and its templates compiled on first use: 0.28 s of CPU, bench/RESULTS.md
+        session 19): the best model's neighbourhood, made as a publication's is, and dropped."""
+        ranked = self.board.ranked()
+        if len(ranked):
+            best = ranked.index[0]
+            self.neighbourhood_view(ranked, best, lambda rows: submission.published_table(self.board, best, rows))
+
     def preview_neighbourhood(self, preview: Preview) -> dict:
         """The new model's neighbourhood in the would-be ranking, its row marked."""
         return self.neighbourhood_view(preview.table, preview.submission_id,
