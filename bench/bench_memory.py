@@ -13,7 +13,7 @@ grid and whole ranking made, and kept as the app keeps them: the newest 8 previe
 their rankings and the newest 8 read files; an entering one's duels run ahead on one
 worker, then the tree's trim of freed memory when it has one (`freed_memory.give_back`, as
 its app runs after each pre-submission). After each pair, once the duels ahead ran: the
-process's resident memory (VmRSS) and its peak (VmHWM). Prints one JSON summary.
+process's peak and resident memory (VmHWM, VmRSS), in GB. Prints one JSON summary.
 """
 from __future__ import annotations
 
@@ -31,16 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CODE = Path(os.environ.get("BENCH_CODE", ROOT))  # the tree whose leaderboard package a phase measures
 sys.path.insert(0, str(ROOT))
-from bench.trees import in_each_tree, parse_or_run_phase  # noqa: E402 - this checkout's, whatever the tree
+from bench.process_memory import memory_gb  # noqa: E402 - this checkout's, whatever the tree
+from bench.trees import in_each_tree, parse_or_run_phase  # noqa: E402
 sys.path.insert(0, str(CODE))
 KEPT = 8  # the app's PreviewShelf total, for previews and for read uploads
-
-
-def memory_gb() -> tuple[float, float]:
-    """(VmRSS, VmHWM) of this process, in GB."""
-    status = Path("/proc/self/status").read_text().splitlines()
-    return tuple(next(int(line.split()[1]) / 1e6 for line in status if line.startswith(key))
-                 for key in ("VmRSS:", "VmHWM:"))
 
 
 def phase(store: str, enters: str, stays_out: str, presubmits: str) -> dict:

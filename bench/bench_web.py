@@ -50,6 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from bench.process_memory import memory_gb  # noqa: E402
 from leaderboard.storage.store import stored_titles  # noqa: E402
 
 
@@ -113,20 +114,14 @@ def served_figures(code: Path, store: Path, files: list[Path], browser, args) ->
         for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
             times, ranks = measure(browser, viewport, port, args, files, picked_model(store))
             result[name] = {**figures(times), "preview_rank_of_new_model": ranks}
-        result["app_peak_memory_gb"] = peak_memory_gb(app.pid)  # its start, warming and every figure above
+        # its start, warming and every figure above; and what it holds once they are done
+        result["app_peak_memory_gb"], result["app_resident_memory_gb"] = memory_gb(app.pid)
     finally:
         app.terminate()
         app.wait(timeout=30)
         shutil.rmtree(served, ignore_errors=True)
     result["load_average_at_end"] = os.getloadavg()
     return result
-
-
-def peak_memory_gb(pid: int) -> float:
-    """The process's peak resident memory so far (the kernel's VmHWM), in GB."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    kilobytes = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM:"))
-    return round(kilobytes / 1e6, 2)
 
 
 def figures(times: dict[str, list[float]]) -> dict:
