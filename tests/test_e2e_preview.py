@@ -137,3 +137,23 @@ def test_a_json_upload_is_read_as_it_arrives_and_its_pre_submission_reads_it_no_
         answer = session.call("presubmit", [*FORM, upload])
         assert "would rank" in answer[0], answer[0]
         assert len(reads) == 1, "the pre-submission read the file again"
+
+
+def test_the_duels_a_preview_leaves_to_its_publication_start_at_the_click_to_publish(
+        tmp_path_factory, full_store_template, preview_file, monkeypatch):
+    """Through the page's own calls, on an app served in this process: a pre-submission runs
+    no duel ahead of its publication (most previews are never published, and at 10,000
+    models an entering one's took a core for seconds while other visitors' pages loaded);
+    the click to publish, which asks for the confirmation, starts them, once."""
+    from support.servers import serve_in_process
+    from leaderboard.board.publishing import Publishing
+
+    started = []
+    monkeypatch.setattr(Publishing, "duel_ahead", lambda self, preview, pool: started.append(preview.submission_id))
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, *_):
+        session = PageSession(url)
+        answer = session.call("presubmit", [*FORM, session.upload(preview_file)])
+        assert "would rank" in answer[0], answer[0]
+        assert started == []
+        session.call("confirming", [None])  # Gradio takes the token from the session's state
+        assert len(started) == 1

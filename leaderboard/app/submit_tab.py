@@ -77,8 +77,8 @@ class SubmitTab:
         # a JSON upload read as it arrives (`uploaded`): (its path, its sha256, the reading, done or under way)
         self.read_uploads: PreviewShelf[tuple[str, str, Future[ReadFile]]] = PreviewShelf(self.cache_seconds)
         self.can_publish = not self.read_only and signin.mode != MAINTAINERS
-        # After each pre-submission, one at a time: the duels it leaves to its publication, run
-        # while it is read (Publishing.duel_ahead), then the memory it freed given back.
+        # One at a time: the duels a preview leaves to its publication, run once its submitter
+        # asks to publish (Publishing.duel_ahead), and the memory a pre-submission freed given back.
         self.background = ThreadPoolExecutor(1, thread_name_prefix="after-presubmission")
         notice = (content.READ_ONLY if self.read_only else
                   content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
@@ -159,9 +159,7 @@ class SubmitTab:
                                 **PRIVATE).then(None, self.new_row, None, js=SCROLL_TO_NEW_ROW_JS)
         self.preview_pager.on_turn(self.turn_ranking, page_inputs, [self.status, *ranking_outputs], queue=False,
                                    trigger_mode="always_last")
-        publish_button.click(lambda: {self.publish_row: gr.update(visible=False),
-                                      self.confirm_box: gr.update(visible=True)},
-                             None, [self.publish_row, self.confirm_box], **PRIVATE)
+        publish_button.click(self.confirming, self.preview_state, [self.publish_row, self.confirm_box], **PRIVATE)
         cancel_button.click(self.cancel, self.preview_state,
                             [self.status, *ranking_outputs, self.preview_duels, self.preview_state, self.confirm_box],
                             **PRIVATE)
@@ -248,8 +246,6 @@ class SubmitTab:
                     self.publishing.disclose(preview, sha256, account, address)
                 except StoreFailure as e:  # the preview is still shown, with what happened
                     record_failure = str(e)
-                if self.can_publish:
-                    self.publishing.duel_ahead(preview, self.background)
         except LimitReached as e:
             return {self.status: submission.quota_refusal(str(e)), self.form_errors: "", self.file_errors: "",
                     **failed}
@@ -265,7 +261,7 @@ class SubmitTab:
             log.exception("a pre-submission failed")
             return {self.status: submission.presubmission_failed("an internal error, logged for the maintainers"),
                     self.form_errors: "", self.file_errors: "", **failed}
-        finally:  # after its duels ahead, if any: what it freed (hundreds of MB at 10,000 models)
+        finally:  # what it freed: hundreds of MB at 10,000 models
             self.background.submit(freed_memory.give_back)
         return {self.status: summary + submission.disclosure_note(preview, record_failure), self.form_errors: "",
                 self.file_errors: "", **shown, self.preview_duels: hidden,  # filled by `duels_view`, next
@@ -418,6 +414,17 @@ class SubmitTab:
                 **{field: form[key] for field, key in ((self.model_type, "model_type"), (self.input_length, "input_length"),
                                                        (self.params, "parameters"), (self.precision, "precision"))
                    if key in form}}
+
+    def confirming(self, token, request: gr.Request) -> dict:
+        """The confirmation asked for; meanwhile the duels the preview left to its publication
+        run (seconds of a core at 10,000 models when it enters the panel), so that the click
+        to confirm finds them run. Not with the preview: most previews are never published,
+        and their duels took a core from every other visitor."""
+        kept = self.previews.get(request.session_hash, token)
+        if kept is not None and kept.preview.duels_ahead is None:
+            self.publishing.duel_ahead(kept.preview, self.background)
+            self.background.submit(freed_memory.give_back)
+        return {self.publish_row: gr.update(visible=False), self.confirm_box: gr.update(visible=True)}
 
     def cancel(self, token, request: gr.Request) -> dict:
         kept = self.previews.get(request.session_hash, token)

@@ -205,10 +205,10 @@ class Publishing:
     def duel_ahead(self, preview: Preview, pool: Executor) -> None:
         """Run in `pool` the duels the preview left to its publication (an entering model's
         with every model off the panel, `Preview.duels_at_publication`: seconds at 10,000
-        models) while its submitter reads it, so that the click to publish finds them run
-        (`publish` waits for them when they are running, runs them itself when they have not
-        started). The app's pool has one worker: previews nobody publishes cost it time, not
-        the page. The board's sample file, which is never published, needs none."""
+        models) while its submitter confirms it (the app: from the click to publish to the
+        click to confirm), so that publishing finds them run (`publish` waits for them when
+        they are running, runs them itself when they have not started). The board's sample
+        file, which is never published, needs none."""
         if preview.is_sample or not preview.duels_at_publication:
             return
         tournament, sid, models = preview.tournament.copy(), preview.submission_id, self.board.models
