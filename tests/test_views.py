@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import plotly.graph_objects as go
 
+from leaderboard.app.column_widths import column_widths
 from leaderboard.board.publishing import Publishing
 from leaderboard.board.administration import Administration
 from leaderboard.board.state import Leaderboard
@@ -85,6 +86,15 @@ def test_sort_control_orders_by_any_score_column_best_first(small_store):
     assert views.sort_table(table, columns, "t_auc")["AUC AUROC % ↑"].is_monotonic_decreasing
     assert views.sort_table(table, columns, "parameters")["Parameters (B)"].is_monotonic_decreasing
     assert views.sort_table(table, columns, "rank").index.equals(table.index)
+
+
+def test_a_column_is_as_wide_as_its_header_on_two_lines_plus_a_sort_menu_only_where_headers_have_one():
+    """A Dataframe's header holds a 16 px menu button beside its text; the Leaderboard tab's
+    HTML table has none. "Czech Language Understanding" on two lines ("Czech Language" /
+    "Understanding"): 14 letters of 8.6 px and 20 px of padding, 141 px (the Model column: 170 px)."""
+    display = pd.DataFrame({"Model": ["a long model name"], "Czech Language Understanding": ["71.20"]})
+    assert column_widths(display) == ["170px", "157px"]
+    assert column_widths(display, sort_menus=False) == ["170px", "141px"]
 
 
 def test_the_boards_table_is_escaped_html_with_titles_widths_links_and_the_score_in_bold(small_store):

@@ -25,11 +25,13 @@ def px(chars: int, extra: int = 0) -> int:
     return math.ceil(CHAR_WIDTH * chars + PADDING + extra)
 
 
-def column_widths(display: pd.DataFrame, model_column: str = "Model") -> list[str]:
+def column_widths(display: pd.DataFrame, model_column: str = "Model", sort_menus: bool = True) -> list[str]:
     """Each column's width: the Model column MODEL_WIDTH, the others their header's two-line
-    width or their longest cell, whichever is wider."""
+    width or their longest cell, whichever is wider. `sort_menus`: a Dataframe's, whose
+    headers hold a menu button beside the text (the Leaderboard tab's HTML table has none)."""
+    menu = MENU_BUTTON if sort_menus else 0
     return [f"{MODEL_WIDTH}px" if name == model_column else
-            f"{max(px(two_line_chars(str(name)), MENU_BUTTON), px(max(display[name].map(len_shown), default=0)))}px"
+            f"{max(px(two_line_chars(str(name)), menu), px(max(display[name].map(len_shown), default=0)))}px"
             for name in display.columns]
 
 

@@ -141,7 +141,7 @@ class LeaderboardTab:
         exports = (board_views.view_exports(full, shown.matching, name, rows_asked) if with_exports else
                    {"csv": gr.skip(), "json": gr.skip()})
         return dict(
-            table=board_table(display, columns[0].header, column_widths(display), self.titles,
+            table=board_table(display, columns[0].header, column_widths(display, sort_menus=False), self.titles,
                               "Ranking (BH-adjusted p-values)" if adjusted else "Ranking"),
             note="\n\n".join(filter(None, [board_views.filter_note(shown.matching, shown.total, *filters),
                                             board_views.flag_note(board, view["exclude_flagged"])])),
