@@ -11,8 +11,9 @@ threads (Gradio runs handlers on a pool of threads), the files alternating (stay
 the panel, entering it). Each is read, pre-submitted, its summary, neighbourhood, duels
 grid and whole ranking made, and kept as the app keeps them: the newest 8 previews with
 their rankings and the newest 8 read files; an entering one's duels run ahead on one
-worker, then the tree's trim of freed memory when it has one (`freed_memory.give_back`, as
-its app runs after each pre-submission). After each pair, once the duels ahead ran: the
+worker, as if each submitter asked to publish (the app runs them from that click since
+session 19, with every preview before it), then the tree's trim of freed memory when it has
+one (`freed_memory.give_back`, as its app runs after each pre-submission). After each pair, once the duels ahead ran: the
 process's peak and resident memory (VmHWM, VmRSS), in GB. Prints one JSON summary.
 """
 from __future__ import annotations
