@@ -1,6 +1,7 @@
 """What the page's layout must not do, measured in a real headless Chromium on a desktop and
 a phone: cut the pinned rank header, squeeze the details bars to nothing, run a model's
-name under the dropdown's arrow, cover the duel map's titles with its toolbar.
+name under the dropdown's arrow, cover the duel map's titles with its toolbar; and, on the
+same visit, the browser's history (Back, Forward, a model's link in the page).
 
 A load of the page costs some 2.5 s of Chromium's CPU and 1 s of the app's (bench/RESULTS.md):
 each viewport visits the Leaderboard tab once (and the longest header's view from a link) and
@@ -10,8 +11,8 @@ Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
-from support.page_checks import check_ranking_chart
-from support.pages import DESKTOP, PHONE, cells, choose, close, open_filters, open_page, rows, shot
+from support.page_checks import check_back_and_model_link, check_ranking_chart
+from support.pages import DESKTOP, PHONE, cells, choose, close, open_filters, open_page, rows, settled, shot
 
 from urllib.parse import quote
 
@@ -46,8 +47,13 @@ def assert_rank_header_whole(page, category: str) -> None:
 
 @VIEWPORTS
 def test_the_leaderboard_tab_s_layout(browser, app_url, viewport):
-    """The Leaderboard tab's checks in turn on one page, then the longest header's view from a link."""
+    """The Leaderboard tab's checks in turn on one page, then the longest header's view from a
+    link. First the browser's history (issue 36): a view change pushes a history entry, Back
+    returns to the view before it, Forward to the one after; a model's link opens its Details
+    in the page (no new tab, no reload) at a URL of its own."""
     page = open_page(browser, app_url[0], viewport)
+    settled(page)
+    check_back_and_model_link(page, app_url[0], "NER")
     expect(rows(page)).to_have_count(5, timeout=30000)
     check_every_header_explains_its_column_on_a_click_or_tap(page, viewport)
     check_a_category_switch_shows_its_score_beside_the_pinned_columns(page)
