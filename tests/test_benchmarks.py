@@ -1,13 +1,11 @@
-"""Any benchmark from a tasks file: the four shipped benchmarks through the same CLI and
-web-app runs (Chromium, desktop and phone), tasks-file errors, bad samples of the new metrics.
-
-Screenshots are saved in test-artifacts/ as bench_<benchmark>_<step>_<width>.png.
-"""
+"""Any benchmark from a tasks file: the four shipped benchmarks through the same CLI run
+(their run in the app, desktop and phone: test_e2e_first_screen.py), tasks-file errors, bad
+samples of the new metrics, a benchmark name of markup shown as typed."""
 from __future__ import annotations
 
 from support.benchmarks import BENCHMARKS, SUITE_FILE
-from support.pages import DESKTOP, PHONE, choose, close, fill_form, open_page, rows
-from support.paths import ARTIFACTS, ROOT
+from support.pages import close, open_page
+from support.paths import ROOT
 from support.servers import free_port, start_app
 from support.stores import tree_digest
 
@@ -16,7 +14,6 @@ from support.cli import cli as run_cli
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,9 +23,7 @@ from playwright.sync_api import expect
 from seqeval.metrics import f1_score as seqeval_f1
 
 from leaderboard.board.state import Leaderboard
-from leaderboard.submission.demo import sample_document
 from leaderboard.storage.local import LocalStore
-from leaderboard.strict_json import dump_json
 from leaderboard.submission.parsing import parse_submission
 from leaderboard.config.tasks import TasksFileError, load_benchmark
 
@@ -76,76 +71,6 @@ def test_cli_refuses_a_file_of_the_other_benchmark(built):
     out = cli(other, "presubmit", str(sample), "--store", str(store), "--team", "T", "--model", "M")
     assert out.returncode == 2 and "missing tasks" in out.stderr and "Traceback" not in out.stderr
     assert tree_digest(store) == before
-
-
-def own_model_file(benchmark, store: Path, folder: Path) -> Path:
-    """A valid file that is not the store's sample file (which cannot be published): the
-    sample generator with another seed, on the store's documents."""
-    document = sample_document(benchmark, Leaderboard(LocalStore(store), benchmark).references(), seed=1)
-    path = folder / "own.json"
-    path.write_bytes(dump_json(document))
-    return path
-
-
-def test_app_runs_the_benchmark(built, chromium, tmp_path):
-    benchmark, tasks, store, sample = built
-    store_copy = tmp_path / "store"
-    subprocess.run(["cp", "-r", str(store), str(store_copy)], check=True)
-    port = free_port()
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("LEADERBOARD_")},
-           "LEADERBOARD_STORE": str(store_copy), "LEADERBOARD_TASKS": str(tasks),
-           "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
-    process = start_app(env, tmp_path / "app.log")
-    name = benchmark.name.lower()
-    ARTIFACTS.mkdir(exist_ok=True)
-    try:
-        for viewport in (DESKTOP, PHONE):
-            page = open_page(chromium, f"http://127.0.0.1:{port}/", viewport)
-            expect(page).to_have_title(f"{benchmark.name} duel leaderboard")
-            expect(page.locator("#intro h1")).to_have_text(f"{benchmark.name} duel leaderboard")
-            expect(rows(page)).to_have_count(N_MODELS, timeout=30000)
-            page.screenshot(path=str(ARTIFACTS / f"bench_{name}_board_{viewport['width']}.png"))
-            # the last category, or the last whose task names its measure (metric_label)
-            category = next((t.category for t in reversed(benchmark.tasks) if t.metric_label
-                             and t.metric_label != t.metric.display_name), benchmark.categories[-1])
-            choose(page, "category", category)
-            page.locator("#values label", has_text="Metric value").click()
-            for task in benchmark.tasks_in(category):
-                header = f"{task.abbreviation} {task.metric_title}"
-                expect(page.locator("#board thead th").filter(has_text=header)).to_have_count(1, timeout=15000)
-                expect(page.locator("#legend")).to_contain_text(task.name)
-            page.screenshot(path=str(ARTIFACTS / f"bench_{name}_category_{viewport['width']}.png"),
-                            full_page=True)
-            page.get_by_role("tab", name="About").click()
-            about = page.locator("#about")
-            expect(about).to_contain_text(f"{benchmark.name} has {len(benchmark.tasks)} tasks")
-            expect(about).to_contain_text(f"the {benchmark.top_opponents} best models by overall score")
-            for metric in {t.metric for t in benchmark.tasks}:
-                expect(about).to_contain_text(f"({metric.name},")
-            page.screenshot(path=str(ARTIFACTS / f"bench_{name}_about_{viewport['width']}.png"), full_page=True)
-            if viewport is DESKTOP:
-                desktop = page  # it publishes, once the phone has shown the board as it was
-            else:
-                close(page)
-        page = desktop
-        fill_form(page, own_model_file(benchmark, store, tmp_path), "Bench Team", "bench-model")
-        page.locator("#presubmit").click()
-        status = page.locator("#status")
-        expect(status).to_contain_text(re.compile("would rank|not accepted"), timeout=60000)
-        assert "would rank" in status.inner_text(), (status.inner_text(), page.locator("#form-errors").inner_text(),
-                                                     page.locator("#file-errors").inner_text())
-        page.locator("#publish").click()
-        page.locator("#confirm").click()
-        expect(page.locator("#status")).to_contain_text("Published", timeout=60000)
-        page.get_by_role("tab", name="Details").click()
-        expect(page.locator("#duels-explained")).to_contain_text(f"p ≤ {benchmark.alpha:g}")
-        expect(rows(page, "duels")).to_have_count(N_MODELS, timeout=30000)
-        page.screenshot(path=str(ARTIFACTS / f"bench_{name}_details_1440.png"), full_page=True)
-        close(page)
-        assert len(list((store_copy / "data").glob("*.json"))) == N_MODELS + 1
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
 
 
 # --- the tasks file ---------------------------------------------------------------------

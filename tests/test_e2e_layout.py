@@ -1,13 +1,18 @@
 """What the page's layout must not do, measured in a real headless Chromium on a desktop and
 a phone: cut the pinned rank header, squeeze the details bars to nothing, run a model's
-name under the dropdown's arrow, cover the duel map's titles with its toolbar.
+name under the dropdown's arrow, cover the duel map's titles with its toolbar; and, on the
+same visit, the browser's history (Back, Forward, a model's link in the page).
+
+A load of the page costs some 2.5 s of Chromium's CPU and 1 s of the app's (bench/RESULTS.md):
+each viewport visits the Leaderboard tab once (and the longest header's view from a link) and
+Details then Head-to-head once, and runs the checks in turn on the page as the one before left it.
 
 Screenshots are saved in test-artifacts/; the app is conftest.py's `shared_app`.
 """
 from __future__ import annotations
 
-from support.page_checks import check_ranking_chart
-from support.pages import DESKTOP, PHONE, cells, choose, close, open_filters, open_page, rows, shot
+from support.page_checks import check_back_and_model_link, check_ranking_chart
+from support.pages import DESKTOP, PHONE, cells, choose, close, open_filters, open_page, rows, settled, shot
 
 from urllib.parse import quote
 
@@ -41,17 +46,61 @@ def assert_rank_header_whole(page, category: str) -> None:
 
 
 @VIEWPORTS
-def test_the_pinned_rank_header_is_whole_in_every_category_view(browser, app_url, viewport):
-    """Every category view as the category picker switches to it on one page (a page load
-    for each view cost 11 more loads a viewport), and the view with the longest word in its
-    header ("Czech Language Understanding") as a link opens it too."""
-    from leaderboard.config.tasks import load_benchmark
+def test_the_leaderboard_tab_s_layout(browser, app_url, viewport):
+    """The Leaderboard tab's checks in turn on one page, then the longest header's view from a
+    link. First the browser's history (issue 36): a view change pushes a history entry, Back
+    returns to the view before it, Forward to the one after; a model's link opens its Details
+    in the page (no new tab, no reload) at a URL of its own."""
     page = open_page(browser, app_url[0], viewport)
-    for category in ["Overall", *load_benchmark().categories]:
-        if category != "Overall":
-            choose(page, "category", category)
+    settled(page)
+    check_back_and_model_link(page, app_url[0], "NER")
+    expect(rows(page)).to_have_count(5, timeout=30000)
+    check_every_header_explains_its_column_on_a_click_or_tap(page, viewport)
+    check_a_category_switch_shows_its_score_beside_the_pinned_columns(page)
+    check_the_pinned_rank_header_is_whole_in_every_category_view(page)
+    check_every_radio_option_lies_inside_the_window(page)
+    check_ranking_chart(page, viewport, ["NER"], 5)  # issue 36: the ranking chart, in Overall and NER
+    check_the_longest_header_from_a_link(page, app_url[0])
+    close(page)
+
+
+@VIEWPORTS
+def test_details_and_head_to_head_layout(browser, app_url, viewport):
+    """Details' checks in turn on one page, then Head-to-head's (with the duel map) on it. Issue
+    36: on a phone Details' won / lost / not significant table and Head-to-head's tasks won per
+    category scroll sideways with their category column pinned."""
+    page = open_page(browser, app_url[0] + "?tab=details", viewport)
+    check_details_bars_have_length_and_the_model_name_clears_the_arrow(page)
+    check_per_category_table_is_readable(page, "duel-summary", viewport)
+    shot(page, "38_details_summary", full_page=False)
+    if viewport is PHONE:
+        assert_key_cell_pinned(page, "duel-summary")
+        shot(page, "40_details_summary_scrolled", full_page=False)
+    page.goto(app_url[0] + "?tab=head-to-head&map=Overall")
+    check_per_category_table_is_readable(page, "pair-record", viewport)
+    if viewport is PHONE:
+        assert_key_cell_pinned(page, "pair-record")
+        shot(page, "41_pair_record_scrolled", full_page=False)
+    check_the_duel_map_s_cells_are_readable(page)
+    check_the_duel_maps_toolbar_covers_none_of_its_titles(page)
+    check_head_to_head_headers_break_at_words(page)
+    close(page)
+
+
+def check_the_pinned_rank_header_is_whole_in_every_category_view(page) -> None:
+    """Every category view as the category picker switches to it on one page (a page load
+    for each view cost 11 more loads a viewport), Overall last, the table at its start."""
+    from leaderboard.config.tasks import load_benchmark
+    page.locator("#board .board-scroll").evaluate("e => e.scrollLeft = 0")
+    for category in [*load_benchmark().categories, "Overall"]:
+        choose(page, "category", category)
         assert_rank_header_whole(page, category)
-    page.goto(f"{app_url[0]}?category={quote('Czech Language Understanding')}")
+
+
+def check_the_longest_header_from_a_link(page, url: str) -> None:
+    """The view with the longest word in its header ("Czech Language Understanding") as a link
+    opens it, its rank and Model columns still side by side when the table is scrolled."""
+    page.goto(f"{url}?category={quote('Czech Language Understanding')}")
     assert_rank_header_whole(page, "Czech Language Understanding")
     expect(rows(page).first).to_be_visible(timeout=30000)
     first = cells(rows(page).first)
@@ -60,12 +109,9 @@ def test_the_pinned_rank_header_is_whole_in_every_category_view(browser, app_url
     rank, model = first.nth(0).bounding_box(), first.nth(1).bounding_box()
     assert model["x"] >= rank["x"] + rank["width"] - 0.5, (rank, model)  # still side by side when scrolled
     shot(page, "30_category_rank_header", full_page=False)
-    close(page)
 
 
-@VIEWPORTS
-def test_details_bars_have_length_and_the_model_name_clears_the_arrow(browser, app_url, viewport):
-    page = open_page(browser, app_url[0] + "?tab=details", viewport)
+def check_details_bars_have_length_and_the_model_name_clears_the_arrow(page) -> None:
     expect(page.locator("#bars .bar").first).to_be_attached(timeout=30000)
     widths = page.locator("#bars .bar").evaluate_all("bars => bars.map(b => b.getBoundingClientRect().width)")
     values = [float(v) for v in page.locator("#bars .bar-value").all_inner_texts()]
@@ -76,12 +122,9 @@ def test_details_bars_have_length_and_the_model_name_clears_the_arrow(browser, a
         arrow = page.locator(f"{picker} .icon-wrap").bounding_box()
         assert text_right <= arrow["x"] + 0.5, (picker, text_right, arrow)  # the text stops before the arrow
     shot(page, "31_details_bars")
-    close(page)
 
 
-@VIEWPORTS
-def test_the_duel_maps_toolbar_covers_none_of_its_titles(browser, app_url, viewport):
-    page = open_page(browser, app_url[0] + "?tab=head-to-head&map=Overall", viewport)
+def check_the_duel_maps_toolbar_covers_none_of_its_titles(page) -> None:
     expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
     page.locator("#map-box").scroll_into_view_if_needed()
     page.locator("#duel-map").hover()  # the toolbar shows on hover
@@ -89,16 +132,13 @@ def test_the_duel_maps_toolbar_covers_none_of_its_titles(browser, app_url, viewp
     for title in ("#duel-map .gtitle", "#duel-map .xtitle"):
         assert not overlap(toolbar, page.locator(title).bounding_box()), (title, toolbar)
     shot(page, "32_duel_map_titles", full_page=False)
-    close(page)
 
 
-@VIEWPORTS
-def test_head_to_head_headers_break_at_words(browser, app_url, viewport):
+def check_head_to_head_headers_break_at_words(page) -> None:
     """Each header of the per-task table wraps between words, never letter by letter: no
     word is wider than its header's text box, and none takes more than three lines. In
     Language Modeling, whose "p one-sided (B better)" column holds only 1s (the best model
     against the second: every perplexity better)."""
-    page = open_page(browser, app_url[0] + "?tab=head-to-head", viewport)
     expect(rows(page, "pair-tasks").first).to_be_visible(timeout=30000)
     choose(page, "pair-category", "Language Modeling")
     expect(rows(page, "pair-tasks")).to_have_count(8, timeout=30000)
@@ -121,16 +161,13 @@ def test_head_to_head_headers_break_at_words(browser, app_url, viewport):
     assert len(measured) == 10 and not squeezed, squeezed
     page.locator("#pair-tasks").scroll_into_view_if_needed()
     shot(page, "33_head_to_head_headers", full_page=False)
-    close(page)
 
 
-@VIEWPORTS
-def test_a_category_switch_shows_its_score_beside_the_pinned_columns(browser, app_url, viewport):
+def check_a_category_switch_shows_its_score_beside_the_pinned_columns(page) -> None:
     """The table scrolled sideways, then another category picked: its view starts at its
     score, right of the pinned rank and Model columns, not scrolled under them."""
-    page = open_page(browser, app_url[0], viewport)
-    expect(rows(page)).to_have_count(5, timeout=30000)
     first = cells(rows(page).first)
+    page.locator("#board .board-scroll").evaluate("e => e.scrollLeft = 0")  # from the table's start
     start = first.nth(2).bounding_box()["x"]
     page.locator("#board .board-scroll").evaluate("e => e.scrollLeft = 600")
     page.wait_for_function("([cell, x]) => cell.getBoundingClientRect().x < x - 300",  # the scroll has been painted
@@ -142,16 +179,12 @@ def test_a_category_switch_shows_its_score_beside_the_pinned_columns(browser, ap
     assert score["x"] >= model["x"] + model["width"] - 0.5, (model, score)
     expect(first.nth(2)).to_be_in_viewport()
     shot(page, "34_category_switch_scroll", full_page=False)
-    close(page)
 
 
-@VIEWPORTS
-def test_every_header_explains_its_column_on_a_click_or_tap(browser, app_url, viewport):
+def check_every_header_explains_its_column_on_a_click_or_tap(page, viewport: dict) -> None:
     """Issue 36: each column's one-line explanation from its header, on a phone too (which
     shows no title on hover): a click or tap on the header shows it under the header, within
     the window; a click elsewhere hides it."""
-    page = open_page(browser, app_url[0], viewport)
-    expect(rows(page)).to_have_count(5, timeout=30000)
     help_box = page.locator("#column-help")
     explained = {}
     for index in range(7):  # rank, model, score, its interval, rank interval, tie group, duel wins
@@ -180,43 +213,31 @@ def test_every_header_explains_its_column_on_a_click_or_tap(browser, app_url, vi
     shot(page, "35_column_help", full_page=False)
     page.locator("#as-of").click()
     expect(help_box).to_be_hidden()
-    close(page)
-
-
-@VIEWPORTS
-def test_the_ranking_chart_shows_each_score_with_its_interval(browser, app_url, viewport):
-    """Issue 36: the ranking chart, in Overall and NER."""
-    page = open_page(browser, app_url[0], viewport)
-    expect(rows(page)).to_have_count(5, timeout=30000)
-    check_ranking_chart(page, viewport, ["NER"], 5)
-    close(page)
 
 
 def right_edges(page, elem_id: str) -> list[float]:
     return page.locator(f"#{elem_id} thead th").evaluate_all("ths => ths.map(th => th.getBoundingClientRect().right)")
 
 
-@VIEWPORTS
-def test_per_category_tables_and_the_duel_map_are_readable_on_a_phone(browser, app_url, viewport):
-    """Issue 36: Details' won / lost / not significant table and Head-to-head's tasks won per
-    category show their counts beside the category, not only the category column; the duel
-    map's cells are at least 12px wide (the map scrolls sideways where the screen is narrower)."""
-    page = open_page(browser, app_url[0] + "?tab=details", viewport)
-    expect(rows(page, "duel-summary").first).to_be_visible(timeout=30000)
-    edges = right_edges(page, "duel-summary")
-    assert len(edges) >= 4 and all(e <= viewport["width"] for e in edges[:4]), edges  # category, won, lost, n.s.
-    page.locator("#duel-summary").scroll_into_view_if_needed()
-    shot(page, "38_details_summary", full_page=False)
-    page.goto(app_url[0] + "?tab=head-to-head&map=Overall")
-    expect(rows(page, "pair-record").first).to_be_visible(timeout=30000)
-    edges = right_edges(page, "pair-record")
-    assert len(edges) >= 4 and all(e <= viewport["width"] for e in edges[:4]), edges  # category, A, B, not separable
+def check_per_category_table_is_readable(page, elem_id: str, viewport: dict) -> None:
+    """Issue 36: Details' won / lost / not significant table (`duel-summary`) and
+    Head-to-head's tasks won per category (`pair-record`) show their counts beside the
+    category, not only the category column."""
+    expect(rows(page, elem_id).first).to_be_visible(timeout=30000)
+    edges = right_edges(page, elem_id)
+    # category, won, lost, n.s. (Details); category, A, B, not separable (Head-to-head)
+    assert len(edges) >= 4 and all(e <= viewport["width"] for e in edges[:4]), edges
+    page.locator(f"#{elem_id}").scroll_into_view_if_needed()
+
+
+def check_the_duel_map_s_cells_are_readable(page) -> None:
+    """Issue 36: the duel map's cells are at least 12px wide (the map scrolls sideways where
+    the screen is narrower)."""
     expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
     ticks = page.locator("#duel-map .xtick text").evaluate_all("ts => ts.map(t => t.getBoundingClientRect().x)")
     assert len(ticks) == 5 and min(b - a for a, b in zip(ticks, ticks[1:])) >= 12, ticks
     page.locator("#duel-map").scroll_into_view_if_needed()
     shot(page, "39_duel_map_cells", full_page=False)
-    close(page)
 
 
 def assert_key_cell_pinned(page, elem_id: str) -> None:
@@ -241,25 +262,10 @@ def assert_key_cell_pinned(page, elem_id: str) -> None:
     assert on_top, (elem_id, box)  # no scrolled cell drawn over the key cell
 
 
-def test_the_per_category_tables_keep_their_key_column_when_scrolled_on_a_phone(browser, app_url):
-    """Issue 36: on a phone Details' won / lost / not significant table and Head-to-head's
-    tasks won per category scroll sideways with their category column pinned."""
-    page = open_page(browser, app_url[0] + "?tab=details", PHONE)
-    assert_key_cell_pinned(page, "duel-summary")
-    shot(page, "40_details_summary_scrolled", full_page=False)
-    page.goto(app_url[0] + "?tab=head-to-head")
-    assert_key_cell_pinned(page, "pair-record")
-    shot(page, "41_pair_record_scrolled", full_page=False)
-    close(page)
-
-
-@VIEWPORTS
-def test_every_radio_option_lies_inside_the_window(browser, app_url, viewport):
+def check_every_radio_option_lies_inside_the_window(page) -> None:
     """Issue 36: no choice of a radio switch cut off, by the window's edge or by a box around
     it that hides what overflows (on a phone the board's value switch cut "Metric value"),
     the expert controls unfolded too."""
-    page = open_page(browser, app_url[0], viewport)
-    expect(rows(page).first).to_be_visible(timeout=30000)
     open_filters(page)
     expect(page.locator("#p-values")).to_be_visible()
     cut = page.locator("label:has(input[type=radio])").evaluate_all("""labels => labels
@@ -278,4 +284,3 @@ def test_every_radio_option_lies_inside_the_window(browser, app_url, viewport):
     outside = [c for c in cut if c["left"] < c["shown"][0] - 0.5 or c["right"] > c["shown"][1] + 0.5]
     assert len(cut) >= 4 and not outside, outside
     shot(page, "42_radio_options", full_page=False)
-    close(page)
