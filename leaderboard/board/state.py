@@ -322,7 +322,6 @@ class Leaderboard:
                     pass  # kept on the models' results
             except Exception as e:  # noqa: BLE001 - whoever needs them computes them
                 log.warning("warming the board failed: %s", e)
-            freed_memory.give_back()
         thread = threading.Thread(target=run, name="leaderboard-warming", daemon=True)
         thread.start()
         return thread
