@@ -69,6 +69,9 @@ def main():
                              "repeatable, each timed apart")
     parser.add_argument("--pause-before-click", type=float, default=0.0, metavar="S",
                         help="seconds between the uploaded file showing and the click to pre-submit (default 0)")
+    parser.add_argument("--rest-after-start", type=float, default=0.0, metavar="S",
+                        help="seconds between the app saying it serves and the first figure (default 0: at once, "
+                             "while its start's background work runs)")
     parser.add_argument("--code", action="append", type=Path, default=[], metavar="TREE",
                         help="serve TREE's app.py (e.g. a `git archive` of another commit) on the same store; "
                              "repeatable, the trees in turn (default: this tree)")
@@ -109,6 +112,7 @@ def served_figures(code: Path, store: Path, files: list[Path], browser, args) ->
     app = start_app(env, Path(args.workdir) / "bench_web_app.log", args.start_seconds, code)
     result["app_start_seconds"] = round(time.perf_counter() - t, 2)
     try:
+        time.sleep(args.rest_after_start)
         result["page_html_bytes"] = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600).read())
         viewports = {"1440x900": {"width": 1440, "height": 900}, "390x844": {"width": 390, "height": 844}}
         for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
