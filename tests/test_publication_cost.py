@@ -26,7 +26,7 @@ from leaderboard.submission import metadata
 from leaderboard.views import table as views
 from leaderboard.views.api import ReadApi
 import stats
-from stats import duel_tests
+from stats import duel_tests, evidence
 
 
 def test_one_against_many_in_groups_gives_each_pair_its_own_duel(small_store, monkeypatch):
@@ -85,6 +85,29 @@ def test_replicates_of_batches_read_into_the_same_rows_are_each_models_own(small
     monkeypatch.setattr(ranking, "REPLICATES_MIN_WIDTH", 1)  # unpadded: the batch's rows themselves
     fresh = {sid: ModelResults(m.results.aggregates, m.results.summaries) for sid, m in board.models.items()}
     assert_registry_replicates(benchmark, fresh, ids, list(ranking.task_replicates(benchmark, fresh, ids)))
+
+
+def test_the_starts_warming_waits_before_each_batch_and_keeps_the_same_replicates(small_store, monkeypatch):
+    """`warm_in_background(before_batch=...)` (the app waits there while it serves
+    visitors): called before each batch of replicates, which are the same, bit for bit, as
+    those computed without waiting."""
+    board = small_store
+    benchmark, ids = board.benchmark, list(board.models)
+    width = sum(np.size(board.models[ids[0]].results.summaries[task]) for task in benchmark.task_ids)
+    monkeypatch.setattr(ranking, "REPLICATES_BYTES_AT_ONCE", 2 * 4 * width)  # 5 models: several batches
+    fresh = {sid: ModelResults(m.results.aggregates, m.results.summaries) for sid, m in board.models.items()}
+    expected = list(ranking.task_replicates(benchmark, fresh, ids))
+    for model in board.models.values():
+        model.results.replicates.clear()
+    key = (benchmark.task_ids[0], evidence.CERTAINTY_RESAMPLES)
+    waits = []
+    board.warm_in_background(before_batch=lambda: waits.append(sum(key in board.models[m].results.replicates
+                                                                   for m in ids))).join(60)
+    # before each batch, none of its models computed yet: 0 first, more at each wait, not all
+    assert len(waits) > 1 and waits[0] == 0 and waits == sorted(set(waits)) and waits[-1] < len(ids), waits
+    got = list(ranking.task_replicates(benchmark, {m: board.models[m].results for m in ids}, ids))
+    for want, have in zip(expected, got, strict=True):
+        np.testing.assert_array_equal(want, have)
 
 
 def test_a_models_summaries_are_read_in_one_read_as_the_tasks_arrays(small_store):

@@ -13,6 +13,7 @@ from leaderboard import blas, freed_memory
 from leaderboard.app.gradio_compat import queued
 from leaderboard.app.limits import UploadGate, UploadWindow
 from leaderboard.app.page import build_app, page_style
+from leaderboard.app.quiet import NoteRequests, QuietWatch
 from leaderboard.app.settings import HUB_UPLOAD_RECORD_SECONDS, AppSettings
 from leaderboard.app.signin import SignOutGate
 from leaderboard.board.publishing import Publishing
@@ -37,8 +38,9 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
     # computing them then failed with CPython 3.11's "AST constructor recursion depth
     # mismatch" (its ast module is not safe for two threads parsing at once). A stale
     # snapshot (a publication's, whose writing after its commit failed) is then written again.
-    if board.certainty_from_snapshot():  # the replicates the next publication's intervals need, meanwhile
-        board.warm_in_background(after=serving)
+    watch = QuietWatch()
+    if board.certainty_from_snapshot():  # the replicates the next publication's intervals need, while nobody is served
+        board.warm_in_background(after=serving, before_batch=watch.wait_quiet)
     else:
         board.certainty_in_background(after=serving, then=lambda: (board.warm_presubmission(),
                                                                    Publishing(board).refresh_stale_snapshot()))
@@ -53,6 +55,7 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
                       keep_seconds=settings.cache_seconds + settings.cache_sweep_seconds, signed_out=settings.signed_out)
     # A sign-out is recorded before Gradio empties the session, so a saved copy of its cookie is refused.
     sign_outs = Middleware(SignOutGate, signed_out=settings.signed_out)
-    queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES, app_kwargs={"middleware": [gate, sign_outs]},
+    queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES,
+                       app_kwargs={"middleware": [gate, sign_outs, Middleware(NoteRequests, watch=watch)]},
                        prevent_thread_lock=True, **page_style(board), **launch)
     return app

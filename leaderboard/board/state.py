@@ -303,13 +303,15 @@ class Leaderboard:
         thread.start()
         return thread
 
-    def warm_in_background(self, after: threading.Event | None = None) -> threading.Thread:
+    def warm_in_background(self, after: threading.Event | None = None,
+                           before_batch: Callable[[], object] | None = None) -> threading.Thread:
         """What a start that took its intervals from the snapshot has not computed, in a
-        thread (once `after` is set, when given): every model's replicates, kept on its
-        results, so that the first publication's intervals (`Publishing.refresh_intervals`)
-        compute the new model's alone (cold, every model's: 77 s at 10,000 full-size
-        models, bench/RESULTS.md), and what a first pre-submission would otherwise pay
-        (`warm_presubmission`)."""
+        thread (once `after` is set, when given): what a first pre-submission would otherwise
+        pay (`warm_presubmission`), then every model's replicates, kept on its results, so
+        that the first publication's intervals (`Publishing.refresh_intervals`) compute the
+        new model's alone (cold, every model's: 77 s at 10,000 full-size models,
+        bench/RESULTS.md). `before_batch` is called before each batch of replicates (the app
+        waits there while it serves visitors: 6 s of a core at 10,000 models)."""
         state = self.state
 
         def run() -> None:
@@ -318,7 +320,7 @@ class Leaderboard:
                     after.wait()
                 self.warm_presubmission()
                 for _ in ranking.task_replicates(self.benchmark, {m: state.models[m].results for m in state.models},
-                                                 list(state.models)):
+                                                 list(state.models), before_batch=before_batch):
                     pass  # kept on the models' results
             except Exception as e:  # noqa: BLE001 - whoever needs them computes them
                 log.warning("warming the board failed: %s", e)

@@ -8,7 +8,7 @@ so every category weighs the same whatever its number of tasks.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -185,7 +185,8 @@ REPLICATES_MIN_WIDTH = 16
 
 
 def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], model_ids: list[str],
-                    n_resamples: int = evidence.CERTAINTY_RESAMPLES) -> Iterator[np.ndarray]:
+                    n_resamples: int = evidence.CERTAINTY_RESAMPLES,
+                    before_batch: Callable[[], object] | None = None) -> Iterator[np.ndarray]:
     """Per task, in benchmark order, the models' scores on its first `n_resamples` bootstrap
     resamples of the items, the same for every model: (R, N) arrays, larger is better.
 
@@ -193,13 +194,16 @@ def task_replicates(benchmark: Benchmark, results: Mapping[str, ModelResults], m
     so a board version after a publication computes only the new model's. The models
     lacking them are read in batches of REPLICATES_BYTES_AT_ONCE of summaries (`SummaryRows`:
     every task of a model in one read, several models at once), each batch one product per
-    task."""
+    task. `before_batch`: called before each batch is computed (the app's start waits there
+    while visitors are served)."""
     missing = [m for m in dict.fromkeys(model_ids)
                if any((task.id, n_resamples) not in results[m].replicates for task in benchmark.tasks)]
     if missing:
         lengths = [np.size(results[missing[0]].summaries[task]) for task in benchmark.task_ids]
         matrix = SummaryRows(benchmark.task_ids, lengths, len(missing), np.float32, REPLICATES_BYTES_AT_ONCE)
         for start, rows in matrix.groups(results, missing):
+            if before_batch is not None:
+                before_batch()
             _compute_replicates(benchmark, results, missing[start:start + len(rows)], rows, matrix.columns,
                                 n_resamples)
     for task in benchmark.tasks:
