@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # pytest-xdist workers for make test and make check: one more than the cores, since the browser
 # tests' workers wait on Chromium and the served apps (2 cores, 2026-11-24, 617 tests: 2 workers
-# 6 min 24 s, 3 workers 5 min 48 s; 2026-11-27, 864 tests, 3 workers: 9 min 1 s on a quiet
+# 6 min 24 s, 3 workers 5 min 48 s; 2026-11-27, 868 tests, 3 workers: 8 min 58 s on a quiet
 # machine, the cores busy throughout, Chromium most of a browser test's CPU; bench/RESULTS.md,
 # sessions 17-19)
 WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
