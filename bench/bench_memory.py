@@ -13,8 +13,9 @@ grid and whole ranking made, and kept as the app keeps them: the newest 8 previe
 their rankings and the newest 8 read files; an entering one's duels run ahead on one
 worker, as if each submitter asked to publish (the app runs them from that click since
 session 19, with every preview before it), then the tree's trim of freed memory when it has
-one (`freed_memory.give_back`, as its app runs after each pre-submission). After each pair, once the duels ahead ran: the
-process's peak and resident memory (VmHWM, VmRSS), in GB. Prints one JSON summary.
+one (`freed_memory.give_back`, as its app runs after each pre-submission). After each pair,
+once the duels ahead ran: the process's peak and resident memory (VmHWM, VmRSS), in GB.
+Prints one JSON summary.
 """
 from __future__ import annotations
 

@@ -20,13 +20,12 @@ ARENAS = 2
 
 @functools.cache
 def _glibc() -> ctypes.CDLL | None:
-    name = ctypes.util.find_library("c")
     try:
-        libc = ctypes.CDLL(name)
-        libc.malloc_trim, libc.mallopt  # noqa: B018 - glibc's own: musl and macOS lack them
-    except (OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    except (OSError, TypeError):
         return None
-    return libc
+    # glibc's own functions: musl's and macOS's C libraries lack them
+    return libc if hasattr(libc, "malloc_trim") and hasattr(libc, "mallopt") else None
 
 
 def fewer_arenas() -> None:

@@ -423,7 +423,8 @@ class SubmitTab:
         kept = self.previews.get(request.session_hash, token)
         if kept is not None and kept.preview.duels_ahead is None:
             self.publishing.duel_ahead(kept.preview, self.background)
-            self.background.submit(freed_memory.give_back)
+            if kept.preview.duels_ahead is not None:  # some were left to run: what they free, given back
+                self.background.submit(freed_memory.give_back)
         return {self.publish_row: gr.update(visible=False), self.confirm_box: gr.update(visible=True)}
 
     def cancel(self, token, request: gr.Request) -> dict:
