@@ -30,9 +30,13 @@ that tree's app.py instead (repeatable: the trees one after the other, each on a
 copy of the store, one app at a time). Page HTML: the bytes of the page's HTML (Gradio
 puts its config, every component's first value, in it). App's peak memory: the app process's VmHWM once every figure is taken (its
 start and warming, the page loads, the pre-submissions). Floor: an empty Gradio page (one
-Markdown). Prints, per figure, the first call (the fresh app's and cold browser's) apart
-from the median and maximum of the rest, as JSON; bench/RESULTS.md records the numbers
-with machine and date.
+Markdown, served by this process), loaded in a fresh context of the same viewport right before
+each of the app's first loads, so that both meet the machine as it is then (a ratio of loads
+taken minutes apart said more of the load than of the page: bench/RESULTS.md, session 20);
+`first_load_over_empty_page` is the ratio of the two medians (and of the first calls).
+Prints, per figure, the first call (the fresh app's and cold browser's) apart from the
+median and maximum of the rest, as JSON; bench/RESULTS.md records the numbers with machine
+and date.
 """
 from __future__ import annotations
 
@@ -87,16 +91,19 @@ def main():
         build_demo_store(store, args.models, seed=1)
     files = args.presubmit or [generated_probe(store, Path(args.workdir))]
     result: dict = {"store": str(store), "models": len(titles_of(store))}
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        for code in args.code or [ROOT]:
-            result[str(code)] = served_figures(code, store, files, browser, args)
-        result["empty_gradio_page"] = figures(empty_page(browser, args.repeats, args.port and args.port + 1))
-        browser.close()
+    empty, empty_url = serve_empty_page(args.port and args.port + 1)
+    try:
+        with sync_playwright() as p:
+            browser = launch_chromium(p)
+            for code in args.code or [ROOT]:
+                result[str(code)] = served_figures(code, store, files, browser, args, empty_url)
+            browser.close()
+    finally:
+        empty.close()
     print(json.dumps(result, indent=1))
 
 
-def served_figures(code: Path, store: Path, files: list[Path], browser, args) -> dict:
+def served_figures(code: Path, store: Path, files: list[Path], browser, args, empty_url: str) -> dict:
     """The figures of `code`'s app serving a hard-linked copy of `store`, per viewport."""
     from bench.bench_scale import linked_copy
     from support.servers import free_port, start_app
@@ -116,8 +123,11 @@ def served_figures(code: Path, store: Path, files: list[Path], browser, args) ->
         result["page_html_bytes"] = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600).read())
         viewports = {"1440x900": {"width": 1440, "height": 900}, "390x844": {"width": 390, "height": 844}}
         for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
-            times, ranks = measure(browser, viewport, port, args, files, picked_model(store))
-            result[name] = {**figures(times), "preview_rank_of_new_model": ranks}
+            times, ranks = measure(browser, viewport, port, args, files, picked_model(store), empty_url)
+            page, floor = times["first_load"], times["empty_gradio_page_first_load"]
+            result[name] = {**figures(times), "preview_rank_of_new_model": ranks, "first_load_over_empty_page": {
+                "first": round(page[0] / floor[0], 2),
+                "median_after_first": round(statistics.median(page[1:] or page) / statistics.median(floor[1:] or floor), 2)}}
         # its start, warming and every figure above; and what it holds once they are done
         result["app_peak_memory_gb"], result["app_resident_memory_gb"] = memory_gb(app.pid)
     finally:
@@ -158,20 +168,21 @@ def picked_model(store: Path) -> tuple[str, str]:
     return title.split("/", 1)[1], title
 
 
-def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str, str]):
+def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str, str], empty_url: str):
     """Times over `args.repeats` fresh browser contexts of one viewport, and the rank each
-    file's preview gives its new model (★)."""
+    file's preview gives its new model (★); before each, the empty page's first load."""
     from playwright.sync_api import expect
     from support.pages import cells, rows  # the HTML board and an older tree's Dataframe alike
 
     wait = args.wait_seconds * 1000  # how long an interaction may take (ms)
     times: dict[str, list[float]] = {
-        k: [] for k in ("first_load", "warm_reload", "category_switch", "search", "search_cleared", "details_open",
+        k: [] for k in ("empty_gradio_page_first_load", "first_load", "warm_reload", "category_switch", "search", "search_cleared", "details_open",
                         "picker_search", "model_details", "head_to_head_open",
                         *(f"presubmit_to_preview {f.name}" for f in files))}
     ranks = {}
     url = f"http://127.0.0.1:{port}/"
     for _ in range(args.repeats):
+        times["empty_gradio_page_first_load"].append(empty_page_load(browser, viewport, empty_url))
         context = browser.new_context(viewport=viewport)
         page = context.new_page()
         t = time.perf_counter()
@@ -286,27 +297,28 @@ def form_of(file: Path) -> dict:
     return json.loads(file.with_suffix(".form.json").read_text())
 
 
-def empty_page(browser, repeats: int, port: int | None) -> dict:
-    """The floor: an empty Gradio page (one Markdown) served and loaded the same way."""
+def serve_empty_page(port: int | None):
+    """The floor: an empty Gradio page (one Markdown), served by this process; and its URL."""
     import gradio as gr
     from support.servers import free_port
     port = port or free_port()
     with gr.Blocks() as demo:
         gr.Markdown("empty", elem_id="empty")
     demo.launch(server_port=port, prevent_thread_lock=True, quiet=True)
-    loads = []
+    return demo, f"http://127.0.0.1:{port}/"
+
+
+def empty_page_load(browser, viewport, url: str) -> float:
+    """The empty page's first load in a fresh context, timed as the app's is: until its text shows."""
+    context = browser.new_context(viewport=viewport)
     try:
-        for _ in range(repeats):
-            context = browser.new_context(viewport={"width": 1440, "height": 900})
-            page = context.new_page()
-            t = time.perf_counter()
-            page.goto(f"http://127.0.0.1:{port}/")
-            page.locator("#empty").get_by_text("empty").wait_for(timeout=60000)
-            loads.append(time.perf_counter() - t)
-            context.close()
+        page = context.new_page()
+        t = time.perf_counter()
+        page.goto(url)
+        page.locator("#empty").get_by_text("empty").wait_for(timeout=60000)
+        return time.perf_counter() - t
     finally:
-        demo.close()
-    return {"first_load": loads}
+        context.close()
 
 
 if __name__ == "__main__":
