@@ -36,7 +36,6 @@ sys.path.insert(0, str(ROOT))
 from bench.process_memory import memory_gb  # noqa: E402 - this checkout's, whatever the tree
 from bench.trees import in_each_tree, parse_or_run_phase  # noqa: E402
 sys.path.insert(0, str(CODE))
-KEPT = 8  # the app's PreviewShelf total, for previews and for read uploads
 
 
 def phase(store: str, enters: str, stays_out: str, presubmits: str) -> dict:
@@ -48,6 +47,7 @@ def phase(store: str, enters: str, stays_out: str, presubmits: str) -> dict:
         give_back = freed_memory.give_back
     except ImportError:  # a tree from before session 19
         give_back = None
+    from leaderboard.app.previews import PreviewShelf
     from leaderboard.board.publishing import Publishing
     from leaderboard.board.state import Leaderboard
     from leaderboard.storage.local import LocalStore
@@ -57,7 +57,8 @@ def phase(store: str, enters: str, stays_out: str, presubmits: str) -> dict:
     board.warm_in_background().join()
     out: dict = {"warmed": memory_gb(), "after_pairs": [], "pair_s": []}
     background = ThreadPoolExecutor(1)
-    previews, reads = deque(maxlen=KEPT), deque(maxlen=KEPT)
+    kept = PreviewShelf().total  # as many previews, and read uploads, as the app keeps
+    previews, reads = deque(maxlen=kept), deque(maxlen=kept)
     lock = threading.Lock()
 
     def presubmit(k: int) -> None:

@@ -14,6 +14,7 @@ from support.stores import tree_digest
 import os
 import re
 import shutil
+import threading
 import time
 import warnings
 import zipfile
@@ -190,6 +191,31 @@ def test_apps_built_in_one_process_follow_their_own_settings(small_store, monkey
         assert any(f"kept for {lifetime_text(lifetime)}" in str(block.value) for block in page.blocks.values()
                    if isinstance(block, gr.Markdown))
     assert short.temp_disk is not default.temp_disk and short.presubmissions is not default.presubmissions
+
+
+def test_the_first_views_made_in_the_background_join_no_page_being_built(small_store, monkeypatch):
+    """Gradio adds a component made anywhere in the process to the page being built then (its
+    build context is global). A served page's first views (Details', the pre-submission's, made
+    in a background thread) make components: they wait while another page of the process is
+    being built, as the tests build several (session 20's whole suite: a stray table in a
+    second app's tabs, in the test of replicas' upload counts, which failed that once)."""
+    import content
+    from leaderboard.app.page import build_app
+    alone = len(build_app(small_store).blocks)
+    served = threading.Event()
+    build_app(small_store, warm_after=served)
+    intro = content.intro
+
+    def intro_while_the_first_page_is_served(benchmark):  # early in the second page's build
+        served.set()
+        time.sleep(2)  # time for the first views' making, were they not waiting
+        return intro(benchmark)
+
+    monkeypatch.setattr(content, "intro", intro_while_the_first_page_is_served)
+    second = build_app(small_store)
+    strays = [type(block).__name__ for block in second.blocks.values() if block.elem_id is None
+              and isinstance(block, (gr.Dataframe, gr.Button, gr.Dropdown, gr.File))][:5]
+    assert len(second.blocks) == alone, f"{len(second.blocks) - alone} blocks made elsewhere, e.g. {strays}"
 
 
 def test_a_lifetime_is_said_in_seconds_minutes_or_hours():

@@ -10,14 +10,21 @@ import threading
 
 log = logging.getLogger(__name__)
 
+# Gradio adds a component made anywhere in the process to the page being built then (its build
+# context is global), and the first views make components (their updates): they are made while
+# no page is being built. One app serves a page per process; the tests build several.
+PAGE_BUILDS = threading.Lock()
+
 
 def make_in_background(after: threading.Event, *tabs) -> None:
-    """Each tab's `warm()` in a thread of its own, once `after` is set (the page is served)."""
+    """Each tab's `warm()` in a thread of its own, once `after` is set (the page is served), each
+    while no page is being built (PAGE_BUILDS)."""
     def warm():
         after.wait()
         for tab in tabs:
             try:
-                tab.warm()
+                with PAGE_BUILDS:
+                    tab.warm()
             except Exception:  # a visitor's open makes it then, and says what failed
                 log.exception("warming %s's first view failed", type(tab).__name__)
     threading.Thread(target=warm, name="first-views", daemon=True).start()

@@ -43,7 +43,8 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
                               signed_out=settings.signed_out)
     prepare_sign_in(signin.settings)
     default_view = share.view_from_query({}, board)
-    with gr.Blocks(title=content.title(board.benchmark), delete_cache=(settings.cache_sweep_seconds, settings.cache_seconds)) as app:
+    with first_views.PAGE_BUILDS, gr.Blocks(title=content.title(board.benchmark),
+                                            delete_cache=(settings.cache_sweep_seconds, settings.cache_seconds)) as app:
         gr.Markdown(content.intro(board.benchmark), elem_id="intro")
         # An expert's setting: rendered among the Leaderboard tab's options, followed by every tab.
         p_values = gr.Radio(board_views.P_VALUE_CHOICES, value=default_view["p"], label="Significance of a duel",
