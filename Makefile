@@ -8,9 +8,9 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # pytest-xdist workers for make test and make check: one more than the cores, since the browser
 # tests' workers wait on Chromium and the served apps (2 cores, 2026-11-24, 617 tests: 2 workers
-# 6 min 24 s, 3 workers 5 min 48 s; 2026-11-27, 868 tests, 3 workers: 8 min 58 s on a quiet
-# machine, the cores busy throughout, Chromium most of a browser test's CPU; bench/RESULTS.md,
-# sessions 17-19)
+# 6 min 24 s, 3 workers 5 min 48 s; 2026-11-27, 868-869 tests, 3 workers: 8 min 58 s to 9 min
+# 43 s on a quiet machine, the cores busy throughout, Chromium most of a browser test's CPU;
+# bench/RESULTS.md, sessions 17-20)
 WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 # Both locks list the full set of packages at exact versions; pyproject.toml holds the bounds
 # (requirements.txt: the package and its `app` extra, what the Space installs; requirements-test.txt: and `test`).
