@@ -10,10 +10,11 @@ Screenshots are saved in test-artifacts/.
 from __future__ import annotations
 
 from support.benchmarks import BENCHMARKS
-from support.page_sessions import FORM, PageSession
+from support.page_sessions import FORM, PageSession, shown
 from support.pages import DESKTOP, PHONE, close, fill_form, open_page, rows, settled, shot
 from support.servers import PAGED_MODELS, PAGED_ROWS
 
+import json
 import re
 
 import pytest
@@ -137,6 +138,26 @@ def test_a_json_upload_is_read_as_it_arrives_and_its_pre_submission_reads_it_no_
         answer = session.call("presubmit", [*FORM, upload])
         assert "would rank" in answer[0], answer[0]
         assert len(reads) == 1, "the pre-submission read the file again"
+
+
+def test_a_json_upload_read_after_its_pre_submission_leaves_the_files_messages(paged_app, preview_file, tmp_path):
+    """Through the page's own calls, in the order a loaded server can answer them (seen in CI):
+    the click to pre-submit a bad JSON file is answered first, with what is wrong with it,
+    and the upload's own reading of the file ends after. That reading's answer leaves the
+    file's messages as the pre-submission left them; a new upload is what clears them."""
+    document = json.loads(preview_file.read_text())
+    document["predictions"].pop("benczechmark_cs_ner")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(document))
+    session = PageSession(paged_app)
+    upload = session.upload(bad)
+    _, _, file_errors, *_ = session.call("presubmit", [*FORM, upload])
+    assert "CNEC (benczechmark_cs_ner)" in shown(file_errors), file_errors
+    team, model, model_type, params, input_length, precision, _, _ = FORM
+    read = session.call("uploaded", [upload, team, model, model_type, input_length, params, precision])
+    assert read[0] == {"__type__": "update"}, read[0]  # Gradio's "no change"
+    cleared = session.run("compiling", [session.upload(preview_file)])  # at the next upload, before its reading
+    assert cleared[0] == "", cleared
 
 
 def test_the_duels_a_preview_leaves_to_its_publication_start_at_the_click_to_publish(

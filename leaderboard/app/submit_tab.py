@@ -352,9 +352,10 @@ class SubmitTab:
         return self.page_view(kept.ranking, kept.preview.submission_id, turned_to(button, page))
 
     def compiling(self, file) -> dict:
-        """Before a .zip is compiled (seconds): say so, and hold Pre-submit until it is done."""
+        """At an upload, before it is read: a JSON file's, the messages about the file before
+        it go; a .zip's (compiled for seconds), say so and hold Pre-submit until it is done."""
         if not submission.is_archive(file):
-            return gr.skip()
+            return {self.file_errors: ""}
         return {self.file_errors: COMPILING, self.presubmit_button: gr.Button(interactive=False)}
 
     def compiled_upload(self, file: str, session: str, progress) -> submission.Compiled:
@@ -393,7 +394,9 @@ class SubmitTab:
                 reading.set_result(self.publishing.read(file))
             except Exception as e:  # noqa: BLE001 - deleted meanwhile, or a defect: the click reads it again and says so
                 reading.set_exception(e)
-            return {self.file_errors: "", **as_filled}
+            # The file's messages are left alone: a quick click's pre-submission can answer
+            # first, on a loaded server, and they are its (`compiling` cleared the old ones).
+            return {self.file_errors: gr.skip(), **as_filled}
         try:
             compiled = submission.compile_archive(self.board, file, lambda f, m: progress(f, desc=m), self.temp_disk)
         except FileNotFoundError:  # the upload was deleted before its turn came, on a loaded server
