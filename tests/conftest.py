@@ -30,7 +30,7 @@ from bad_files import CASE_NAMES, bad_files
 from fake_hub import FakeHub
 from support.browser import ChromiumMissing, launch_chromium
 from support.built_once import built_once
-from support.pages import PHONE, SHARED, close, open_page
+from support.pages import PHONE, SHARED, WAIT_MS, close, open_page
 from support.benchmarks import BENCHMARKS
 from support.servers import EVIDENCE, PAGED_MODELS, PAGED_ROWS, REASON, serve
 from support.stores import SMALL_TASKS, publish_all, tree_digest
@@ -125,10 +125,9 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: rank[item.path])  # stable: each file's own order kept
 
 
-# An assertion on the page waits up to 30 s for what the user would see, as most of the
-# tests' explicit waits do (Playwright's default, 5 s, failed a card's render on a loaded
-# machine: 2026-11-23, load average 17); it still fails when the text never comes.
-expect.set_options(timeout=30_000)
+# An assertion on the page waits as long as a page's actions (Playwright's default, 5 s, failed
+# a card's render on a loaded machine: 2026-11-23, load average 17).
+expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture(scope="session")

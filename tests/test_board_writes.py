@@ -454,11 +454,11 @@ def test_a_store_that_cannot_be_written_refuses_a_publication_on_the_page(
             fill_form(page, path, "Full Disk Lab", f"{kind}-{viewport['width']}")
             page.locator("#presubmit").click()
             status = page.locator("#status")
-            expect(status).to_contain_text("would rank", timeout=60000)
+            expect(status).to_contain_text("would rank")
             expect(status).to_contain_text("could not be recorded")
             page.locator("#publish").click()
             page.locator("#confirm").click()
-            expect(status).to_contain_text("The store could not be written", timeout=60000)
+            expect(status).to_contain_text("The store could not be written")
             expect(status).to_contain_text("nothing was published")
             expect(status).to_contain_text(REMEDY[kind])
             expect(status).not_to_contain_text(str(root))  # no server path for the page's visitors

@@ -29,7 +29,7 @@ def type_into(page, elem_id: str, text: str) -> None:
 
 
 def test_leaderboard_shows_ranked_rows_and_category_columns(page):
-    expect(rows(page)).to_have_count(5, timeout=30000)
+    expect(rows(page)).to_have_count(5)
     first = rows(page).first
     expect(cells(first).first).to_have_text("1")
     assert headers(page).count("Overall score %") == 1
@@ -42,7 +42,7 @@ def test_leaderboard_shows_ranked_rows_and_category_columns(page):
     expect(page.get_by_text("Czech Court Decisions")).to_be_visible()  # the legend
     expect(header_cells.filter(has_text="CNEC").first).to_have_attribute("title", re.compile("Czech Named Entity"))
     page.get_by_text("score against model size").click()
-    expect(page.locator("#scatter .ytitle")).to_have_text("NER score %", timeout=30000)
+    expect(page.locator("#scatter .ytitle")).to_have_text("NER score %")
     expect(page.locator("#scatter .point")).to_have_count(5)
     ticks = page.locator("#scatter .xtick text").all_text_contents()
     assert ticks and all(t in ("0.5", "1", "2", "5", "10", "20", "50", "100", "200") for t in ticks), ticks
@@ -110,7 +110,7 @@ def check_rank_and_model_stay_pinned_and_headers_wrap_at_words(page):
 
 
 def test_sort_control_and_empty_filters_explain_themselves(page):
-    expect(rows(page)).to_have_count(5, timeout=30000)
+    expect(rows(page)).to_have_count(5)
     index = headers(page).index("Parameters (B)")
     largest_first = sorted(column(page, index), key=float, reverse=True)
     choose(page, "sort", "Parameters (B)")
@@ -142,7 +142,7 @@ def test_what_is_typed_before_the_page_has_loaded_is_kept(browser, app_url):
             route.continue_()
     page.route("**/gradio_api/**", hold_load_calls)
     page.goto(app_url[0])
-    expect(rows(page)).to_have_count(5, timeout=30000)  # the table built with the page
+    expect(rows(page)).to_have_count(5)  # the table built with the page
     open_filters(page)
     page.locator("#min-params input").fill("70")
     page.locator("#min-params input").press("Enter")
@@ -172,7 +172,7 @@ def test_what_is_typed_before_the_page_has_loaded_is_kept(browser, app_url):
 
 def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
     page = open_page(browser, app_url[0])
-    expect(rows(page)).to_have_count(5, timeout=30000)
+    expect(rows(page)).to_have_count(5)
     choose(page, "category", "NER")
     expect(page.locator("#board thead th .header").first).to_have_text("NER rank", timeout=15000)
     page.locator("#values").get_by_text("Metric value", exact=True).click()
@@ -185,7 +185,7 @@ def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
     link = page.url
     close(page)
     other = open_page(browser, link, own_context=True)  # someone opening the shared link
-    expect(other.locator("#board thead th .header").first).to_have_text("NER rank", timeout=30000)
+    expect(other.locator("#board thead th .header").first).to_have_text("NER rank")
     expect(other.locator("#search input, #search textarea").first).to_have_value("v1")
     expect(other.locator("#values input[value=metric]")).to_be_checked()
     assert any("exact match %" in h for h in headers(other))
@@ -194,7 +194,7 @@ def test_a_link_restores_the_view_and_can_be_copied(browser, app_url):
 
 
 def test_phone_shows_a_score_on_the_first_screen_and_every_tab(phone):
-    expect(rows(phone)).to_have_count(5, timeout=30000)
+    expect(rows(phone)).to_have_count(5)
     score = cells(rows(phone).first).nth(2)
     box = score.bounding_box()
     assert box["y"] + box["height"] <= 844 and box["x"] + 20 <= 390, box  # visible without scrolling
@@ -203,13 +203,13 @@ def test_phone_shows_a_score_on_the_first_screen_and_every_tab(phone):
         expect(phone.get_by_role("tab", name=name)).to_be_visible()
     shot(phone, "11_phone_first_screen", full_page=False)
     phone.get_by_role("tab", name="Details").click()
-    expect(rows(phone, "duels")).to_have_count(4, timeout=30000)
+    expect(rows(phone, "duels")).to_have_count(4)
     shot(phone, "12_phone_details")
 
 
 def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     page.get_by_role("tab", name="Details").click()
-    expect(rows(page, "duels")).to_have_count(4, timeout=30000)  # the top model against the other four
+    expect(rows(page, "duels")).to_have_count(4)  # the top model against the other four
     text = " ".join(rows(page, "duels").all_inner_texts())  # Overall: duels counted per category
     assert re.search(r"\d+ won · \d+ lost\s+\d+ n\.s\.", text), text
     expect(page.locator("#duels thead th")).to_have_count(10)  # competitor + 9 categories
@@ -219,7 +219,7 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     expect(page.locator("#duel-summary")).to_contain_text("Factual Knowledge")
     shot(page, "03_model_details")
     choose(page, "details-category", "Language Modeling")  # drives card, chart, summary and grid
-    expect(page.locator("#card")).to_contain_text("Language Modeling: rank", timeout=30000)
+    expect(page.locator("#card")).to_contain_text("Language Modeling: rank")
     expect(page.locator("#bars")).to_contain_text("Language Modeling: score per task")
     expect(page.locator("#duels thead th")).to_have_count(9)  # competitor + 8 tasks
     text = " ".join(rows(page, "duels").all_inner_texts())
@@ -228,16 +228,16 @@ def test_model_details_show_duels_in_rank_order_with_units_and_a_summary(page):
     assert "details_category=Language+Modeling" in page.url
     page.locator("#model-pick input").click()
     page.get_by_role("option").nth(2).click()
-    expect(page.get_by_text("Rank 1 of 5")).to_be_hidden(timeout=30000)
+    expect(page.get_by_text("Rank 1 of 5")).to_be_hidden()
     expect(rows(page, "duels")).to_have_count(4)
     shot(page, "13_model_details_category")
 
 
 def test_a_leaderboard_row_links_to_its_model_details(page):
-    expect(rows(page)).to_have_count(5, timeout=30000)
+    expect(rows(page)).to_have_count(5)
     title = column(page, 1)[2]
     rows(page).nth(2).locator("a").click()  # in the page, with a URL of its own (Back returns: test_e2e_layout.py)
-    expect(page.locator("#card")).to_contain_text("Rank 3 of 5", timeout=30000)
+    expect(page.locator("#card")).to_contain_text("Rank 3 of 5")
     expect(page.locator("#model-pick input")).to_have_value(title)
     assert "tab=details" in page.url
 
@@ -253,7 +253,7 @@ def test_invalid_file_shows_error_and_publishes_nothing(page, app_url, tmp_path,
     check_unset_number_fields_are_empty(page)  # on the same page, before the form is filled
     fill_form(page, bad, "E2E Team", "broken", input_length="12.5")
     page.locator("#presubmit").click()
-    expect(page.locator("#status")).to_contain_text("not accepted", timeout=60000)
+    expect(page.locator("#status")).to_contain_text("not accepted")
     file_errors, form_errors = page.locator("#file-errors"), page.locator("#form-errors")
     expect(file_errors).to_contain_text("CNEC (benczechmark_cs_ner)")  # the missing task, as the table names it
     expect(file_errors).to_contain_text("benczechmark_propaganda_argumentace")  # the bad sample
@@ -278,12 +278,12 @@ def check_unset_number_fields_are_empty(page):
 def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     store = app_url[1]
     other = open_page(browser, app_url[0], own_context=True)  # another visitor, page open before the publication
-    expect(rows(other)).to_have_count(5, timeout=30000)
+    expect(rows(other)).to_have_count(5)
     team = "E2E <img src=x onerror=alert(1)> O'Brien's Team"  # must show as text everywhere
     fill_form(page, new_model_file, team, "e2e-model")
     page.locator("#presubmit").click()
     status = page.locator("#status")
-    expect(status).to_contain_text("would rank", timeout=60000)
+    expect(status).to_contain_text("would rank")
     expect(status).to_be_in_viewport()
     expect(status).to_contain_text(f"{team}/e2e-model would rank")  # apostrophes as apostrophes
     expect(rows(page, "preview")).to_have_count(6)
@@ -297,36 +297,36 @@ def test_presubmit_preview_and_publish(page, browser, app_url, new_model_file):
     expect(page.locator("#confirm")).to_be_visible()
     shot(page, "06_confirm")
     page.locator("#confirm").click()
-    expect(status).to_contain_text("Published", timeout=60000)
+    expect(status).to_contain_text("Published")
     expect(status).to_contain_text(f"{team}/e2e-model")
     expect(status).to_be_in_viewport()
     assert len(list((store / "data").glob("*.json"))) == 6
     published_row = page.locator("#preview [role=row]").filter(has_text=f"{team}/e2e-model")
-    expect(published_row).to_contain_text("published", timeout=30000)  # no longer "new"
+    expect(published_row).to_contain_text("published")  # no longer "new"
     expect(published_row.locator("[role=gridcell]").nth(1)).not_to_have_text("new")
     expect(published_row.locator("a")).to_have_attribute("href", re.compile(r"tab=details&model="))
     details_link = status.get_by_role("link", name="See its details")
     expect(details_link).to_have_attribute("href", re.compile(r"\?tab=details&model="))
     shot(page, "06_published_status")
     page.get_by_role("tab", name="Leaderboard").click()
-    expect(rows(page)).to_have_count(6, timeout=30000)
+    expect(rows(page)).to_have_count(6)
     expect(page.locator("#board table")).to_contain_text(f"{team}/e2e-model")
     shot(page, "07_published")
     page.get_by_role("tab", name="Submit").click()
     details_link.click()  # the new model's details, in the page at a URL of its own (static/history.js)
     expect(page.get_by_role("tab", name="Details")).to_have_attribute("aria-selected", "true")
-    expect(page.locator("#card")).to_contain_text(f"{team}/e2e-model", timeout=30000)
+    expect(page.locator("#card")).to_contain_text(f"{team}/e2e-model")
     expect(page.locator("#model-pick input")).to_have_value(f"{team}/e2e-model")
     assert "tab=details&model=" in page.url
-    expect(rows(page, "duels")).to_have_count(5, timeout=30000)
+    expect(rows(page, "duels")).to_have_count(5)
     # The other visitor's page follows the board: model list, card and ranking.
     other.get_by_role("tab", name="Details").click()
-    expect(other.locator("#card")).to_contain_text("of 6", timeout=30000)
+    expect(other.locator("#card")).to_contain_text("of 6")
     other.locator("#model-pick input").click()
     expect(other.get_by_role("option", name=f"{team}/e2e-model", exact=True)).to_be_visible()
     other.keyboard.press("Escape")
     other.get_by_role("tab", name="Leaderboard").click()
-    expect(rows(other)).to_have_count(6, timeout=30000)
+    expect(rows(other)).to_have_count(6)
     assert not other.dialogs
     close(other)
 
@@ -342,7 +342,7 @@ def test_cancel_discards_the_presubmission(page, app_url, tmp_path, full_benchma
         page.locator("#sample").click()
     assert json.loads(open(sample.value.path(), encoding="utf-8").read())["predictions"]
     page.locator("#presubmit").click()
-    expect(page.locator("#status")).to_contain_text("would rank", timeout=60000)
+    expect(page.locator("#status")).to_contain_text("would rank")
     page.locator("#publish").click()
     page.locator("#cancel").click()
     expect(page.locator("#status")).to_contain_text("discarded")
@@ -363,7 +363,7 @@ def test_a_new_presubmission_clears_the_previous_status(page, tmp_path, new_mode
     fill_form(page, bad, "Status Team", "twice")
     status = page.locator("#status")
     page.locator("#presubmit").click()
-    expect(status).to_contain_text("not accepted", timeout=60000)
+    expect(status).to_contain_text("not accepted")
     held = []
     page.route("**/gradio_api/queue/join*", lambda route: held.append(route))
     with page.expect_request(lambda r: "/gradio_api/queue/join" in r.url):
@@ -378,7 +378,7 @@ def test_a_new_presubmission_clears_the_previous_status(page, tmp_path, new_mode
     for route in held:
         route.continue_()
     page.unroute("**/gradio_api/queue/join*")
-    expect(status).to_contain_text("not accepted", timeout=60000)
+    expect(status).to_contain_text("not accepted")
     expect(page.locator("#file-errors")).to_contain_text("missing tasks (1 of 50)")
 
 
@@ -397,12 +397,12 @@ def test_the_sample_file_is_pre_submitted_but_never_published(browser, app_url, 
     fill_form(page, path, "Sample Team", "the-sample")
     page.locator("#presubmit").click()
     status = page.locator("#status")
-    expect(status).to_contain_text("would rank", timeout=60000)
+    expect(status).to_contain_text("would rank")
     expect(status).to_contain_text("this is the leaderboard's sample file: it can be pre-submitted, never published")
     shot(page, "08_sample_presubmitted", full_page=False)
     page.locator("#publish").click()
     page.locator("#confirm").click()
-    expect(status).to_contain_text("this is the leaderboard's sample file, which cannot be published", timeout=60000)
+    expect(status).to_contain_text("this is the leaderboard's sample file, which cannot be published")
     expect(status).to_be_in_viewport()
     shot(page, "09_sample_refused", full_page=False)
     assert tree_digest(store) == before

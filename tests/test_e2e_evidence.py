@@ -31,7 +31,7 @@ def downloaded_name(page, selector: str) -> str:
 def made_csv_name(page, says: str) -> str:
     """The name of the Details tab's duels CSV, made by its button (saying `says`) and downloaded."""
     page.locator("#duel-csv-make").click()
-    expect(page.locator("#duel-csv")).to_contain_text(says, timeout=30000)
+    expect(page.locator("#duel-csv")).to_contain_text(says)
     with page.expect_download() as download:
         page.locator("#duel-csv").get_by_role("link").first.click()
     return download.value.suggested_filename
@@ -39,13 +39,13 @@ def made_csv_name(page, says: str) -> str:
 
 def open_pair_tab(page):
     page.get_by_role("tab", name="Head-to-head").click()
-    expect(page.locator("#pair-summary")).to_contain_text("A wins", timeout=30000)
+    expect(page.locator("#pair-summary")).to_contain_text("A wins")
 
 
 def test_table_shows_each_interval_beside_the_score_and_the_rank_it_is_about(page):
     """The score's interval right of the score, the rank's and the tie group next; the
     shown score and rank lie inside their own intervals."""
-    expect(rows(page)).to_have_count(5, timeout=30000)
+    expect(rows(page)).to_have_count(5)
     assert headers(page)[:6] == ["Rank", "Model", "Overall score %", "Overall score % 95%", "Rank 95%",
                                  "Tie group"]
     ranks, scores = [int(r) for r in column(page, 0)], [float(v) for v in column(page, 2)]
@@ -79,7 +79,7 @@ def check_p_value_switch_applies_to_the_page_the_link_and_the_exports(page):
     open_pair_tab(page)
     expect(page.locator("#pair-summary")).to_contain_text("Benjamini-Hochberg adjusted")
     page.get_by_role("tab", name="Details").click()
-    expect(page.locator("#card")).to_contain_text("tie group", timeout=30000)
+    expect(page.locator("#card")).to_contain_text("tie group")
     assert "bh-adjusted" in made_csv_name(page, "BH-adjusted p-values")
 
 
@@ -88,7 +88,7 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
     summary = page.locator("#pair-summary")
     expect(summary).to_contain_text("On all tasks (50)")
     expect(summary).to_contain_text("sign test")
-    expect(rows(page, "pair-tasks").first).to_be_visible(timeout=30000)  # rendered virtually: not all 50 rows
+    expect(rows(page, "pair-tasks").first).to_be_visible()  # rendered virtually: not all 50 rows
     expect(page.locator("#pair-record")).to_contain_text("Total")
     expect(page.locator("#pair-chart .pair-bar")).to_have_count(50)
     axes = page.locator("#pair-chart figcaption").all_inner_texts()  # one chart per unit: pp, perplexity
@@ -98,11 +98,11 @@ def test_head_to_head_compares_two_models_per_task_with_a_chart_and_csv(page):
     assert "tab=head-to-head" in page.url
     shot(page, "21_head_to_head")
     choose(page, "pair-category", "Language Modeling")
-    expect(rows(page, "pair-tasks")).to_have_count(8, timeout=30000)
+    expect(rows(page, "pair-tasks")).to_have_count(8)
     expect(summary).to_contain_text("the Language Modeling tasks (8)")
     assert "perplexity" in " ".join(rows(page, "pair-tasks").all_inner_texts())
     choose(page, "pair-category", "NER")
-    expect(rows(page, "pair-tasks")).to_have_count(2, timeout=30000)
+    expect(rows(page, "pair-tasks")).to_have_count(2)
     expect(summary).to_contain_text("the NER tasks (2)")
     assert "h2h_category=NER" in page.url
     assert " %" in " ".join(rows(page, "pair-tasks").all_inner_texts())
@@ -125,14 +125,14 @@ def test_the_page_and_head_to_head_s_chart_need_no_plotly(browser, app_url):
     the page's own elements: a new visitor's page, left to go idle and then opening
     Head-to-head, never fetches Plotly (the charts behind an accordion still do, when opened)."""
     page = open_page(browser, app_url[0], own_context=True)  # a cold cache, as a new visitor's
-    expect(rows(page).first).to_be_visible(timeout=30000)
+    expect(rows(page).first).to_be_visible()
     page.evaluate("() => new Promise((idle) => requestIdleCallback(() => setTimeout(idle, 1000), {timeout: 4000}))")
     assert not page.evaluate(PLOTLY_FETCHED)
     open_pair_tab(page)
     expect(page.locator("#pair-chart .pair-bar")).to_have_count(50)
     assert not page.evaluate(PLOTLY_FETCHED)
     page.get_by_text("Duel map: every pair of the best").click()
-    expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    expect(page.locator("#duel-map .hm").first).to_be_attached()
     assert page.evaluate(PLOTLY_FETCHED)  # the duel map is Plotly's, fetched when asked for
     close(page)
 
@@ -142,7 +142,7 @@ def test_a_head_to_head_link_opens_the_pair(browser, app_url):
     ids = board.ranked().index
     query = urlencode({"tab": "head-to-head", "a": ids[3], "b": ids[1], "h2h_category": "Sentiment"})
     other = open_page(browser, f"{app_url[0]}?{query}", own_context=True)  # someone opening the link
-    expect(other.locator("#pair-summary")).to_contain_text("the Sentiment tasks (4)", timeout=30000)
+    expect(other.locator("#pair-summary")).to_contain_text("the Sentiment tasks (4)")
     expect(other.locator("#model-a input")).to_have_value(board.models[ids[3]].title)
     expect(other.locator("#model-b input")).to_have_value(board.models[ids[1]].title)
     expect(rows(other, "pair-tasks")).to_have_count(4)
@@ -150,20 +150,20 @@ def test_a_head_to_head_link_opens_the_pair(browser, app_url):
 
 
 def test_phone_shows_head_to_head_and_duel_map(phone):
-    expect(rows(phone)).to_have_count(5, timeout=30000)
+    expect(rows(phone)).to_have_count(5)
     score = cells(rows(phone).first).nth(2)  # the switch leaves a score on the first screen
     box = score.bounding_box()
     assert box["y"] + box["height"] <= 844, box
     shot(phone, "24_phone_board_first_screen", full_page=False)
     open_pair_tab(phone)
-    expect(rows(phone, "pair-tasks").first).to_be_visible(timeout=30000)
+    expect(rows(phone, "pair-tasks").first).to_be_visible()
     expect(phone.locator("#pair-chart .pair-bar")).to_have_count(50)
     for part in ("#pair-chart", "#pair-chart .pair-row >> nth=0", "#pair-chart .bar-value >> nth=0"):
         box = phone.locator(part).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= 390 + 1, (part, box)  # no sideways scrolling of the page
     shot(phone, "25_phone_head_to_head")
     phone.get_by_text("Duel map: every pair of the best").click()
-    expect(phone.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    expect(phone.locator("#duel-map .hm").first).to_be_attached()
     phone.locator("#map-box").scroll_into_view_if_needed()
     shot(phone, "26_phone_duel_map")
 
@@ -172,21 +172,21 @@ def test_duel_map_shows_every_pair_coloured_by_verdict_and_a_link_opens_it_on_it
     page = open_page(browser, app_url[0])
     open_pair_tab(page)
     page.get_by_text("Duel map: every pair of the best").click()
-    expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    expect(page.locator("#duel-map .hm").first).to_be_attached()
     expect(page.locator("#duel-map .legendtext")).to_have_count(4)
     expect(page.locator("#duel-map .gtitle")).to_contain_text("Overall: row vs column")
     choose(page, "map-scope", "NER")
-    expect(page.locator("#duel-map .gtitle")).to_contain_text("NER: row vs column", timeout=30000)
+    expect(page.locator("#duel-map .gtitle")).to_contain_text("NER: row vs column")
     page.wait_for_url(re.compile("map=NER"))
     link = page.url
     choose(page, "map-scope", "NER › CNEC")
-    expect(page.locator("#duel-map .gtitle")).to_contain_text("Czech Named Entity", timeout=30000)
+    expect(page.locator("#duel-map .gtitle")).to_contain_text("Czech Named Entity")
     page.locator("#map-box").scroll_into_view_if_needed()
     shot(page, "23_duel_map")
     assert not page.dialogs, page.dialogs
     close(page)
     other = open_page(browser, link, own_context=True)  # someone opening the link
-    expect(other.locator("#duel-map .gtitle")).to_contain_text("NER: row vs column", timeout=30000)
+    expect(other.locator("#duel-map .gtitle")).to_contain_text("NER: row vs column")
     expect(other.locator("#map-scope input")).to_have_value("NER")
     other.get_by_text("Duel map: every pair of the best").click()  # closing the map takes it out of the link
     other.wait_for_url(lambda url: "map=" not in url)
@@ -205,11 +205,11 @@ def test_a_duel_shows_one_delta_convention_on_details_and_head_to_head(browser, 
     a, b = board.ranked().index[:2]
     task = "HIST"  # Language Modeling's word perplexity
     page = open_page(browser, f"{app_url[0]}?{urlencode({'tab': 'details', 'model': a, 'details_category': 'Language Modeling'})}")
-    expect(rows(page, "duels").first).to_contain_text(f"2. {board.models[b].title}", timeout=30000)
+    expect(rows(page, "duels").first).to_contain_text(f"2. {board.models[b].title}")
     details = shown_delta(column(page, headers(page, "duels").index(task), "duels")[0])
     legend = " ".join(page.locator("#duels-explained").inner_text().split())
     page.goto(f"{app_url[0]}?{urlencode({'tab': 'head-to-head', 'a': a, 'b': b, 'h2h_category': 'Language Modeling'})}")
-    expect(rows(page, "pair-tasks")).to_have_count(8, timeout=30000)
+    expect(rows(page, "pair-tasks")).to_have_count(8)
     pair_headers = headers(page, "pair-tasks")
     difference = next(i for i, h in enumerate(pair_headers) if h.startswith(("Δ", "A − B")))
     pair_row = column(page, pair_headers.index("Task"), "pair-tasks").index(task)
@@ -238,10 +238,10 @@ def test_the_about_tab_s_report_card_says_who_could_be_first_and_last(browser, a
     for viewport, name in (({"width": 1440, "height": 900}, "desktop"), ({"width": 390, "height": 844}, "phone")):
         page = open_page(browser, app_url[0], viewport)
         page.get_by_role("tab", name="About").click()
-        expect(page.locator("#about")).to_contain_text(f'Client("{app_url[0]}")', timeout=30000)  # the API example
+        expect(page.locator("#about")).to_contain_text(f'Client("{app_url[0]}")')  # the API example
         assert "<this space's address>" not in page.locator("#about").inner_text()
         expect(page.locator("#card-summary")).to_contain_text(
-            f"Overall: could be first: {first} of {n} · could be last: {last}", timeout=30000)
+            f"Overall: could be first: {first} of {n} · could be last: {last}")
         expect(rows(page, "card-scopes")).to_have_count(1 + len(board.benchmark.categories))
         expect(rows(page, "card-models")).to_have_count(n)
         card_headers = " ".join(page.locator("#card-models thead th").all_inner_texts())
@@ -276,5 +276,5 @@ def test_the_about_tab_s_report_card_says_who_could_be_first_and_last(browser, a
         shot(page, f"34_report_card_{name}")
         close(page)
     linked = open_page(browser, f"{app_url[0]}?tab=about", own_context=True)
-    expect(linked.locator("#card-summary")).to_contain_text("could be first", timeout=30000)
+    expect(linked.locator("#card-summary")).to_contain_text("could be first")
     close(linked)

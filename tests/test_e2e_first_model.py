@@ -50,7 +50,7 @@ def presubmit_and_publish_the_first_model(page, title: str) -> None:
     expect(status).to_contain_text("rank 1 of 1")
     shot(page, "first_model_published")
     page.get_by_role("tab", name="Leaderboard").click()
-    expect(rows(page)).to_have_count(1, timeout=30000)
+    expect(rows(page)).to_have_count(1)
     expect(page.locator("#board table")).to_contain_text(title)
 
 

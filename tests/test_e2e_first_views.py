@@ -86,14 +86,14 @@ def test_details_opens_on_answers_made_before_with_more_rows_and_its_csv_a_click
         for viewport in (DESKTOP, PHONE):
             made_before = list(made)  # the phone's: the desktop's CSV, kept
             page = open_page(browser, url, own_context=True, viewport=viewport)
-            expect(rows(page).first).to_be_visible(timeout=30000)
+            expect(rows(page).first).to_be_visible()
             page.get_by_role("tab", name="Details").click()
-            expect(rows(page, "duels").first).to_be_visible(timeout=30000)
+            expect(rows(page, "duels").first).to_be_visible()
             page.get_by_role("tab", name="Head-to-head").click()
-            expect(page.locator("#pair-summary")).to_contain_text("A wins", timeout=30000)
-            expect(page.locator("#pair-chart .pair-bar").first).to_be_attached(timeout=30000)
+            expect(page.locator("#pair-summary")).to_contain_text("A wins")
+            expect(page.locator("#pair-chart .pair-bar").first).to_be_attached()
             page.get_by_role("tab", name="Details").click()
-            expect(rows(page, "duels").first).to_be_visible(timeout=30000)
+            expect(rows(page, "duels").first).to_be_visible()
             label = page.locator("#duels").get_by_text(DUELS_TITLE)
             expect(label).to_have_text(f"{DUELS_TITLE}: the best 2 of 4 competitors (the CSV holds every duel)")
             expect(rows(page, "duels")).to_have_count(2)
@@ -110,7 +110,7 @@ def test_details_opens_on_answers_made_before_with_more_rows_and_its_csv_a_click
             offered = page.locator("#duel-csv")
             expect(offered).to_contain_text(
                 f"Duels CSV: {title}, Overall, raw p-values: {len(expected):,} rows, "
-                f"{expected['competitor_id'].nunique()} competitors × 50 tasks", timeout=30000)
+                f"{expected['competitor_id'].nunique()} competitors × 50 tasks")
             with page.expect_download() as download:
                 offered.get_by_role("link").first.click()
             csv = pd.read_csv(download.value.path())
@@ -147,7 +147,7 @@ def test_a_duels_csv_asked_for_is_not_offered_under_another_model_picked_meanwhi
         first, second = (board.models[m].title for m in board.ranked().index[:2])
         page = open_page(browser, url, own_context=True)
         page.get_by_role("tab", name="Details").click()
-        expect(rows(page, "duels").first).to_be_visible(timeout=30000)
+        expect(rows(page, "duels").first).to_be_visible()
         page.locator("#duel-csv-make").click()
         expect(page.locator("#duel-csv")).to_contain_text(f"Making the duels CSV: {first}, Overall, raw p-values")
         expect(page.locator("#duel-csv-make")).to_be_disabled()
@@ -163,7 +163,7 @@ def test_a_duels_csv_asked_for_is_not_offered_under_another_model_picked_meanwhi
         assert made.wait(timeout=30)
         # the second's CSV is answered after the first's: by then the first's would have shown
         page.locator("#duel-csv-make").click()
-        expect(page.locator("#duel-csv")).to_contain_text(f"Duels CSV: {second}, Overall, raw p-values", timeout=30000)
+        expect(page.locator("#duel-csv")).to_contain_text(f"Duels CSV: {second}, Overall, raw p-values")
         with page.expect_download() as download:
             page.locator("#duel-csv").get_by_role("link").first.click()
         assert download.value.suggested_filename.endswith("_overall_duels.csv")

@@ -19,7 +19,7 @@ def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_ser
     url, _, flagged, title = flagged_server
     page = open_page(browser, url, viewport)
     note = page.locator("#board-note")
-    expect(note).to_contain_text("Flagged by the maintainers", timeout=30000)  # flagged after the app started
+    expect(note).to_contain_text("Flagged by the maintainers")  # flagged after the app started
     expect(rows(page)).to_have_count(5)
     models = column(page, 1)
     assert [m.startswith(MARKER) for m in models] == [False, True, False, False, False], models
@@ -39,7 +39,7 @@ def test_the_flag_is_marked_and_the_switch_ranks_without_it(browser, flagged_ser
     link = page.url
     close(page)
     other = open_page(browser, link, viewport, own_context=True)  # the shared link keeps the switch
-    expect(rows(other)).to_have_count(4, timeout=30000)
+    expect(rows(other)).to_have_count(4)
     open_filters(other)
     expect(other.locator("#exclude-flagged input")).to_be_checked()
     close(other)
@@ -50,7 +50,7 @@ def test_the_flagged_models_details_say_why(browser, flagged_server, viewport):
     url, _, flagged, title = flagged_server
     page = open_page(browser, f"{url}?tab=details&model={flagged}", viewport)
     card = page.locator("#card")
-    expect(card).to_contain_text(f"{MARKER} {title}", timeout=30000)
+    expect(card).to_contain_text(f"{MARKER} {title}")
     expect(card).to_contain_text("Flagged by the maintainers on")
     expect(card).to_contain_text(REASON)
     expect(page.locator("#model-pick input")).to_have_value(f"{MARKER} {title}")

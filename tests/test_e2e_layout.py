@@ -35,7 +35,7 @@ def assert_rank_header_whole(page, category: str) -> None:
     is the rank column's width, as the server set both)."""
     header = page.locator("#board thead th").first
     text = header.locator(".header")
-    expect(text).to_have_text("Rank" if category == "Overall" else f"{category} rank", timeout=30000)
+    expect(text).to_have_text("Rank" if category == "Overall" else f"{category} rank")
     page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
     fits = text.evaluate("e => [e.scrollWidth, e.clientWidth]")
     assert fits[0] <= fits[1], (category, fits)  # no word runs past the header's text box
@@ -54,7 +54,7 @@ def test_the_leaderboard_tab_s_layout(browser, app_url, viewport):
     page = open_page(browser, app_url[0], viewport)
     settled(page)
     check_back_and_model_link(page, app_url[0], "NER")
-    expect(rows(page)).to_have_count(5, timeout=30000)
+    expect(rows(page)).to_have_count(5)
     check_every_header_explains_its_column_on_a_click_or_tap(page, viewport)
     check_a_category_switch_shows_its_score_beside_the_pinned_columns(page)
     check_the_pinned_rank_header_is_whole_in_every_category_view(page)
@@ -102,7 +102,7 @@ def check_the_longest_header_from_a_link(page, url: str) -> None:
     opens it, its rank and Model columns still side by side when the table is scrolled."""
     page.goto(f"{url}?category={quote('Czech Language Understanding')}")
     assert_rank_header_whole(page, "Czech Language Understanding")
-    expect(rows(page).first).to_be_visible(timeout=30000)
+    expect(rows(page).first).to_be_visible()
     first = cells(rows(page).first)
     page.locator("#board .board-scroll").evaluate("e => e.scrollLeft = 600")
     expect(first.nth(1)).to_be_in_viewport()
@@ -112,7 +112,7 @@ def check_the_longest_header_from_a_link(page, url: str) -> None:
 
 
 def check_details_bars_have_length_and_the_model_name_clears_the_arrow(page) -> None:
-    expect(page.locator("#bars .bar").first).to_be_attached(timeout=30000)
+    expect(page.locator("#bars .bar").first).to_be_attached()
     widths = page.locator("#bars .bar").evaluate_all("bars => bars.map(b => b.getBoundingClientRect().width)")
     values = [float(v) for v in page.locator("#bars .bar-value").all_inner_texts()]
     assert all(w > 0 for w, v in zip(widths, values) if v > 0), (widths, values)
@@ -125,7 +125,7 @@ def check_details_bars_have_length_and_the_model_name_clears_the_arrow(page) -> 
 
 
 def check_the_duel_maps_toolbar_covers_none_of_its_titles(page) -> None:
-    expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    expect(page.locator("#duel-map .hm").first).to_be_attached()
     page.locator("#map-box").scroll_into_view_if_needed()
     page.locator("#duel-map").hover()  # the toolbar shows on hover
     toolbar = page.locator("#duel-map .modebar").bounding_box()
@@ -139,9 +139,9 @@ def check_head_to_head_headers_break_at_words(page) -> None:
     word is wider than its header's text box, and none takes more than three lines. In
     Language Modeling, whose "p one-sided (B better)" column holds only 1s (the best model
     against the second: every perplexity better)."""
-    expect(rows(page, "pair-tasks").first).to_be_visible(timeout=30000)
+    expect(rows(page, "pair-tasks").first).to_be_visible()
     choose(page, "pair-category", "Language Modeling")
-    expect(rows(page, "pair-tasks")).to_have_count(8, timeout=30000)
+    expect(rows(page, "pair-tasks")).to_have_count(8)
     page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
     measured = page.locator("#pair-tasks thead th .header").evaluate_all("""headers => headers.map(h => {
         const words = h.textContent.trim().split(/\\s+/).map(word => {
@@ -223,7 +223,7 @@ def check_per_category_table_is_readable(page, elem_id: str, viewport: dict) -> 
     """Issue 36: Details' won / lost / not significant table (`duel-summary`) and
     Head-to-head's tasks won per category (`pair-record`) show their counts beside the
     category, not only the category column."""
-    expect(rows(page, elem_id).first).to_be_visible(timeout=30000)
+    expect(rows(page, elem_id).first).to_be_visible()
     edges = right_edges(page, elem_id)
     # category, won, lost, n.s. (Details); category, A, B, not separable (Head-to-head)
     assert len(edges) >= 4 and all(e <= viewport["width"] for e in edges[:4]), edges
@@ -233,7 +233,7 @@ def check_per_category_table_is_readable(page, elem_id: str, viewport: dict) -> 
 def check_the_duel_map_s_cells_are_readable(page) -> None:
     """Issue 36: the duel map's cells are at least 12px wide (the map scrolls sideways where
     the screen is narrower)."""
-    expect(page.locator("#duel-map .hm").first).to_be_attached(timeout=30000)
+    expect(page.locator("#duel-map .hm").first).to_be_attached()
     ticks = page.locator("#duel-map .xtick text").evaluate_all("ts => ts.map(t => t.getBoundingClientRect().x)")
     assert len(ticks) == 5 and min(b - a for a, b in zip(ticks, ticks[1:])) >= 12, ticks
     page.locator("#duel-map").scroll_into_view_if_needed()
@@ -243,11 +243,11 @@ def check_the_duel_map_s_cells_are_readable(page) -> None:
 def assert_key_cell_pinned(page, elem_id: str) -> None:
     """`elem_id`'s table scrolled to its right end on a phone: the first row's key (first)
     cell still within the window and on top where it is drawn (no scrolled cell over it)."""
-    expect(rows(page, elem_id).first).to_be_visible(timeout=30000)
+    expect(rows(page, elem_id).first).to_be_visible()
     # The rows show before the table's render is answered, under its status overlay, which
     # elementFromPoint would find over the key cell: wait for the answer.
     page.wait_for_function("(id) => !document.querySelector(`#${id} [data-testid=status-tracker]:not(.hide)`)",
-                           arg=elem_id, timeout=30000)
+                           arg=elem_id)
     page.locator(f"#{elem_id}").scroll_into_view_if_needed()
     key = rows(page, elem_id).first.locator("[role=gridcell]").first
     before = key.bounding_box()

@@ -37,7 +37,7 @@ def first_rank(page) -> str:
 @VIEWPORTS
 def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser, paged_app, viewport):
     page = open_page(browser, paged_app, viewport)
-    expect(pager(page)).to_have_text(FIRST, timeout=60000)
+    expect(pager(page)).to_have_text(FIRST)
     expect(page.locator("#page-previous")).to_be_disabled()
     assert first_rank(page) == "1"
     shot(page, "paging_first")
@@ -59,7 +59,7 @@ def test_paging_search_category_and_picker_on_a_board_larger_than_a_page(browser
     expect(page).not_to_have_url(re.compile(r"table_page="))  # page 1 is the default
 
     page.goto(f"{paged_app}?table_page=7")  # a shared link opens its page
-    expect(pager(page)).to_have_text(LAST, timeout=60000)
+    expect(pager(page)).to_have_text(LAST)
     expect(cells(rows(page).first).first).to_have_text("13")
 
     # A search runs over the whole board and starts at its first page; Backspace clears it.

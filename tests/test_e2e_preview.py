@@ -63,7 +63,7 @@ def test_the_preview_shows_the_new_row_and_its_neighbours_and_pages_the_whole_ra
     fill_form(page, preview_file, "Preview Team", "preview-model")
     page.locator("#presubmit").click()
     status = page.locator("#status")
-    expect(status).to_contain_text("would rank", timeout=60000)
+    expect(status).to_contain_text("would rank")
     rank = int(re.search(r"would rank (\d+) of 14", status.inner_text()).group(1))
     expect(new_row(page)).to_contain_text("★ Preview Team/preview-model")
     expect(rows(page, "preview-duels").first).to_be_visible()  # the grid follows the rows

@@ -120,21 +120,21 @@ def test_two_accounts_and_a_visitor(browser, board, model_files):
     save(bob, "submit_signed_in")
     bob.goto(f"{url}?tab=details&model={sid}")
     card = bob.locator("#card")
-    expect(card).to_contain_text(f"{ALICE_ORG}/variant-b", timeout=60000)
+    expect(card).to_contain_text(f"{ALICE_ORG}/variant-b")
     expect(card).to_contain_text(f"Published by {ALICE} (signed in with Hugging Face)")
     # ... and the two pre-submissions alice's account ran before publishing, with their would-be ranks.
     expect(card).to_contain_text(re.compile(rf"2 by account {ALICE}, would-be ranks? \d+(–\d+)? of 6"))
     save(bob, "card")
     alice.goto(f"{url}?tab=details&model={sid}")
-    expect(alice.locator("#card")).to_contain_text(f"Published by {ALICE}", timeout=60000)
+    expect(alice.locator("#card")).to_contain_text(f"Published by {ALICE}")
     save(alice, "card")
     # A visitor, signed out, browses the board but cannot pre-submit or publish.
     for viewport in (DESKTOP, PHONE):
         visitor = open_page(browser, url, viewport, own_context=True)
-        expect(rows(visitor)).to_have_count(6, timeout=60000)
+        expect(rows(visitor)).to_have_count(6)
         expect(visitor.locator("#board table")).to_contain_text(f"{ALICE_ORG}/variant-b")
         visitor.get_by_role("tab", name="Submit").click()
-        expect(visitor.locator("#signin-note")).to_contain_text("Sign in with Hugging Face", timeout=30000)
+        expect(visitor.locator("#signin-note")).to_contain_text("Sign in with Hugging Face")
         expect(visitor.locator("#presubmit")).to_be_disabled()
         expect(visitor.locator("#publish")).to_be_hidden()
         expect(visitor.locator("#login")).to_contain_text("Sign in with Hugging Face")
@@ -159,7 +159,7 @@ def test_a_session_saved_before_signing_out_can_neither_pre_submit_nor_publish(b
     form = [CAROL, "replayed", "chat", 7, 4096, "bfloat16", "", "https://example.com/replayed"]
     assert "would rank" in saved.call("presubmit", [*form, saved.upload(model_files[0])])[0]  # signed in, it works
     carol.locator("#login").click()  # "Logout (carol)"
-    expect(carol.locator("#login")).to_contain_text("Sign in with Hugging Face", timeout=60000)
+    expect(carol.locator("#login")).to_contain_text("Sign in with Hugging Face")
     save(carol, "signed_out")
     files = sorted(hub.files(REPO))
     assert saved.call("publish", [None])[0] == content.SIGN_IN_FIRST

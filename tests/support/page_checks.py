@@ -56,7 +56,7 @@ def check_ranking_chart(page, viewport: dict, categories: list[str], models: int
         if category != "Overall":
             choose(page, "category", category)
         chart = page.locator("#ranking-chart")
-        expect(chart.locator(".gtitle")).to_contain_text(f"{category} score %, 95% intervals", timeout=30000)
+        expect(chart.locator(".gtitle")).to_contain_text(f"{category} score %, 95% intervals")
         expect(chart.locator(".point")).to_have_count(models)
         expect(chart.locator(".errorbar")).to_have_count(models)
         ticks = chart.locator(".ytick text").evaluate_all(  # top to bottom

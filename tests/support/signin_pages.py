@@ -14,7 +14,7 @@ def signed_in_page(browser, url: str, hub: FakeHub, account: str | None, viewpor
     if account is not None:
         page.context.add_cookies([{"name": "fake_hub_account", "value": account, "url": hub.url}])
         page.locator("#login").click()
-        expect(page.locator("#signin-note")).to_contain_text(f"Signed in as {account}", timeout=60000)
+        expect(page.locator("#signin-note")).to_contain_text(f"Signed in as {account}")
     return page
 
 
@@ -27,7 +27,7 @@ def fill(page, file, model: str) -> None:
     if held.count():  # the file of a pre-submission before: cleared as a user does
         held.click()
     page.locator("#file input[type=file]").set_input_files(str(file))
-    expect(page.locator("#file").get_by_role("cell", name=file.name)).to_be_visible(timeout=30000)
+    expect(page.locator("#file").get_by_role("cell", name=file.name)).to_be_visible()
 
 
 def signin_tab(board, signin):
