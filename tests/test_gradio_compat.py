@@ -33,6 +33,14 @@ def test_the_stub_writer_is_still_where_and_as_the_skipper_replaces_it():
     assert "from gradio.component_meta import create_or_modify_pyi" in inspect.getsource(gradio.blocks_events)
 
 
+def test_the_launch_argument_that_skips_the_self_check_gates_that_check_only():
+    (argument, value), = gradio_compat.WITHOUT_SELF_CHECK.items()
+    launch = inspect.getsource(gr.Blocks.launch)
+    assert argument in inspect.signature(gr.Blocks.launch).parameters and value is False
+    uses = [line.strip() for line in launch.splitlines() if argument in line][1:]  # after the signature's
+    assert uses == [f"if {argument} and not networking.url_ok(self.local_url) and not self.share:"], uses
+
+
 def test_the_mocked_sign_in_and_the_oauth_settings_are_still_gradios_module_attributes():
     mocked = gradio.oauth._add_mocked_oauth_routes
     assert list(inspect.signature(mocked).parameters) == ["app"]

@@ -46,3 +46,17 @@ print("ok")
 """
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
+
+
+def test_a_host_too_loaded_to_answer_gradios_self_check_in_3_s_still_serves(tmp_path_factory, full_store_template,
+                                                                           monkeypatch):
+    """Gradio's launch asks the page of its own address once (a HEAD, 3 s at most) and
+    refuses to serve when it gets no answer, telling to make a share link: at load 20 that
+    failed an app's start (session 20). The app serves without that check."""
+    import gradio.networking
+    import httpx
+    from support.servers import serve_in_process
+
+    monkeypatch.setattr(gradio.networking, "url_ok", lambda url: False)  # the answer a 3 s timeout gives
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, *_):
+        assert httpx.get(url, timeout=60).status_code == 200

@@ -27,6 +27,13 @@ def queued(app):
     return app
 
 
+# --- the launch's check of its own address -----------------------------------------------
+# Gradio's launch asks its own page once (a HEAD, 3 s at most; a timeout is not asked again)
+# and refuses to serve without an answer, telling to make a share link: on a loaded host
+# (load 20) an app's start failed so. Its private `_frontend` argument gates that check only.
+WITHOUT_SELF_CHECK = {"_frontend": False}
+
+
 # --- the type stubs Gradio writes at import ----------------------------------------------
 # Gradio writes the type stubs (.pyi) of its own components again each time it is imported:
 # for each of some 80 component classes it parses the class's module and its stub and

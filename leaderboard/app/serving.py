@@ -10,7 +10,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from leaderboard import blas, freed_memory
-from leaderboard.app.gradio_compat import queued
+from leaderboard.app.gradio_compat import WITHOUT_SELF_CHECK, queued
 from leaderboard.app.limits import UploadGate, UploadWindow
 from leaderboard.app.page import build_app, page_style
 from leaderboard.app.quiet import NoteRequests, QuietWatch
@@ -57,5 +57,5 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
     sign_outs = Middleware(SignOutGate, signed_out=settings.signed_out)
     queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES,
                        app_kwargs={"middleware": [gate, sign_outs, Middleware(NoteRequests, watch=watch)]},
-                       prevent_thread_lock=True, **page_style(board), **launch)
+                       prevent_thread_lock=True, **WITHOUT_SELF_CHECK, **page_style(board), **launch)
     return app
