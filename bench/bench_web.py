@@ -33,7 +33,9 @@ start and warming, the page loads, the pre-submissions). Floor: an empty Gradio 
 Markdown, served by this process), loaded in a fresh context of the same viewport right before
 each of the app's first loads, so that both meet the machine as it is then (a ratio of loads
 taken minutes apart said more of the load than of the page: bench/RESULTS.md, session 20);
-`first_load_over_empty_page` is the ratio of the two medians (and of the first calls).
+`first_load_over_empty_page`, over the repeats' first loads and `--more-first-loads` pairs
+more: the ratio of the two medians (and of the first calls), and the median of the pairs'
+ratios with its 95% interval.
 Prints, per figure, the first call (the fresh app's and cold browser's) apart from the
 median and maximum of the rest, as JSON; bench/RESULTS.md records the numbers with machine
 and date.
@@ -50,6 +52,9 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
+from scipy import stats
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
@@ -63,6 +68,9 @@ def main():
     parser.add_argument("--models", type=int, default=100)
     parser.add_argument("--workdir", default=str(ROOT / "bench" / "out"))
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--more-first-loads", type=int, default=20, metavar="N",
+                        help="N more pairs of first loads (the empty page's, the app's), after the repeats: "
+                             "the ratio of their medians moved by 0.2-0.5 between runs of 5 (session 20)")
     parser.add_argument("--store", help="an existing store instead of a demo store of --models models")
     parser.add_argument("--desktop-only", action="store_true", help="1440x900 only")
     parser.add_argument("--port", type=int, help="the app's port, the empty page's the next (default: free ones)")
@@ -124,10 +132,8 @@ def served_figures(code: Path, store: Path, files: list[Path], browser, args, em
         viewports = {"1440x900": {"width": 1440, "height": 900}, "390x844": {"width": 390, "height": 844}}
         for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
             times, ranks = measure(browser, viewport, port, args, files, picked_model(store), empty_url)
-            page, floor = times["first_load"], times["empty_gradio_page_first_load"]
-            result[name] = {**figures(times), "preview_rank_of_new_model": ranks, "first_load_over_empty_page": {
-                "first": round(page[0] / floor[0], 2),
-                "median_after_first": round(statistics.median(page[1:] or page) / statistics.median(floor[1:] or floor), 2)}}
+            result[name] = {**figures(times), "preview_rank_of_new_model": ranks, "first_load_over_empty_page":
+                            load_ratio(times["first_load"], times["empty_gradio_page_first_load"])}
         # its start, warming and every figure above; and what it holds once they are done
         result["app_peak_memory_gb"], result["app_resident_memory_gb"] = memory_gb(app.pid)
     finally:
@@ -143,6 +149,22 @@ def figures(times: dict[str, list[float]]) -> dict:
     the median and maximum of the rest."""
     return {name: {"first": round(v[0], 3), "median_after_first": round(statistics.median(v[1:] or v), 3),
                    "max_after_first": round(max(v[1:] or v), 3)} for name, v in times.items()}
+
+
+def load_ratio(page: list[float], floor: list[float]) -> dict:
+    """The app's first loads over the empty page's, each loaded right before its app load:
+    the first pair's ratio; after it, the ratio of the two medians, and the median of the
+    pairs' own ratios (the machine's state, which both loads of a pair meet, cancels in it)
+    with its 95% interval (distribution-free: `scipy.stats.quantile_test`)."""
+    page_after, floor_after = np.array(page[1:] or page), np.array(floor[1:] or floor)
+    pair_ratios = page_after / floor_after
+    interval = stats.quantile_test(pair_ratios, q=float(np.median(pair_ratios)), p=0.5).confidence_interval(0.95)
+    bounds = [round(float(b), 2) for b in (interval.low, interval.high)]  # nan below 6 pairs: no 95% then
+    return {"first": round(float(page[0] / floor[0]), 2),
+            "median_after_first": round(float(np.median(page_after) / np.median(floor_after)), 2),
+            "median_of_pair_ratios": round(float(np.median(pair_ratios)), 2),
+            "pair_ratios_median_interval_95": None if np.isnan(bounds).any() else bounds,
+            "pairs_after_first": len(pair_ratios)}
 
 
 def generated_probe(store: Path, workdir: Path) -> Path:
@@ -181,14 +203,20 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
                         *(f"presubmit_to_preview {f.name}" for f in files))}
     ranks = {}
     url = f"http://127.0.0.1:{port}/"
-    for _ in range(args.repeats):
+
+    def first_load(context) -> float:
+        """Until the first row's score shows, the empty page's first load right before it."""
         times["empty_gradio_page_first_load"].append(empty_page_load(browser, viewport, empty_url))
-        context = browser.new_context(viewport=viewport)
         page = context.new_page()
         t = time.perf_counter()
         page.goto(url)
         expect(cells(rows(page).first).nth(2)).to_be_visible(timeout=wait)
         times["first_load"].append(time.perf_counter() - t)
+        return page
+
+    for _ in range(args.repeats):
+        context = browser.new_context(viewport=viewport)
+        page = first_load(context)
         t = time.perf_counter()  # again, with the browser's cache warm
         page.reload()
         expect(cells(rows(page).first).nth(2)).to_be_visible(timeout=wait)
@@ -251,6 +279,10 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
             times[f"presubmit_to_preview {file.name}"].append(page.wait_for_function(
                 "() => window.newRowAt && (window.newRowAt - window.clickAt) / 1000").json_value())
             ranks[file.name] = new_row.locator("[role=gridcell]").first.inner_text().strip()
+        context.close()
+    for _ in range(args.more_first_loads):
+        context = browser.new_context(viewport=viewport)
+        first_load(context)
         context.close()
     return times, ranks
 
