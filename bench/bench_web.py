@@ -107,7 +107,7 @@ def main():
                 result[str(code)] = served_figures(code, store, files, browser, args, empty_url)
             browser.close()
     finally:
-        empty.close()
+        empty.close(verbose=False)  # else Gradio prints a line amid the JSON
     print(json.dumps(result, indent=1))
 
 
