@@ -19,7 +19,9 @@ FIRST_GRID = 25
 class DetailsTab:
     def __init__(self, board, p_values: gr.Radio, categories: list[str]):
         self.board = board
-        self._last_duels: LastAnswer[details.ModelDuels] = LastAnswer()  # see duels_of
+        # See duels_of: the first view every open asks for, and the last other one asked.
+        self._first_view_duels: LastAnswer[details.ModelDuels] = LastAnswer()
+        self._last_duels: LastAnswer[details.ModelDuels] = LastAnswer()
         self.built_model = default_model = board.ranked().index[0] if len(board.models) else None
         with gr.Tab("Details", id="details") as self.tab:
             with gr.Row():
@@ -116,12 +118,17 @@ class DetailsTab:
                 self.duels_csv: gr.File(value=None, visible=False)}
 
     def duels_of(self, submission_id, category, adjusted: bool) -> details.ModelDuels:
-        """The model's duels, the last ones kept: `render` and then `export_duels` ask for
-        the same (a panel member has dueled every model: 10,000 at 10,000 models)."""
+        """The model's duels, kept: `render` and then `export_duels` ask for the same (a panel
+        member has dueled every model: 10,000 at 10,000 models). The best model's Overall,
+        which every open of the tab shows first, is kept apart from the last other view asked,
+        so that a visitor's pick does not make the next visitor's open wait for it again."""
         board = self.board
-        return self._last_duels.of(board.state.derived, (submission_id, category, adjusted),  # kept across a record
-                                   lambda: details.model_duels(board, submission_id, category, board.duels(adjusted),
-                                                               rank_order=board.ranked(adjusted).index))
+        question = (submission_id, category, adjusted)
+        first_view = question == (board.ranked().index[0], board_views.OVERALL, False)
+        kept = self._first_view_duels if first_view else self._last_duels
+        return kept.of(board.state.derived, question,  # kept across a record
+                       lambda: details.model_duels(board, submission_id, category, board.duels(adjusted),
+                                                   rank_order=board.ranked(adjusted).index))
 
     def warm(self) -> None:
         """The best model's Overall view, made before a visitor opens the tab."""
