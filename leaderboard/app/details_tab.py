@@ -57,8 +57,10 @@ class DetailsTab:
             concurrency_limit=1, **PRIVATE)  # one at a time: each holds the GIL for seconds at 10,000 models
         # A view changed meanwhile: its render hides the file, and the one being made is not shown under it.
         self.cancels = [made]
+        # A pick made while the last one's view is on its way (a category: the model picker is
+        # covered meanwhile) is rendered once that view has come (Gradio's default drops it).
         gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs, queue=False,
-              js=share.query_writer(share.DETAILS_KEYS), cancels=self.cancels, **PRIVATE)
+              js=share.query_writer(share.DETAILS_KEYS), cancels=self.cancels, trigger_mode="always_last", **PRIVATE)
         self.more.click(self.more_duels, self.inputs, [self.duels, self.more], queue=False, **PRIVATE)
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
@@ -73,9 +75,12 @@ class DetailsTab:
         return gr.Dropdown(choices=details.model_choices(self.board, search, keep=[submission_id]),
                            info=details.picker_info(self.board, search))
 
-    def render(self, submission_id, category, p_values, search: str = "") -> dict:
+    def render(self, submission_id, category, p_values, search: str | None = "") -> dict:
+        """The model's view; `search`: the find box's, None while the tab was never opened
+        (the p-value setting's change renders it then)."""
         board = self.board
         board.refresh()
+        search = search or ""
         adjusted = p_values == board_views.ADJUSTED_P
         choices = gr.Dropdown(choices=details.model_choices(board, search, keep=[submission_id]),
                               value=submission_id, info=details.picker_info(board, search))
