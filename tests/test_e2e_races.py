@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
+from support.page_checks import first_header
 from support.page_sessions import PageSession
-from support.pages import choose, close, open_page
+from support.pages import choose, close, open_page, settled
 from support.servers import serve_in_process
 
 from leaderboard.board.state import Leaderboard
@@ -95,3 +96,25 @@ def test_the_p_value_setting_changed_before_details_and_head_to_head_are_opened_
         assert "Rank **1**" in card, card
         summary = session.run("render_6", [best, second, "Overall", "bh", None])[2]  # then Head-to-head's
         assert "Benjamini-Hochberg adjusted" in summary, summary
+
+
+def test_back_twice_while_the_first_back_s_view_is_on_its_way_shows_the_view_of_the_url(
+        browser, tmp_path_factory, full_store_template):
+    """Back pressed twice while the view of the first Back is on its way: the page shows the
+    view of the address it is at, the second Back's (that Back was dropped: the page stayed
+    at the first Back's view under the second's address)."""
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, _):
+        first, second = Leaderboard(LocalStore(store)).benchmark.categories[:2]
+        page = open_page(browser, url, own_context=True)
+        settled(page)
+        for category in (first, second):
+            choose(page, "category", category)
+            expect(first_header(page)).to_have_text(f"{category} rank")
+        restored = HeldBack(page, url, "restore_visited")
+        restored.first(page.go_back)
+        page.go_back()
+        assert page.url == url
+        restored.let_go()
+        expect(page.locator("#category input")).to_have_value("Overall", timeout=30000)
+        expect(first_header(page)).to_have_text("Rank")
+        close(page)
