@@ -6,15 +6,19 @@ that event's last call is on its way (its default trigger mode, "once"), and cov
 event's outputs meanwhile, not its other inputs."""
 from __future__ import annotations
 
+import threading
+
 from playwright.sync_api import expect
 
 from support.page_checks import first_header
 from support.page_sessions import PageSession
-from support.pages import choose, close, open_page, settled
+from support.pages import choose, close, open_page, rows, settled
 from support.servers import serve_in_process
 
+from leaderboard.app import details_tab
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
+from leaderboard.views import details
 
 
 class HeldBack:
@@ -117,4 +121,37 @@ def test_back_twice_while_the_first_back_s_view_is_on_its_way_shows_the_view_of_
         restored.let_go()
         expect(page.locator("#category input")).to_have_value("Overall", timeout=30000)
         expect(first_header(page)).to_have_text("Rank")
+        close(page)
+
+
+def test_a_model_picked_while_more_duels_are_on_their_way_shows_its_own(browser, tmp_path_factory,
+                                                                        full_store_template, monkeypatch):
+    """Details: the best model's grid of all its duels asked for ("Show all"), and another
+    model picked before it has come: that model's view and grid are shown, and the first
+    model's grid, when made, is not shown under them (it was, over the second's)."""
+    monkeypatch.setattr(details_tab, "FIRST_GRID", 2)  # of 4 competitors: the rest a click away
+    asked, go_on = threading.Event(), threading.Event()
+    work = details.duel_frame
+
+    def held(board, duels, models=None, competitors=None):  # the grid of all duels waits for the test
+        if competitors == details.GRID_COMPETITORS:
+            asked.set()
+            go_on.wait(timeout=60)
+        return work(board, duels, models, competitors)
+    monkeypatch.setattr(details, "duel_frame", held)
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, _):
+        board = Leaderboard(LocalStore(store))
+        second = board.models[board.ranked().index[1]].title
+        page = open_page(browser, url, own_context=True)
+        page.get_by_role("tab", name="Details").click()
+        expect(rows(page, "duels")).to_have_count(2, timeout=30000)
+        page.locator("#duels-more").click()
+        assert asked.wait(timeout=30)
+        choose(page, "model-pick", second)
+        expect(page.locator("#card h3")).to_have_text(second, timeout=30000)
+        go_on.set()
+        page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
+        page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
+        expect(rows(page, "duels")).to_have_count(2)
+        expect(rows(page, "duels").filter(has_text=second)).to_have_count(0)  # its own grid: not its own competitor
         close(page)

@@ -55,13 +55,15 @@ class DetailsTab:
         made = self.make_csv.click(self.making_csv, self.inputs, csv_outputs, queue=False, **PRIVATE).success(
             self.export_duels, self.inputs, csv_outputs, show_progress_on=[self.duels_csv],
             concurrency_limit=1, **PRIVATE)  # one at a time: each holds the GIL for seconds at 10,000 models
-        # A view changed meanwhile: its render hides the file, and the one being made is not shown under it.
-        self.cancels = [made]
+        # Queued, so that a view changed meanwhile can cancel it (Gradio cancels no unqueued call).
+        more = self.more.click(self.more_duels, self.inputs, [self.duels, self.more], **PRIVATE)
+        # A view changed meanwhile: its render hides the file and shows its own grid; the file
+        # being made and the grid of all the last view's duels are not shown under them.
+        self.cancels = [made, more]
         # A pick made while the last one's view is on its way (a category: the model picker is
         # covered meanwhile) is rendered once that view has come (Gradio's default drops it).
         gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs, queue=False,
               js=share.query_writer(share.DETAILS_KEYS), cancels=self.cancels, trigger_mode="always_last", **PRIVATE)
-        self.more.click(self.more_duels, self.inputs, [self.duels, self.more], queue=False, **PRIVATE)
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
