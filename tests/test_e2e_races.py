@@ -7,9 +7,12 @@ event's outputs meanwhile, not its other inputs."""
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from playwright.sync_api import expect
 
+from harness_logs import DATE_A, write_run
+from support.archives import zip_folder
 from support.page_checks import first_header
 from support.page_sessions import PageSession
 from support.pages import choose, close, open_page, rows, settled
@@ -18,7 +21,8 @@ from support.servers import serve_in_process
 from leaderboard.app import details_tab
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
-from leaderboard.views import details
+from leaderboard.submission.demo import demo_model
+from leaderboard.views import details, submission
 
 
 class HeldBack:
@@ -154,4 +158,44 @@ def test_a_model_picked_while_more_duels_are_on_their_way_shows_its_own(browser,
         page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
         expect(rows(page, "duels")).to_have_count(2)
         expect(rows(page, "duels").filter(has_text=second)).to_have_count(0)  # its own grid: not its own competitor
+        close(page)
+
+
+def test_an_archive_replaced_while_it_is_compiled_leaves_the_form_to_the_new_one(browser, tmp_path, full_benchmark,
+                                                                                 tmp_path_factory, full_store_template,
+                                                                                 monkeypatch):
+    """Submit: a .zip of harness output removed while it is compiled (seconds), and another
+    uploaded in its place: the second is compiled, and the form is filled in from its logs,
+    not the first's (the first's compile answered last over the second's file, whose own
+    compile the page dropped)."""
+    archives = {}
+    for name in ("First-1B", "Second-2B"):
+        root = tmp_path / name / "lm_eval_output"
+        write_run(root, full_benchmark, full_benchmark.task_ids, demo_model(full_benchmark, 11, seed=0)[1], DATE_A,
+                  model=f"Brno-NLP/{name}")
+        archives[name] = zip_folder(root, tmp_path / name / f"{name.lower()}.zip")
+    compiling, go_on = threading.Event(), threading.Event()
+    work = submission.compile_archive
+
+    def held(board, path, *args, **kwargs):  # the first archive's compile waits for the test
+        if Path(path).name == "first-1b.zip":
+            compiling.set()
+            go_on.wait(timeout=60)
+        return work(board, path, *args, **kwargs)
+    monkeypatch.setattr(submission, "compile_archive", held)
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, _, _, _):
+        page = open_page(browser, url, own_context=True)
+        page.get_by_role("tab", name="Submit").click()
+        page.locator("#file input[type=file]").set_input_files(str(archives["First-1B"]))
+        assert compiling.wait(timeout=30)
+        page.locator("#file button[aria-label='Clear']").click()
+        page.locator("#file input[type=file]").set_input_files(str(archives["Second-2B"]))
+        expect(page.locator("#file").get_by_role("cell", name="second-2b.zip")).to_be_visible(timeout=30000)
+        go_on.set()
+        model = page.locator("#model textarea, #model input").first
+        expect(model).to_have_value("Second-2B", timeout=60000)
+        expect(page.locator("#file-errors")).to_contain_text("Compiled from the harness output", timeout=60000)
+        page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
+        expect(model).to_have_value("Second-2B")
+        expect(page.locator("#presubmit")).to_be_enabled()
         close(page)

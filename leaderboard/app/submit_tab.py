@@ -137,12 +137,18 @@ class SubmitTab:
 
         self.tab.select(None, js=share.tab_writer("submission"))
         form_from_logs = [self.team, self.model, self.model_type, self.input_length, self.params, self.precision]
-        file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False, **PRIVATE).then(
+        # A file uploaded while the last one is read (an archive: compiled for seconds) is read
+        # once that reading is done, or cancelled (Gradio's default trigger mode dropped it).
+        reading = file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False,
+                              **PRIVATE).then(
             self.uploaded, [file, *form_from_logs], [self.file_errors, self.compiled, *form_from_logs],
-            show_progress_on=[self.file_errors], **PRIVATE).then(
-            self.release_presubmit, None, self.presubmit_button, queue=False, **PRIVATE)
+            show_progress_on=[self.file_errors], trigger_mode="always_last", **PRIVATE)
+        reading.then(self.release_presubmit, None, self.presubmit_button, queue=False, **PRIVATE)
+        # The file removed (to choose another): what its reading would show (the form filled
+        # from its logs, its compiled JSON) is not shown for the next one. Not cancelled by an
+        # upload: its own reading, started by its first step, would be.
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
-                   [self.file_errors, self.compiled], queue=False, **PRIVATE)
+                   [self.file_errors, self.compiled], queue=False, cancels=[reading], **PRIVATE)
         ranking_outputs = [self.preview_table, *self.preview_pager.outputs, self.new_row, self.whole_button]
         presubmitted = self.cleared(self.presubmit_button, [self.status, self.form_errors, self.file_errors]).then(
             self.presubmit, [self.team, self.model, self.model_type, self.params, self.input_length, self.precision,
