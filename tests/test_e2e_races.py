@@ -18,7 +18,7 @@ from support.page_sessions import PageSession
 from support.pages import choose, close, open_page, rows, settled
 from support.servers import serve_in_process
 
-from leaderboard.app import details_tab
+from leaderboard.app import details_tab, leaderboard_tab
 from leaderboard.board.state import Leaderboard
 from leaderboard.storage.local import LocalStore
 from leaderboard.submission.demo import demo_model
@@ -198,4 +198,35 @@ def test_an_archive_replaced_while_it_is_compiled_leaves_the_form_to_the_new_one
         page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
         expect(model).to_have_value("Second-2B")
         expect(page.locator("#presubmit")).to_be_enabled()
+        close(page)
+
+
+def test_a_view_changed_while_the_next_page_is_on_its_way_is_shown_from_its_first_page(
+        browser, tmp_path_factory, full_store_template, monkeypatch):
+    """Leaderboard: another category picked while the next page of the Overall view is on its
+    way: the category's first page is shown, and the Overall page, when made, is not shown
+    over it (it was, under the category's picker)."""
+    turning, go_on = threading.Event(), threading.Event()
+    work = leaderboard_tab.turned_to
+
+    def held(name, page):  # the click on Next waits for the test
+        turning.set()
+        go_on.wait(timeout=60)
+        return work(name, page)
+    monkeypatch.setattr(leaderboard_tab, "turned_to", held)
+    with serve_in_process(tmp_path_factory, full_store_template, page_rows=2) as (url, store, _, _):
+        category = Leaderboard(LocalStore(store)).benchmark.categories[0]
+        page = open_page(browser, url, own_context=True)
+        settled(page)
+        note = page.locator("#page-of")
+        expect(note).to_contain_text("Page 1 of 3")
+        page.locator("#page-next").click()
+        assert turning.wait(timeout=30)
+        choose(page, "category", category)
+        expect(first_header(page)).to_have_text(f"{category} rank", timeout=30000)
+        go_on.set()
+        page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
+        page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
+        expect(first_header(page)).to_have_text(f"{category} rank")
+        expect(note).to_contain_text("Page 1 of 3")
         close(page)
