@@ -60,16 +60,24 @@ class DetailsTab:
         # A view changed meanwhile: its render hides the file and shows its own grid; the file
         # being made and the grid of all the last view's duels are not shown under them.
         self.cancels = [made, more]
+        picks = [picked(self.model_pick), picked(self.category)]
+        self.cancel_before(picks)
         # A pick made while the last one's view is on its way (a category: the model picker is
         # covered meanwhile) is rendered once that view has come (Gradio's default drops it).
-        gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs, queue=False,
-              js=share.query_writer(share.DETAILS_KEYS), cancels=self.cancels, trigger_mode="always_last", **PRIVATE)
+        gr.on(picks, self.render, self.inputs, self.outputs, queue=False, js=share.query_writer(share.DETAILS_KEYS),
+              trigger_mode="always_last", **PRIVATE)
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
         # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
         # the heaviest thing on the page.
         self.tab.select(self.render, self.inputs, self.outputs, queue=False,
                         js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
+
+    def cancel_before(self, triggers: list) -> None:
+        """`triggers` cancel the file being made and the grid of all duels, before the render
+        they trigger next: Gradio runs an event's listeners in turn, in the order they were
+        added; the cancelled call's outputs say "Error" until a call after it writes them."""
+        gr.on(triggers, None, cancels=self.cancels, **PRIVATE)
 
     def found(self, search: str, submission_id):
         """The picker's choices for `search`, keeping the model picked."""

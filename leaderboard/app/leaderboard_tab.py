@@ -99,7 +99,8 @@ class LeaderboardTab:
         view_changes = [*(picked(control) if isinstance(control, gr.Dropdown) else control.input
                           for control in self.inputs), search.change]
         # The page on its way cancelled before the view's call, not after it has answered: the
-        # page could answer in between (Gradio runs an event's listeners in the order they were added).
+        # page could answer in between, and the cancelled call's outputs say "Error" until a call
+        # after it writes them (Gradio runs an event's listeners in turn, in the order they were added).
         gr.on(view_changes, None, cancels=turns, **PRIVATE)
         gr.on(view_changes, self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(

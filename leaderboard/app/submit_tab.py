@@ -145,10 +145,13 @@ class SubmitTab:
             show_progress_on=[self.file_errors], trigger_mode="always_last", **PRIVATE)
         reading.then(self.release_presubmit, None, self.presubmit_button, queue=False, **PRIVATE)
         # The file removed (to choose another): what its reading would show (the form filled
-        # from its logs, its compiled JSON) is not shown for the next one. Not cancelled by an
-        # upload: its own reading, started by its first step, would be.
+        # from its logs, its compiled JSON) is not shown for the next one. Cancelled before the
+        # messages are emptied, whose answer then clears the "Error" a cancelled call leaves on
+        # them (Gradio runs an event's listeners in the order they were added). Not cancelled
+        # by an upload: its own reading, started by its first step, would be.
+        file.clear(None, cancels=[reading], **PRIVATE)
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
-                   [self.file_errors, self.compiled], queue=False, cancels=[reading], **PRIVATE)
+                   [self.file_errors, self.compiled], queue=False, **PRIVATE)
         ranking_outputs = [self.preview_table, *self.preview_pager.outputs, self.new_row, self.whole_button]
         presubmitted = self.cleared(self.presubmit_button, [self.status, self.form_errors, self.file_errors]).then(
             self.presubmit, [self.team, self.model, self.model_type, self.params, self.input_length, self.precision,
