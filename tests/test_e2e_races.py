@@ -25,34 +25,31 @@ from leaderboard.submission.demo import demo_model
 from leaderboard.views import details, submission
 
 
+def is_event_call(request) -> bool:
+    """A call of one of the page's event functions: a JSON post to /run/ or to the queue."""
+    return request.method == "POST" and ("/run/" in request.url or "/queue/join" in request.url)
+
+
 class HeldBack:
-    """The page's first call of its event function `function` (by its API name), held back
-    (not sent) until the test lets it go; the page's other calls go."""
+    """The first call of an event function that `action` on the page makes, held back (not
+    sent) until the test lets it go; the page's other calls go."""
 
-    def __init__(self, page, url: str, function: str):
-        self.page, self.fn_index, self.held = page, PageSession(url).functions[function], []
+    def __init__(self, page, action):
+        self.page, self.held = page, []
         page.route("**/gradio_api/**", self.route)
-
-    def is_call(self, request) -> bool:
-        """A call of the function (an event's call is a JSON post to /run/ or the queue)."""
-        return (request.method == "POST" and ("/run/" in request.url or "/queue/join" in request.url)
-                and request.post_data_json.get("fn_index") == self.fn_index)
+        with page.expect_request(is_event_call):
+            action()
+        for _ in range(100):  # its route comes after the request's event
+            if self.held:
+                return
+            page.wait_for_timeout(50)
+        raise AssertionError("the call was not held back")
 
     def route(self, call) -> None:
-        if not self.held and self.is_call(call.request):
+        if not self.held and is_event_call(call.request):
             self.held.append(call)
         else:
             call.continue_()
-
-    def first(self, action) -> None:
-        """`action`, which makes the call held back (its route comes after the request's event)."""
-        with self.page.expect_request(self.is_call):
-            action()
-        for _ in range(100):
-            if self.held:
-                return
-            self.page.wait_for_timeout(50)
-        raise AssertionError("the call was not held back")
 
     def let_go(self) -> None:
         for call in self.held:
@@ -73,8 +70,7 @@ def test_a_category_picked_while_a_model_s_view_is_on_its_way_is_shown(browser, 
         page = open_page(browser, url, own_context=True)
         page.get_by_role("tab", name="Details").click()
         expect(page.locator("#card")).to_contain_text(best, timeout=30000)
-        rendered = HeldBack(page, url, "render")  # a pick's, in Details
-        rendered.first(lambda: choose(page, "model-pick", second))
+        rendered = HeldBack(page, lambda: choose(page, "model-pick", second))
         choose(page, "details-category", category)
         rendered.let_go()
         expect(page.locator("#card")).to_contain_text(f"{category}: rank", timeout=30000)
@@ -82,14 +78,42 @@ def test_a_category_picked_while_a_model_s_view_is_on_its_way_is_shown(browser, 
 
         page.get_by_role("tab", name="Head-to-head").click()
         expect(page.locator("#pair-summary")).to_contain_text("On all tasks", timeout=30000)
-        rendered = HeldBack(page, url, "render_2")  # a pick's, in Head-to-head
-        rendered.first(lambda: choose(page, "model-b", third))
+        rendered = HeldBack(page, lambda: choose(page, "model-b", third))
         choose(page, "pair-category", category)
         rendered.let_go()
         expect(page.locator("#pair-summary")).to_contain_text(f"On the {category} tasks", timeout=30000)
         expect(page.locator("#pair-summary")).to_contain_text(f"B = {third}")
         close(page)
 
+
+
+def test_a_category_picked_while_an_opened_tab_s_view_is_on_its_way_is_shown(browser, tmp_path_factory,
+                                                                             full_store_template):
+    """Details and Head-to-head opened, and a category picked before the tab's view has come:
+    the category's view is shown (the tab's view, answered after the pick's, was shown
+    under the category's picker)."""
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, _):
+        board = Leaderboard(LocalStore(store))
+        best = board.models[board.ranked().index[0]].title
+        category = board.benchmark.categories[0]
+        page = open_page(browser, url, own_context=True)
+        settled(page)
+        opened = HeldBack(page, lambda: page.get_by_role("tab", name="Details").click())
+        choose(page, "details-category", category)
+        opened.let_go()
+        expect(page.locator("#card")).to_contain_text(f"{category}: rank", timeout=30000)
+        expect(page.locator("#card h3")).to_have_text(best)
+        page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
+        expect(page.locator("#card")).to_contain_text(f"{category}: rank")
+
+        opened = HeldBack(page, lambda: page.get_by_role("tab", name="Head-to-head").click())
+        choose(page, "pair-category", category)
+        opened.let_go()
+        summary = page.locator("#pair-summary")
+        expect(summary).to_contain_text(f"On the {category} tasks", timeout=30000)
+        page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
+        expect(summary).to_contain_text(f"On the {category} tasks")
+        close(page)
 
 def test_the_p_value_setting_changed_before_details_and_head_to_head_are_opened_is_followed(
         tmp_path_factory, full_store_template):
@@ -100,9 +124,9 @@ def test_the_p_value_setting_changed_before_details_and_head_to_head_are_opened_
     with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, _):
         best, second = Leaderboard(LocalStore(store)).ranked().index[:2]
         session = PageSession(url)
-        card = session.run("render_5", [best, "Overall", "bh", None])[1]  # Details'
+        card = session.run("render_3", [best, "Overall", "bh", None])[1]  # Details', following the setting
         assert "Rank **1**" in card, card
-        summary = session.run("render_6", [best, second, "Overall", "bh", None])[2]  # then Head-to-head's
+        summary = session.run("render_4", [best, second, "Overall", "bh", None])[2]  # then Head-to-head's
         assert "Benjamini-Hochberg adjusted" in summary, summary
 
 
@@ -118,8 +142,7 @@ def test_back_twice_while_the_first_back_s_view_is_on_its_way_shows_the_view_of_
         for category in (first, second):
             choose(page, "category", category)
             expect(first_header(page)).to_have_text(f"{category} rank")
-        restored = HeldBack(page, url, "restore_visited")
-        restored.first(page.go_back)
+        restored = HeldBack(page, page.go_back)
         page.go_back()
         assert page.url == url
         restored.let_go()

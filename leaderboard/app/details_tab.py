@@ -62,16 +62,15 @@ class DetailsTab:
         self.cancels = [made, more]
         picks = [picked(self.model_pick), picked(self.category)]
         self.cancel_before(picks)
-        # A pick made while the last one's view is on its way (a category: the model picker is
-        # covered meanwhile) is rendered once that view has come (Gradio's default drops it).
-        gr.on(picks, self.render, self.inputs, self.outputs, queue=False, js=share.query_writer(share.DETAILS_KEYS),
-              trigger_mode="always_last", **PRIVATE)
+        # Rendered when opened, not on page load (a duel grid of 50 tasks x 99 opponents is the
+        # heaviest thing on the page), and at each pick. One event: a pick made while the last
+        # view is on its way (a category: the model picker is covered meanwhile) is rendered
+        # once that view has come (Gradio's default trigger mode dropped it; two events
+        # answered in either order).
+        gr.on([self.tab.select, *picks], self.render, self.inputs, self.outputs, queue=False,
+              js=share.query_writer(share.DETAILS_KEYS, tab="details"), trigger_mode="always_last", **PRIVATE)
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
-        # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
-        # the heaviest thing on the page.
-        self.tab.select(self.render, self.inputs, self.outputs, queue=False,
-                        js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
 
     def cancel_before(self, triggers: list) -> None:
         """`triggers` cancel the file being made and the grid of all duels, before the render

@@ -58,12 +58,13 @@ class HeadToHeadTab:
         self.restored = [self.category, *self.outputs]
         self.restored_map = [self.map_scope, self.map_box, self.map_open, self.duel_map]
 
-        # A pick made while the last one's comparison is on its way (the category: the model
-        # pickers are covered meanwhile) is rendered once it has come (Gradio's default drops it).
-        gr.on([picked(self.model_a), picked(self.model_b), picked(self.category)], self.render, self.inputs, self.outputs,
-              queue=False, js=share.query_writer(share.HEAD_TO_HEAD_KEYS), trigger_mode="always_last", **PRIVATE)
-        self.tab.select(self.render, self.inputs, self.outputs, queue=False,
-                        js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"), **PRIVATE)
+        # Rendered when opened and at each pick. One event: a pick made while the last
+        # comparison is on its way (the category: the model pickers are covered meanwhile) is
+        # rendered once it has come (Gradio's default trigger mode dropped it; two events
+        # answered in either order).
+        gr.on([self.tab.select, picked(self.model_a), picked(self.model_b), picked(self.category)], self.render,
+              self.inputs, self.outputs, queue=False, js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"),
+              trigger_mode="always_last", **PRIVATE)
         self.find.input(self.pickers, [self.model_a, self.model_b, self.find], [self.model_a, self.model_b],
                         queue=False, trigger_mode="always_last", **PRIVATE)
         self.map_box.expand(lambda: True, None, self.map_open, **PRIVATE).then(
