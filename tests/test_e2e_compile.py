@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from support.own_app import app_url  # noqa: F401 (fixture: an app of the module's own, whose store its tests change)
 
+from support.archives import zip_folder
 from support.pages import DESKTOP, PHONE, close, open_page, rows, shot
 from support.servers import serve_in_process
 from support.stores import tree_digest
@@ -20,13 +21,6 @@ from playwright.sync_api import expect
 from harness_logs import DATE_A, MODEL, write_run, write_two_runs
 from leaderboard.submission.demo import demo_model
 # app_url: a fresh app on a copy of the 5-model store, one per test module
-
-
-def zip_folder(folder, path):
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
-        for file in sorted(folder.rglob("*")):
-            z.write(file, file.relative_to(folder.parent))
-    return path
 
 
 @pytest.fixture(scope="module")

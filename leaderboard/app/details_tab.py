@@ -57,17 +57,28 @@ class DetailsTab:
         made = self.make_csv.click(self.making_csv, self.inputs, csv_outputs, queue=False, **PRIVATE).success(
             self.export_duels, self.inputs, csv_outputs, show_progress_on=[self.duels_csv],
             concurrency_limit=1, **PRIVATE)  # one at a time: each holds the GIL for seconds at 10,000 models
-        # A view changed meanwhile: its render hides the file, and the one being made is not shown under it.
-        self.cancels = [made]
-        gr.on([picked(self.model_pick), picked(self.category)], self.render, self.inputs, self.outputs, queue=False,
-              js=share.query_writer(share.DETAILS_KEYS), cancels=self.cancels, **PRIVATE)
-        self.more.click(self.more_duels, self.inputs, [self.duels, self.more], queue=False, **PRIVATE)
+        # Queued, so that a view changed meanwhile can cancel it (Gradio cancels no unqueued call).
+        more = self.more.click(self.more_duels, self.inputs, [self.duels, self.more], **PRIVATE)
+        # A view changed meanwhile: its render hides the file and shows its own grid; the file
+        # being made and the grid of all the last view's duels are not shown under them.
+        self.cancels = [made, more]
+        picks = [picked(self.model_pick), picked(self.category)]
+        self.cancel_before(picks)
+        # Rendered when opened, not on page load (a duel grid of 50 tasks x 99 opponents is the
+        # heaviest thing on the page), and at each pick. One event: a pick made while the last
+        # view is on its way (a category: the model picker is covered meanwhile) is rendered
+        # once that view has come (Gradio's default trigger mode dropped it; two events
+        # answered in either order).
+        gr.on([self.tab.select, *picks], self.render, self.inputs, self.outputs, queue=False,
+              js=share.query_writer(share.DETAILS_KEYS, tab="details"), trigger_mode="always_last", **PRIVATE)
         self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
                         trigger_mode="always_last", **PRIVATE)
-        # Rendered when opened, not on page load: a duel grid of 50 tasks x 99 opponents is
-        # the heaviest thing on the page.
-        self.tab.select(self.render, self.inputs, self.outputs, queue=False,
-                        js=share.query_writer(share.DETAILS_KEYS, tab="details"), **PRIVATE)
+
+    def cancel_before(self, triggers: list) -> None:
+        """`triggers` cancel the file being made and the grid of all duels, before the render
+        they trigger next: Gradio runs an event's listeners in turn, in the order they were
+        added; the cancelled call's outputs say "Error" until a call after it writes them."""
+        gr.on(triggers, None, cancels=self.cancels, **PRIVATE)
 
     def found(self, search: str, submission_id):
         """The picker's choices for `search`, keeping the model picked."""
@@ -75,9 +86,12 @@ class DetailsTab:
         return gr.Dropdown(choices=details.model_choices(self.board, search, keep=[submission_id]),
                            info=details.picker_info(self.board, search))
 
-    def render(self, submission_id, category, p_values, search: str = "") -> dict:
+    def render(self, submission_id, category, p_values, search: str | None = "") -> dict:
+        """The model's view; `search`: the find box's, None while the tab was never opened
+        (the p-value setting's change renders it then)."""
         board = self.board
         board.refresh()
+        search = search or ""
         adjusted = p_values == board_views.ADJUSTED_P
         choices = gr.Dropdown(choices=details.model_choices(board, search, keep=[submission_id]),
                               value=submission_id, info=details.picker_info(board, search))

@@ -58,10 +58,13 @@ class HeadToHeadTab:
         self.restored = [self.category, *self.outputs]
         self.restored_map = [self.map_scope, self.map_box, self.map_open, self.duel_map]
 
-        gr.on([picked(self.model_a), picked(self.model_b), picked(self.category)], self.render, self.inputs, self.outputs,
-              queue=False, js=share.query_writer(share.HEAD_TO_HEAD_KEYS), **PRIVATE)
-        self.tab.select(self.render, self.inputs, self.outputs, queue=False,
-                        js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"), **PRIVATE)
+        # Rendered when opened and at each pick. One event: a pick made while the last
+        # comparison is on its way (the category: the model pickers are covered meanwhile) is
+        # rendered once it has come (Gradio's default trigger mode dropped it; two events
+        # answered in either order).
+        gr.on([self.tab.select, picked(self.model_a), picked(self.model_b), picked(self.category)], self.render,
+              self.inputs, self.outputs, queue=False, js=share.query_writer(share.HEAD_TO_HEAD_KEYS, tab="head-to-head"),
+              trigger_mode="always_last", **PRIVATE)
         self.find.input(self.pickers, [self.model_a, self.model_b, self.find], [self.model_a, self.model_b],
                         queue=False, trigger_mode="always_last", **PRIVATE)
         self.map_box.expand(lambda: True, None, self.map_open, **PRIVATE).then(
@@ -71,14 +74,16 @@ class HeadToHeadTab:
         picked(self.map_scope)(self.render_map, self.map_inputs, self.duel_map, queue=False,
                              js=share.query_writer(share.MAP_KEYS), **PRIVATE)
 
-    def pickers(self, a, b, search: str = "") -> dict:
-        """Both pickers: the models `search` finds (the best without one), and the pair."""
+    def pickers(self, a, b, search: str | None = "") -> dict:
+        """Both pickers: the models `search` finds (the best without one; None: the find box
+        of a tab never opened, which the p-value setting's change renders), and the pair."""
         self.board.refresh()
+        search = search or ""
         choices = details.model_choices(self.board, search, keep=[a, b])
         return {self.model_a: gr.Dropdown(choices=choices, value=a, info=details.picker_info(self.board, search)),
                 self.model_b: gr.Dropdown(choices=choices, value=b)}
 
-    def render(self, a, b, category, p_values, search: str = "") -> dict:
+    def render(self, a, b, category, p_values, search: str | None = "") -> dict:
         """Models a and b on the category's tasks."""
         board = self.board
         pickers = self.pickers(a, b, search)

@@ -88,16 +88,24 @@ class LeaderboardTab:
         # What restore() may update.
         self.restored = [*(self.controls[key] for key in RESTORED_KEYS), self.sort, self.page, self.stale]
 
+        # Queued, so that a view changed meanwhile (the controls are not covered while a page is
+        # on its way) can cancel it: Gradio cancels no unqueued call.
+        turns = self.pager.on_turn(self.turn, [*self.inputs, self.page, self.plot_open], self.outputs,
+                                   trigger_mode="always_last")
+        for turned in turns:
+            turned.then(None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
         # A new search, filter, sort or view starts at the first page.
         # Gradio's Textbox sends no `input` when Backspace empties it: `change` (the search only) covers that.
-        gr.on([*(picked(control) if isinstance(control, gr.Dropdown) else control.input for control in self.inputs),
-               search.change], self.show, [*self.inputs, self.plot_open], self.outputs,
+        view_changes = [*(picked(control) if isinstance(control, gr.Dropdown) else control.input
+                          for control in self.inputs), search.change]
+        # The page on its way cancelled before the view's call, not after it has answered: the
+        # page could answer in between, and the cancelled call's outputs say "Error" until a call
+        # after it writes them (Gradio runs an event's listeners in turn, in the order they were added).
+        gr.on(view_changes, None, cancels=turns, **PRIVATE)
+        gr.on(view_changes, self.show, [*self.inputs, self.plot_open], self.outputs,
               queue=False, js=share.query_writer(share.BOARD_KEYS), trigger_mode="always_last", **PRIVATE).then(
             None, self.page, None, js=share.query_writer(share.PAGE_KEYS, push=False), **PRIVATE)
         category.change(None, None, None, js=SCROLL_TO_START_JS, **PRIVATE)
-        for turned in self.pager.on_turn(self.turn, [*self.inputs, self.page, self.plot_open], self.outputs,
-                                         queue=False, trigger_mode="always_last"):
-            turned.then(None, self.page, None, js=share.query_writer(share.PAGE_KEYS), **PRIVATE)
         self.tab.select(self.refresh_if_changed, [self.shown_revision, *self.inputs, self.page, self.plot_open],
                         self.outputs, queue=False, js=share.tab_writer("leaderboard"), **PRIVATE)
         plot_box.expand(lambda: True, None, self.plot_open, **PRIVATE).then(self.render_plot, self.inputs,

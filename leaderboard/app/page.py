@@ -67,8 +67,9 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
             app.load(submit.show_account, None, submit.account_outputs, queue=False, **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the Leaderboard
         # tab's own event has it among its inputs).
+        model_details.cancel_before([p_values.input])
         rendered = p_values.input(model_details.render, model_details.inputs, model_details.outputs, queue=False,
-                                  cancels=model_details.cancels, **PRIVATE)
+                                  **PRIVATE)
         rendered.then(
             head_to_head.render, head_to_head.inputs, head_to_head.outputs, queue=False, **PRIVATE).then(
             head_to_head.render_map_if_open, [*head_to_head.map_inputs, head_to_head.map_open],

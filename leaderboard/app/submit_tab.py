@@ -137,10 +137,19 @@ class SubmitTab:
 
         self.tab.select(None, js=share.tab_writer("submission"))
         form_from_logs = [self.team, self.model, self.model_type, self.input_length, self.params, self.precision]
-        file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False, **PRIVATE).then(
+        # A file uploaded while the last one is read (an archive: compiled for seconds) is read
+        # once that reading is done, or cancelled (Gradio's default trigger mode dropped it).
+        reading = file.upload(self.compiling, file, [self.file_errors, self.presubmit_button], queue=False,
+                              **PRIVATE).then(
             self.uploaded, [file, *form_from_logs], [self.file_errors, self.compiled, *form_from_logs],
-            show_progress_on=[self.file_errors], **PRIVATE).then(
-            self.release_presubmit, None, self.presubmit_button, queue=False, **PRIVATE)
+            show_progress_on=[self.file_errors], trigger_mode="always_last", **PRIVATE)
+        reading.then(self.release_presubmit, None, self.presubmit_button, queue=False, **PRIVATE)
+        # The file removed (to choose another): what its reading would show (the form filled
+        # from its logs, its compiled JSON) is not shown for the next one. Cancelled before the
+        # messages are emptied, whose answer then clears the "Error" a cancelled call leaves on
+        # them (Gradio runs an event's listeners in the order they were added). Not cancelled
+        # by an upload: its own reading, started by its first step, would be.
+        file.clear(None, cancels=[reading], **PRIVATE)
         file.clear(lambda: {self.file_errors: "", self.compiled: gr.DownloadButton(visible=False)}, None,
                    [self.file_errors, self.compiled], queue=False, **PRIVATE)
         ranking_outputs = [self.preview_table, *self.preview_pager.outputs, self.new_row, self.whole_button]

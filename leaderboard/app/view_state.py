@@ -38,14 +38,17 @@ def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, le
     outputs = [tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored,
                *head_to_head.restored_map]
     # The table is made in a second call, from the controls as they are once the first has
-    # answered: a visitor may have typed in them meanwhile (a busy server answers late).
+    # answered: a visitor may have typed in them meanwhile (a busy server answers late). The
+    # next view's (Back twice) is made too, once the last one's has come.
     show_table = dict(fn=leaderboard.show_restored,
                       inputs=[leaderboard.stale, *leaderboard.inputs, leaderboard.page, leaderboard.plot_open],
-                      outputs=leaderboard.outputs, queue=False, **PRIVATE)
+                      outputs=leaderboard.outputs, queue=False, trigger_mode="always_last", **PRIVATE)
     app.load(restore_view, None, outputs, queue=False, **PRIVATE).then(**show_table)
-    # static/history.js clicks this (hidden) button when the URL changed without a page load.
+    # static/history.js clicks this (hidden) button when the URL changed without a page load;
+    # a click while the last one's view is on its way (Back twice) asks, once it has come,
+    # for the view of the URL then (Gradio's default trigger mode drops it).
     visited = gr.Textbox(elem_id="visited-query", elem_classes="page-trigger", show_label=False, container=False)
     trigger = gr.Button(elem_id="visited", elem_classes="page-trigger")
-    trigger.click(restore_visited, visited, outputs, js="() => [location.search]", queue=False, **PRIVATE).then(
-        **show_table)
+    trigger.click(restore_visited, visited, outputs, js="() => [location.search]", queue=False,
+                  trigger_mode="always_last", **PRIVATE).then(**show_table)
     app.load(None, js=script("history.js"), **PRIVATE)

@@ -1,4 +1,5 @@
-"""Archives for the upload limits: zip bombs, and the peak bytes their unpacking held."""
+"""Archives: harness output zipped as a visitor zips it, and for the upload limits, zip bombs
+and the peak bytes their unpacking held."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,6 +7,14 @@ import contextlib
 import os
 import threading
 import zipfile
+
+
+def zip_folder(folder: Path, path: Path) -> Path:
+    """A .zip of `folder`, its entries under the folder's name."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for file in sorted(folder.rglob("*")):
+            z.write(file, file.relative_to(folder.parent))
+    return path
 
 
 def zip_bomb(path: Path, megabytes: int) -> Path:
