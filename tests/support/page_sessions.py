@@ -35,8 +35,18 @@ class PageSession:
         self.url, self.session_hash = url, uuid.uuid4().hex[:11]
         headers = {**({"X-Forwarded-For": address} if address else {}), **({"Cookie": cookie} if cookie else {})}
         self.http = httpx.Client(base_url=url, timeout=300, headers=headers)
-        config = self.http.get("config").json()
-        self.functions = {d["api_name"]: d["id"] for d in config["dependencies"] if d.get("api_name")}
+        self.config = self.http.get("config").json()
+        self.functions = {d["api_name"]: d["id"] for d in self.config["dependencies"] if d.get("api_name")}
+
+    def functions_run_by(self, elem_id: str, event: str) -> list[str]:
+        """The names of the server functions the page runs when the component `elem_id` fires
+        `event`: those of its listeners, then of the steps chained after each, in turn."""
+        component = next(c["id"] for c in self.config["components"] if c["props"].get("elem_id") == elem_id)
+        dependencies = self.config["dependencies"]
+        steps = [d for d in dependencies if [component, event] in d["targets"]]
+        for step in steps:  # grows as it goes: each step's chained steps follow it
+            steps.extend(d for d in dependencies if d.get("trigger_after") == step["id"])
+        return [d["api_name"] for d in steps if d["backend_fn"]]
 
     def upload(self, path: Path) -> dict:
         with open(path, "rb") as f:
