@@ -204,8 +204,9 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
     ranks = {}
     url = f"http://127.0.0.1:{port}/"
 
-    def first_load(context) -> float:
-        """Until the first row's score shows, the empty page's first load right before it."""
+    def first_load(context):
+        """A new page of `context` at the app, timed until its first row's score shows (into
+        `times`), the empty page's first load timed right before it; the page."""
         times["empty_gradio_page_first_load"].append(empty_page_load(browser, viewport, empty_url))
         page = context.new_page()
         t = time.perf_counter()
