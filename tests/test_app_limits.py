@@ -11,6 +11,7 @@ from support.paths import ROOT
 from support.servers import serve, serve_in_process
 from support.stores import tree_digest
 
+import json
 import os
 import re
 import shutil
@@ -22,7 +23,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import gradio as gr
-import httpx
 import pytest
 
 from bad_files import CASE_NAMES
@@ -174,7 +174,8 @@ def test_the_shelf_keeps_a_preview_as_long_as_the_readme_says():
 
 
 def test_the_page_states_the_configured_lifetime_of_a_pre_submission(short_lived_server):
-    page = httpx.get(f"{short_lived_server[0]}config", timeout=60).text
+    """The Submit tab, as a session's first open builds it."""
+    page = json.dumps(PageSession(short_lived_server[0]).components)
     assert "kept for 3 seconds" in page and "15 minutes" not in page
 
 
@@ -182,13 +183,17 @@ def test_apps_built_in_one_process_follow_their_own_settings(small_store, monkey
     """Each app reads the settings it is built with (the environment's when none are given, read
     then, not at import): two apps of one process keep their own lifetimes and limits."""
     from leaderboard.app.page import build_app
+    from leaderboard.app.submit_tab import SubmitTab
     short, default = AppSettings(Settings(cache_seconds=3, temp_disk_mb=8)), AppSettings(Settings())
     pages = {lifetime: build_app(small_store, settings) for lifetime, settings in ((3, short), (900, default))}
     monkeypatch.setenv("LEADERBOARD_CACHE_SECONDS", "7200")
     pages[7200] = build_app(small_store)
     for lifetime, page in pages.items():
         assert page.delete_cache == (min(60, lifetime), lifetime)
-        assert any(f"kept for {lifetime_text(lifetime)}" in str(block.value) for block in page.blocks.values()
+        submit = next(r.fn.__self__ for r in page.renderables if isinstance(r.fn.__self__, SubmitTab))
+        with gr.Blocks() as form:  # the Submit tab as a session's first open builds it
+            submit.build()
+        assert any(f"kept for {lifetime_text(lifetime)}" in str(block.value) for block in form.blocks.values()
                    if isinstance(block, gr.Markdown))
     assert short.temp_disk is not default.temp_disk and short.presubmissions is not default.presubmissions
 

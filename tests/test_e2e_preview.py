@@ -107,9 +107,8 @@ def test_the_preview_answers_with_the_neighbourhood_and_the_duels_grid_follows(p
     """Through the page's own calls: the pre-submission's answer holds the ranking's rows and
     hides the duels grid; the event after it (the page chains it) gives the grid."""
     session = PageSession(paged_app)
-    config = session.http.get("config").json()
-    labels = {c["id"]: c["props"].get("label") for c in config["components"]}
-    outputs = next(d["outputs"] for d in config["dependencies"] if d.get("api_name") == "presubmit")
+    labels = {c["id"]: c["props"].get("label") for c in session.components}
+    outputs = next(d["outputs"] for d in session.dependencies if d.get("api_name") == "presubmit")
     answer = session.call("presubmit", [*FORM, session.upload(preview_file)])
     assert "would rank" in answer[0], answer[0]
     grid = answer[[labels[o] for o in outputs].index("Your model's duels")]

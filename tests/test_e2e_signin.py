@@ -154,8 +154,7 @@ def test_a_session_saved_before_signing_out_can_neither_pre_submit_nor_publish(b
     url, hub = board
     carol = signed_in_page(browser, url, hub, CAROL, DESKTOP)
     cookie = "; ".join(f"{c['name']}={c['value']}" for c in carol.context.cookies(url))
-    saved = PageSession(url, cookie=cookie)
-    saved.call("show_account", [])  # as the page does on load: the account's names become the team's choices
+    saved = PageSession(url, cookie=cookie)  # its Submit tab built for the account: its names are the team's choices
     form = [CAROL, "replayed", "chat", 7, 4096, "bfloat16", "", "https://example.com/replayed"]
     assert "would rank" in saved.call("presubmit", [*form, saved.upload(model_files[0])])[0]  # signed in, it works
     carol.locator("#login").click()  # "Logout (carol)"

@@ -70,9 +70,9 @@ def test_the_handlers_refuse_unsigned_and_foreign_team_submissions(small_store, 
     signin = SignIn(PROVIDER, hub_backed=True, lookup=lambda token: accounts[token])
     build_app(small_store, signin=signin)
     submit = signin_tab(small_store, signin)
-    assert submit.publisher(None, "alice")[1].startswith("**Sign in with Hugging Face**")
-    assert "signed in as bob" in submit.publisher(Token("bob-token"), "alice-lab")[1]
-    assert submit.publisher(Token("alice-token"), "alice-lab") == ("alice", None)
+    assert submit.shared.publisher(None, "alice")[1].startswith("**Sign in with Hugging Face**")
+    assert "signed in as bob" in submit.shared.publisher(Token("bob-token"), "alice-lab")[1]
+    assert submit.shared.publisher(Token("alice-token"), "alice-lab") == ("alice", None)
     before = sorted(small_store.models)
     out = submit.presubmit("alice-lab", "m", "chat", 7, 4096, "bfloat16", "", "https://x.org", "file.json",
                            gr.Request(session_hash="s"), None)

@@ -12,6 +12,7 @@ import gradio as gr
 import content
 from leaderboard.app import first_views
 from leaderboard.app.about_tab import AboutTab
+from leaderboard.app.lazy_tab import opened_flag
 from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
@@ -28,6 +29,8 @@ from leaderboard.views import share, table as board_views
 from leaderboard.views.api import ENDPOINTS, ReadApi
 
 # The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
+# The tabs built when first opened, by their ids.
+LAZY_TABS = ("submission", "about")
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 
 
@@ -49,22 +52,21 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
         # An expert's setting: rendered among the Leaderboard tab's options, followed by every tab.
         p_values = gr.Radio(board_views.P_VALUE_CHOICES, value=default_view["p"], label="Significance of a duel",
                             info=content.P_VALUES_INFO, elem_id="p-values", render=False)
+        # The tabs after the first are built when a page session first opens them (lazy_tab).
+        opened = {tab: opened_flag(tab) for tab in LAZY_TABS}
         with gr.Tabs(selected=default_view["tab"]) as tabs:
             leaderboard = LeaderboardTab(board, p_values, default_view, categories, settings.settings.page_rows)
             model_details = DetailsTab(board, p_values, categories)
             head_to_head = HeadToHeadTab(board, p_values, categories)
-            submit = SubmitTab(board, settings, previews, model_details.model_pick, leaderboard, signin)
-            about = AboutTab(board)
+            submit = SubmitTab(board, settings, previews, model_details.model_pick, leaderboard, signin,
+                               opened["submission"])
+            AboutTab(board, opened["about"])
 
-        restore_on_load(app, board, tabs, default_view, leaderboard, model_details, head_to_head)
+        restore_on_load(app, board, tabs, opened, default_view, leaderboard, model_details, head_to_head)
         # Gradio's Number mounts an unset value as 0: the unset ones are emptied as the page
         # loads, in the browser (a server's answer could land after the visitor typed, and erase it).
-        numbers = [leaderboard.controls["min"], leaderboard.controls["max"], submit.params, submit.input_length]
+        numbers = [leaderboard.controls["min"], leaderboard.controls["max"]]
         app.load(None, None, numbers, js=f"() => {json.dumps([None] * len(numbers))}")
-        app.load(about.fill, None, about.text, queue=False, **PRIVATE)
-        app.load(about.card.render_if_shown, None, about.card.outputs, queue=False, **PRIVATE)
-        if signin.required:
-            app.load(submit.show_account, None, submit.account_outputs, queue=False, **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the Leaderboard
         # tab's own event has it among its inputs).
         model_details.cancel_before([p_values.input])

@@ -7,28 +7,34 @@ import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
 from leaderboard.app.settings import PRIVATE, download
-from leaderboard.views import item_matrix, report_card, share
+from leaderboard.views import item_matrix, report_card
 
 
 class ReportCardSection:
+    """Made with the About tab when a page session first opens it (lazy_tab), with the board's
+    figures then; `render` makes them again (each later open)."""
+
     def __init__(self, board):
         self.board = board
+        files = report_card.exports(board)
         with gr.Accordion("Report card: what this board can tell apart", open=True, elem_id="card"):
             gr.Markdown("Simultaneous 95% rank sets: every model's set holds its true rank together with every "
                         "other model's in 95% of boards (beside the per-model intervals of the Leaderboard tab, "
                         "which hold each model's on its own).", elem_id="card-intro")
-            self.summary = gr.Markdown(elem_id="card-summary")
-            self.scopes = gr.Dataframe(label="Per scope", interactive=False, elem_id="card-scopes")
-            self.models = gr.Dataframe(label="Overall, per model: the intervals on these tasks, with tasks drawn "
+            self.summary = gr.Markdown(report_card.summary(board), elem_id="card-summary")
+            self.scopes = gr.Dataframe(report_card.scope_table(board), label="Per scope", interactive=False,
+                                       elem_id="card-scopes")
+            self.models = gr.Dataframe(report_card.model_rows(board),
+                                       label="Overall, per model: the intervals on these tasks, with tasks drawn "
                                              "too, and the rank sets", interactive=False, elem_id="card-models",
                                        max_height=420)
             with gr.Row():
-                self.card = gr.DownloadButton("Download the report card (JSON)", size="sm", elem_id="card-json",
-                                              interactive=False)
-                self.matrix = gr.DownloadButton("Download the models x tasks matrix (CSV)", size="sm",
-                                                elem_id="card-matrix", interactive=False)
-            self.tasks = gr.Dataframe(label="Per task with 0/1 answers: discordance", interactive=False,
-                                      elem_id="card-tasks")
+                self.card = gr.DownloadButton("Download the report card (JSON)", files["card"], size="sm",
+                                              elem_id="card-json")
+                self.matrix = gr.DownloadButton("Download the models x tasks matrix (CSV)", files["matrix"],
+                                                size="sm", elem_id="card-matrix")
+            self.tasks = gr.Dataframe(report_card.task_table(board), label="Per task with 0/1 answers: discordance",
+                                      interactive=False, elem_id="card-tasks")
             with gr.Row():
                 self.task = gr.Dropdown(item_matrix.exportable_tasks(board.benchmark), value=None,
                                         label="A task's models x items matrix (built when picked)",
@@ -50,12 +56,6 @@ class ReportCardSection:
             return download(None), str(e)
         return download(matrix.path), (f"{matrix.models} models x {matrix.items} items of `{task_id}`; each value "
                                        f"{matrix.values}. SHA-256 of the file: `{matrix.sha256}`")
-
-    def render_if_shown(self, request: gr.Request):
-        """`render` for a page opened on the About tab (a shared link), else nothing (page loads stay cheap)."""
-        if share.view_from_query(request.query_params, self.board)["tab"] != "about":
-            return [gr.skip()] * len(self.outputs)
-        return self.render()
 
     def render(self):
         files = report_card.exports(self.board)

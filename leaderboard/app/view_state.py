@@ -13,9 +13,11 @@ from leaderboard.app.settings import PRIVATE, script
 from leaderboard.views import share
 
 
-def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, leaderboard, model_details,
-                    head_to_head) -> None:
-    """Each tab restores its own part (`restore`; `restored`: the components it may update)."""
+def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, opened: dict, default_view: dict, leaderboard,
+                    model_details, head_to_head) -> None:
+    """Each tab restores its own part (`restore`; `restored`: the components it may update);
+    a tab built when first opened (`opened`: their flags by tab id, lazy_tab) is built when the
+    view is on it."""
 
     def restore(query, named, tab_named: bool) -> dict:
         view = share.view_from_query(query, board)
@@ -24,6 +26,8 @@ def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, le
         top = best_two(board)  # the board may have changed
         if tab_named or view["tab"] != default_view["tab"]:
             restored[tabs] = gr.Tabs(selected=view["tab"])
+        if view["tab"] in opened:
+            restored[opened[view["tab"]]] = True
         return {**restored, **model_details.restore(view, view["model"] or top[0], named),
                 **head_to_head.restore(view, top, named)}
 
@@ -35,7 +39,7 @@ def restore_on_load(app: gr.Blocks, board, tabs: gr.Tabs, default_view: dict, le
         leaves out at its default."""
         return restore(dict(parse_qsl(search.removeprefix("?"))), share.DEFAULTS, tab_named=True)
 
-    outputs = [tabs, *leaderboard.restored, *model_details.restored, *head_to_head.restored,
+    outputs = [tabs, *opened.values(), *leaderboard.restored, *model_details.restored, *head_to_head.restored,
                *head_to_head.restored_map]
     # The table is made in a second call, from the controls as they are once the first has
     # answered: a visitor may have typed in them meanwhile (a busy server answers late). The

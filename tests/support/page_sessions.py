@@ -29,20 +29,39 @@ class PageSession:
     session's event stream. Gradio keeps the page's state (the pre-submission's token)
     per session."""
 
-    def __init__(self, url: str, address: str | None = None, cookie: str | None = None):
+    def __init__(self, url: str, address: str | None = None, cookie: str | None = None,
+                 opened: tuple[str, ...] = ("submission",)):
         """`address`: the client's address as a trusted local proxy reports it (X-Forwarded-For);
-        `cookie`: a Cookie header to send (a browser's saved sign-in)."""
+        `cookie`: a Cookie header to send (a browser's saved sign-in); `opened`: the tabs built
+        when first opened (lazy_tab) that the session opens at once (`open_tab`)."""
         self.url, self.session_hash = url, uuid.uuid4().hex[:11]
         headers = {**({"X-Forwarded-For": address} if address else {}), **({"Cookie": cookie} if cookie else {})}
         self.http = httpx.Client(base_url=url, timeout=300, headers=headers)
         self.config = self.http.get("config").json()
-        self.functions = {d["api_name"]: d["id"] for d in self.config["dependencies"] if d.get("api_name")}
+        # The page's components and events: the config's, then those of each tab built since.
+        self.components, self.dependencies = list(self.config["components"]), list(self.config["dependencies"])
+        self.functions = {d["api_name"]: d["id"] for d in self.dependencies if d.get("api_name")}
+        for tab in opened:
+            self.open_tab(tab)
+
+    def open_tab(self, tab: str) -> None:
+        """The tab `tab` built for this session, as the page's first open of it builds it (its
+        flag `{tab}-opened` turned True: lazy_tab); its functions join `functions`."""
+        flag = next(c["id"] for c in self.config["components"] if c["props"].get("elem_id") == f"{tab}-opened")
+        build = next(d for d in self.config["dependencies"] if [flag, "change"] in d["targets"])
+        response = self.http.post(f"gradio_api/run/{build['api_name']}", json={
+            "data": [], "fn_index": build["id"], "session_hash": self.session_hash})
+        response.raise_for_status()
+        built = response.json()["render_config"]
+        self.components += built["components"]
+        self.dependencies += built["dependencies"]
+        self.functions.update({d["api_name"]: d["id"] for d in built["dependencies"] if d.get("api_name")})
 
     def functions_run_by(self, elem_id: str, event: str) -> list[str]:
         """The names of the server functions the page runs when the component `elem_id` fires
         `event`: those of its listeners, then of the steps chained after each, in turn."""
-        component = next(c["id"] for c in self.config["components"] if c["props"].get("elem_id") == elem_id)
-        dependencies = self.config["dependencies"]
+        component = next(c["id"] for c in self.components if c["props"].get("elem_id") == elem_id)
+        dependencies = self.dependencies
         steps = [d for d in dependencies if [component, event] in d["targets"]]
         for step in steps:  # grows as it goes: each step's chained steps follow it
             steps.extend(d for d in dependencies if d.get("trigger_after") == step["id"])

@@ -31,11 +31,13 @@ def fill(page, file, model: str) -> None:
 
 
 def signin_tab(board, signin):
-    """The Submit tab of a page built for `board` with `signin`."""
+    """The Submit tab's form (`SubmitForm`) of a page built for `board` with `signin`, as a page
+    session's first open of the tab builds it."""
     from leaderboard.app.previews import PreviewShelf
     from leaderboard.app.settings import AppSettings
     from leaderboard.app.submit_tab import SubmitTab
     with gr.Blocks():
+        opened = gr.Checkbox()
         with gr.Tabs():
             with gr.Tab("Details"):
                 pick = gr.Dropdown()
@@ -43,4 +45,6 @@ def signin_tab(board, signin):
             class Board:
                 def show_after(self, event):
                     return event
-            return SubmitTab(board, AppSettings(signin.settings), PreviewShelf(ttl=60), pick, Board(), signin)
+            tab = SubmitTab(board, AppSettings(signin.settings), PreviewShelf(ttl=60), pick, Board(), signin, opened)
+            with tab.tab:
+                return tab.build()

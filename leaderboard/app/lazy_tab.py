@@ -1,0 +1,29 @@
+"""Tabs whose components are made the first time a page session opens them (issue 35).
+
+Gradio's browser runtime takes in every component and event of the page's config on its first
+load, whether its tab is shown or not: about 1 ms of the main thread each (bench/RESULTS.md,
+session 22). A tab built when opened is not in that config: its components and events are
+made on the server, for that page session, and the browser mounts them then."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import gradio as gr
+
+from leaderboard.app.settings import PRIVATE
+
+
+def built_when_opened(tab: gr.Tab, opened: gr.Checkbox, build: Callable, inputs: Sequence = ()) -> None:
+    """`build(*inputs)` makes `tab`'s components and events, inside it, the first time the
+    page session opens it: when `opened` first turns True. The tab's selection turns it True
+    (a change event fires once: later selections leave the built tab as it is); a link's
+    restore does so for the tab the page opens on. Call inside `tab`; `build` may ask for
+    gr.Request and gr.OAuthToken as any event's function does."""
+    gr.render(inputs=list(inputs), triggers=[opened.change], queue=False)(build)
+    tab.select(None, None, opened, js="() => true", api_visibility=PRIVATE["api_visibility"])
+
+
+def opened_flag(tab_id: str) -> gr.Checkbox:
+    """The hidden flag that builds the tab `tab_id` (see built_when_opened). Made outside the
+    tabs: a component inside a tab not yet shown is not mounted in the browser."""
+    return gr.Checkbox(False, visible=False, elem_id=f"{tab_id}-opened")
