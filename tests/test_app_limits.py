@@ -192,7 +192,7 @@ def test_apps_built_in_one_process_follow_their_own_settings(small_store, monkey
         assert page.delete_cache == (min(60, lifetime), lifetime)
         submit = next(r.fn.__self__ for r in page.renderables if isinstance(r.fn.__self__, SubmitTab))
         with gr.Blocks() as form:  # the Submit tab as a session's first open builds it
-            submit.build()
+            submit.build(None)
         assert any(f"kept for {lifetime_text(lifetime)}" in str(block.value) for block in form.blocks.values()
                    if isinstance(block, gr.Markdown))
     assert short.temp_disk is not default.temp_disk and short.presubmissions is not default.presubmissions

@@ -67,6 +67,8 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
         # loads, in the browser (a server's answer could land after the visitor typed, and erase it).
         numbers = [leaderboard.controls["min"], leaderboard.controls["max"]]
         app.load(None, None, numbers, js=f"() => {json.dumps([None] * len(numbers))}")
+        if signin.required:
+            app.load(submit.show_account, None, submit.account_note, queue=False, **PRIVATE)
         # The p-value setting changes every score: the other tabs follow (the Leaderboard
         # tab's own event has it among its inputs).
         model_details.cancel_before([p_values.input])

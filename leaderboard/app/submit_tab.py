@@ -84,13 +84,26 @@ class SubmitTab:
         # One at a time: the duels a preview leaves to its publication, run once its submitter
         # asks to publish (Publishing.duel_ahead), and the memory a pre-submission freed given back.
         self.background = ThreadPoolExecutor(1, thread_name_prefix="after-presubmission")
+        notice = (content.READ_ONLY if self.read_only else
+                  content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
         with gr.Tab("Submit", id="submission") as self.tab:
+            gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {notice}" if notice else ""))
+            if signin.required:
+                # In the page, not built with the form: Gradio serves its sign-in routes only to a
+                # page whose config holds a LoginButton. Stacked, not side by side: on a phone a
+                # row squeezes the note into a narrow column.
+                self.account_note = gr.Markdown(content.SIGN_IN_FIRST, elem_id="signin-note")
+                gr.LoginButton(elem_id="login", size="md")
             built_when_opened(self.tab, opened, self.build)
         self.tab.select(None, js=share.tab_writer("submission"), **PRIVATE)
 
     def build(self, oauth_token: gr.OAuthToken | None) -> SubmitForm:
         """A page session's form, for its visitor as signed in now."""
         return SubmitForm(self, oauth_token)
+
+    def show_account(self, oauth_token: gr.OAuthToken | None) -> str:
+        """On page load: who is signed in, or what to do (`account_note`)."""
+        return self.account_view(oauth_token)[0]
 
     def account_view(self, oauth_token: gr.OAuthToken | None) -> tuple[str, list[str]]:
         """Who is signed in (the note saying so, or what to do) and the names they may publish
@@ -163,14 +176,7 @@ class SubmitForm:
     def __init__(self, shared: SubmitTab, oauth_token: gr.OAuthToken | None):
         self.shared = shared
         board, signin = shared.board, shared.signin
-        notice = (content.READ_ONLY if shared.read_only else
-                  content.PUBLISHED_BY_MAINTAINERS if signin.mode == MAINTAINERS else None)
-        gr.Markdown(content.submission_help(board.benchmark) + (f"\n> {notice}" if notice else ""))
-        note, teams = shared.account_view(oauth_token) if signin.required else ("", [])
-        if signin.required:
-            # Stacked, not side by side: on a phone a row squeezes the note into a narrow column.
-            gr.Markdown(note, elem_id="signin-note")
-            gr.LoginButton(elem_id="login", size="md")
+        teams = shared.account_view(oauth_token)[1] if signin.required else []
         gr.DownloadButton("Download a valid sample file for this leaderboard", size="sm",
                           value=submission.sample_file(board), elem_id="sample")
         with gr.Row():
@@ -258,9 +264,10 @@ class SubmitForm:
             self.publish, [self.preview_state],
             [self.status, self.preview_state, self.confirm_box, self.shared.model_pick, *ranking_outputs],
             concurrency_limit=1, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE))
-        # Gradio's Number mounts an unset value as 0: emptied once mounted, in the browser (a
-        # server's answer could land after the visitor typed, and erase it).
-        gr.on(None, None, None, [self.params, self.input_length], js="() => [null, null]", **PRIVATE)
+        # Gradio's Number mounts an unset value as 0: emptied once mounted, in the browser, unless
+        # the visitor has typed a number already (neither field accepts 0).
+        numbers = [self.params, self.input_length]
+        gr.on(None, None, numbers, numbers, js="(params, length) => [params || null, length || null]", **PRIVATE)
 
     @staticmethod
     def cleared(button: gr.Button, messages: list[gr.Markdown]):

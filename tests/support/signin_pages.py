@@ -47,4 +47,4 @@ def signin_tab(board, signin):
                     return event
             tab = SubmitTab(board, AppSettings(signin.settings), PreviewShelf(ttl=60), pick, Board(), signin, opened)
             with tab.tab:
-                return tab.build()
+                return tab.build(None)
