@@ -171,6 +171,14 @@ def test_a_duels_csv_asked_for_is_not_offered_under_another_model_picked_meanwhi
         close(page)
 
 
+def shared_details_tab(board) -> details_tab.DetailsTab:
+    """The Details tab's part that every page session shares, of a page built for `board`."""
+    with gr.Blocks():
+        return details_tab.DetailsTab(board, gr.Radio(board_views.P_VALUE_CHOICES, value=board_views.RAW_P),
+                                      [board_views.OVERALL, *board.benchmark.categories], gr.Checkbox(), gr.State(),
+                                      gr.State())
+
+
 def test_the_best_models_duels_stay_made_while_visitors_pick_other_models(tmp_path_factory, full_store_template,
                                                                           monkeypatch):
     """The view every Details open asks first (the best model, Overall) is kept apart from
@@ -179,14 +187,12 @@ def test_the_best_models_duels_stay_made_while_visitors_pick_other_models(tmp_pa
     made: list[str] = []
     recorded(monkeypatch, details, "model_duels", made)
     board = Leaderboard(LocalStore(copy_of(tmp_path_factory, full_store_template)))
-    with gr.Blocks():
-        tab = details_tab.DetailsTab(board, gr.Radio(board_views.P_VALUE_CHOICES, value=board_views.RAW_P),
-                                     [board_views.OVERALL, *board.benchmark.categories])
+    tab = shared_details_tab(board)
     best, other = board.ranked().index[:2]
     for model in (best, other, best, other):
-        tab.render(model, board_views.OVERALL, board_views.RAW_P)
+        tab.view(model, board_views.OVERALL, board_views.RAW_P)
     assert len(made) == 2, made
-    tab.render(best, board.benchmark.categories[0], board_views.RAW_P)  # another view of it: the last one asked
+    tab.view(best, board.benchmark.categories[0], board_views.RAW_P)  # another view of it: the last one asked
     assert len(made) == 3, made
 
 
@@ -200,9 +206,7 @@ def test_a_board_s_duels_csv_is_its_own_not_another_app_s_in_the_process(tmp_pat
     recorded(monkeypatch, board_views, "export_table", made, counts=lambda *args: "duels" in args[2])
     for _ in range(2):
         board = Leaderboard(LocalStore(copy_of(tmp_path_factory, full_store_template)))
-        with gr.Blocks():
-            tab = details_tab.DetailsTab(board, gr.Radio(board_views.P_VALUE_CHOICES, value=board_views.RAW_P),
-                                         [board_views.OVERALL, *board.benchmark.categories])
-        tab.export_duels(tab.built_model, board_views.OVERALL, board_views.RAW_P)
-        tab.export_duels(tab.built_model, board_views.OVERALL, board_views.RAW_P)  # kept: not made again
+        tab, best = shared_details_tab(board), board.ranked().index[0]
+        tab.csv_file(best, board_views.OVERALL, False)
+        tab.csv_file(best, board_views.OVERALL, False)  # kept: not made again
     assert made == ["export_table", "export_table"], made

@@ -89,15 +89,19 @@ def test_a_category_picked_while_a_model_s_view_is_on_its_way_is_shown(browser, 
 
 def test_a_category_picked_while_an_opened_tab_s_view_is_on_its_way_is_shown(browser, tmp_path_factory,
                                                                              full_store_template):
-    """Details and Head-to-head opened, and a category picked before the tab's view has come:
-    the category's view is shown (the tab's view, answered after the pick's, was shown
-    under the category's picker)."""
+    """Details and Head-to-head opened again, and a category picked before the tab's view has
+    come: the category's view is shown (the tab's view, answered after the pick's, was shown
+    under the category's picker). (Their first open builds them: nothing to pick before.)"""
     with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, _):
         board = Leaderboard(LocalStore(store))
         best = board.models[board.ranked().index[0]].title
         category = board.benchmark.categories[0]
         page = open_page(browser, url, own_context=True)
         settled(page)
+        for tab, built in (("Details", "#duels"), ("Head-to-head", "#pair-summary")):
+            page.get_by_role("tab", name=tab).click()
+            expect(page.locator(built)).to_be_visible()
+        page.get_by_role("tab", name="Leaderboard").click()
         opened = HeldBack(page, lambda: page.get_by_role("tab", name="Details").click())
         choose(page, "details-category", category)
         opened.let_go()
@@ -118,18 +122,17 @@ def test_a_category_picked_while_an_opened_tab_s_view_is_on_its_way_is_shown(bro
 def test_the_p_value_setting_changed_before_details_and_head_to_head_are_opened_is_followed(
         tmp_path_factory, full_store_template):
     """Through the page's own calls: the p-value setting changed before Details and
-    Head-to-head were opened. Their search boxes, never shown, are sent as None (an opened
-    one's empty box as ""): the tabs still follow the setting (they failed with a traceback,
-    and Head-to-head, chained after Details, was not called)."""
+    Head-to-head were opened; each is built, at its first open, on the setting then (before
+    they were built when opened, they failed with a traceback at the setting's change, and
+    Head-to-head, chained after Details, was not called)."""
     with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, _):
-        best, second = Leaderboard(LocalStore(store)).ranked().index[:2]
-        session = PageSession(url)
-        details, head_to_head = [name for name in session.functions_run_by("p-values", "input")
-                                 if name.startswith("render_") and "map" not in name]  # the tabs' renders, in turn
-        card = session.run(details, [best, "Overall", "bh", None])[1]  # Details', following the setting
-        assert "Rank **1**" in card, card
-        summary = session.run(head_to_head, [best, second, "Overall", "bh", None])[2]  # then Head-to-head's
-        assert "Benjamini-Hochberg adjusted" in summary, summary
+        session = PageSession(url, opened=())
+        shown = {}
+        for tab in ("details", "head-to-head"):  # each built from its view state (none yet) and the setting
+            built = session.open_tab(tab, [None, "bh"])
+            shown.update({c["props"].get("elem_id"): c["props"].get("value") for c in built["components"]})
+        assert "Rank **1**" in shown["card"], shown["card"]
+        assert "Benjamini-Hochberg adjusted" in shown["pair-summary"], shown["pair-summary"]
 
 
 def test_back_twice_while_the_first_back_s_view_is_on_its_way_shows_the_view_of_the_url(

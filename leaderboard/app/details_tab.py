@@ -1,10 +1,13 @@
-"""The Details tab: one model in one category (its card, score bars and duels)."""
+"""The Details tab: one model in one category (its card, score bars and duels). Built when a
+page session first opens it (lazy_tab): `DetailsTab` makes each view and keeps what every
+session shares; `DetailsView` is a session's components and events."""
 from __future__ import annotations
 
 import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
 from leaderboard.app.last_answer import LastAnswer
+from leaderboard.app.lazy_tab import built_when_opened, new_visit
 from leaderboard.app.settings import PRIVATE
 from leaderboard.views import details, share, table as board_views
 
@@ -17,119 +20,69 @@ FIRST_GRID = 25
 
 
 class DetailsTab:
-    def __init__(self, board, p_values: gr.Radio, categories: list[str]):
-        self.board = board
+    """`view_state`: the view the tab shows once built, and follows once built (`show`):
+    {"model", "category" (None: as it is), "shown" (False: only the pickers follow, the tab
+    being out of sight), "visit"}, set by a link's restore and by a publication."""
+
+    def __init__(self, board, p_values: gr.Radio, categories: list[str], opened: gr.Checkbox,
+                 view_state: gr.State, p_followed: gr.State):
+        self.board, self.p_values, self.categories, self.view_state = board, p_values, categories, view_state
+        self.p_followed = p_followed  # the p-value setting's follower (lazy_tab): a built tab renders again
         # See duels_of: the first view every open asks for, and the last other one asked.
         self._first_view_duels: LastAnswer[details.ModelDuels] = LastAnswer()
         self._last_duels: LastAnswer[details.ModelDuels] = LastAnswer()
-        self.built_model = default_model = board.ranked().index[0] if len(board.models) else None
         with gr.Tab("Details", id="details") as self.tab:
-            with gr.Row():
-                # The picker lists the best models and what the search finds, never the whole board.
-                self.find = gr.Textbox(label="Find a model", placeholder="part of a model or team name",
-                                       elem_id="model-find", max_length=board_views.MAX_SEARCH_CHARS)
-                self.model_pick = gr.Dropdown(details.model_choices(board, keep=[default_model]), value=default_model,
-                                              label="Model", info=details.picker_info(board, ""),
-                                              elem_id="model-pick")
-                self.category = gr.Dropdown(categories, value=board_views.OVERALL, label="Category",
-                                            elem_id="details-category")
-            self.card = gr.Markdown(elem_id="card")
-            self.bars = gr.HTML(elem_id="bars")
-            self.summary = gr.Dataframe(label="Duels won / lost / not significant", interactive=False,
-                                        elem_id="duel-summary", max_height=420)
-            gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
-            self.duels = gr.Dataframe(label=DUELS_TITLE, interactive=False,
-                                      elem_id="duels", max_height=600, line_breaks=True, wrap=True)
-            with gr.Row():
-                # Not stretched to half the page each, nor squeezed to three lines (min_width: one line, two)
-                self.more = gr.Button(size="sm", elem_id="duels-more", visible=False, scale=0, min_width=230)
-                # Made only when asked for: a panel member's CSV holds a duel with every model, 7-13 s
-                # of one core at 10,000 models (issue 35), which no visitor who only looks should pay.
-                self.make_csv = gr.Button(MAKE_CSV, size="sm", elem_id="duel-csv-make", scale=0, min_width=300)
-            self.duels_csv = gr.File(label="Duels CSV", visible=False, interactive=False, elem_id="duel-csv")
-        # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
-        self.inputs = [self.model_pick, self.category, p_values, self.find]
-        self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.more, self.make_csv,
-                        self.duels_csv]
-        self.restored = [self.category, *self.outputs]  # what restore() may update
+            built_when_opened(self.tab, opened, self.build, [view_state, p_values])
+        self.tab.select(None, js=share.tab_writer("details"), **PRIVATE)
 
-        csv_outputs = [self.make_csv, self.duels_csv]
-        made = self.make_csv.click(self.making_csv, self.inputs, csv_outputs, queue=False, **PRIVATE).success(
-            self.export_duels, self.inputs, csv_outputs, show_progress_on=[self.duels_csv],
-            concurrency_limit=1, **PRIVATE)  # one at a time: each holds the GIL for seconds at 10,000 models
-        # Queued, so that a view changed meanwhile can cancel it (Gradio cancels no unqueued call).
-        more = self.more.click(self.more_duels, self.inputs, [self.duels, self.more], **PRIVATE)
-        # A view changed meanwhile: its render hides the file and shows its own grid; the file
-        # being made and the grid of all the last view's duels are not shown under them.
-        self.cancels = [made, more]
-        picks = [picked(self.model_pick), picked(self.category)]
-        self.cancel_before(picks)
-        # Rendered when opened, not on page load (a duel grid of 50 tasks x 99 opponents is the
-        # heaviest thing on the page), and at each pick. One event: a pick made while the last
-        # view is on its way (a category: the model picker is covered meanwhile) is rendered
-        # once that view has come (Gradio's default trigger mode dropped it; two events
-        # answered in either order).
-        gr.on([self.tab.select, *picks], self.render, self.inputs, self.outputs, queue=False,
-              js=share.query_writer(share.DETAILS_KEYS, tab="details"), trigger_mode="always_last", **PRIVATE)
-        self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
-                        trigger_mode="always_last", **PRIVATE)
+    def build(self, view: dict | None, p_values: str) -> DetailsView:
+        view = view or self.default_view()
+        return DetailsView(self, view["model"], view["category"] or board_views.OVERALL, p_values)
 
-    def cancel_before(self, triggers: list) -> None:
-        """`triggers` cancel the file being made and the grid of all duels, before the render
-        they trigger next: Gradio runs an event's listeners in turn, in the order they were
-        added; the cancelled call's outputs say "Error" until a call after it writes them."""
-        gr.on(triggers, None, cancels=self.cancels, **PRIVATE)
+    def default_view(self) -> dict:
+        """The best model's Overall view."""
+        ranked = self.board.ranked()
+        return {"model": ranked.index[0] if len(ranked) else None, "category": board_views.OVERALL}
 
-    def found(self, search: str, submission_id):
-        """The picker's choices for `search`, keeping the model picked."""
-        self.board.refresh()
-        return gr.Dropdown(choices=details.model_choices(self.board, search, keep=[submission_id]),
-                           info=details.picker_info(self.board, search))
-
-    def render(self, submission_id, category, p_values, search: str | None = "") -> dict:
-        """The model's view; `search`: the find box's, None while the tab was never opened
-        (the p-value setting's change renders it then)."""
+    def view(self, submission_id, category, p_values, search: str | None = "") -> dict[str, dict]:
+        """The model's view: each component's properties, by its name in DetailsView.
+        `search`: the find box's, None while the tab was never opened."""
         board = self.board
         board.refresh()
         search = search or ""
         adjusted = p_values == board_views.ADJUSTED_P
-        choices = gr.Dropdown(choices=details.model_choices(board, search, keep=[submission_id]),
-                              value=submission_id, info=details.picker_info(board, search))
+        choices = dict(choices=details.model_choices(board, search, keep=[submission_id]), value=submission_id,
+                       info=details.picker_info(board, search))
         if not submission_id or submission_id not in board.models:
-            return {self.model_pick: choices, self.card: "Pick a model.", self.bars: None, self.summary: None,
-                    self.duels: None, self.more: gr.Button(visible=False), **self.no_csv()}
+            return {"model_pick": choices, "card": dict(value="Pick a model."), "bars": dict(value=None),
+                    "summary": dict(value=None), "duels": dict(value=None), "more": dict(visible=False),
+                    **self.no_csv()}
         duels = self.duels_of(submission_id, category, adjusted)
-        return {self.model_pick: choices, self.card: details.model_card(board, submission_id, category, adjusted),
-                self.bars: details.score_bars(board, submission_id, category, adjusted),
-                self.summary: details.duel_summary(duels, category),
+        return {"model_pick": choices, "card": dict(value=details.model_card(board, submission_id, category, adjusted)),
+                "bars": dict(value=details.score_bars(board, submission_id, category, adjusted)),
+                "summary": dict(value=details.duel_summary(duels, category)),
                 **self.duel_grid(duels, category, FIRST_GRID), **self.no_csv(duels)}
 
-    def duel_grid(self, duels: details.ModelDuels, category, competitors: int) -> dict:
+    def duel_grid(self, duels: details.ModelDuels, category, competitors: int) -> dict[str, dict]:
         """The grid of the first `competitors`, and the button showing the best GRID_COMPETITORS
         when there are more."""
         shown = details.duel_frame(self.board, duels, competitors=competitors)
         total = len(duels.opponents)
         more = min(total, details.GRID_COMPETITORS)
-        return {self.duels: gr.Dataframe(value=details.duel_grid(shown, category),
-                                         label=details.grid_label(total, DUELS_TITLE, " (the CSV holds every duel)",
-                                                                  limit=competitors),
-                                         column_widths=details.grid_widths(shown, category)),
-                self.more: gr.Button(f"Show the best {more:,} competitors" if more < total else
-                                     f"Show all {total:,} competitors", visible=more > competitors)}
+        return {"duels": dict(value=details.duel_grid(shown, category),
+                              label=details.grid_label(total, DUELS_TITLE, " (the CSV holds every duel)",
+                                                       limit=competitors),
+                              column_widths=details.grid_widths(shown, category)),
+                "more": dict(value=f"Show the best {more:,} competitors" if more < total else
+                             f"Show all {total:,} competitors", visible=more > competitors)}
 
-    def more_duels(self, submission_id, category, p_values, _search: str = "") -> dict:
-        """The grid of the best GRID_COMPETITORS of the view shown."""
-        if not submission_id or submission_id not in self.board.models:
-            return {self.duels: None, self.more: gr.Button(visible=False)}
-        duels = self.duels_of(submission_id, category, p_values == board_views.ADJUSTED_P)
-        return self.duel_grid(duels, category, details.GRID_COMPETITORS)
-
-    def no_csv(self, duels: details.ModelDuels | None = None) -> dict:
+    @staticmethod
+    def no_csv(duels: details.ModelDuels | None = None) -> dict[str, dict]:
         """The CSV button ready, saying how many duels its file holds (a panel member's: 82 MB at
         10,000 models), and no file: a view's file is made when asked for."""
         size = f" ({len(duels.opponents):,} competitors × {len(duels.tasks)} tasks)" if duels else ""
-        return {self.make_csv: gr.Button(MAKE_CSV + size, interactive=True),
-                self.duels_csv: gr.File(value=None, visible=False)}
+        return {"make_csv": dict(value=MAKE_CSV + size, interactive=True),
+                "duels_csv": dict(value=None, visible=False)}
 
     def duels_of(self, submission_id, category, adjusted: bool) -> details.ModelDuels:
         """The model's duels, kept: `render` and then `export_duels` ask for the same (a panel
@@ -146,43 +99,142 @@ class DetailsTab:
 
     def warm(self) -> None:
         """The best model's Overall view, made before a visitor opens the tab."""
-        if self.built_model is not None:
-            self.render(self.built_model, board_views.OVERALL, board_views.RAW_P)
+        view = self.default_view()
+        if view["model"] is not None:
+            self.view(view["model"], board_views.OVERALL, board_views.RAW_P)
 
-    def making_csv(self, submission_id, category, p_values, _search: str = "") -> dict:
-        """The button held and the file's place saying what is being made (export_duels' next)."""
-        if not submission_id or submission_id not in self.board.models:
-            raise gr.Error("Pick a published model to make its duels CSV.")
-        adjusted = p_values == board_views.ADJUSTED_P
-        return {self.make_csv: gr.Button(interactive=False),
-                self.duels_csv: gr.File(value=None, visible=True, label=details.csv_label(
-                    self.board, submission_id, category, adjusted))}
-
-    def export_duels(self, submission_id, category, p_values, _search: str = "") -> dict:
-        """The duels CSV of the model shown (the inputs as `render`'s), every competitor's,
-        kept (kept_exports) once made."""
+    def csv_file(self, submission_id, category, adjusted: bool) -> tuple[str, details.ModelDuels]:
+        """The duels CSV of the view (every competitor's), kept (kept_exports) once made."""
         board = self.board
-        if not submission_id or submission_id not in board.models:
-            return self.no_csv()
-        adjusted = p_values == board_views.ADJUSTED_P
         name = board_views.export_name(board.benchmark.name, board.models[submission_id].title, category, "duels",
                                        "bh-adjusted" if adjusted else "")
         duels = self.duels_of(submission_id, category, adjusted)
         made = board_views.kept_exports(
             ("duels", board.revision, submission_id, category, adjusted, name), board,  # this board's: not another app's in the process
             lambda: {"csv": board_views.export_table(details.duel_frame(board, duels), "csv", name)})
-        return {self.make_csv: gr.Button(interactive=True),
-                self.duels_csv: gr.File(value=made["csv"], visible=True,
-                                        label=details.csv_label(board, submission_id, category, adjusted, duels))}
+        return made["csv"], duels
 
-    def restore(self, view: dict, model: str | None, named) -> dict:
-        """The model (`model`: the link's, else the best) and category a link asks for
-        (`named`: its query's keys); rendered only when the link opens this tab. What the
-        link does not name is left as the visitor may have set it while the page loaded
-        (the picker is set again when the best model is no longer the one built with the page)."""
-        shown = {self.category: view["details_category"]} if "details_category" in named else {}
-        if view["tab"] == "details":
-            return {**shown, **self.render(model, view["details_category"], view["p"])}
-        if "model" in named or model != self.built_model:
-            shown[self.model_pick] = gr.Dropdown(choices=details.model_choices(self.board, keep=[model]), value=model)
-        return shown
+    def restored_view(self, view: dict, model: str | None, named) -> dict:
+        """The view state a link asks for (`share.view_from_query`'s `view`; `model`: the
+        link's, else the best; `named`: its query's keys)."""
+        return new_visit({"model": model, "shown": view["tab"] == "details",
+                                "category": view["details_category"] if "details_category" in named else None})
+
+
+class DetailsView:
+    """A page session's Details tab, made showing `model` in `category`."""
+
+    def __init__(self, shared: DetailsTab, model, category, p_values: str):
+        self.shared = shared
+        board = shared.board
+        shown = shared.view(model, category, p_values)
+        with gr.Row():
+            # The picker lists the best models and what the search finds, never the whole board.
+            self.find = gr.Textbox(label="Find a model", placeholder="part of a model or team name",
+                                   elem_id="model-find", interactive=True, max_length=board_views.MAX_SEARCH_CHARS)
+            self.model_pick = gr.Dropdown(label="Model", elem_id="model-pick", interactive=True, **shown["model_pick"])
+            self.category = gr.Dropdown(shared.categories, value=category, label="Category",
+                                        elem_id="details-category", interactive=True)
+        self.card = gr.Markdown(elem_id="card", **shown["card"])
+        self.bars = gr.HTML(elem_id="bars", **shown["bars"])
+        self.summary = gr.Dataframe(label="Duels won / lost / not significant", interactive=False,
+                                    elem_id="duel-summary", max_height=420, **shown["summary"])
+        gr.Markdown(details.duels_explained(board.benchmark), elem_id="duels-explained")
+        self.duels = gr.Dataframe(**{"label": DUELS_TITLE, **shown["duels"]}, interactive=False,
+                                  elem_id="duels", max_height=600, line_breaks=True, wrap=True)
+        with gr.Row():
+            # Not stretched to half the page each, nor squeezed to three lines (min_width: one line, two)
+            self.more = gr.Button(size="sm", elem_id="duels-more", scale=0, min_width=230,
+                                  **{"visible": False, **shown["more"]})
+            # Made only when asked for: a panel member's CSV holds a duel with every model, 7-13 s
+            # of one core at 10,000 models (issue 35), which no visitor who only looks should pay.
+            self.make_csv = gr.Button(size="sm", elem_id="duel-csv-make", scale=0, min_width=300,
+                                      **shown["make_csv"])
+        self.duels_csv = gr.File(label="Duels CSV", interactive=False, elem_id="duel-csv", **shown["duels_csv"])
+        p_values_setting = shared.p_values
+        # The model and category first, in share.DETAILS_KEYS order: the events' `js` writes them to the URL.
+        self.inputs = [self.model_pick, self.category, p_values_setting, self.find]
+        self.outputs = [self.model_pick, self.card, self.bars, self.summary, self.duels, self.more, self.make_csv,
+                        self.duels_csv]
+        # The view just built, in the URL (its values: an event run on every input's change
+        # would write them in place of the history entry a pick makes).
+        gr.on(None, None, None, None, js=share.view_writer(share.DETAILS_KEYS, [model, category], "details"),
+              **PRIVATE)
+
+        csv_outputs = [self.make_csv, self.duels_csv]
+        made = self.make_csv.click(self.making_csv, self.inputs, csv_outputs, queue=False, **PRIVATE).success(
+            self.export_duels, self.inputs, csv_outputs, show_progress_on=[self.duels_csv],
+            concurrency_limit=1, **PRIVATE)  # one at a time: each holds the GIL for seconds at 10,000 models
+        # Queued, so that a view changed meanwhile can cancel it (Gradio cancels no unqueued call).
+        more = self.more.click(self.more_duels, self.inputs, [self.duels, self.more], **PRIVATE)
+        # A view changed meanwhile (a pick, the p-value setting): its render hides the file and
+        # shows its own grid; the file being made and the grid of all the last view's duels are
+        # not shown under them. Gradio runs an event's listeners in turn, in the order they were
+        # added; the cancelled call's outputs say "Error" until a call after it writes them.
+        picks = [picked(self.model_pick), picked(self.category)]
+        gr.on([*picks, shared.p_followed.change], None, cancels=[made, more], **PRIVATE)
+        # Rendered at each later open (the board may have changed) and at each pick. One event:
+        # a pick made while the last view is on its way (a category: the model picker is covered
+        # meanwhile) is rendered once that view has come (Gradio's default trigger mode dropped
+        # it; two events answered in either order).
+        gr.on([shared.tab.select, *picks], self.render, self.inputs, self.outputs, queue=False,
+              js=share.query_writer(share.DETAILS_KEYS, tab="details"), trigger_mode="always_last", **PRIVATE)
+        # The p-value setting (on the Leaderboard tab) changes every score; the URL keeps its tab.
+        shared.p_followed.change(self.render, self.inputs, self.outputs, queue=False, trigger_mode="always_last",
+                                 **PRIVATE)
+        self.find.input(self.found, [self.find, self.model_pick], self.model_pick, queue=False,
+                        trigger_mode="always_last", **PRIVATE)
+        shared.view_state.change(self.show, [shared.view_state, p_values_setting, self.find],
+                                 [self.category, *self.outputs], queue=False, trigger_mode="always_last", **PRIVATE)
+
+    def updates(self, shown: dict[str, dict]) -> dict:
+        return {getattr(self, name): gr.update(**properties) for name, properties in shown.items()}
+
+    def found(self, search: str, submission_id):
+        """The picker's choices for `search`, keeping the model picked."""
+        board = self.shared.board
+        board.refresh()
+        return gr.Dropdown(choices=details.model_choices(board, search, keep=[submission_id]),
+                           info=details.picker_info(board, search))
+
+    def render(self, submission_id, category, p_values, search: str | None = "") -> dict:
+        return self.updates(self.shared.view(submission_id, category, p_values, search))
+
+    def show(self, view: dict, p_values, search: str | None) -> dict:
+        """The view state (DetailsTab) set anew: rendered when it is `shown`, else only the
+        model picked (and the category, when it names one)."""
+        category = {self.category: view["category"]} if view["category"] else {}
+        if not view["shown"]:
+            board = self.shared.board
+            return {**category, self.model_pick: gr.Dropdown(
+                choices=details.model_choices(board, search or "", keep=[view["model"]]), value=view["model"])}
+        return {**category, **self.render(view["model"], view["category"] or board_views.OVERALL, p_values, search)}
+
+    def more_duels(self, submission_id, category, p_values, _search: str = "") -> dict:
+        """The grid of the best GRID_COMPETITORS of the view shown."""
+        shared = self.shared
+        if not submission_id or submission_id not in shared.board.models:
+            return {self.duels: None, self.more: gr.Button(visible=False)}
+        duels = shared.duels_of(submission_id, category, p_values == board_views.ADJUSTED_P)
+        return self.updates(shared.duel_grid(duels, category, details.GRID_COMPETITORS))
+
+    def making_csv(self, submission_id, category, p_values, _search: str = "") -> dict:
+        """The button held and the file's place saying what is being made (export_duels' next)."""
+        board = self.shared.board
+        if not submission_id or submission_id not in board.models:
+            raise gr.Error("Pick a published model to make its duels CSV.")
+        adjusted = p_values == board_views.ADJUSTED_P
+        return {self.make_csv: gr.Button(interactive=False),
+                self.duels_csv: gr.File(value=None, visible=True, label=details.csv_label(
+                    board, submission_id, category, adjusted))}
+
+    def export_duels(self, submission_id, category, p_values, _search: str = "") -> dict:
+        """The duels CSV of the model shown (the inputs as `render`'s)."""
+        board = self.shared.board
+        if not submission_id or submission_id not in board.models:
+            return self.updates(self.shared.no_csv())
+        adjusted = p_values == board_views.ADJUSTED_P
+        path, duels = self.shared.csv_file(submission_id, category, adjusted)
+        return {self.make_csv: gr.Button(interactive=True),
+                self.duels_csv: gr.File(value=path, visible=True,
+                                        label=details.csv_label(board, submission_id, category, adjusted, duels))}

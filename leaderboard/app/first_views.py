@@ -11,8 +11,9 @@ import threading
 log = logging.getLogger(__name__)
 
 # Gradio adds a component made anywhere in the process to the page being built then (its build
-# context is global), and the first views make components (their updates): they are made while
-# no page is being built. One app serves a page per process; the tests build several.
+# context is global): the first views are made while no page is being built, so that no
+# component a view makes (their properties are plain dicts since the tabs are built when
+# opened, session 22) can join one. One app serves a page per process; the tests build several.
 PAGE_BUILDS = threading.Lock()
 
 

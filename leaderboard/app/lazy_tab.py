@@ -6,6 +6,7 @@ session 22). A tab built when opened is not in that config: its components and e
 made on the server, for that page session, and the browser mounts them then."""
 from __future__ import annotations
 
+import itertools
 from typing import Callable, Sequence
 
 import gradio as gr
@@ -18,12 +19,36 @@ def built_when_opened(tab: gr.Tab, opened: gr.Checkbox, build: Callable, inputs:
     page session opens it: when `opened` first turns True. The tab's selection turns it True
     (a change event fires once: later selections leave the built tab as it is); a link's
     restore does so for the tab the page opens on. Call inside `tab`; `build` may ask for
-    gr.Request and gr.OAuthToken as any event's function does."""
+    gr.Request and gr.OAuthToken as any event's function does.
+
+    The page keeps one list of listeners per component and event, and a built tab's replace
+    the page's: `build` listens to no component of the page that the page listens to itself
+    (a relay, `follower`, in its place), except the tab's selection, whose events then write
+    the tab to the URL themselves."""
     gr.render(inputs=list(inputs), triggers=[opened.change], queue=False)(build)
     tab.select(None, None, opened, js="() => true", api_visibility=PRIVATE["api_visibility"])
+
+
+def follower(component) -> gr.State:
+    """A State set to `component`'s value at each input of it (queued: the page fires a
+    State's change only for a queued call's answer): a built tab listens to its change in
+    place of the component's input, which the page listens to itself (see built_when_opened)."""
+    relay = gr.State(None)
+    component.input(lambda value: value, component, relay, api_visibility=PRIVATE["api_visibility"])
+    return relay
 
 
 def opened_flag(tab_id: str) -> gr.Checkbox:
     """The hidden flag that builds the tab `tab_id` (see built_when_opened). Made outside the
     tabs: a component inside a tab not yet shown is not mounted in the browser."""
     return gr.Checkbox(False, visible=False, elem_id=f"{tab_id}-opened")
+
+
+_VISITS = itertools.count()
+
+
+def new_visit(view: dict) -> dict:
+    """`view` as a new value of a tab's view state (a gr.State its built tab follows): Gradio
+    fires a State's change only when its value changes, and a link's restore must show its
+    view even when it equals the last one set (Back to a view the visitor has left by picking)."""
+    return {**view, "visit": next(_VISITS)}

@@ -12,7 +12,7 @@ import gradio as gr
 import content
 from leaderboard.app import first_views
 from leaderboard.app.about_tab import AboutTab
-from leaderboard.app.lazy_tab import opened_flag
+from leaderboard.app.lazy_tab import follower, opened_flag
 from leaderboard.app.details_tab import DetailsTab
 from leaderboard.app.head_to_head_tab import HeadToHeadTab
 from leaderboard.app.leaderboard_tab import LeaderboardTab
@@ -30,7 +30,7 @@ from leaderboard.views.api import ENDPOINTS, ReadApi
 
 # The system's own fonts: the theme's web fonts are three downloads that hold up the first paint.
 # The tabs built when first opened, by their ids.
-LAZY_TABS = ("submission", "about")
+LAZY_TABS = ("details", "head-to-head", "submission", "about")
 THEME = gr.themes.Soft(font=["system-ui", "sans-serif"], font_mono=["ui-monospace", "monospace"])
 
 
@@ -54,12 +54,16 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
                             info=content.P_VALUES_INFO, elem_id="p-values", render=False)
         # The tabs after the first are built when a page session first opens them (lazy_tab).
         opened = {tab: opened_flag(tab) for tab in LAZY_TABS}
+        # What Details and Head-to-head follow once built: the view a link or a publication asks
+        # for, and the p-value setting (each its own: the page keeps one list of listeners per
+        # component and event, and a built tab's replace it).
+        details_view, pair_view = gr.State(None), gr.State(None)
+        details_p, pair_p = follower(p_values), follower(p_values)
         with gr.Tabs(selected=default_view["tab"]) as tabs:
             leaderboard = LeaderboardTab(board, p_values, default_view, categories, settings.settings.page_rows)
-            model_details = DetailsTab(board, p_values, categories)
-            head_to_head = HeadToHeadTab(board, p_values, categories)
-            submit = SubmitTab(board, settings, previews, model_details.model_pick, leaderboard, signin,
-                               opened["submission"])
+            model_details = DetailsTab(board, p_values, categories, opened["details"], details_view, details_p)
+            head_to_head = HeadToHeadTab(board, p_values, categories, opened["head-to-head"], pair_view, pair_p)
+            submit = SubmitTab(board, settings, previews, details_view, leaderboard, signin, opened["submission"])
             AboutTab(board, opened["about"])
 
         restore_on_load(app, board, tabs, opened, default_view, leaderboard, model_details, head_to_head)
@@ -69,15 +73,6 @@ def build_app(board, settings: AppSettings | None = None, previews: PreviewShelf
         app.load(None, None, numbers, js=f"() => {json.dumps([None] * len(numbers))}")
         if signin.required:
             app.load(submit.show_account, None, submit.account_note, queue=False, **PRIVATE)
-        # The p-value setting changes every score: the other tabs follow (the Leaderboard
-        # tab's own event has it among its inputs).
-        model_details.cancel_before([p_values.input])
-        rendered = p_values.input(model_details.render, model_details.inputs, model_details.outputs, queue=False,
-                                  **PRIVATE)
-        rendered.then(
-            head_to_head.render, head_to_head.inputs, head_to_head.outputs, queue=False, **PRIVATE).then(
-            head_to_head.render_map_if_open, [*head_to_head.map_inputs, head_to_head.map_open],
-            head_to_head.duel_map, queue=False, **PRIVATE)
 
         if warm_after is not None:
             first_views.make_in_background(warm_after, head_to_head, model_details, submit)

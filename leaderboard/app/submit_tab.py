@@ -16,7 +16,7 @@ import content
 from leaderboard import freed_memory
 from leaderboard.temp_disk import LimitReached
 from leaderboard.app.column_widths import column_widths
-from leaderboard.app.lazy_tab import built_when_opened
+from leaderboard.app.lazy_tab import built_when_opened, new_visit
 from leaderboard.app.pager import Pager, turned_to
 from leaderboard.app.settings import PRIVATE, AppSettings, script
 from leaderboard.app.previews import PreviewShelf
@@ -31,6 +31,9 @@ from leaderboard.views.markdown import escape_markdown
 
 COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
 SCROLL_TO_STATUS_JS = script("scroll_to_status.js")
+SCROLL_TO_STATUS_AGAIN_JS = script("scroll_to_status_again.js")
+EMPTY_NUMBERS_JS = """() => ["#params", "#input-length"].map(
+    (id) => Number(document.querySelector(`${id} input`)?.value) || null)"""
 SCROLL_TO_NEW_ROW_JS = script("scroll_to_new_row.js")
 PREVIEW_DUELS_TITLE = "Your model's duels"
 # The new model's row and three on each side: with the outcome's headline, within a phone's first screen.
@@ -58,15 +61,16 @@ class Presubmitted:
 class SubmitTab:
     """The Submit tab: what every page session's form shares (the board's publishing, the
     pre-submissions kept for their confirmation, the uploads read), and the tab, whose form
-    (`SubmitForm`) is built when a page session first opens it (lazy_tab). `model_pick` (the
-    Details tab's) follows a publication, and so does `leaderboard`'s table. `signin` says who
+    (`SubmitForm`) is built when a page session first opens it (lazy_tab). The Details tab's
+    view (`details_view`: DetailsTab's view state) follows a publication, and so does
+    `leaderboard`'s table. `signin` says who
     may pre-submit and publish: anyone (a local board), an account signed in with Hugging Face
     under its own or an organization's name, or no one from the page (the maintainers publish)."""
 
-    def __init__(self, board, settings: AppSettings, previews: PreviewShelf, model_pick: gr.Dropdown, leaderboard,
+    def __init__(self, board, settings: AppSettings, previews: PreviewShelf, details_view: gr.State, leaderboard,
                  signin: SignIn, opened: gr.Checkbox):
-        self.board, self.previews, self.model_pick, self.leaderboard, self.signin = (
-            board, previews, model_pick, leaderboard, signin)
+        self.board, self.previews, self.details_view, self.leaderboard, self.signin = (
+            board, previews, details_view, leaderboard, signin)
         self.cache_seconds, self.page_rows = settings.cache_seconds, settings.settings.page_rows
         self.presubmissions, self.temp_disk = settings.presubmissions, settings.temp_disk
         self.read_only = settings.settings.read_only  # publishing hidden
@@ -248,7 +252,7 @@ class SubmitForm:
              self.preview_state, self.publish_row, self.confirm_box],
             concurrency_limit=2, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE,
         )
-        presubmitted.then(None, js=SCROLL_TO_STATUS_JS)  # again: the outcome below it lets the page scroll that far
+        presubmitted.then(None, js=SCROLL_TO_STATUS_AGAIN_JS)
         # The duels grid (most of the answer's bytes) follows the ranking's rows, which come first.
         presubmitted.then(self.duels_view, self.preview_state, self.preview_duels, **PRIVATE)
         page_inputs = [self.preview_state, self.preview_pager.page]
@@ -262,12 +266,12 @@ class SubmitForm:
                             **PRIVATE)
         self.shared.leaderboard.show_after(self.cleared(confirm_button, [self.status]).then(
             self.publish, [self.preview_state],
-            [self.status, self.preview_state, self.confirm_box, self.shared.model_pick, *ranking_outputs],
+            [self.status, self.preview_state, self.confirm_box, self.shared.details_view, *ranking_outputs],
             concurrency_limit=1, show_progress_on=[self.status], js=SCROLL_TO_STATUS_JS, **PRIVATE))
         # Gradio's Number mounts an unset value as 0: emptied once mounted, in the browser, unless
-        # the visitor has typed a number already (neither field accepts 0).
-        numbers = [self.params, self.input_length]
-        gr.on(None, None, numbers, numbers, js="(params, length) => [params || null, length || null]", **PRIVATE)
+        # the visitor has typed a number already (neither field accepts 0). Read from the page:
+        # an event with inputs would run at each of their changes too.
+        gr.on(None, None, None, [self.params, self.input_length], js=EMPTY_NUMBERS_JS, **PRIVATE)
 
     @staticmethod
     def cleared(button: gr.Button, messages: list[gr.Markdown]):
@@ -505,7 +509,7 @@ class SubmitForm:
         self.shared.previews.discard(request.session_hash, token)
         self.shared.publishing.refresh_intervals_in_background()  # the page says "being refreshed" until they are
         return {self.status: submission.published_summary(board, sid), **closed,
-                self.shared.model_pick: gr.update(choices=details.model_choices(board, keep=[sid]), value=sid),
+                self.shared.details_view: new_visit({"model": sid, "category": None, "shown": False}),
                 # its neighbourhood on the board: the whole board is the Leaderboard tab's
                 **self.neighbourhood_view(board.ranked(), sid, lambda rows: submission.published_table(board, sid, rows)),
                 self.whole_button: gr.update(visible=False)}

@@ -105,6 +105,12 @@ def query_writer(keys: list[str], tab: str | None = None, push: bool = True) -> 
     return f"(...values) => {{ window.writeViewQuery({keys_and_values}, {json.dumps(push)}); return values; }}"
 
 
+def view_writer(keys: list[str], values: list, tab: str) -> str:
+    """An event's `js=`: write `values` (known when the event is made: a tab's view as it was
+    built) and the tab to the URL, in the history entry the tab's opening made."""
+    return f"() => {{ window.writeViewQuery({json.dumps([*keys, 'tab'])}, {json.dumps([*values, tab])}, false); }}"
+
+
 # The duel map closed: its scope leaves the URL.
 MAP_CLOSER_JS = "() => { window.writeViewQuery(%s, ['']); return []; }" % json.dumps(MAP_KEYS)
 

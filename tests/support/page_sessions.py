@@ -44,18 +44,20 @@ class PageSession:
         for tab in opened:
             self.open_tab(tab)
 
-    def open_tab(self, tab: str) -> None:
+    def open_tab(self, tab: str, data: list | tuple = ()) -> dict:
         """The tab `tab` built for this session, as the page's first open of it builds it (its
-        flag `{tab}-opened` turned True: lazy_tab); its functions join `functions`."""
+        flag `{tab}-opened` turned True: lazy_tab), from the page's values `data` (the build's
+        inputs); its functions join `functions`. Returns the config of what was built."""
         flag = next(c["id"] for c in self.config["components"] if c["props"].get("elem_id") == f"{tab}-opened")
         build = next(d for d in self.config["dependencies"] if [flag, "change"] in d["targets"])
         response = self.http.post(f"gradio_api/run/{build['api_name']}", json={
-            "data": [], "fn_index": build["id"], "session_hash": self.session_hash})
+            "data": list(data), "fn_index": build["id"], "session_hash": self.session_hash})
         response.raise_for_status()
         built = response.json()["render_config"]
         self.components += built["components"]
         self.dependencies += built["dependencies"]
         self.functions.update({d["api_name"]: d["id"] for d in built["dependencies"] if d.get("api_name")})
+        return built
 
     def functions_run_by(self, elem_id: str, event: str) -> list[str]:
         """The names of the server functions the page runs when the component `elem_id` fires

@@ -93,19 +93,20 @@ def serve_in_process(tmp_path_factory, full_store_template, store: Path | None =
 
     store = store or copy_of(tmp_path_factory, full_store_template)
     # Gradio reads its cache folder (GRADIO_TEMP_DIR) as the app is built and launched (where
-    # it keeps the app's uploads), and again at each event (what it accepts as uploaded): the
-    # process's folder stays, each app's is a folder of it.
+    # it keeps the app's uploads and serves files from), and again at each event (what it
+    # accepts as uploaded, and where a tab built at its first open keeps its files): each app's
+    # is a folder of the process's, and the process's variable names it while the app serves.
     gradio_root = Path(os.environ.setdefault("GRADIO_TEMP_DIR", str(tmp_path_factory.getbasetemp() / "gradio")))
     gradio_root.mkdir(parents=True, exist_ok=True)
     cache, port, serving = Path(tempfile.mkdtemp(prefix="app-", dir=gradio_root)), free_port(), threading.Event()
     app_settings = AppSettings(Settings(store=str(store), **{**QUOTAS_OUT_OF_THE_WAY, **settings}))
     with gradio_environment(GRADIO_TEMP_DIR=str(cache), GRADIO_ANALYTICS_ENABLED="False"):
         app = serve_page(Leaderboard(LocalStore(store)), app_settings, serving, server_port=port, quiet=True)
-    serving.set()
-    try:
-        yield f"http://127.0.0.1:{port}/", store, os.getpid(), cache
-    finally:
-        app.close(verbose=False)
+        serving.set()
+        try:
+            yield f"http://127.0.0.1:{port}/", store, os.getpid(), cache
+        finally:
+            app.close(verbose=False)
 
 
 @contextlib.contextmanager
