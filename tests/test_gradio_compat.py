@@ -112,3 +112,16 @@ def test_every_gradio_name_the_pages_css_and_scripts_select_is_listed_in_the_com
     # The board's own table uses Gradio's header classes too: page.js reads both tables' headers alike.
     assert classes - own <= set(gradio_compat.PAGE_CLASSES) <= classes
     assert set(re.findall(r"data-testid=([-\w]+)", selectors)) == set(gradio_compat.PAGE_TEST_IDS)
+
+
+def test_a_render_made_private_is_private_in_the_page_s_config():
+    """private_render sets the private visibility on the render's event, where Gradio keeps it
+    (test_api: API clients are refused every event but the read endpoints)."""
+    from leaderboard.app.gradio_compat import private_render
+    with gr.Blocks() as page:
+        flag = gr.Checkbox(visible=False)
+        private_render(lambda: gr.Markdown("built"), [], [flag.change])
+    (render,) = [fn for fn in page.fns.values() if fn.renderable is not None]
+    assert render.api_visibility == "private"
+    (event,) = [d for d in page.get_config_file()["dependencies"] if list(d["targets"][0]) == [flag._id, "change"]]
+    assert event["api_visibility"] == "private"  # the page's config, which API clients read

@@ -27,6 +27,22 @@ def queued(app):
     return app
 
 
+# --- a render's event ------------------------------------------------------------------------
+def private_render(build, inputs: list, triggers: list) -> None:
+    """`gr.render(inputs, triggers)(build)`, its event private as the page's others are: Gradio
+    makes a render's event "undocumented" (callable by API clients), with no setting."""
+    import gradio as gr
+    from gradio.context import get_blocks_context
+
+    gr.render(inputs=inputs, triggers=triggers, queue=False)(build)
+    context = get_blocks_context()
+    assert context is not None  # gr.render has raised outside a page's build
+    renderable = context.renderables[-1]
+    for fn in context.fns.values():
+        if fn.renderable is renderable:
+            fn.api_visibility = "private"
+
+
 # --- the launch's check of its own address -----------------------------------------------
 # Gradio's launch asks its own page once (a HEAD, 3 s at most; a timeout is not asked again)
 # and refuses to serve without an answer, telling to make a share link: on a loaded host

@@ -11,6 +11,7 @@ from typing import Callable, Sequence
 
 import gradio as gr
 
+from leaderboard.app.gradio_compat import private_render
 from leaderboard.app.settings import PRIVATE
 
 
@@ -25,7 +26,7 @@ def built_when_opened(tab: gr.Tab, opened: gr.Checkbox, build: Callable, inputs:
     the page's: `build` listens to no component of the page that the page listens to itself
     (a relay, `follower`, in its place), except the tab's selection, whose events then write
     the tab to the URL themselves."""
-    gr.render(inputs=list(inputs), triggers=[opened.change], queue=False)(build)
+    private_render(build, list(inputs), [opened.change])
     tab.select(None, None, opened, js="() => true", api_visibility=PRIVATE["api_visibility"])
 
 
