@@ -7,7 +7,7 @@ import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
 from leaderboard.app.last_answer import LastAnswer
-from leaderboard.app.lazy_tab import built_when_opened, new_visit
+from leaderboard.app.lazy_tab import built_when_opened, new_visit, updates
 from leaderboard.app.settings import PRIVATE
 from leaderboard.views import details, share, table as board_views
 
@@ -187,9 +187,6 @@ class DetailsView:
         shared.view_state.change(self.show, [shared.view_state, p_values_setting, self.find],
                                  [self.category, *self.outputs], queue=False, trigger_mode="always_last", **PRIVATE)
 
-    def updates(self, shown: dict[str, dict]) -> dict:
-        return {getattr(self, name): gr.update(**properties) for name, properties in shown.items()}
-
     def found(self, search: str, submission_id):
         """The picker's choices for `search`, keeping the model picked."""
         board = self.shared.board
@@ -198,7 +195,7 @@ class DetailsView:
                            info=details.picker_info(board, search))
 
     def render(self, submission_id, category, p_values, search: str | None = "") -> dict:
-        return self.updates(self.shared.view(submission_id, category, p_values, search))
+        return updates(self, self.shared.view(submission_id, category, p_values, search))
 
     def show(self, view: dict, p_values, search: str | None) -> dict:
         """The view state (DetailsTab) set anew: rendered when it is `shown`, else only the
@@ -216,7 +213,7 @@ class DetailsView:
         if not submission_id or submission_id not in shared.board.models:
             return {self.duels: None, self.more: gr.Button(visible=False)}
         duels = shared.duels_of(submission_id, category, p_values == board_views.ADJUSTED_P)
-        return self.updates(shared.duel_grid(duels, category, details.GRID_COMPETITORS))
+        return updates(self, shared.duel_grid(duels, category, details.GRID_COMPETITORS))
 
     def making_csv(self, submission_id, category, p_values, _search: str = "") -> dict:
         """The button held and the file's place saying what is being made (export_duels' next)."""
@@ -232,7 +229,7 @@ class DetailsView:
         """The duels CSV of the model shown (the inputs as `render`'s)."""
         board = self.shared.board
         if not submission_id or submission_id not in board.models:
-            return self.updates(self.shared.no_csv())
+            return updates(self, self.shared.no_csv())
         adjusted = p_values == board_views.ADJUSTED_P
         path, duels = self.shared.csv_file(submission_id, category, adjusted)
         return {self.make_csv: gr.Button(interactive=True),

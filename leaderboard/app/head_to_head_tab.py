@@ -8,7 +8,7 @@ import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
 from leaderboard.app.last_answer import LastAnswer
-from leaderboard.app.lazy_tab import built_when_opened, new_visit
+from leaderboard.app.lazy_tab import built_when_opened, new_visit, updates
 from leaderboard.app.settings import PRIVATE
 from leaderboard.views import compare, details, pair_chart, share, table as board_views
 from leaderboard.views.markdown import escape_markdown
@@ -158,15 +158,12 @@ class HeadToHeadView:
                                  [self.category, *self.outputs, self.map_scope, self.map_box, self.map_open,
                                   self.duel_map], queue=False, trigger_mode="always_last", **PRIVATE)
 
-    def updates(self, shown: dict[str, dict]) -> dict:
-        return {getattr(self, name): gr.update(**properties) for name, properties in shown.items()}
-
     def pickers(self, a, b, search: str | None = "") -> dict:
-        return self.updates(self.shared.pickers(a, b, search))
+        return updates(self, self.shared.pickers(a, b, search))
 
     def render(self, a, b, category, p_values, search: str | None = "") -> dict:
         """Models a and b on the category's tasks."""
-        return self.updates(self.shared.view(a, b, category, p_values, search))
+        return updates(self, self.shared.view(a, b, category, p_values, search))
 
     def render_map(self, scope, p_values):
         return self.shared.duel_map(scope, p_values)

@@ -53,3 +53,9 @@ def new_visit(view: dict) -> dict:
     fires a State's change only when its value changes, and a link's restore must show its
     view even when it equals the last one set (Back to a view the visitor has left by picking)."""
     return {**view, "visit": next(_VISITS)}
+
+
+def updates(view, shown: dict[str, dict]) -> dict:
+    """A built tab's components' updates: `shown`'s properties of each, by its attribute's name
+    in `view` (a tab's view, made as properties so that the tab's build uses them too)."""
+    return {getattr(view, name): gr.update(**properties) for name, properties in shown.items()}
