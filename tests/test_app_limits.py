@@ -183,16 +183,14 @@ def test_apps_built_in_one_process_follow_their_own_settings(small_store, monkey
     """Each app reads the settings it is built with (the environment's when none are given, read
     then, not at import): two apps of one process keep their own lifetimes and limits."""
     from leaderboard.app.page import build_app
-    from leaderboard.app.submit_tab import SubmitTab
+    from support.signin_pages import built_submit_form
     short, default = AppSettings(Settings(cache_seconds=3, temp_disk_mb=8)), AppSettings(Settings())
     pages = {lifetime: build_app(small_store, settings) for lifetime, settings in ((3, short), (900, default))}
     monkeypatch.setenv("LEADERBOARD_CACHE_SECONDS", "7200")
     pages[7200] = build_app(small_store)
     for lifetime, page in pages.items():
         assert page.delete_cache == (min(60, lifetime), lifetime)
-        submit = next(r.fn.__self__ for r in page.renderables if isinstance(r.fn.__self__, SubmitTab))
-        with gr.Blocks() as form:  # the Submit tab as a session's first open builds it
-            submit.build(None)
+        _, form = built_submit_form(page)
         assert any(f"kept for {lifetime_text(lifetime)}" in str(block.value) for block in form.blocks.values()
                    if isinstance(block, gr.Markdown))
     assert short.temp_disk is not default.temp_disk and short.presubmissions is not default.presubmissions

@@ -618,12 +618,9 @@ def test_a_first_submission_shows_its_document_counts_in_the_preview(mini, small
 def upload_handler(board):
     """The Submit tab's handler of a finished upload, as the served page calls it (its form
     built as a page session's first open of the tab builds it)."""
-    import gradio as gr
     from leaderboard.app.page import build_app
-    from leaderboard.app.submit_tab import SubmitTab
-    submit = next(r.fn.__self__ for r in build_app(board).renderables if isinstance(r.fn.__self__, SubmitTab))
-    with gr.Blocks():
-        return submit.build(None).uploaded
+    from support.signin_pages import built_submit_form
+    return built_submit_form(build_app(board))[0].uploaded
 
 
 def test_an_uploaded_json_file_leaves_the_form_as_typed(small_store, tmp_path):

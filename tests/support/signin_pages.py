@@ -48,3 +48,13 @@ def signin_tab(board, signin):
             tab = SubmitTab(board, AppSettings(signin.settings), PreviewShelf(ttl=60), pick, Board(), signin, opened)
             with tab.tab:
                 return tab.build(None)
+
+
+def built_submit_form(app):
+    """The Submit tab's form of the page `app` (build_app's), built as a page session's first
+    open of the tab builds it, not signed in; and the Blocks holding its components."""
+    from leaderboard.app.submit_tab import SubmitTab
+    submit = next(r.fn.__self__ for r in app.renderables if isinstance(r.fn.__self__, SubmitTab))
+    with gr.Blocks() as page:
+        form = submit.build(None)
+    return form, page
