@@ -36,6 +36,14 @@ taken minutes apart said more of the load than of the page: bench/RESULTS.md, se
 `first_load_over_empty_page`, over the repeats' first loads and `--more-first-loads` pairs
 more: the ratio of the two medians (and of the first calls), and the median of the pairs'
 ratios with its 95% interval.
+A settled app: the figures are taken once the app is idle after its start (its background
+warming done), and each first load (with its empty page) once the app is idle again after
+the visit before it (a preview's duels grid, memory given back): the page as a visitor
+meets a started app that is not busy with another's work (`process_cpu.wait_until_idle`: under
+5% of a core over a second; the waits are reported, and any first load for which the app
+was still busy after 5 minutes is counted). A visitor at a busy app is another figure, and
+`--no-settle` takes it: from the app saying it serves, each load right after the visit before
+(bench/RESULTS.md, session 22: 2.1-2.3x against 1.85x settled).
 Prints, per figure, the first call (the fresh app's and cold browser's) apart from the
 median and maximum of the rest, as JSON; bench/RESULTS.md records the numbers with machine
 and date.
@@ -59,6 +67,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from bench.process_cpu import wait_until_idle  # noqa: E402
 from bench.process_memory import memory_gb  # noqa: E402
 from leaderboard.storage.store import stored_titles  # noqa: E402
 
@@ -81,9 +90,9 @@ def main():
                              "repeatable, each timed apart")
     parser.add_argument("--pause-before-click", type=float, default=0.0, metavar="S",
                         help="seconds between the uploaded file showing and the click to pre-submit (default 0)")
-    parser.add_argument("--rest-after-start", type=float, default=0.0, metavar="S",
-                        help="seconds between the app saying it serves and the first figure (default 0: at once, "
-                             "while its start's background work runs)")
+    parser.add_argument("--no-settle", dest="settle", action="store_false",
+                        help="time from the app saying it serves, and each first load right after the visit "
+                             "before, while their background work runs (default: wait until the app is idle)")
     parser.add_argument("--code", action="append", type=Path, default=[], metavar="TREE",
                         help="serve TREE's app.py (e.g. a `git archive` of another commit) on the same store; "
                              "repeatable, the trees in turn (default: this tree)")
@@ -127,13 +136,16 @@ def served_figures(code: Path, store: Path, files: list[Path], browser, args, em
     app = start_app(env, Path(args.workdir) / "bench_web_app.log", args.start_seconds, code)
     result["app_start_seconds"] = round(time.perf_counter() - t, 2)
     try:
-        time.sleep(args.rest_after_start)
+        if args.settle:
+            result["settled_after_start"] = vars(wait_until_idle(app.pid))
         result["page_html_bytes"] = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600).read())
         viewports = {"1440x900": {"width": 1440, "height": 900}, "390x844": {"width": 390, "height": 844}}
         for name, viewport in list(viewports.items())[:1 if args.desktop_only else 2]:
-            times, ranks = measure(browser, viewport, port, args, files, picked_model(store), empty_url)
+            times, ranks, busy = measure(browser, viewport, port, args, files, picked_model(store), empty_url,
+                                         app.pid)
             result[name] = {**figures(times), "preview_rank_of_new_model": ranks, "first_load_over_empty_page":
-                            load_ratio(times["first_load"], times["empty_gradio_page_first_load"])}
+                            load_ratio(times["first_load"], times["empty_gradio_page_first_load"]),
+                            "first_loads_with_the_app_still_busy": busy}
         # its start, warming and every figure above; and what it holds once they are done
         result["app_peak_memory_gb"], result["app_resident_memory_gb"] = memory_gb(app.pid)
     finally:
@@ -148,7 +160,7 @@ def figures(times: dict[str, list[float]]) -> dict:
     """Each figure's first call apart (a fresh app's first pays what later calls find warm),
     the median and maximum of the rest."""
     return {name: {"first": round(v[0], 3), "median_after_first": round(statistics.median(v[1:] or v), 3),
-                   "max_after_first": round(max(v[1:] or v), 3)} for name, v in times.items()}
+                   "max_after_first": round(max(v[1:] or v), 3)} for name, v in times.items() if v}
 
 
 def load_ratio(page: list[float], floor: list[float]) -> dict:
@@ -190,23 +202,30 @@ def picked_model(store: Path) -> tuple[str, str]:
     return title.split("/", 1)[1], title
 
 
-def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str, str], empty_url: str):
+def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str, str], empty_url: str,
+            app_pid: int):
     """Times over `args.repeats` fresh browser contexts of one viewport, and the rank each
-    file's preview gives its new model (★); before each, the empty page's first load."""
+    file's preview gives its new model (★); before each, the empty page's first load, and
+    with `args.settle` a wait until the app is idle."""
     from playwright.sync_api import expect
     from support.pages import cells, rows  # the HTML board and an older tree's Dataframe alike
 
     wait = args.wait_seconds * 1000  # how long an interaction may take (ms)
     times: dict[str, list[float]] = {
-        k: [] for k in ("empty_gradio_page_first_load", "first_load", "warm_reload", "category_switch", "search", "search_cleared", "details_open",
-                        "picker_search", "model_details", "head_to_head_open",
+        k: [] for k in ("settling_before_first_load", "empty_gradio_page_first_load", "first_load", "warm_reload",
+                        "category_switch", "search", "search_cleared", "details_open", "picker_search", "model_details", "head_to_head_open",
                         *(f"presubmit_to_preview {f.name}" for f in files))}
     ranks = {}
+    unsettled: list[bool] = []
     url = f"http://127.0.0.1:{port}/"
 
     def first_load(context):
         """A new page of `context` at the app, timed until its first row's score shows (into
         `times`), the empty page's first load timed right before it; the page."""
+        if args.settle:  # the visit before leaves work behind (a preview's duels grid, memory given back)
+            settling = wait_until_idle(app_pid)
+            times["settling_before_first_load"].append(settling.waited_seconds)
+            unsettled.append(not settling.settled)
         times["empty_gradio_page_first_load"].append(empty_page_load(browser, viewport, empty_url))
         page = context.new_page()
         t = time.perf_counter()
@@ -285,7 +304,7 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
         context = browser.new_context(viewport=viewport)
         first_load(context)
         context.close()
-    return times, ranks
+    return times, ranks, sum(unsettled)
 
 
 # A bar of the head-to-head's chart: the page's own since session 15, Plotly's before (a
