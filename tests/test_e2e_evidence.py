@@ -229,7 +229,7 @@ def test_the_about_tab_s_report_card_says_who_could_be_first_and_last(browser, a
     """Desktop and phone: the API example with the running address; per scope "could be
     first: N of M · could be last: K" from the board's own rank sets, the table of scopes,
     each figure's definition, and both downloads (the card's JSON and the models x tasks
-    matrix); a link to About shows it."""
+    matrix); the per-model table finds models by name; a link to About shows it."""
     from leaderboard.engine import ranking
     board = Leaderboard(LocalStore(app_url[1]))
     sets = board.certainty()[ranking.OVERALL]
@@ -243,6 +243,12 @@ def test_the_about_tab_s_report_card_says_who_could_be_first_and_last(browser, a
         expect(page.locator("#card-summary")).to_contain_text(
             f"Overall: could be first: {first} of {n} · could be last: {last}")
         expect(rows(page, "card-scopes")).to_have_count(1 + len(board.benchmark.categories))
+        expect(rows(page, "card-models")).to_have_count(n)
+        team = board.models[board.ranked().index[-1]].title.split("/")[0]  # the last model's team, found by name
+        page.locator("#card-find input, #card-find textarea").first.fill(team.upper())
+        expect(rows(page, "card-models")).to_have_count(sum(team.lower() in m.title.lower() for m in board.models.values()))
+        expect(page.locator("#card-find")).to_contain_text(f"“{team.upper()}”")  # how many match it
+        page.locator("#card-find input, #card-find textarea").first.fill("")
         expect(rows(page, "card-models")).to_have_count(n)
         card_headers = " ".join(page.locator("#card-models thead th").all_inner_texts())
         for header in ("Score % (these tasks) 95%", "Score % (tasks drawn too) 95%", "Rank set (all at once) 95%"):

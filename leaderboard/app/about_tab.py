@@ -25,7 +25,7 @@ class AboutTab:
         gr.Markdown(self.text(request), elem_id="about")
         # Each later open shows the board as it is then (a publication meanwhile). It replaces
         # the page's listeners of the selection (lazy_tab): it writes the tab to the URL too.
-        self.tab.select(card.render, None, card.outputs, queue=False, js=share.tab_writer("about"), **PRIVATE)
+        self.tab.select(card.render, card.find, card.outputs, queue=False, js=share.tab_writer("about"), **PRIVATE)
 
     def text(self, request: gr.Request) -> str:
         """The tab's text, its API example addressed as the browser reached this server

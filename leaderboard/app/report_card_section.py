@@ -7,12 +7,13 @@ import gradio as gr
 
 from leaderboard.app.gradio_compat import picked
 from leaderboard.app.settings import PRIVATE, download
-from leaderboard.views import item_matrix, report_card
+from leaderboard.views import details, item_matrix, report_card
 
 
 class ReportCardSection:
     """Made with the About tab when a page session first opens it (lazy_tab), with the board's
-    figures then; `render` makes them again (each later open)."""
+    figures then; `render` makes them again (each later open). The per-model table holds the
+    models found by name, at most report_card.SHOWN_MODEL_ROWS (the best when none is asked)."""
 
     def __init__(self, board):
         self.board = board
@@ -24,10 +25,12 @@ class ReportCardSection:
             self.summary = gr.Markdown(report_card.summary(board), elem_id="card-summary")
             self.scopes = gr.Dataframe(report_card.scope_table(board), label="Per scope", interactive=False,
                                        elem_id="card-scopes")
-            self.models = gr.Dataframe(report_card.model_rows(board),
-                                       label="Overall, per model: the intervals on these tasks, with tasks drawn "
-                                             "too, and the rank sets", interactive=False, elem_id="card-models",
-                                       max_height=420)
+            self.find = gr.Textbox(label="Overall, per model: the intervals on these tasks, with tasks drawn too, "
+                                         "and the rank sets. Find a model or team", max_lines=1,
+                                   info=details.picker_info(board, "", report_card.SHOWN_MODEL_ROWS),
+                                   elem_id="card-find")
+            self.models = gr.Dataframe(report_card.shown_model_rows(board), show_label=False, interactive=False,
+                                       elem_id="card-models", max_height=420)
             with gr.Row():
                 self.card = gr.DownloadButton("Download the report card (JSON)", files["card"], size="sm",
                                               elem_id="card-json")
@@ -43,8 +46,15 @@ class ReportCardSection:
                                                elem_id="card-items", interactive=False)
             self.items_note = gr.Markdown(elem_id="card-items-note")
             gr.Markdown(report_card.definitions_markdown(), elem_id="card-definitions")
-        self.outputs = [self.summary, self.scopes, self.models, self.tasks, self.card, self.matrix]
+        self.outputs = [self.summary, self.scopes, self.find, self.models, self.tasks, self.card, self.matrix]
         picked(self.task)(self.task_matrix, self.task, [self.items, self.items_note], queue=False, **PRIVATE)
+        self.find.change(self.found, self.find, [self.find, self.models], queue=False, trigger_mode="always_last",
+                         **PRIVATE)
+
+    def found(self, search: str):
+        """The per-model rows of the models found, and how many there are."""
+        return (gr.update(info=details.picker_info(self.board, search, report_card.SHOWN_MODEL_ROWS)),
+                report_card.shown_model_rows(self.board, search))
 
     def task_matrix(self, task_id: str | None):
         """The picked task's matrix file and what it holds, with its SHA-256."""
@@ -57,7 +67,7 @@ class ReportCardSection:
         return download(matrix.path), (f"{matrix.models} models x {matrix.items} items of `{task_id}`; each value "
                                        f"{matrix.values}. SHA-256 of the file: `{matrix.sha256}`")
 
-    def render(self):
+    def render(self, search: str):
         files = report_card.exports(self.board)
-        return (report_card.summary(self.board), report_card.scope_table(self.board), report_card.model_rows(self.board),
+        return (report_card.summary(self.board), report_card.scope_table(self.board), *self.found(search),
                 report_card.task_table(self.board), download(files["card"]), download(files["matrix"]))

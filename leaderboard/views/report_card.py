@@ -21,7 +21,8 @@ from leaderboard.engine import ranking
 from stats import rank_sets
 from stats.discordance import discordance
 from stats.evidence import CERTAINTY_RESAMPLES
-from leaderboard.views.table import INTERVAL, OVERALL, as_of, export_file, export_name, merged_intervals, spreadsheet_safe
+from leaderboard.views.table import (INTERVAL, OVERALL, as_of, export_file, export_name, filter_table, merged_intervals,
+                                     spreadsheet_safe)
 
 # Each figure of a scope's row and what it means, in one line.
 DEFINITIONS = {
@@ -171,11 +172,32 @@ def model_rows(board) -> pd.DataFrame | None:
     over draws of items on these tasks and over draws of tasks within categories too, the
     rank's two intervals, the simultaneous 95% rank set and the tier; None while being
     computed."""
+    table = _model_table(board)
+    return None if table is None else merged_intervals(table).reset_index(drop=True)
+
+
+# The page's per-model table shows at most this many rows: Gradio keeps each visitor's table
+# on the server as long as it keeps the session, and every model's rows were 10 MB a visit at
+# 10,000 models (bench/RESULTS.md, session 23). Every model's row is in the card's JSON.
+SHOWN_MODEL_ROWS = 50
+
+
+def shown_model_rows(board, search: str = "", limit: int = SHOWN_MODEL_ROWS) -> pd.DataFrame | None:
+    """`model_rows` of the first `limit` models in rank order whose title contains `search`
+    (as the Leaderboard's search matches: literal, case-insensitive; empty: the best)."""
+    table = _model_table(board)
+    if table is None:
+        return None
+    return merged_intervals(filter_table(table, search).head(limit)).reset_index(drop=True)
+
+
+def _model_table(board) -> pd.DataFrame | None:
+    """`model_rows` with each interval as its two ends."""
     certainty = board.certainty(wait=False)
     if certainty is None:
         return None
     ranked, sets = board.ranked(), certainty[ranking.OVERALL]
-    table = pd.DataFrame({
+    return pd.DataFrame({
         "Rank": ranked["rank"], "Model": [board.models[m].title for m in ranked.index],
         "Score %": (100 * ranked[ranking.OVERALL]).round(2),
         f"Score % ({ITEMS_ONLY}) {INTERVAL} low": (100 * sets["score_low"]).round(2),
@@ -190,7 +212,6 @@ def model_rows(board) -> pd.DataFrame | None:
         f"Rank set (all at once) {INTERVAL} high": sets["set_high"].astype("Int64"),
         "Tier": sets["tier"].astype("Int64"),
     }, index=ranked.index)
-    return merged_intervals(table).reset_index(drop=True)
 
 
 def report_card(board) -> dict:
