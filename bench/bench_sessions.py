@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import statistics
 import sys
 import time
@@ -32,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from bench.bench_web import app_on_a_copy  # noqa: E402
 from bench.process_cpu import wait_until_idle  # noqa: E402
 from bench.process_memory import memory_gb  # noqa: E402
 
@@ -69,18 +68,10 @@ def main():
 def memory_over_visits(code: Path, store: Path, browser, args) -> dict:
     from playwright.sync_api import expect
 
-    from bench.bench_scale import linked_copy
     from support.pages import cells, rows
-    from support.servers import free_port, start_app
 
-    served = Path(args.workdir) / f"sessions-{store.name}"
-    linked_copy(store, served)
-    port = args.port or free_port()
-    env = {**os.environ, "LEADERBOARD_STORE": str(served), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False"}
-    app = start_app(env, Path(args.workdir) / "bench_sessions_app.log", 1200, code)
     visits, resident_gb, seconds = [0], [], []
-    try:
+    with app_on_a_copy(code, store, Path(args.workdir), args.port, 1200, "bench_sessions_app.log") as (app, port):
         wait_until_idle(app.pid)
         resident_gb.append(memory_gb(app.pid)[1])
         for visit in range(1, args.visits + 1):
@@ -101,18 +92,14 @@ def memory_over_visits(code: Path, store: Path, browser, args) -> dict:
                 visits.append(visit)
                 resident_gb.append(memory_gb(app.pid)[1])
                 print(f"{code.name}: {visit} visits, {resident_gb[-1]} GB", file=sys.stderr, flush=True)
-        slope = stats.linregress(visits, resident_gb)
-        interval = stats.t.ppf(0.975, len(visits) - 2) * slope.stderr
-        return {"after_visits": visits, "resident_gb": resident_gb,
-                "mb_per_visit": round(slope.slope * 1000, 3),
-                "mb_per_visit_interval_95": [round((slope.slope - interval) * 1000, 3),
-                                             round((slope.slope + interval) * 1000, 3)],
-                "visit_seconds_median": round(statistics.median(seconds), 2),
-                "peak_gb": memory_gb(app.pid)[0]}
-    finally:
-        app.terminate()
-        app.wait(timeout=30)
-        shutil.rmtree(served, ignore_errors=True)
+        peak_gb = memory_gb(app.pid)[0]
+    slope = stats.linregress(visits, resident_gb)
+    interval = stats.t.ppf(0.975, len(visits) - 2) * slope.stderr
+    return {"after_visits": visits, "resident_gb": resident_gb,
+            "mb_per_visit": round(slope.slope * 1000, 3),
+            "mb_per_visit_interval_95": [round((slope.slope - interval) * 1000, 3),
+                                         round((slope.slope + interval) * 1000, 3)],
+            "visit_seconds_median": round(statistics.median(seconds), 2), "peak_gb": peak_gb}
 
 
 if __name__ == "__main__":

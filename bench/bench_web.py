@@ -51,6 +51,7 @@ and date.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -122,20 +123,13 @@ def main():
 
 def served_figures(code: Path, store: Path, files: list[Path], browser, args, empty_url: str) -> dict:
     """The figures of `code`'s app serving a hard-linked copy of `store`, per viewport."""
-    from bench.bench_scale import linked_copy
-    from support.servers import free_port, start_app
-
-    served = Path(args.workdir) / f"served-{store.name}"
-    linked_copy(store, served)
-    port = args.port or free_port()
-    env = {**os.environ, "LEADERBOARD_STORE": str(served), "GRADIO_SERVER_PORT": str(port),
-           "GRADIO_ANALYTICS_ENABLED": "False", "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "1000",
-           "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "1000", "LEADERBOARD_UPLOADS_PER_HOUR": "1000"}
     result: dict = {"load_average_at_start": os.getloadavg()}
     t = time.perf_counter()
-    app = start_app(env, Path(args.workdir) / "bench_web_app.log", args.start_seconds, code)
-    result["app_start_seconds"] = round(time.perf_counter() - t, 2)
-    try:
+    quotas = {"LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "1000", "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "1000",
+              "LEADERBOARD_UPLOADS_PER_HOUR": "1000"}
+    with app_on_a_copy(code, store, Path(args.workdir), args.port, args.start_seconds, "bench_web_app.log",
+                       **quotas) as (app, port):
+        result["app_start_seconds"] = round(time.perf_counter() - t, 2)
         if args.settle:
             result["settled_after_start"] = vars(wait_until_idle(app.pid))
         result["page_html_bytes"] = len(urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=600).read())
@@ -148,12 +142,33 @@ def served_figures(code: Path, store: Path, files: list[Path], browser, args, em
                             "first_loads_with_the_app_still_busy": busy}
         # its start, warming and every figure above; and what it holds once they are done
         result["app_peak_memory_gb"], result["app_resident_memory_gb"] = memory_gb(app.pid)
-    finally:
-        app.terminate()
-        app.wait(timeout=30)
-        shutil.rmtree(served, ignore_errors=True)
     result["load_average_at_end"] = os.getloadavg()
     return result
+
+
+@contextlib.contextmanager
+def app_on_a_copy(code: Path, store: Path, workdir: Path, port: int | None, start_seconds: float, log_name: str,
+                  **env: str):
+    """`code`'s app.py serving a hard-linked copy of `store` (`bench_scale.linked_copy`: the
+    records it writes leave `store` as it is) on `port` (None: a free one), `env` added to its
+    environment, its output in `workdir / log_name`: (the process, its port); once done, the app
+    stopped and the copy removed."""
+    from bench.bench_scale import linked_copy
+    from support.servers import free_port, start_app
+
+    served = workdir / f"served-{store.name}"
+    linked_copy(store, served)
+    port = port or free_port()
+    try:
+        app = start_app({**os.environ, "LEADERBOARD_STORE": str(served), "GRADIO_SERVER_PORT": str(port),
+                         "GRADIO_ANALYTICS_ENABLED": "False", **env}, workdir / log_name, start_seconds, code)
+        try:
+            yield app, port
+        finally:
+            app.terminate()
+            app.wait(timeout=30)
+    finally:
+        shutil.rmtree(served, ignore_errors=True)
 
 
 def figures(times: dict[str, list[float]]) -> dict:
