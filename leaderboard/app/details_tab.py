@@ -118,7 +118,7 @@ class DetailsTab:
         """The view state a link asks for (`share.view_from_query`'s `view`; `model`: the
         link's, else the best; `named`: its query's keys)."""
         return new_visit({"model": model, "shown": view["tab"] == "details",
-                                "category": view["details_category"] if "details_category" in named else None})
+                          "category": view["details_category"] if "details_category" in named else None})
 
 
 class DetailsView:
