@@ -214,16 +214,17 @@ def _model_table(board) -> pd.DataFrame | None:
     }, index=ranked.index)
 
 
-def report_card(board) -> dict:
+def report_card(board, matrix: bytes | None = None) -> dict:
     """The card as JSON values: shape, matrix hash, per-scope figures and Overall's
-    per-model rows (None while being computed), definitions and provenance."""
+    per-model rows (None while being computed), definitions and provenance. `matrix`: the
+    board's `matrix_csv` when already made (0.55 s at 10,000 models)."""
     rows = scope_rows(board)
     return {
         "benchmark": board.benchmark.name,
         "shape": {"models": len(board.models), "tasks": len(board.benchmark.task_ids),
                   "categories": len(board.benchmark.categories)},
         "matrix_file": matrix_name(board),
-        "matrix_sha256": hashlib.sha256(matrix_csv(board)).hexdigest(),
+        "matrix_sha256": hashlib.sha256(matrix_csv(board) if matrix is None else matrix).hexdigest(),
         "item_matrices": {task.id: task.metric.item_values for task in board.benchmark.tasks
                           if task.metric.item_values},
         "scopes": None if rows is None else rows.to_dict("records"),
@@ -242,8 +243,9 @@ def report_card(board) -> dict:
 
 def exports(board) -> dict[str, str]:
     """Download paths: the models x tasks matrix (CSV) and the card (JSON)."""
-    return {"matrix": export_file(matrix_csv(board), matrix_name(board)),
-            "card": export_file(json.dumps(report_card(board), indent=1, ensure_ascii=False).encode("utf-8"),
+    matrix = matrix_csv(board)
+    return {"matrix": export_file(matrix, matrix_name(board)),
+            "card": export_file(json.dumps(report_card(board, matrix), indent=1, ensure_ascii=False).encode("utf-8"),
                                 export_name(board.benchmark.name, "report-card", _day(board)) + ".json")}
 
 
