@@ -12,6 +12,7 @@ import gradio.component_meta
 import gradio.oauth
 import gradio.route_utils
 import gradio.routes
+import gradio.state_holder
 import pytest
 
 from leaderboard.app import gradio_compat
@@ -66,6 +67,19 @@ def test_the_signed_in_account_is_read_from_gradios_session_layout():
 def test_the_upload_route_is_where_the_upload_gate_looks_for_it():
     assert gradio_compat.UPLOAD_PATH == gradio.route_utils.API_PREFIX + "/upload"
     assert '@router.post("/upload"' in inspect.getsource(gradio.routes)
+
+
+def test_the_session_routes_and_the_session_layout_are_where_the_session_keeper_looks():
+    """The heartbeat and queue-join routes; the session store's fields (the real page's use of
+    them: tests/test_sessions.py)."""
+    assert gradio_compat.HEARTBEAT_PATH == gradio.route_utils.API_PREFIX + "/heartbeat/"
+    assert gradio_compat.QUEUE_JOIN_PATH == gradio.route_utils.API_PREFIX + "/queue/join"
+    routes = inspect.getsource(gradio.routes)
+    assert '@router.get("/heartbeat/{session_hash}")' in routes and '"/queue/join"' in routes
+    holder = gradio.state_holder.StateHolder()
+    assert {"session_data", "time_last_used", "lock"} <= set(vars(holder))
+    assert "def delete_state(self, session_id: str" in inspect.getsource(gradio.state_holder.StateHolder)
+    assert "session_state.blocks_config.fns" in inspect.getsource(gradio.route_utils.get_fn)
 
 
 def test_the_root_url_helper_keeps_its_signature():

@@ -15,7 +15,7 @@ FIELD_OF = {"LEADERBOARD_REPO": "repo", "HF_TOKEN": "hf_token", "HF_HOME": "hf_h
             "LEADERBOARD_UPLOAD_MB_PER_HOUR": "upload_mb_per_hour",
             "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "presubmissions_per_hour",
             "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "presubmissions_per_day", "LEADERBOARD_PAGE_ROWS": "page_rows",
-            "LEADERBOARD_API_PER_MINUTE": "api_per_minute",
+            "LEADERBOARD_API_PER_MINUTE": "api_per_minute", "LEADERBOARD_IDLE_SESSION_SECONDS": "idle_session_seconds",
             "LEADERBOARD_CACHE_DIR": "cache_dir", "LEADERBOARD_LOG_LEVEL": "log_level",
             "LEADERBOARD_DEBUG": "debug", "OPENID_PROVIDER_URL": "openid_provider_url",
             "OAUTH_CLIENT_ID": "oauth_client_id", "OAUTH_CLIENT_SECRET": "oauth_client_secret",
@@ -52,7 +52,8 @@ def test_every_variable_is_read_from_the_environment():
     given = {"LEADERBOARD_POLL_SECONDS": "7.5", "LEADERBOARD_READ_ONLY": "Yes", "LEADERBOARD_CACHE_SECONDS": "31",
              "LEADERBOARD_TEMP_DISK_MB": "9", "LEADERBOARD_UPLOADS_PER_HOUR": "3", "LEADERBOARD_UPLOAD_MB_PER_HOUR": "5",
              "LEADERBOARD_PRESUBMISSIONS_PER_HOUR": "4", "LEADERBOARD_PRESUBMISSIONS_PER_DAY": "6",
-             "LEADERBOARD_PAGE_ROWS": "7", "LEADERBOARD_API_PER_MINUTE": "8", "LEADERBOARD_LOG_LEVEL": "debug", "LEADERBOARD_DEBUG": "1"}
+             "LEADERBOARD_PAGE_ROWS": "7", "LEADERBOARD_API_PER_MINUTE": "8", "LEADERBOARD_IDLE_SESSION_SECONDS": "2",
+             "LEADERBOARD_LOG_LEVEL": "debug", "LEADERBOARD_DEBUG": "1"}
     environ = {name: given.get(name, f"value of {name}") for name in FIELD_OF}
     settings = Settings.from_environment(environ)
     for name, field in FIELD_OF.items():

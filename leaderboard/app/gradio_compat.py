@@ -159,3 +159,45 @@ PAGE_CLASSES = ("header-cell", "header", "cell-menu-button", "virtual-table-view
                 "info-text", "wrap", "md", "hide", "tab-wrapper", "html-container")
 PAGE_TEST_IDS = ("status-tracker", "block-info")
 
+
+
+# --- sessions (leaderboard.app.sessions) ---------------------------------------------------
+# An open page holds GET HEARTBEAT_PATH/<session> streamed; it joins an event by POSTing
+# {"session_hash", "fn_index", ...} to QUEUE_JOIN_PATH. Gradio keeps each session's
+# `SessionState` in `page.state_holder.session_data`, when it last ran an event in
+# `time_last_used` (datetimes), both under `state_holder.lock`; a session's events are its
+# page's own (`page.fns`) and those `gr.render` built for it (its `blocks_config.fns`).
+HEARTBEAT_PATH = "/gradio_api/heartbeat/"
+QUEUE_JOIN_PATH = "/gradio_api/queue/join"
+
+
+def heartbeat_session(path: str) -> str | None:
+    """The session whose heartbeat `path` is (None: not a heartbeat)."""
+    before, found, session = path.rpartition(HEARTBEAT_PATH)
+    return session if found and session and "/" not in session else None
+
+
+def sessions_last_used(page) -> dict[str, float]:
+    """Each session `page` keeps -> when it last ran an event (seconds since the epoch)."""
+    holder = page.state_holder
+    with holder.lock:
+        return {session: used.timestamp() for session, used in holder.time_last_used.items()
+                if session in holder.session_data}
+
+
+def let_go_of_sessions(page, sessions: list[str]) -> None:
+    """`page` no longer keeps `sessions` (their States' delete callbacks run first, as Gradio's
+    own expiry runs them)."""
+    holder = page.state_holder
+    for session in sessions:
+        holder.delete_state(session)
+        with holder.lock:
+            holder.session_data.pop(session, None)
+            holder.time_last_used.pop(session, None)
+
+
+def session_knows_event(page, session: str, event_id: int) -> bool:
+    """Whether Gradio can run the event `event_id` for `session`: one of the page's own, or
+    built for `session` while `page` kept it."""
+    state = page.state_holder.session_data.get(session)
+    return event_id in (state.blocks_config.fns if state is not None else page.fns)

@@ -14,6 +14,7 @@ from leaderboard.app.gradio_compat import WITHOUT_SELF_CHECK, queued
 from leaderboard.app.limits import UploadGate, UploadWindow
 from leaderboard.app.page import build_app, page_style
 from leaderboard.app.quiet import NoteRequests, QuietWatch
+from leaderboard.app.sessions import KeepSessions
 from leaderboard.app.settings import HUB_UPLOAD_RECORD_SECONDS, AppSettings
 from leaderboard.app.signin import SignOutGate
 from leaderboard.board.publishing import Publishing
@@ -55,7 +56,9 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
                       keep_seconds=settings.cache_seconds + settings.cache_sweep_seconds, signed_out=settings.signed_out)
     # A sign-out is recorded before Gradio empties the session, so a saved copy of its cookie is refused.
     sign_outs = Middleware(SignOutGate, signed_out=settings.signed_out)
+    # Gradio would keep every visitor's session (up to 10,000 of them, 0.5-3 MB each).
+    sessions = Middleware(KeepSessions, page=app, idle_seconds=settings.settings.idle_session_seconds)
     queued(app).launch(max_file_size=MAX_ARCHIVE_BYTES,
-                       app_kwargs={"middleware": [gate, sign_outs, Middleware(NoteRequests, watch=watch)]},
+                       app_kwargs={"middleware": [gate, sign_outs, sessions, Middleware(NoteRequests, watch=watch)]},
                        prevent_thread_lock=True, **WITHOUT_SELF_CHECK, **page_style(board), **launch)
     return app
