@@ -4,11 +4,13 @@ About (since session 22 each is built for its session when first opened), waits 
 is idle (its answers to the visit all made), then closes; with `--leave-at-once` it closes as
 soon as what it waits for shows, leaving the app to answer a visitor who has gone.
 Gradio keeps each session's state and what was built for it, whether its visitor has gone or
-not, until the number of sessions passes `state_session_capacity` (10,000 by default), so the
-memory a visit leaves behind, times the sessions kept, is what many visitors cost the app.
+not, until the number of sessions passes `state_session_capacity` (10,000 by default); since
+ff8d743 the app lets a session go once its page has left and it has idled
+LEADERBOARD_IDLE_SESSION_SECONDS (`--idle-session-seconds`). The memory a visit leaves behind,
+times the sessions kept, is what many visitors cost the app.
 
     python bench/bench_sessions.py --store /work/scratch/b/s/scale10000-0-settled --visits 60 \
-        [--every 10] [--open-tabs] [--leave-at-once] [--code BEFORE_TREE --code .]
+        [--every 10] [--open-tabs] [--leave-at-once] [--idle-session-seconds 5] [--code BEFORE_TREE --code .]
 
 Prints, per tree, as JSON: the app's resident memory (VmRSS) once its start has settled, and
 again after every `--every` visits, each taken once the app is idle (`process_cpu.wait_until_idle`);
@@ -47,6 +49,8 @@ def main():
     parser.add_argument("--open-tabs", action="store_true", help="each visit opens every tab after the load")
     parser.add_argument("--leave-at-once", action="store_true",
                         help="each visit closes once what it waits for shows, not once the app is idle")
+    parser.add_argument("--idle-session-seconds", type=int,
+                        help="the app's LEADERBOARD_IDLE_SESSION_SECONDS (a tree before ff8d743 ignores it)")
     parser.add_argument("--port", type=int, help="the app's port (default: a free one)")
     parser.add_argument("--code", action="append", type=Path, default=[], metavar="TREE",
                         help="serve TREE's app.py (repeatable, the trees in turn; default: this tree)")
@@ -56,7 +60,8 @@ def main():
 
     from support.browser import launch_chromium
 
-    result: dict = {"store": args.store, "visits": args.visits, "open_tabs": args.open_tabs}
+    result: dict = {"store": args.store, "visits": args.visits, "open_tabs": args.open_tabs,
+                    "idle_session_seconds": args.idle_session_seconds}
     with sync_playwright() as p:
         browser = launch_chromium(p)
         for code in args.code or [ROOT]:
@@ -71,7 +76,8 @@ def memory_over_visits(code: Path, store: Path, browser, args) -> dict:
     from support.pages import cells, rows
 
     visits, resident_gb, seconds = [0], [], []
-    with app_on_a_copy(code, store, Path(args.workdir), args.port, 1200, "bench_sessions_app.log") as (app, port):
+    env = {} if args.idle_session_seconds is None else {"LEADERBOARD_IDLE_SESSION_SECONDS": str(args.idle_session_seconds)}
+    with app_on_a_copy(code, store, Path(args.workdir), args.port, 1200, "bench_sessions_app.log", **env) as (app, port):
         wait_until_idle(app.pid)
         resident_gb.append(memory_gb(app.pid)[1])
         for visit in range(1, args.visits + 1):
