@@ -20,7 +20,7 @@ import pytest
 
 import field_coverage
 from stats import field, rank_sets
-from stats.discordance import discordance
+from stats.discordance import binary_discordance
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "leaderboard_standard"
 
@@ -283,13 +283,13 @@ def test_top_k_bits_count_the_orders_the_established_pairs_allow():
     assert rank_sets.order_bits(two) == pytest.approx(np.log2(math.comb(7, 3)))
 
 
-def test_discordance_against_a_loop_over_pairs():
+def test_discordance_from_the_counts_of_right_answers_against_a_loop_over_pairs():
     rng = np.random.default_rng(6)
     for _ in range(20):
-        values = rng.random((int(rng.integers(2, 12)), int(rng.integers(1, 30))))
-        values[:, ::2] = values[:, ::2] > 0.5  # 0/1 items beside values in [0, 1]
+        values = (rng.random((int(rng.integers(2, 12)), int(rng.integers(1, 30)))) < rng.random()).astype(float)
         pairs = itertools.combinations(range(len(values)), 2)
-        assert discordance(values) == pytest.approx(np.mean([np.abs(values[a] - values[b]).sum() for a, b in pairs]))
+        assert binary_discordance(values.sum(axis=0), len(values)) == pytest.approx(
+            np.mean([np.abs(values[a] - values[b]).sum() for a, b in pairs]))
 
 
 def test_rank_sets_without_tasks_say_so():
