@@ -14,8 +14,9 @@ times the sessions kept, is what many visitors cost the app.
 
 Prints, per tree, as JSON: the app's resident memory (VmRSS) once its start has settled, and
 again after every `--every` visits, each taken once the app is idle (`process_cpu.wait_until_idle`);
-the memory left per visit (the least-squares slope over those points, with its 95% interval)
-and the seconds a visit took in median.
+the memory left per visit (the least-squares slope over those points, with its 95% interval;
+and over the points after the first, leaving out what the first visits pay once) and the
+seconds a visit took in median.
 """
 from __future__ import annotations
 
@@ -99,14 +100,22 @@ def memory_over_visits(code: Path, store: Path, browser, args) -> dict:
                 resident_gb.append(memory_gb(app.pid)[1])
                 print(f"{code.name}: {visit} visits, {resident_gb[-1]} GB", file=sys.stderr, flush=True)
         peak_gb = memory_gb(app.pid)[0]
-    slope = stats.linregress(visits, resident_gb)
-    interval = stats.t.ppf(0.975, len(visits) - 2) * slope.stderr
-    return {"after_visits": visits, "resident_gb": resident_gb,
-            "mb_per_visit": round(slope.slope * 1000, 3),
-            "mb_per_visit_interval_95": [round((slope.slope - interval) * 1000, 3),
-                                         round((slope.slope + interval) * 1000, 3)],
+    return {"after_visits": visits, "resident_gb": resident_gb, **mb_per_visit(visits, resident_gb, ""),
+            **mb_per_visit(visits[1:], resident_gb[1:], "_after_the_first_points"),
             "visit_seconds_median": round(statistics.median(seconds), 2), "peak_gb": peak_gb}
 
+
+def mb_per_visit(visits: list[int], resident_gb: list[float], suffix: str) -> dict:
+    """The least-squares slope of memory over visits (MB a visit) with its 95% interval; over
+    the points after the first, as `suffix` says, it leaves out what the first visits pay once
+    (a tab's first build, Gradio's first answers)."""
+    if len(visits) < 3:
+        return {}
+    slope = stats.linregress(visits, resident_gb)
+    interval = stats.t.ppf(0.975, len(visits) - 2) * slope.stderr
+    return {f"mb_per_visit{suffix}": round(slope.slope * 1000, 3),
+            f"mb_per_visit{suffix}_interval_95": [round((slope.slope - interval) * 1000, 3),
+                                                  round((slope.slope + interval) * 1000, 3)]}
 
 if __name__ == "__main__":
     main()
