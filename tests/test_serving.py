@@ -60,3 +60,21 @@ def test_a_host_too_loaded_to_answer_gradios_self_check_in_3_s_still_serves(tmp_
     monkeypatch.setattr(gradio.networking, "url_ok", lambda url: False)  # the answer a 3 s timeout gives
     with serve_in_process(tmp_path_factory, full_store_template) as (url, *_):
         assert httpx.get(url, timeout=60).status_code == 200
+
+
+def test_the_app_computes_about_s_discordance_once_it_serves_before_anyone_opens_about(tmp_path_factory,
+                                                                                     full_store_template, monkeypatch):
+    """Its every-model read (8-13 s at 10,000 models) is warmed at the start, not left to About's
+    first visitor."""
+    from support.servers import serve_in_process
+
+    from leaderboard.views import report_card
+
+    warmed = []
+    warm = report_card.warm_task_rows
+    monkeypatch.setattr(report_card, "warm_task_rows", lambda board, **kw: warmed.append((board, warm(board, **kw))))
+    monkeypatch.setattr(report_card, "_last_task_rows", (None, None))
+    with serve_in_process(tmp_path_factory, full_store_template):
+        (board, thread), = warmed
+        thread.join(timeout=120)
+        assert report_card._last_task_rows[0] is board.ranked()

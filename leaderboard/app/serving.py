@@ -23,6 +23,7 @@ from leaderboard.storage.hub import HubStore
 from leaderboard.storage.upload_records import UploadLog
 from leaderboard.submission.archive import MAX_ARCHIVE_BYTES
 from leaderboard.temp_disk import MB
+from leaderboard.views import report_card
 
 
 def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> gr.Blocks:
@@ -31,7 +32,7 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
     blas.one_thread()
     freed_memory.fewer_arenas()
     if isinstance(board.store, HubStore):  # other replicas may publish: notice their commits
-        board.watch(settings.settings.poll_seconds)
+        board.watch(settings.settings.poll_seconds, on_reload=lambda: report_card.warm_task_rows(board))
     # The first page's intervals: a local store's current snapshot holds them; else they
     # are computed once the page is served (they need every model's arrays: a minute at
     # 10,000 models, which a new Hub replica has not even downloaded), and the page says
@@ -45,6 +46,12 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
     else:
         board.certainty_in_background(after=serving, then=lambda: (board.warm_presubmission(),
                                                                    Publishing(board).refresh_stale_snapshot()))
+    # About's per-task discordance (every model's arrays read: 8-13 s at 10,000 models), once
+    # the app serves and nobody is being served; again after each publication (submit_tab).
+    def served_and_quiet() -> None:
+        serving.wait()
+        watch.wait_quiet()
+    report_card.warm_task_rows(board, before=served_and_quiet)
     app = build_app(board, settings, warm_after=serving)
     # Uploads are admitted by address and by temporary disk before Gradio stores them,
     # counted from the store's upload records: written at once locally, batched on the Hub.

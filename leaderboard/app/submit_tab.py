@@ -26,7 +26,7 @@ from leaderboard.board.state import Leaderboard
 from leaderboard.errors import BadInput, StoreFailure
 from leaderboard.storage.presubmissions import file_sha256, requester_key
 from leaderboard.submission.metadata import MODEL_TYPES, PRECISIONS
-from leaderboard.views import details, share, submission, table as board_views
+from leaderboard.views import details, report_card, share, submission, table as board_views
 from leaderboard.views.markdown import escape_markdown
 
 COMPILING = "**Compiling the archive** (unpacking and reading the logs takes a few seconds) …"
@@ -508,6 +508,7 @@ class SubmitForm:
             return {self.status: submission.problems_markdown(board.benchmark, problems, heading), **closed}
         self.shared.previews.discard(request.session_hash, token)
         self.shared.publishing.refresh_intervals_in_background()  # the page says "being refreshed" until they are
+        report_card.warm_task_rows(board)  # About's, which would otherwise wait for them
         return {self.status: submission.published_summary(board, sid), **closed,
                 self.shared.details_view: new_visit({"model": sid, "category": None, "shown": False}),
                 # its neighbourhood on the board: the whole board is the Leaderboard tab's

@@ -11,8 +11,11 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import math
+import threading
 from importlib import metadata
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -23,6 +26,8 @@ from stats.discordance import binary_discordance
 from stats.evidence import CERTAINTY_RESAMPLES
 from leaderboard.views.table import (INTERVAL, OVERALL, as_of, export_file, export_name, filter_table, merged_intervals,
                                      spreadsheet_safe)
+
+log = logging.getLogger(__name__)
 
 # Each figure of a scope's row and what it means, in one line.
 DEFINITIONS = {
@@ -139,6 +144,7 @@ def task_table(board) -> pd.DataFrame:
 
 
 _last_task_rows: tuple = (None, None)  # (the ranked table they describe, the rows)
+_computing_task_rows = threading.Lock()  # one computation at a time: a second caller waits, then finds the rows
 
 
 def task_rows(board) -> pd.DataFrame:
@@ -147,10 +153,29 @@ def task_rows(board) -> pd.DataFrame:
     model's arrays are read once (a file per model: reading them task by task opened every
     model's file once per task, 113 s at 10,000 models), its answers kept as bits until
     each task's top decile is known."""
-    global _last_task_rows
-    ranked = board.ranked()
-    if _last_task_rows[0] is ranked:
+    with _computing_task_rows:
+        ranked = board.ranked()
+        if _last_task_rows[0] is not ranked:
+            _compute_task_rows(board, ranked)
         return _last_task_rows[1]
+
+
+def warm_task_rows(board, before: Callable[[], object] = lambda: None) -> threading.Thread:
+    """`task_rows` of the board as it is computed in a thread, after `before()`: what About's
+    first open after a start or a publication would wait for (8-13 s at 10,000 models)."""
+    def run() -> None:
+        before()
+        try:
+            task_rows(board)
+        except Exception as e:  # noqa: BLE001 - the next About visitor computes them
+            log.warning("computing the report card's discordance failed: %s", e)
+    thread = threading.Thread(target=run, name="leaderboard-report-card", daemon=True)
+    thread.start()
+    return thread
+
+
+def _compute_task_rows(board, ranked: pd.DataFrame) -> None:
+    global _last_task_rows
     ids = list(ranked.index)
     tasks = [task.id for task in board.benchmark.tasks if task.metric.sample_kind == "binary"] if len(ids) > 1 else []
     answers: dict[str, list[np.ndarray]] = {task: [] for task in tasks}  # per task, each model's packed 0/1 answers
@@ -171,7 +196,6 @@ def task_rows(board) -> pd.DataFrame:
         rows.append({"task": task, "items": items, "discordance": round(binary_discordance(right, len(ids)), 2),
                      "discordance_top": round(binary_discordance(right_top, len(top)), 2)})
     _last_task_rows = (ranked, pd.DataFrame(rows, columns=["task", "items", *TASK_DEFINITIONS]))
-    return _last_task_rows[1]
 
 
 # The per-model table's interval columns: which draw each is about.
