@@ -162,13 +162,27 @@ PAGE_TEST_IDS = ("status-tracker", "block-info")
 
 
 # --- sessions (leaderboard.app.sessions) ---------------------------------------------------
-# An open page holds GET HEARTBEAT_PATH/<session> streamed; it joins an event by POSTing
-# {"session_hash", "fn_index", ...} to QUEUE_JOIN_PATH. Gradio keeps each session's
+# An open page holds GET HEARTBEAT_PATH/<session> streamed; it runs an event by POSTing
+# {"session_hash", "fn_index", ...} to QUEUE_JOIN_PATH (a queued event), or to one of
+# RUN_PATHS followed by the event's name (one that is not). Gradio keeps each session's
 # `SessionState` in `page.state_holder.session_data`, when it last ran an event in
 # `time_last_used` (datetimes), both under `state_holder.lock`; a session's events are its
 # page's own (`page.fns`) and those `gr.render` built for it (its `blocks_config.fns`).
 HEARTBEAT_PATH = "/gradio_api/heartbeat/"
 QUEUE_JOIN_PATH = "/gradio_api/queue/join"
+RUN_PATHS = ("/gradio_api/run/", "/gradio_api/api/")
+
+
+def event_refused(message: str) -> dict:
+    """An event request's refusal that the page shows as `message`: it reads `detail` for a
+    queued event, `error` for one that is not."""
+    return {"detail": message, "error": message}
+
+
+def is_event_request(scope) -> bool:
+    """Whether an HTTP request (its ASGI scope) asks to run an event."""
+    path = scope["path"]
+    return scope["method"] == "POST" and (path.endswith(QUEUE_JOIN_PATH) or any(p in path for p in RUN_PATHS))
 
 
 def heartbeat_session(path: str) -> str | None:

@@ -6,10 +6,14 @@ whether its visitor has gone or not (bench/RESULTS.md, session 23). An open page
 session's heartbeat, a streamed request, for as long as it is open. So the app lets a session
 go once no page has held its heartbeat, nor sent it an event, for `idle_seconds`.
 
-A page that comes back after that (a laptop woken after a long sleep) still works, with a
-fresh session, for every event of the page itself; an event of a tab built for its old
-session is answered with `LET_GO` (to reload the page), where Gradio's own answer is an
-internal error the page shows as "Could not parse server response".
+A page that comes back after that still works, with a fresh session, for every event of the
+page itself; an event of a tab built for its old session is refused with `LET_GO` (to reload
+the page), where Gradio's own answer is an internal error that the page shows as "Could not
+parse server response". Gradio's page shows that message for a queued event; for one outside
+the queue it marks the event's outputs "Error" without it. Which page comes back: one whose
+heartbeat broke (Gradio 6.31's client, as its code reads, opens a page's heartbeat once and
+not again after a failure) and which then idled for `idle_seconds`: hence an hour by default,
+the time Gradio itself keeps a closed session's States for a page that comes back.
 """
 from __future__ import annotations
 
@@ -81,10 +85,10 @@ class KeepSessions:
                 return await self.app(scope, receive, send)
             finally:  # the page closed the stream, or the server stopped
                 self.heartbeats.closed(session)
-        if scope["method"] == "POST" and scope["path"].endswith(gradio_compat.QUEUE_JOIN_PATH):
+        if gradio_compat.is_event_request(scope):
             messages = await _whole_body(receive)
             if not self._known_event(b"".join(m.get("body", b"") for m in messages)):
-                return await JSONResponse({"detail": LET_GO}, status_code=410)(scope, receive, send)
+                return await JSONResponse(gradio_compat.event_refused(LET_GO), status_code=410)(scope, receive, send)
             receive = _replay(messages, receive)
         return await self.app(scope, receive, send)
 
