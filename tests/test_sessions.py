@@ -206,3 +206,36 @@ def test_the_app_keeps_an_open_page_s_built_tabs_however_long_it_idles(browser, 
         expect(page.locator("#card")).to_contain_text(second)
         expect(page.get_by_text(LET_GO)).to_have_count(0)
         close(page)
+
+
+def test_the_app_s_page_whose_session_was_let_go_says_so_with_a_button_to_reload(browser, tmp_path_factory,
+                                                                               full_store_template, monkeypatch):
+    """Desktop and phone: a page whose session the app let go (as after an hour away) picks a
+    model in Details, a tab built for the old session whose event runs outside Gradio's queue:
+    the page says why nothing happened, above the page, and its button reloads the page, which
+    works again."""
+    from leaderboard.app import serving
+
+    served = []
+    serve = serving.serve
+    monkeypatch.setattr(serving, "serve", lambda *a, **kw: served.append(serve(*a, **kw)) or served[-1])
+    with serve_in_process(tmp_path_factory, full_store_template) as (url, store, _, _):
+        app, = served
+        board = Leaderboard(LocalStore(store))
+        second = board.models[board.ranked().index[1]].title
+        for viewport in (DESKTOP, PHONE):
+            page = open_page(browser, url, viewport, own_context=True)
+            page.get_by_role("tab", name="Details").click()
+            expect(page.locator("#bars .bar-row").first).to_be_visible()
+            gradio_compat.let_go_of_sessions(app, list(app.state_holder.session_data))
+            choose(page, "model-pick", second)
+            notice = page.locator("#session-let-go")
+            expect(notice).to_contain_text(LET_GO)
+            box = notice.bounding_box()
+            assert 0 <= box["x"] and box["x"] + box["width"] <= viewport["width"]  # whole on a phone too
+            notice.get_by_role("button", name="Reload the page").click()
+            expect(page.locator("#session-let-go")).to_have_count(0)
+            page.get_by_role("tab", name="Details").click()
+            choose(page, "model-pick", second)
+            expect(page.locator("#card")).to_contain_text(second)
+            close(page)

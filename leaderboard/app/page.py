@@ -10,7 +10,7 @@ import threading
 import gradio as gr
 
 import content
-from leaderboard.app import first_views
+from leaderboard.app import first_views, sessions
 from leaderboard.app.about_tab import AboutTab
 from leaderboard.app.lazy_tab import follower, opened_flag
 from leaderboard.app.details_tab import DetailsTab
@@ -106,7 +106,10 @@ def api_endpoint(answer, rate: RequestRate):
 
 def page_style(board) -> dict:
     """`launch`'s theme, CSS and the script run on page load: the URL writer of the shareable
-    views (share.QUERY_WRITER_JS), then static/page.js with the columns' explanations."""
+    views (share.QUERY_WRITER_JS), static/page.js with the columns' explanations, then
+    static/let_go.js, which says when the server let go of the page's session (sessions.py)."""
     titles = json.dumps(board_views.header_titles(board))
+    let_go = f"{json.dumps(sessions.LET_GO_HEADER)}, {json.dumps(sessions.LET_GO)}"
     return dict(theme=THEME, css_paths=[STATIC / "page.css"],
-                js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles});\n}}")
+                js=f"() => {{\n{share.QUERY_WRITER_JS}\n  ({script('page.js')})({titles});\n"
+                   f"  ({script('let_go.js')})({let_go});\n}}")

@@ -9,8 +9,9 @@ go once no page has held its heartbeat, nor sent it an event, for `idle_seconds`
 A page that comes back after that still works, with a fresh session, for every event of the
 page itself; an event of a tab built for its old session is refused with `LET_GO` (to reload
 the page), where Gradio's own answer is an internal error that the page shows as "Could not
-parse server response". Gradio's page shows that message for a queued event; for one outside
-the queue it marks the event's outputs "Error" without it. Which page comes back: one whose
+parse server response". Gradio's page shows that message for a queued event only (for one
+outside the queue it marks the event's outputs "Error"), so the page's script static/let_go.js
+shows it for any, with a button to reload. Which page comes back: one whose
 heartbeat broke (Gradio 6.31's client, as its code reads, opens a page's heartbeat once and
 not again after a failure) and which then idled for `idle_seconds`: hence an hour by default,
 the time Gradio itself keeps a closed session's States for a page that comes back.
@@ -29,6 +30,7 @@ from leaderboard.app import gradio_compat
 
 LET_GO = ("This page was away so long that the server let go of the tabs opened on it: "
           "reload the page to go on.")
+LET_GO_HEADER = "x-leaderboard-session-let-go"  # on the refusal: static/let_go.js shows LET_GO
 
 
 class Heartbeats:
@@ -88,7 +90,8 @@ class KeepSessions:
         if gradio_compat.is_event_request(scope):
             messages = await _whole_body(receive)
             if not self._known_event(b"".join(m.get("body", b"") for m in messages)):
-                return await JSONResponse(gradio_compat.event_refused(LET_GO), status_code=410)(scope, receive, send)
+                refusal = JSONResponse(gradio_compat.event_refused(LET_GO), status_code=410, headers={LET_GO_HEADER: "1"})
+                return await refusal(scope, receive, send)
             receive = _replay(messages, receive)
         return await self.app(scope, receive, send)
 
