@@ -13,7 +13,9 @@ emptying it until the count is the whole board's again. Details: from clicking t
 until duels and chart show. Model details: from picking a model in the Details picker
 (found through its search box; the search timed apart, until the picker says it
 matches) until its card, bars and duels show. Head-to-head first open: from clicking the
-tab (first time in the context) until the default pair's summary and its chart show.
+tab (first time in the context) until the default pair's summary and its chart show. About
+open: from clicking the tab until the report card's summary and the first row of its per-task
+table show (the first context's is the first open after the app's start).
 `--pause-before-click S`: the visitor's pause between the uploaded file's name showing and the
 click to pre-submit (default 0: at once; an app that reads an upload as it arrives then
 waits for what is left of that reading within the click's figure).
@@ -229,6 +231,7 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
     times: dict[str, list[float]] = {
         k: [] for k in ("settling_before_first_load", "empty_gradio_page_first_load", "first_load", "warm_reload",
                         "category_switch", "search", "search_cleared", "details_open", "picker_search", "model_details", "head_to_head_open",
+                        "about_open",
                         *(f"presubmit_to_preview {f.name}" for f in files))}
     ranks = {}
     unsettled: list[bool] = []
@@ -302,6 +305,11 @@ def measure(browser, viewport, port, args, files: list[Path], picked: tuple[str,
         expect(page.locator("#pair-summary")).to_contain_text("A wins", timeout=wait)
         expect(page.locator(PAIR_CHART_BAR).first).to_be_attached(timeout=wait)
         times["head_to_head_open"].append(time.perf_counter() - t)
+        t = time.perf_counter()  # until the report card's per-task table shows a task's row
+        page.get_by_role("tab", name="About").click()
+        expect(page.locator("#card-summary")).to_contain_text("could be first", timeout=wait)
+        expect(rows(page, "card-tasks").first).to_be_visible(timeout=wait)
+        times["about_open"].append(time.perf_counter() - t)
         for file in files:
             fill_submit_form(page, file, expect, wait)
             time.sleep(args.pause_before_click)
