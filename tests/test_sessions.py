@@ -197,10 +197,10 @@ def test_the_app_keeps_an_open_page_s_built_tabs_however_long_it_idles(browser, 
         page = open_page(browser, url, PHONE, own_context=True)
         page.get_by_role("tab", name="Details").click()
         expect(page.locator("#bars .bar-row").first).to_be_visible()
-        time.sleep(4)
+        time.sleep(2.5)
         page.get_by_role("tab", name="Head-to-head").click()  # a request: the app looks for gone sessions
         expect(page.locator("#pair-summary")).to_be_visible()
-        time.sleep(2)
+        time.sleep(1.5)
         page.get_by_role("tab", name="Details").click()
         choose(page, "model-pick", second)  # an event of the tab built for the session
         expect(page.locator("#card")).to_contain_text(second)
