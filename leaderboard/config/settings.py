@@ -29,7 +29,7 @@ class Settings:
     uploads_per_hour: int = 20  # LEADERBOARD_UPLOADS_PER_HOUR: per account, or per client address without
     upload_mb_per_hour: int = 1024  # LEADERBOARD_UPLOAD_MB_PER_HOUR: per client address
     api_per_minute: int = 60  # LEADERBOARD_API_PER_MINUTE: read-API requests per client address
-    idle_session_seconds: int = 3600  # LEADERBOARD_IDLE_SESSION_SECONDS: a visitor's session kept after the page left
+    idle_session_seconds: int = DEFAULT_CACHE_SECONDS  # LEADERBOARD_IDLE_SESSION_SECONDS: a visitor's session kept after the page left
     page_rows: int = 50  # LEADERBOARD_PAGE_ROWS: rows per page of the leaderboard table
     presubmissions_per_hour: int = 10  # LEADERBOARD_PRESUBMISSIONS_PER_HOUR: per account, or per address without
     presubmissions_per_day: int = 30  # LEADERBOARD_PRESUBMISSIONS_PER_DAY: per account, any 24 hours
