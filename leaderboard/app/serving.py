@@ -47,7 +47,8 @@ def serve(board, settings: AppSettings, serving: threading.Event, **launch) -> g
         board.certainty_in_background(after=serving, then=lambda: (board.warm_presubmission(),
                                                                    Publishing(board).refresh_stale_snapshot()))
     # About's per-task discordance (every model's arrays read: 8-13 s at 10,000 models), once
-    # the app serves and nobody is being served; again after each publication (submit_tab).
+    # the app serves and nobody is being served; again after each of its publications (submit_tab)
+    # and after another replica's commit (the poll above).
     def served_and_quiet() -> None:
         serving.wait()
         watch.wait_quiet()

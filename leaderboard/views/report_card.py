@@ -151,8 +151,8 @@ def task_rows(board) -> pd.DataFrame:
     """Per task with 0/1 values (accuracy, exact match): its items and TASK_DEFINITIONS'
     discordance, from the models' per-item arrays; computed once per board version. Each
     model's arrays are read once (a file per model: reading them task by task opened every
-    model's file once per task, 113 s at 10,000 models), its answers kept as bits until
-    each task's top decile is known."""
+    model's file once per task, 118 s at 10,000 models against 8-13 s; bench/RESULTS.md),
+    its answers kept as bits until each task's top decile is known."""
     with _computing_task_rows:
         ranked = board.ranked()
         if _last_task_rows[0] is not ranked:
