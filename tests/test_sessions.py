@@ -12,6 +12,7 @@ import time
 
 import gradio as gr
 import httpx
+import pytest
 from playwright.sync_api import expect
 from starlette.middleware import Middleware
 
@@ -158,7 +159,8 @@ def test_a_left_page_s_session_is_let_go_and_an_open_one_kept_in_a_real_page(bro
         page.close()
 
 
-def test_an_api_client_s_session_is_let_go_once_idle(browser):
+@pytest.mark.integration  # a served page, no browser
+def test_an_api_client_s_session_is_let_go_once_idle():
     """A client without a page (no heartbeat): its session goes once its last event is older
     than the idle time."""
     page = built_tab_page()
