@@ -96,6 +96,11 @@ def open_filters(page) -> None:
 def settled(page) -> None:
     """The table shown and the page's load events answered (no component waiting on one), painted."""
     expect(rows(page).first).to_be_visible()
+    answered(page)
+
+
+def answered(page) -> None:
+    """The page's events answered (no component waiting on one), painted."""
     page.wait_for_function("() => !document.querySelector('[data-testid=status-tracker]:not(.hide)')")
     page.evaluate("() => new Promise((painted) => requestAnimationFrame(() => requestAnimationFrame(painted)))")
 
