@@ -179,6 +179,7 @@ def _compute_task_rows(board, ranked: pd.DataFrame) -> None:
     ids = list(ranked.index)
     tasks = [task.id for task in board.benchmark.tasks if task.metric.sample_kind == "binary"] if len(ids) > 1 else []
     answers: dict[str, list[np.ndarray]] = {task: [] for task in tasks}  # per task, each model's packed 0/1 answers
+    items: dict[str, int] = {}  # per task, as the models' arrays hold them (packing rounds up to bytes)
     scores = np.empty((len(tasks), len(ids)))
     for k, model in enumerate(ids):
         summaries = board.models[model].results.summaries
@@ -186,14 +187,14 @@ def _compute_task_rows(board, ranked: pd.DataFrame) -> None:
             right = np.asarray(summaries[task]).ravel().astype(bool)  # 0 or 1 (checked on reading)
             scores[j, k] = right.mean()  # the task's accuracy
             answers[task].append(np.packbits(right))
+            items.setdefault(task, right.size)
     rows = []
     for j, task in enumerate(tasks):
         packed = np.stack(answers.pop(task))
-        items = int(np.size(board.models[ids[0]].results.summaries[task]))
         top = np.argsort(-scores[j], kind="stable")[:max(2, round(len(ids) / 10))]
-        right = np.unpackbits(packed, axis=1, count=items).sum(axis=0, dtype=np.int64)
-        right_top = np.unpackbits(packed[top], axis=1, count=items).sum(axis=0, dtype=np.int64)
-        rows.append({"task": task, "items": items, "discordance": round(binary_discordance(right, len(ids)), 2),
+        right = np.unpackbits(packed, axis=1, count=items[task]).sum(axis=0, dtype=np.int64)
+        right_top = np.unpackbits(packed[top], axis=1, count=items[task]).sum(axis=0, dtype=np.int64)
+        rows.append({"task": task, "items": items[task], "discordance": round(binary_discordance(right, len(ids)), 2),
                      "discordance_top": round(binary_discordance(right_top, len(top)), 2)})
     _last_task_rows = (ranked, pd.DataFrame(rows, columns=["task", "items", *TASK_DEFINITIONS]))
 
