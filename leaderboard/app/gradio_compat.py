@@ -160,7 +160,6 @@ PAGE_CLASSES = ("header-cell", "header", "cell-menu-button", "virtual-table-view
 PAGE_TEST_IDS = ("status-tracker", "block-info")
 
 
-
 # --- sessions (leaderboard.app.sessions) ---------------------------------------------------
 # An open page holds GET HEARTBEAT_PATH/<session> streamed; it runs an event by POSTing
 # {"session_hash", "fn_index", ...} to QUEUE_JOIN_PATH (a queued event), or to one of
