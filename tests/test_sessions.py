@@ -35,6 +35,24 @@ class Clock:
         return self.now
 
 
+class SkippingClock:
+    """The wall clock (as Gradio's record of a session's last event reads it), plus the
+    seconds skipped: a served page idles past the idle time without the test waiting."""
+
+    def __init__(self):
+        self.skipped = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.skipped
+
+    def skip(self, seconds: float) -> None:
+        self.skipped += seconds
+
+
+def keep_sessions(page, heartbeats: Heartbeats) -> Middleware:
+    return Middleware(KeepSessions, page=page, idle_seconds=IDLE, heartbeats=heartbeats)
+
+
 def test_a_session_no_page_holds_is_gone_once_idle_for_longer_than_the_idle_time():
     clock = Clock()
     beats = Heartbeats(clock)
@@ -122,10 +140,10 @@ def test_a_left_page_s_session_is_let_go_and_an_open_one_kept_in_a_real_page(bro
     left is let go; the one who stayed keeps its built tab. Then the stayer's session is let
     go as a page away too long would be: its built tab's event is answered with the request
     to reload, and the page's own events still work, with a fresh session."""
-    page = built_tab_page()
-    port, idle = free_port(), 1.0
+    page, clock, port = built_tab_page(), SkippingClock(), free_port()
+    heartbeats = Heartbeats(clock)
     page.queue().launch(prevent_thread_lock=True, server_port=port, quiet=True,
-                        app_kwargs={"middleware": [Middleware(KeepSessions, page=page, idle_seconds=idle)]})
+                        app_kwargs={"middleware": [keep_sessions(page, heartbeats)]})
     url = f"http://127.0.0.1:{port}/"
     sessions = page.state_holder.session_data
     try:
@@ -137,8 +155,13 @@ def test_a_left_page_s_session_is_let_go_and_an_open_one_kept_in_a_real_page(bro
             ask(visitor, "#built-ask-at-once", "#built-answer", "built")
         assert len(sessions) == 2
         kept = set(sessions)
+        assert len(heartbeats.open) == 2
         close(leaver)
-        time.sleep(3 * idle)
+        until = time.monotonic() + 30  # the server sees the leaver's heartbeat end
+        while len(heartbeats.open) > 1 and time.monotonic() < until:
+            time.sleep(0.05)
+        assert len(heartbeats.open) == 1
+        clock.skip(3 * IDLE)
         ask(stayer, "#page-ask", "#page-answer", "page")  # a request: the app looks for gone sessions
         assert len(sessions) == 1 and set(sessions) < kept
         ask(stayer, "#built-ask", "#built-answer", "built")
@@ -163,10 +186,9 @@ def test_a_left_page_s_session_is_let_go_and_an_open_one_kept_in_a_real_page(bro
 def test_an_api_client_s_session_is_let_go_once_idle():
     """A client without a page (no heartbeat): its session goes once its last event is older
     than the idle time."""
-    page = built_tab_page()
-    port, idle = free_port(), 1.0
+    page, clock, port = built_tab_page(), SkippingClock(), free_port()
     page.queue().launch(prevent_thread_lock=True, server_port=port, quiet=True,
-                        app_kwargs={"middleware": [Middleware(KeepSessions, page=page, idle_seconds=idle)]})
+                        app_kwargs={"middleware": [keep_sessions(page, Heartbeats(clock))]})
     url = f"http://127.0.0.1:{port}"
     try:
         event = next(i for i, fn in page.fns.items() if fn.name == "<lambda>")
@@ -177,7 +199,10 @@ def test_an_api_client_s_session_is_let_go_once_idle():
         with httpx.stream("GET", f"{url}/gradio_api/queue/data", params={"session_hash": "client1"}, timeout=30) as s:
             assert any("process_completed" in line for line in s.iter_lines())
         assert "client1" in page.state_holder.session_data
-        time.sleep(3 * idle)
+        clock.skip(IDLE / 2)
+        assert httpx.get(f"{url}/config", timeout=30).status_code == 200
+        assert "client1" in page.state_holder.session_data  # idle for less than the idle time
+        clock.skip(IDLE)
         assert httpx.get(f"{url}/config", timeout=30).status_code == 200
         assert "client1" not in page.state_holder.session_data
         unknown = httpx.post(f"{url}{gradio_compat.QUEUE_JOIN_PATH}",
@@ -189,20 +214,24 @@ def test_an_api_client_s_session_is_let_go_once_idle():
 
 
 def test_the_app_keeps_an_open_page_s_built_tabs_however_long_it_idles(browser, tmp_path_factory,
-                                                                        full_store_template):
-    """The app with a one-second idle time: a page opens Details and Head-to-head, idles many
-    times that, and both still answer (its heartbeat, which the app watches, held it)."""
-    with serve_in_process(tmp_path_factory, full_store_template, idle_session_seconds=1) as (url, store, _, _):
+                                                                        full_store_template, monkeypatch):
+    """The app: a page opens Details and Head-to-head, idles many times the idle time (on the
+    app's clock), and both still answer (its heartbeat, which the app watches, held it)."""
+    from leaderboard.app import sessions
+
+    clock = SkippingClock()
+    monkeypatch.setattr(sessions, "Heartbeats", lambda: Heartbeats(clock))
+    with serve_in_process(tmp_path_factory, full_store_template, idle_session_seconds=int(IDLE)) as (url, store, _, _):
         assert httpx.get(f"{url}config", timeout=60).json()["connect_heartbeat"]
         board = Leaderboard(LocalStore(store))
         second = board.models[board.ranked().index[1]].title
         page = open_page(browser, url, PHONE, own_context=True)
         page.get_by_role("tab", name="Details").click()
         expect(page.locator("#bars .bar-row").first).to_be_visible()
-        time.sleep(2.5)
+        clock.skip(3 * IDLE)
         page.get_by_role("tab", name="Head-to-head").click()  # a request: the app looks for gone sessions
         expect(page.locator("#pair-summary")).to_be_visible()
-        time.sleep(1.5)
+        clock.skip(3 * IDLE)
         page.get_by_role("tab", name="Details").click()
         choose(page, "model-pick", second)  # an event of the tab built for the session
         expect(page.locator("#card")).to_contain_text(second)
